@@ -1,0 +1,30 @@
+/**
+ * What a command may touch of the outside world. The CLI passes the real process;
+ * tests pass buffers, so every command runs in-process with its own cwd.
+ */
+export interface Io {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdout: { write(chunk: string): unknown; isTTY?: boolean };
+  stderr: { write(chunk: string): unknown; isTTY?: boolean };
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Aborted on SIGINT / SIGTERM. */
+  signal: AbortSignal;
+}
+
+export function processIo(signal: AbortSignal): Io {
+  return {
+    cwd: process.cwd(),
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    signal,
+  };
+}
+
+export async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks);
+}
