@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+/**
+ * The mock adapter: replies scripted from a YAML or JSON file, for tests and dry
+ * pipelines. Its runs are mock evidence, never live results. Without a script it plays
+ * a tiny deterministic reviewer (adds one [CONTESTED] note) and composer (removes notes).
+ */
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { runAdapter, type AdapterProgram } from '../src/adapters/adapter-kit.js';
+import { AdapterErrorSchema, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult } from '../src/adapters/contract.js';
+
+const StepSchema = z.union([
+  z.string(),
+  z
+    .object({
+      reply: z.string().optional(),
+      action: z.enum(['review', 'resolve', 'echo', 'crash', 'hang', 'invalid-json']).optional(),
+      stop: z.enum(['complete', 'truncated']).optional(),
+      error: AdapterErrorSchema.optional(),
+      delay_ms: z.number().int().nonnegative().optional(),
+      usage: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() }).strict().optional(),
+    })
+    .strict(),
+]);
+type Step = z.infer<typeof StepSchema>;
+
+/** Keys: `<pass>`, `<pass>.retry`, `<pass>.repair` or `<pass>.repair-<k>`, and `default`. */
+export const ScriptSchema = z.object({ steps: z.record(z.string(), StepSchema).default({}) }).strict();
+export type Script = z.infer<typeof ScriptSchema>;
+
+export const MOCK_VERSION = 'mock-1';
+
+export function loadScript(path: string | undefined): Script {
+  if (!path) return { steps: {} };
+  const text = readFileSync(path, 'utf8');
+  return ScriptSchema.parse(path.endsWith('.json') ? JSON.parse(text) : parseYaml(text));
+}
+
+export function pickStep(script: Script, req: AdapterRequest): Step | undefined {
+  const kind = req.attempt?.kind ?? (req.repair_error ? 'repair' : 'pass');
+  const index = req.attempt?.index ?? 1;
+  const keys = kind === 'pass' ? [`${req.pass}`] : [`${req.pass}.${kind}-${index}`, `${req.pass}.${kind}`];
+  for (const key of [...keys, 'default']) if (script.steps[key] !== undefined) return script.steps[key];
+  return undefined;
+}
+
+const DOC = /<<<BOUNCE-DOCUMENT-([0-9a-f]+)>>>\n([\s\S]*?)\n?<<<END-BOUNCE-DOCUMENT-\1>>>/;
+
+export function documentIn(prompt: string): string {
+  return DOC.exec(prompt)?.[2] ?? '';
+}
+
+/** Deletes every paragraph that is a note; the rest stays as it was. */
+export function resolveNotes(doc: string): string {
+  return doc
+    .split(/\n{2,}/)
+    .map((para) => para.split('\n').filter((line) => !/^\s*\[(contested|clarify)\]/i.test(line)).join('\n'))
+    .filter((para) => para.trim() !== '')
+    .join('\n\n');
+}
+
+export function addNote(doc: string): string {
+  const paras = doc.split(/\n{2,}/);
+  paras.splice(1, 0, `[CONTESTED] The opening is vague about scope. State what is in scope and what is not.`);
+  return paras.join('\n\n');
+}
+
+function reply(req: AdapterRequest, text: string, stop: 'complete' | 'truncated' = 'complete', usage?: { input_tokens: number; output_tokens: number }): AdapterResponse {
+  return {
+    ok: true,
+    reply: text,
+    stop,
+    usage: {
+      input_tokens: usage?.input_tokens ?? Math.ceil(req.prompt.length / 4),
+      output_tokens: usage?.output_tokens ?? Math.ceil(text.length / 4),
+      cost_usd: null,
+      provider_reported: false,
+    },
+    model: req.options.model ?? 'mock',
+    agent_version: MOCK_VERSION,
+    tool_calls: 0,
+  };
+}
+
+export async function dispatch(req: AdapterRequest): Promise<AdapterResponse> {
+  const step = pickStep(loadScript(req.options.script), req);
+  const doc = documentIn(req.prompt);
+  const auto = req.role === 'reviewer' && !req.final && !req.repair_error ? 'review' : 'resolve';
+  if (typeof step === 'string') return reply(req, step);
+  if (step?.delay_ms) await new Promise((r) => setTimeout(r, step.delay_ms));
+  if (step?.error) return { ok: false, error: step.error };
+  if (step?.reply !== undefined) return reply(req, step.reply, step.stop, step.usage);
+  const action = step?.action ?? auto;
+  if (action === 'crash') {
+    process.stderr.write('mock: crashing on purpose\n');
+    process.exit(1);
+  }
+  if (action === 'hang') await new Promise(() => setInterval(() => undefined, 1 << 30));
+  if (action === 'invalid-json') {
+    process.stdout.write('this is not json\n');
+    process.exit(0);
+  }
+  const text = action === 'review' ? addNote(doc) : action === 'resolve' ? resolveNotes(doc) : doc;
+  return reply(req, text, step?.stop, step?.usage);
+}
+
+export async function check(options: AgentOptions): Promise<CheckResult> {
+  const problems: string[] = [];
+  try {
+    loadScript(options.script);
+  } catch (err) {
+    problems.push(`mock script ${options.script}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+  }
+  return { ok: problems.length === 0, version: MOCK_VERSION, problems, warnings: [], resolved: { script: options.script ?? null } };
+}
+
+export const program: AdapterProgram = { dispatch, check };
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await runAdapter(program);

@@ -1,0 +1,69 @@
+import type { Role } from './contract.js';
+import type { Config } from '../config/schema.js';
+import { usageError } from '../errors.js';
+import { cliProgram, cliVersion, localModels } from './detect.js';
+import { resolveAgent, type ResolvedAgent } from './registry.js';
+
+export const DEFAULT_LOCAL_BASE_URL = 'http://127.0.0.1:11434/v1';
+
+export interface Chosen {
+  agents: Record<Role, ResolvedAgent>;
+  chosenBy: Record<Role, string>;
+}
+
+export interface ChooseInput {
+  flags: Partial<Record<Role, string>>;
+  config: Config;
+  configDir: string | null;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Picks each role's agent: the flag, else the config, else the defaults (reviewer
+ * claude, composer codex; one installed CLI takes both roles; with neither, a local
+ * OpenAI-compatible server on its default port).
+ */
+export async function chooseAgents(input: ChooseInput): Promise<Chosen> {
+  const { flags, config, configDir, cwd, env } = input;
+  const specs: Partial<Record<Role, string>> = {};
+  const chosenBy: Record<Role, string> = { reviewer: 'default', composer: 'default' };
+  for (const role of ['reviewer', 'composer'] as const) {
+    const fromFlag = flags[role];
+    const fromConfig = config[role];
+    if (fromFlag) [specs[role], chosenBy[role]] = [fromFlag, 'flag'];
+    else if (fromConfig) [specs[role], chosenBy[role]] = [fromConfig, 'config'];
+  }
+  if (!specs.reviewer || !specs.composer) {
+    const defaults = await detectDefaults(env);
+    specs.reviewer ??= defaults.reviewer;
+    specs.composer ??= defaults.composer;
+    for (const role of ['reviewer', 'composer'] as const) if (chosenBy[role] === 'default') chosenBy[role] = defaults.how;
+  }
+  return {
+    agents: {
+      reviewer: resolveAgent(specs.reviewer, config, cwd, configDir),
+      composer: resolveAgent(specs.composer as string, config, cwd, configDir),
+    },
+    chosenBy,
+  };
+}
+
+async function detectDefaults(env: NodeJS.ProcessEnv): Promise<{ reviewer: string; composer: string; how: string }> {
+  const [claude, codex] = await Promise.all([cliVersion(cliProgram('claude', env), env), cliVersion(cliProgram('codex', env), env)]);
+  if (claude && codex) return { reviewer: 'claude', composer: 'codex', how: 'default' };
+  if (claude) return { reviewer: 'claude', composer: 'claude', how: 'default (only claude is installed)' };
+  if (codex) return { reviewer: 'codex', composer: 'codex', how: 'default (only codex is installed)' };
+  const base = env.OPENAI_BASE_URL || DEFAULT_LOCAL_BASE_URL;
+  const models = await localModels(base);
+  const model = env.BOUNCE_LOCAL_MODEL || models?.[0];
+  if (models && model) {
+    const spec = `openai:${model}`;
+    return { reviewer: spec, composer: spec, how: `default (local server at ${base})` };
+  }
+  throw usageError(
+    `no agent found: looked for the claude and codex CLIs on PATH and an OpenAI-compatible server at ${base}`,
+    'install one (npm i -g @anthropic-ai/claude-code, or npm i -g @openai/codex), start Ollama, or name agents with --reviewer/--composer (see bounce adapters)',
+    'config',
+  );
+}

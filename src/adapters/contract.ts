@@ -1,0 +1,125 @@
+import { z } from 'zod';
+
+/**
+ * The adapter contract: the runner writes one AdapterRequest as JSON to the adapter's
+ * stdin and reads one AdapterResponse as JSON from its stdout. Declared once, here;
+ * docs/adapter-contract.md documents it field by field.
+ */
+export const CONTRACT_VERSION = 1;
+
+export const ROLES = ['reviewer', 'composer'] as const;
+export const RoleSchema = z.enum(ROLES);
+export type Role = z.infer<typeof RoleSchema>;
+
+/** Options an agent is configured with; forwarded to its adapter verbatim. */
+export const AgentOptionsSchema = z
+  .object({
+    model: z.string().min(1).optional(),
+    base_url: z.string().url().optional(),
+    /** Name of the environment variable that holds the key, never the key itself. */
+    api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
+    max_output_tokens: z.number().int().positive().optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    /** Spend cap per dispatch in USD, for adapters whose CLI supports one (claude). */
+    max_budget_usd: z.number().positive().optional(),
+    /** Extra argv for CLI adapters, or the program's own arguments for cmd: adapters. */
+    args: z.array(z.string()).optional(),
+    /** Adapter-specific settings (mock: script path). */
+    script: z.string().optional(),
+  })
+  .strict();
+export type AgentOptions = z.infer<typeof AgentOptionsSchema>;
+
+export const AdapterRequestSchema = z
+  .object({
+    contract_version: z.literal(CONTRACT_VERSION),
+    dispatch_id: z.string().min(1),
+    run_id: z.string().min(1),
+    pass: z.number().int().positive(),
+    total_passes: z.number().int().positive(),
+    role: RoleSchema,
+    final: z.boolean(),
+    /** The whole prompt: instructions plus the current document between delimiters. */
+    prompt: z.string(),
+    options: AgentOptionsSchema,
+    /** Absolute deadline (ISO 8601). The runner kills the process group when it passes. */
+    deadline: z.string(),
+    /** Set on a repair request: why the previous reply was rejected. */
+    repair_error: z.string().optional(),
+    /** Which call of this pass this is: the first, a resend (retry) or a repair, and its number. */
+    attempt: z.object({ kind: z.enum(['pass', 'retry', 'repair']), index: z.number().int().nonnegative() }).strict().optional(),
+  })
+  .strict();
+export type AdapterRequest = z.infer<typeof AdapterRequestSchema>;
+
+export const UsageSchema = z
+  .object({
+    input_tokens: z.number().int().nonnegative().nullable(),
+    output_tokens: z.number().int().nonnegative().nullable(),
+    cost_usd: z.number().nonnegative().nullable(),
+    /** True when the numbers came from the provider, false when estimated or unknown. */
+    provider_reported: z.boolean(),
+  })
+  .strict();
+export type Usage = z.infer<typeof UsageSchema>;
+
+export const ERROR_TYPES = ['auth', 'config', 'network', 'rate_limit', 'timeout', 'provider'] as const;
+export const AdapterErrorSchema = z
+  .object({
+    type: z.enum(ERROR_TYPES),
+    message: z.string(),
+    retry_after_ms: z.number().int().nonnegative().optional(),
+    /** HTTP status when the error came from an HTTP API. */
+    status: z.number().int().optional(),
+  })
+  .strict();
+export type AdapterError = z.infer<typeof AdapterErrorSchema>;
+
+export const AdapterSuccessSchema = z
+  .object({
+    ok: z.literal(true),
+    reply: z.string(),
+    stop: z.enum(['complete', 'truncated']),
+    usage: UsageSchema,
+    model: z.string().nullable(),
+    agent_version: z.string().nullable(),
+    /** Number of tool calls the agent made, when known. */
+    tool_calls: z.number().int().nonnegative().nullable().optional(),
+  })
+  .strict();
+
+export const AdapterFailureSchema = z
+  .object({
+    ok: z.literal(false),
+    error: AdapterErrorSchema,
+    usage: UsageSchema.optional(),
+    model: z.string().nullable().optional(),
+    agent_version: z.string().nullable().optional(),
+  })
+  .strict();
+
+export const AdapterResponseSchema = z.discriminatedUnion('ok', [AdapterSuccessSchema, AdapterFailureSchema]);
+export type AdapterResponse = z.infer<typeof AdapterResponseSchema>;
+export type AdapterSuccess = z.infer<typeof AdapterSuccessSchema>;
+export type AdapterFailure = z.infer<typeof AdapterFailureSchema>;
+
+/** `<adapter> --check`: options on stdin, this on stdout; exit 0 when ok, 1 otherwise. No API call. */
+export const CheckResultSchema = z
+  .object({
+    ok: z.boolean(),
+    version: z.string().nullable(),
+    problems: z.array(z.string()),
+    /** Things that could not be verified offline (a CLI login, say): reported, not failed. */
+    warnings: z.array(z.string()).default([]),
+    /** What the adapter resolved (model, base_url, key variable name): never a key value. */
+    resolved: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).default({}),
+  })
+  .strict();
+export type CheckResult = z.infer<typeof CheckResultSchema>;
+
+export const emptyUsage = (): Usage => ({
+  input_tokens: null,
+  output_tokens: null,
+  cost_usd: null,
+  provider_reported: false,
+});

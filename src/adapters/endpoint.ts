@@ -1,0 +1,177 @@
+/**
+ * The credential policy shared by the HTTP adapters and the runner's pre-flight, plus the
+ * small HTTP helpers those adapters share. Policy: a loopback endpoint may omit a key; any
+ * other endpoint needs https and a named environment variable that is set and non-empty.
+ * Key VALUES never appear in a message, an argv or any output; only variable names do.
+ */
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import type { AdapterError, AdapterResponse } from './contract.js';
+import { fail, msUntil } from './adapter-kit.js';
+
+export interface EndpointCheck {
+  /** Each problem names the fix; empty when the endpoint may be called. */
+  problems: string[];
+  loopback: boolean;
+  /** The variable whose value will be sent as the key, or null when no key is sent. */
+  keyEnv: string | null;
+}
+
+export interface EndpointInput {
+  baseUrl: string;
+  /** Name of the variable that holds the key (already defaulted by the caller). */
+  apiKeyEnv: string;
+  env: NodeJS.ProcessEnv;
+  /** Require a key even on loopback (the Anthropic adapter). */
+  keyRequired?: boolean;
+}
+
+/** True for 127.0.0.0/8, ::1 (also as ::ffff:127.x.x.x) and localhost. False for anything unparsable. */
+export function isLoopback(url: string | URL): boolean {
+  let host: string;
+  try {
+    host = (typeof url === 'string' ? new URL(url) : url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  if (host === 'localhost' || host === 'localhost.') return true;
+  if (host === '[::1]') return true;
+  if (/^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host)) return true;
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  return v4 !== null && v4.slice(1).every((n) => Number(n) <= 255) && v4[1] === '127';
+}
+
+/** A URL safe to print: scheme, host and path only (no user info, query or fragment). */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+/** Whether the variable is set to something other than blanks. */
+export function hasKey(env: NodeJS.ProcessEnv, name: string): boolean {
+  return (env[name] ?? '').trim() !== '';
+}
+
+export function checkEndpoint({ baseUrl, apiKeyEnv, env, keyRequired = false }: EndpointInput): EndpointCheck {
+  const problems: string[] = [];
+  let url: URL | null = null;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    problems.push('base_url is not a valid URL: set base_url in bounce.config.yaml to an http(s) URL');
+  }
+  if (url && url.protocol !== 'http:' && url.protocol !== 'https:') {
+    problems.push(`base_url ${displayUrl(baseUrl)} is not http(s): use an https:// URL (or http:// on loopback)`);
+  }
+  if (url && (url.username !== '' || url.password !== '')) {
+    problems.push(`base_url ${displayUrl(baseUrl)} carries credentials: remove them from the URL and name the key variable with api_key_env`);
+  }
+  const loopback = url !== null && isLoopback(url);
+  if (url && !loopback && url.protocol === 'http:') {
+    problems.push(`base_url ${displayUrl(baseUrl)} is plain http to a non-loopback host: use https:// (keys are never sent in clear text)`);
+  }
+  const keySet = hasKey(env, apiKeyEnv);
+  if (!keySet && (keyRequired || !loopback)) {
+    const why = keyRequired ? 'this adapter always needs a key' : `${displayUrl(baseUrl)} is not a loopback endpoint`;
+    problems.push(`${apiKeyEnv} is not set (${why}): set ${apiKeyEnv} or api_key_env in bounce.config.yaml`);
+  }
+  return { problems, loopback, keyEnv: keySet ? apiKeyEnv : null };
+}
+
+/** `Retry-After` as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(headerValue: string | null | undefined): number | undefined {
+  const value = headerValue?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
+  if (!/[a-z]/i.test(value)) return undefined;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** Replace every occurrence of each secret (at least 4 characters long) with `***`. */
+export function redact(text: string, secrets: Array<string | undefined>): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('***');
+  return out;
+}
+
+/** The provider's error message from a JSON error body (`error.message`, `message`, ...) or the raw text, shortened. */
+export function serverMessage(body: string, max = 300): string {
+  let msg = body.trim();
+  try {
+    const j = JSON.parse(body) as { error?: unknown; message?: unknown; detail?: unknown };
+    const e = j.error as { message?: unknown } | string | undefined;
+    const found = typeof e === 'string' ? e : typeof e?.message === 'string' ? e.message : typeof j.message === 'string' ? j.message : typeof j.detail === 'string' ? j.detail : null;
+    if (found !== null) msg = found;
+  } catch {
+    /* not JSON: use the text */
+  }
+  msg = msg.replace(/\s+/g, ' ');
+  return msg.length > max ? `${msg.slice(0, max - 1)}…` : msg || '(empty body)';
+}
+
+/** Error type for a failed HTTP status (before any provider-specific error type is considered). */
+export function statusErrorType(status: number): AdapterError['type'] {
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 429) return 'rate_limit';
+  if (status === 408 || status === 409 || status >= 500) return 'provider';
+  return 'config';
+}
+
+/** A network-level failure of fetch (refused, DNS, reset) as a short message naming the cause. */
+export function networkMessage(err: unknown, url: string): string {
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  const code = typeof cause?.code === 'string' ? cause.code : null;
+  const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'host not found' : code ?? (err instanceof Error ? err.message : String(err));
+  return `cannot reach ${displayUrl(url)}: ${what}`;
+}
+
+export type HttpResult =
+  | { ok: true; status: number; headers: Headers; text: string }
+  | { ok: false; response: AdapterResponse };
+
+/**
+ * POST a JSON body and read the whole answer, bounded by the request's deadline. Network
+ * failures and the deadline come back as adapter failures (`network`, `timeout`); any HTTP
+ * status comes back as a result for the adapter to map. Never retries.
+ */
+export async function postJson(url: string, headers: Record<string, string>, body: unknown, deadline: string): Promise<HttpResult> {
+  const ms = msUntil(deadline);
+  const timeout = (): HttpResult => ({ ok: false, response: fail('timeout', `no reply from ${displayUrl(url)} before the deadline (${deadline})`) });
+  if (ms <= 0) return timeout();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+    const text = await res.text();
+    return { ok: true, status: res.status, headers: res.headers, text };
+  } catch (err) {
+    if (controller.signal.aborted) return timeout();
+    return { ok: false, response: fail('network', networkMessage(err, url)) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * True when the module at `metaUrl` is the program node was asked to run, so an adapter can
+ * end with `if (isMain(import.meta.url)) await runAdapter(...)` and still be imported by tests.
+ */
+export function isMain(metaUrl: string): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return metaUrl === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,128 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { isAbsolute, resolve } from 'node:path';
+import type { AgentOptions } from './contract.js';
+import type { AgentConfig, Config } from '../config/schema.js';
+import { usageError } from '../errors.js';
+
+/** What the runner knows about a built-in adapter before it spawns it. */
+export interface AdapterInfo {
+  name: string;
+  description: string;
+  /** Who answers: a CLI on PATH, an HTTP API, or nothing (mock). */
+  kind: 'cli' | 'http' | 'mock';
+  provider: string;
+  /** Options the adapter reads; anything else in config is rejected. */
+  options: readonly (keyof AgentOptions)[];
+  /** The CLI whose `--version` decides whether the agent is installed. */
+  cli?: string;
+}
+
+export const BUILTIN_ADAPTERS: readonly AdapterInfo[] = [
+  { name: 'claude', description: 'Claude Code CLI (claude -p), uses your Claude login', kind: 'cli', provider: 'anthropic', cli: 'claude', options: ['model', 'max_output_tokens', 'max_budget_usd', 'args'] },
+  { name: 'codex', description: 'Codex CLI (codex exec), uses your Codex login and config', kind: 'cli', provider: 'openai', cli: 'codex', options: ['model', 'args'] },
+  { name: 'openai', description: 'any OpenAI-compatible Chat Completions endpoint (Ollama, vLLM, llama.cpp, OpenRouter)', kind: 'http', provider: 'openai-compatible', options: ['model', 'base_url', 'api_key_env', 'max_output_tokens', 'temperature'] },
+  { name: 'anthropic', description: 'Anthropic Messages API with an API key', kind: 'http', provider: 'anthropic', options: ['model', 'base_url', 'api_key_env', 'max_output_tokens', 'temperature'] },
+  { name: 'mock', description: 'scripted replies for tests and dry pipelines (mock evidence, never a live result)', kind: 'mock', provider: 'mock', options: ['script', 'model'] },
+];
+
+export function adapterInfo(name: string): AdapterInfo | undefined {
+  return BUILTIN_ADAPTERS.find((a) => a.name === name);
+}
+
+/** An agent spec resolved to the program to spawn and the options to send it. */
+export interface ResolvedAgent {
+  /** The spec as given: `claude`, `openai:llama3.1`, `cmd:./agent.py`, or a configured name. */
+  spec: string;
+  /** File-name-safe form of the spec, used in artifact names. */
+  slug: string;
+  /** Built-in adapter name, or `cmd`. */
+  adapter: string;
+  provider: string;
+  command: string;
+  args: string[];
+  options: AgentOptions;
+  timeoutS: number | undefined;
+  evidence: 'live' | 'mock' | 'external';
+}
+
+/** Absolute path of a built-in adapter program (compiled into dist/adapters/). */
+export function builtinProgram(name: string): string {
+  return fileURLToPath(new URL(`../../adapters/${name}.js`, import.meta.url));
+}
+
+export function slugify(text: string): string {
+  const slug = text.replace(/^cmd:/, '').replace(/.*[\\/]/, '').toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
+  return slug.slice(0, 40) || 'agent';
+}
+
+function knownSpecs(config: Config): string {
+  const names = [...BUILTIN_ADAPTERS.map((a) => a.name), ...Object.keys(config.agents)];
+  return `${names.join(', ')}, <adapter>:<model> or cmd:<program>`;
+}
+
+/**
+ * Resolves an agent spec: a configured name, a built-in adapter name, `adapter:model`
+ * (split at the first colon, so `openai:llama3.1:8b` keeps its tag), or `cmd:<program>`.
+ */
+export function resolveAgent(spec: string, config: Config, cwd: string, configDir: string | null): ResolvedAgent {
+  const configured = config.agents[spec];
+  if (configured) return fromConfig(spec, configured, config, cwd, configDir ?? cwd);
+  if (spec.startsWith('cmd:')) return cmdAgent(spec, spec.slice(4), {}, undefined, cwd);
+  const colon = spec.indexOf(':');
+  const name = colon === -1 ? spec : spec.slice(0, colon);
+  const rest = colon === -1 ? undefined : spec.slice(colon + 1);
+  const info = adapterInfo(name);
+  if (!info || rest === '') throw usageError(`unknown agent "${spec}"`, `use one of: ${knownSpecs(config)}`, 'config');
+  const options: AgentOptions = {};
+  if (rest !== undefined) {
+    if (info.kind === 'mock') options.script = resolve(cwd, rest);
+    else options.model = rest;
+  }
+  return builtin(spec, info, options, undefined);
+}
+
+function fromConfig(spec: string, entry: AgentConfig, config: Config, cwd: string, base: string): ResolvedAgent {
+  const { adapter, timeout_s: timeoutS, ...options } = entry;
+  if (adapter.startsWith('cmd:')) return cmdAgent(spec, adapter.slice(4), options, timeoutS, base);
+  const info = adapterInfo(adapter);
+  if (!info) throw usageError(`agents.${spec}.adapter: unknown adapter "${adapter}"`, `use one of: ${knownSpecs(config)}`, 'config');
+  const extra = Object.keys(options).filter((k) => !(info.options as readonly string[]).includes(k));
+  if (extra.length) throw usageError(`agents.${spec}: ${adapter} does not take ${extra.join(', ')}`, `remove them; ${adapter} takes ${info.options.join(', ')}`, 'config');
+  if (options.script) options.script = resolve(base, options.script);
+  void cwd;
+  return builtin(spec, info, options, timeoutS);
+}
+
+function builtin(spec: string, info: AdapterInfo, options: AgentOptions, timeoutS: number | undefined): ResolvedAgent {
+  return {
+    spec,
+    slug: slugify(spec),
+    adapter: info.name,
+    provider: info.provider,
+    command: process.execPath,
+    args: [builtinProgram(info.name)],
+    options,
+    timeoutS,
+    evidence: info.kind === 'mock' ? 'mock' : 'live',
+  };
+}
+
+function cmdAgent(spec: string, program: string, options: AgentOptions, timeoutS: number | undefined, base: string): ResolvedAgent {
+  if (!program) throw usageError(`agent "${spec}" names no program`, 'write cmd:<program>, e.g. cmd:./my-agent.py', 'config');
+  // A path (has a slash) is resolved against the config file's folder or cwd; a bare name is looked up on PATH.
+  const command = program.includes('/') || program.includes('\\') ? (isAbsolute(program) ? program : resolve(base, program)) : program;
+  if (command !== program && !existsSync(command)) throw usageError(`adapter program not found: ${program}`, 'check the path after cmd:', 'config');
+  return {
+    spec,
+    slug: slugify(spec),
+    adapter: 'cmd',
+    provider: 'cmd',
+    command,
+    args: options.args ?? [],
+    options,
+    timeoutS,
+    // An arbitrary program's provenance is unknown: never call its results live.
+    evidence: 'external',
+  };
+}

@@ -1,0 +1,171 @@
+import { z } from 'zod';
+
+/**
+ * One YAML record per dispatch, `audit/dispatches/<UTC yyyy-mm-dd>/<ULID>.yaml`, after
+ * the dispatch protocol v1: `request` is written before the call, `response` and
+ * `outcome` after it. docs/run-folder.md documents every field.
+ */
+export const PROTOCOL_VERSION = 1;
+export const DISPATCH_STATUSES = ['pending', 'completed', 'timeout', 'error', 'rejected'] as const;
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+
+const Sha = z.string().regex(/^[0-9a-f]{64}$/, 'must be a full sha256 in hex');
+const Ulid = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a ULID');
+const Iso = z.string().datetime({ offset: true });
+const LineRange = z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]);
+const Count = z.number().int().nonnegative();
+
+export const ContextFileSchema = z
+  .object({
+    /** Run-folder-relative path. */
+    path: z.string().min(1),
+    /** What the file is to the agent: the document it revises, or the prompt it was sent. */
+    purpose: z.enum(['document', 'prompt']),
+    /** Null only when the file did not exist when the request was written (a bug audit names). */
+    sha256: Sha.nullable(),
+    lines: LineRange,
+  })
+  .strict();
+
+export const RequestSchema = z
+  .object({
+    id: Ulid,
+    protocol_version: z.literal(PROTOCOL_VERSION),
+    issued_by: z.literal('bounce'),
+    issued_at: Iso,
+    /** `<role>/<agent spec>`. */
+    target_agent: z.string().min(1),
+    goal: z.string().min(1),
+    plan_ancestry: z
+      .object({
+        run_id: z.string().min(1),
+        document: z.string().nullable(),
+        pass: z.number().int().positive(),
+        total_passes: z.number().int().positive(),
+        attempt: z.object({ kind: z.enum(['pass', 'retry', 'repair']), index: Count }).strict(),
+        parent_dispatch: Ulid.nullable(),
+      })
+      .strict(),
+    context: z.object({ files: z.array(ContextFileSchema) }).strict(),
+    effort_budget: z
+      .object({
+        max_subagents: z.literal(0),
+        deadline_seconds: z.number().nonnegative(),
+        max_output_tokens: z.number().int().positive().nullable(),
+      })
+      .strict(),
+    expected_output: z
+      .object({
+        contract: z.string().min(1),
+        contract_version: z.number().int(),
+        final: z.boolean(),
+        repair_error: z.string().nullable(),
+      })
+      .strict(),
+    priority: z.enum(['low', 'normal', 'high', 'critical']),
+  })
+  .strict();
+export type DispatchRequest = z.infer<typeof RequestSchema>;
+
+const EvidenceSchema = z.object({ file: z.string().min(1), sha256: Sha, line_range: LineRange }).strict();
+
+export const FindingSchema = z
+  .object({
+    /** `<dispatch id>/<nnn>`: unique across the run. */
+    id: z.string().min(1),
+    severity: z.enum(SEVERITIES),
+    /** The marker kind, lower case: contested, clarify, or a configured marker. */
+    type: z.string().min(1),
+    message: z.string(),
+    line_range: LineRange,
+    canonical: z.boolean(),
+    confidence: z.literal('HIGH'),
+    confidence_rationale: z.string().min(1),
+    citations: z.object({ evidence: z.array(EvidenceSchema).min(1) }).strict(),
+  })
+  .strict();
+export type Finding = z.infer<typeof FindingSchema>;
+
+/** A note the pass removed, cited in the document the agent was sent. */
+export const ResolvedNoteSchema = z
+  .object({
+    type: z.string().min(1),
+    message: z.string(),
+    line_range: LineRange,
+    citations: z.object({ evidence: z.array(EvidenceSchema).min(1) }).strict(),
+  })
+  .strict();
+export type ResolvedNote = z.infer<typeof ResolvedNoteSchema>;
+
+export const ArtifactSchema = z.object({ path: z.string().min(1), sha256: Sha }).strict();
+
+export const ResponseSchema = z
+  .object({
+    dispatch_id: Ulid,
+    protocol_version: z.literal(PROTOCOL_VERSION),
+    agent: z.string().min(1),
+    agent_version: z.string().nullable(),
+    completed_at: Iso,
+    duration_ms: Count,
+    /** Whether the adapter said the reply was complete or cut at the output limit; null on an error. */
+    stop: z.enum(['complete', 'truncated']).nullable(),
+    /** The document this reply produced, when it could be read as one. */
+    document: z.object({ path: z.string().min(1), sha256: Sha, lines: Count }).strict().nullable(),
+    /** Raw reply and stderr as kept in the run folder. */
+    artifacts: z.array(ArtifactSchema),
+    findings: z.array(FindingSchema),
+    resolved: z.array(ResolvedNoteSchema),
+    /** bounce never asks an agent to grade itself, so these stay empty (see docs/run-folder.md). */
+    self_assessment: z
+      .object({
+        coverage: z.null(),
+        confidence_overall: z.null(),
+        limitations: z.array(z.string()),
+        unknowns: z.array(z.string()),
+      })
+      .strict(),
+    metadata: z
+      .object({
+        tokens_used: Count.nullable(),
+        input_tokens: Count.nullable(),
+        output_tokens: Count.nullable(),
+        cost_usd: z.number().nonnegative().nullable(),
+        usage_provider_reported: z.boolean().nullable(),
+        tool_calls: Count.nullable(),
+        subagents_dispatched: Count,
+        model: z.string().nullable(),
+      })
+      .strict(),
+    error: z.object({ type: z.string(), message: z.string() }).strict().nullable(),
+  })
+  .strict();
+export type DispatchResponse = z.infer<typeof ResponseSchema>;
+
+export const OutcomeSchema = z
+  .object({
+    status: z.enum(DISPATCH_STATUSES),
+    reason: z.string().nullable(),
+    /** Left for an offline grader; bounce never fills them. */
+    graded_at: z.null(),
+    grade: z.null(),
+  })
+  .strict();
+export type DispatchOutcome = z.infer<typeof OutcomeSchema>;
+
+export const DispatchRecordSchema = z
+  .object({
+    request: RequestSchema,
+    response: ResponseSchema.nullable(),
+    outcome: OutcomeSchema,
+  })
+  .strict()
+  .superRefine((rec, ctx) => {
+    if (rec.response && rec.response.dispatch_id !== rec.request.id) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['response', 'dispatch_id'], message: 'does not match request.id' });
+    }
+    if ((rec.response === null) !== (rec.outcome.status === 'pending') && rec.outcome.status !== 'error') {
+      // A pending record has no response yet; a finished one has one (a stale pending turned error may not).
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['response'], message: `is ${rec.response ? 'set' : 'missing'} for status ${rec.outcome.status}` });
+    }
+  });
+export type DispatchRecord = z.infer<typeof DispatchRecordSchema>;

@@ -1,0 +1,120 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, isAbsolute, join } from 'node:path';
+import { readManifest, type DispatchRef, type RunManifest } from '../store/manifest.js';
+import { sha256 } from '../store/hash.js';
+import { manifestProblem } from '../store/resolve-run.js';
+import { listRecordFiles, readRecord, utcDate } from './records.js';
+import type { DispatchRecord } from './schema.js';
+
+export interface AuditProblem {
+  message: string;
+  /** The file the problem is in, relative to the run folder when it is inside it. */
+  file: string;
+}
+
+export interface AuditResult {
+  runId: string | null;
+  records: number;
+  problems: AuditProblem[];
+}
+
+interface Ctx {
+  runDir: string;
+  problems: AuditProblem[];
+  hashes: Map<string, string | null>;
+}
+
+const problem = (ctx: Ctx, message: string, file: string): void => void ctx.problems.push({ message, file });
+
+function hashOf(ctx: Ctx, rel: string): string | null {
+  if (!ctx.hashes.has(rel)) {
+    const path = isAbsolute(rel) ? rel : join(ctx.runDir, rel);
+    ctx.hashes.set(rel, existsSync(path) ? sha256(readFileSync(path)) : null);
+  }
+  return ctx.hashes.get(rel) ?? null;
+}
+
+/** Names a missing file or a sha that does not match it; `where` says who cites it. */
+function checkSha(ctx: Ctx, rel: string, expected: string | null, where: string, source: string): void {
+  const actual = hashOf(ctx, rel);
+  if (actual === null) problem(ctx, `${where} names ${rel}, which does not exist`, source);
+  else if (expected === null) problem(ctx, `${where} has no sha256 for ${rel}`, source);
+  else if (actual !== expected) problem(ctx, `sha256 of ${rel} does not match ${where}`, source);
+}
+
+function checkRecord(ctx: Ctx, rel: string, rec: DispatchRecord): void {
+  const { request, response } = rec;
+  if (basename(rel, '.yaml') !== request.id) problem(ctx, `request.id ${request.id} does not match the file name`, rel);
+  const day = rel.split('/').at(-2);
+  if (day !== utcDate(new Date(request.issued_at))) problem(ctx, `date folder ${day} does not match issued_at ${request.issued_at}`, rel);
+  for (const f of request.context.files) checkSha(ctx, f.path, f.sha256, `request.context.files (${f.purpose})`, rel);
+  if (!response) return;
+  if (response.document) checkSha(ctx, response.document.path, response.document.sha256, 'response.document', rel);
+  for (const a of response.artifacts) checkSha(ctx, a.path, a.sha256, 'response.artifacts', rel);
+  for (const f of response.findings) for (const e of f.citations.evidence) checkSha(ctx, e.file, e.sha256, `finding ${f.id}`, rel);
+  for (const r of response.resolved) for (const e of r.citations.evidence) checkSha(ctx, e.file, e.sha256, 'a resolved note', rel);
+}
+
+function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, { rel: string; rec: DispatchRecord }>, files: string[]): void {
+  const refs = new Map<string, { ref: DispatchRef; pass: number }>();
+  for (const p of m.pass_records) for (const ref of p.dispatches) refs.set(ref.id, { ref, pass: p.pass });
+  if (m.totals.dispatches !== refs.size) problem(ctx, `totals.dispatches is ${m.totals.dispatches} but pass_records list ${refs.size} dispatches`, 'run.json');
+  if (files.length !== refs.size) problem(ctx, `run.json lists ${refs.size} dispatches but ${files.length} records were found`, 'run.json');
+  const unreadable = new Set(files.map((f) => basename(f, '.yaml')));
+  for (const [id, { ref, pass }] of refs) {
+    const found = records.get(id);
+    if (!found) {
+      if (unreadable.has(id)) continue; // already named as an invalid record
+      problem(ctx, `dispatch ${id} (pass ${pass}) has no record`, ref.record ?? 'run.json');
+      continue;
+    }
+    if (ref.record !== null && ref.record !== found.rel) problem(ctx, `run.json names record ${ref.record} for dispatch ${id}`, found.rel);
+    if (ref.status !== found.rec.outcome.status) problem(ctx, `outcome.status ${found.rec.outcome.status} differs from run.json's ${ref.status}`, found.rel);
+    if (found.rec.request.plan_ancestry.pass !== pass) problem(ctx, `plan_ancestry.pass ${found.rec.request.plan_ancestry.pass} differs from run.json's pass ${pass}`, found.rel);
+    if (found.rec.request.plan_ancestry.run_id !== m.run_id) problem(ctx, `plan_ancestry.run_id ${found.rec.request.plan_ancestry.run_id} is not this run`, found.rel);
+  }
+  for (const [id, { rel }] of records) if (!refs.has(id)) problem(ctx, `record ${id} is not listed in run.json`, rel);
+
+  for (const p of m.pass_records) {
+    if (p.document && p.document_sha256) checkSha(ctx, p.document, p.document_sha256, `run.json pass ${p.pass}`, 'run.json');
+    if (!p.document || p.added === null || p.resolved === null) continue;
+    // The dispatch that produced the pass's document (kept, or rejected on the final pass) carries its findings.
+    const kept = [...p.dispatches].reverse().map((r) => records.get(r.id)).find((r) => r?.rec.response?.document?.path === p.document);
+    if (!kept) {
+      problem(ctx, `no dispatch record produced pass ${p.pass}'s document ${p.document}`, 'run.json');
+      continue;
+    }
+    const res = kept.rec.response!;
+    if (res.findings.length !== p.added) problem(ctx, `${res.findings.length} findings but run.json says pass ${p.pass} added ${p.added} notes`, kept.rel);
+    if (res.resolved.length !== p.resolved) problem(ctx, `${res.resolved.length} resolved notes but run.json says pass ${p.pass} resolved ${p.resolved}`, kept.rel);
+  }
+  checkSha(ctx, m.original, m.input.sha256, 'run.json input.sha256', 'run.json');
+  if (m.output.written && m.output.path && m.output.target !== 'stdout') checkSha(ctx, m.output.path, m.output.sha256, 'run.json output.sha256', 'run.json');
+}
+
+/** Checks one run folder: records against the schema, shas against artifacts, counts against run.json. */
+export function verifyRun(runDir: string): AuditResult {
+  const ctx: Ctx = { runDir, problems: [], hashes: new Map() };
+  let manifest: RunManifest | null = null;
+  try {
+    manifest = readManifest(runDir);
+  } catch (err) {
+    problem(ctx, manifestProblem(runDir, err), 'run.json');
+  }
+  const records = new Map<string, { rel: string; rec: DispatchRecord }>();
+  const files = listRecordFiles(runDir);
+  for (const rel of files) {
+    let rec: DispatchRecord;
+    try {
+      rec = readRecord(join(runDir, rel));
+    } catch (err) {
+      problem(ctx, (err instanceof Error ? err.message : String(err)).replace(`${join(runDir, rel)}: `, ''), rel);
+      continue;
+    }
+    if (records.has(rec.request.id)) problem(ctx, `dispatch id ${rec.request.id} has more than one record`, rel);
+    records.set(rec.request.id, { rel, rec });
+    checkRecord(ctx, rel, rec);
+  }
+  if (manifest) checkManifest(ctx, manifest, records, files);
+  return { runId: manifest?.run_id ?? basename(runDir), records: files.length, problems: ctx.problems };
+}

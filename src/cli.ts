@@ -1,0 +1,115 @@
+import { Command, CommanderError, Option } from 'commander';
+import { EXIT, isBounceError } from './errors.js';
+import { processIo, type Io } from './io.js';
+import { VERSION } from './version.js';
+import { loadConfig } from './config/load.js';
+import { runRefine } from './commands/refine.js';
+import { runScan } from './commands/scan.js';
+import { runCheck } from './commands/check.js';
+import { runAdapters } from './commands/adapters.js';
+import { CHECK_EXIT_CODES, commandHelp, REFINE_EXAMPLES } from './help.js';
+
+/** Declares the commands; each one's work lives in src/commands/<name>.ts. */
+export function buildProgram(io: Io, setExit: (code: number) => void): Command {
+  const program = new Command('bounce')
+    .description('Refine a document by bouncing it between two AI agents (the Bounce Protocol).')
+    .version(VERSION, '-V, --version')
+    .showSuggestionAfterError(true)
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .exitOverride();
+  program
+    .command('refine')
+    .description('run the bounce loop on a document (- reads stdin)')
+    .argument('<doc>', 'the document to refine, or - for stdin')
+    .option('-p, --passes <n>', 'pass budget N (1 to max_passes)', '2')
+    .option('-r, --reviewer <agent>', 'agent for odd passes (claude, codex, openai:<model>, anthropic, mock, cmd:<program> or a configured name)')
+    .option('-c, --composer <agent>', 'agent for even passes')
+    .option('--all-passes', 'run every pass even when notes reach zero early')
+    .option('-o, --out <file>', 'write the converged document to FILE (- for stdout)')
+    .option('--in-place', 'overwrite the input atomically after convergence')
+    .option('--runs-dir <dir>', 'where run folders go (default: runs_dir from config, else ./runs)')
+    .option('--name <name>', 'run name used in the run folder name')
+    .option('--timeout <seconds>', 'deadline per agent call in seconds (default 600)')
+    .option('--max-repairs <n>', 'repair requests per pass (default 1)')
+    .option('--prompts <dir>', 'folder of prompt templates overriding the built-in ones')
+    .option('--config <file>', 'config file (default: bounce.config.yaml here or above, or BOUNCE_CONFIG)')
+    .option('--json', 'print one JSON object on stdout, whatever the outcome')
+    .option('-q, --quiet', 'no progress or summary on stderr (errors still print)')
+    .option('--dry-run', 'print the resolved plan and the first prompt; call nothing, write nothing')
+    .addHelpText('after', commandHelp(REFINE_EXAMPLES))
+    .action(async (doc: string, o: Record<string, unknown>) => setExit(await runRefine({ doc, ...o }, io)));
+
+  program
+    .command('scan')
+    .description('list the notes in documents; exit 1 when any are left (a CI gate)')
+    .argument('<paths...>', 'files, folders or globs; - for stdin')
+    .option('--json', 'print one JSON object with every note')
+    .option('--marker <name...>', 'extra marker names (besides CONTESTED and CLARIFY)')
+    .addOption(new Option('--syntax <syntax>', 'force how files are read').choices(['markdown', 'plain']))
+    .option('--config <file>', 'config file to read markers from')
+    .addHelpText('after', commandHelp(['bounce scan docs/', "bounce scan 'docs/**/*.md' --json"]))
+    .action(async (paths: string[], o: { json?: boolean; marker?: string[]; syntax?: 'markdown' | 'plain'; config?: string }) =>
+      setExit(await runScan({ patterns: paths, json: o.json, markers: [...configMarkers(io, o.config), ...(o.marker ?? [])], syntax: o.syntax }, io)),
+    );
+  program
+    .command('check')
+    .description("run every configured and default agent's check (no API call)")
+    .option('--config <file>', 'config file')
+    .option('--json', 'print one JSON object')
+    .addHelpText('after', commandHelp(['bounce check', 'bounce check --json'], CHECK_EXIT_CODES))
+    .action(async (o: { config?: string; json?: boolean }) => setExit(await runCheck(o, io)));
+
+  program
+    .command('adapters')
+    .description('list the built-in adapters and their options')
+    .option('--json', 'print one JSON object')
+    .action(async (o: { json?: boolean }) => setExit(await runAdapters(o, io)));
+
+  return program;
+}
+
+function configMarkers(io: Io, explicit?: string): string[] {
+  return loadConfig(io.cwd, io.env, explicit).config.markers;
+}
+
+/** Runs the CLI and returns the exit code; errors meant for users print as one line. */
+export async function main(argv: string[], io?: Io): Promise<number> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = (): void => {
+    interrupts += 1;
+    // The first Ctrl-C stops the run cleanly (exit 130); a second one leaves at once.
+    if (interrupts > 1) process.exit(EXIT.interrupted);
+    controller.abort();
+  };
+  if (!io) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+  const theIo = io ?? processIo(controller.signal);
+  let code: number = EXIT.ok;
+  try {
+    await buildProgram(theIo, (c) => (code = c)).parseAsync(argv);
+  } catch (err) {
+    code = handleError(err, theIo);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  return code;
+}
+
+function handleError(err: unknown, io: Io): number {
+  if (err instanceof CommanderError) {
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+    // Commander already printed its message; every usage problem is exit 2.
+    return EXIT.usage;
+  }
+  if (isBounceError(err)) {
+    io.stderr.write(`bounce: ${err.line}\n`);
+    return err.exitCode;
+  }
+  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  io.stderr.write(`bounce: internal error (a bug; please report it with this output):\n${detail}\n`);
+  return 70;
+}

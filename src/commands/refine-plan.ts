@@ -1,0 +1,100 @@
+import { dirname, resolve } from 'node:path';
+import { chooseAgents } from '../adapters/choose.js';
+import type { Role } from '../adapters/contract.js';
+import { loadConfig } from '../config/load.js';
+import { usageError } from '../errors.js';
+import type { Io } from '../io.js';
+import { DEFAULT_MARKERS } from '../protocol/scanner.js';
+import { readInput } from '../runner/input.js';
+import { outputTarget } from '../runner/output.js';
+import type { RunPlan } from '../runner/plan.js';
+import { assertFitsBudget, outputBudget, preflight } from '../runner/preflight.js';
+import { loadTemplates } from '../runner/prompt.js';
+import { REPLY_DEFAULTS } from '../runner/reply.js';
+import { assertRunsDirWritable } from '../store/run-folder.js';
+
+export interface RefineOptions {
+  doc: string;
+  passes?: string | number;
+  reviewer?: string;
+  composer?: string;
+  prompts?: string;
+  allPasses?: boolean;
+  out?: string;
+  inPlace?: boolean;
+  runsDir?: string;
+  name?: string;
+  timeout?: string | number;
+  maxRepairs?: string | number;
+  config?: string;
+  json?: boolean;
+  quiet?: boolean;
+  dryRun?: boolean;
+}
+
+export const DEFAULT_PASSES = 2;
+export const DEFAULT_TIMEOUT_S = 600;
+
+/** An integer flag in [min, max]; `2.5`, `abc`, `-1` and out-of-range values are usage errors. */
+export function intFlag(flag: string, value: string | number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const text = String(value).trim();
+  const n = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw usageError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`, max === 100 || flag !== '--passes' ? `pass e.g. ${flag} ${fallback}` : `pass e.g. ${flag} 2 (raise max_passes in bounce.config.yaml for more)`, 'usage');
+  }
+  return n;
+}
+
+function secondsFlag(value: string | number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || String(value).trim() === '') throw usageError(`--timeout must be a positive number of seconds, not "${value}"`, 'pass e.g. --timeout 600', 'usage');
+  return n;
+}
+
+/**
+ * Checks everything that can be checked before an agent is called and returns the plan.
+ * Any failure here is exit 2 and leaves no run folder behind.
+ */
+export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { checkAgents: boolean }): Promise<{ plan: RunPlan; warnings: string[] }> {
+  const { config, path: configPath } = loadConfig(io.cwd, io.env, opts.config);
+  const configDir = configPath ? dirname(configPath) : null;
+  const passes = intFlag('--passes', opts.passes, DEFAULT_PASSES, 1, config.max_passes);
+  const maxRepairs = intFlag('--max-repairs', opts.maxRepairs, 1, 0, 5);
+  const timeoutS = secondsFlag(opts.timeout);
+  const output = outputTarget({ out: opts.out, inPlace: opts.inPlace, json: opts.json }, opts.doc === '-' ? null : resolve(io.cwd, opts.doc), io.cwd);
+  const input = await readInput(opts.doc, io, config.max_bytes);
+  const runsDir = resolve(io.cwd, opts.runsDir ?? (config.runs_dir ? resolve(configDir ?? io.cwd, config.runs_dir) : 'runs'));
+  if (!opts.dryRun) assertRunsDirWritable(runsDir);
+  const promptsDir = opts.prompts ? resolve(io.cwd, opts.prompts) : null;
+  const templates = await loadTemplates(promptsDir ?? undefined);
+  const { agents, chosenBy } = await chooseAgents({ flags: { reviewer: opts.reviewer, composer: opts.composer }, config, configDir, cwd: io.cwd, env: io.env });
+  const roles = ['reviewer', 'composer'] as const;
+  for (const role of roles) if (role === 'reviewer' || passes > 1) assertFitsBudget(input.text, role, agents[role]);
+  const checks = checkAgents ? await preflight(agents, io.env) : null;
+  const perRole = <T>(f: (role: Role) => T): Record<Role, T> => ({ reviewer: f('reviewer'), composer: f('composer') });
+  const plan: RunPlan = {
+    input,
+    passes,
+    allPasses: Boolean(opts.allPasses),
+    agents,
+    agentVersions: perRole((r) => checks?.[r].version ?? null),
+    chosenBy,
+    templates,
+    promptsDir,
+    markers: [...DEFAULT_MARKERS, ...config.markers.map((m) => m.toUpperCase()).filter((m) => !DEFAULT_MARKERS.includes(m))],
+    maxRepairs,
+    maxBytes: config.max_bytes,
+    timeoutMs: perRole((r) => Math.round((timeoutS ?? agents[r].timeoutS ?? DEFAULT_TIMEOUT_S) * 1000)),
+    maxOutputTokens: perRole((r) => outputBudget(agents[r])),
+    summaryRatio: REPLY_DEFAULTS.summaryRatio,
+    summaryMinWords: REPLY_DEFAULTS.summaryMinWords,
+    output,
+    runsDir,
+    name: opts.name ?? (input.path ? input.display : 'stdin'),
+    replyMode: 'document',
+  };
+  const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
+  return { plan, warnings };
+}

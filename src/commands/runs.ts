@@ -1,0 +1,51 @@
+import { basename, resolve } from 'node:path';
+import type { Io } from '../io.js';
+import { fmtCost, fmtDuration, fmtTime, fmtTokens, summarize, table, type RunSummary } from '../report/format.js';
+import { listRuns } from '../store/resolve-run.js';
+
+export interface RunsOptions {
+  /** Absolute or cwd-relative; the CLI passes config runs_dir or `runs`. */
+  runsDir?: string;
+  json?: boolean;
+}
+
+type Listed = (RunSummary & { dir: string; error: null }) | { run_id: string; dir: string; status: 'unreadable'; error: string };
+
+/** `bounce runs`: every run in the runs dir, newest first. Always exit 0. */
+export async function runRuns(opts: RunsOptions, io: Io): Promise<number> {
+  const root = resolve(io.cwd, opts.runsDir ?? 'runs');
+  const listed: Listed[] = listRuns(root).map((e) =>
+    e.manifest
+      ? { ...summarize(e.manifest), dir: e.dir, error: null }
+      : { run_id: basename(e.dir), dir: e.dir, status: 'unreadable', error: e.error ?? 'run.json cannot be read' },
+  );
+  if (opts.json) {
+    io.stdout.write(`${JSON.stringify(listed, null, 2)}\n`);
+    return 0;
+  }
+  if (listed.length === 0) {
+    io.stderr.write(`no runs in ${root}\n`);
+    return 0;
+  }
+  const rows = [['ID', 'DOCUMENT', 'STATUS', 'PASSES', 'NOTES', 'TOKENS', 'COST', 'DURATION', 'STARTED']];
+  for (const r of listed) {
+    if (r.error !== null) {
+      rows.push([r.run_id, '-', 'unreadable', '-', '-', '-', '-', '-', `(${r.error})`]);
+      continue;
+    }
+    const status = r.evidence === 'mock' ? `${r.status} (mock)` : r.status;
+    rows.push([
+      r.run_id,
+      r.document,
+      status,
+      `${r.passes.run}/${r.passes.requested}`,
+      `+${r.notes.added}/-${r.notes.resolved}`,
+      fmtTokens(r.tokens.total),
+      fmtCost(r.cost_usd),
+      fmtDuration(r.duration_ms),
+      fmtTime(r.started_at),
+    ]);
+  }
+  io.stdout.write(table(rows));
+  return 0;
+}

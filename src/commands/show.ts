@@ -1,0 +1,74 @@
+import type { Io } from '../io.js';
+import { fmtCost, fmtDuration, fmtTime, fmtTokens, summarize, totalTokens } from '../report/format.js';
+import { readManifest, type AgentRecord, type PassRecord, type RunManifest } from '../store/manifest.js';
+import { manifestProblem, resolveRunDir } from '../store/resolve-run.js';
+import { usageError } from '../errors.js';
+
+export interface ShowOptions {
+  run: string;
+  /** Absolute or cwd-relative; the CLI passes config runs_dir or `runs`. */
+  runsDir?: string;
+  json?: boolean;
+}
+
+/** Reads run.json of `<run>`; an unreadable one is a usage error naming why. */
+export function loadRun(run: string, runsDir: string | undefined, cwd: string): { dir: string; manifest: RunManifest } {
+  const dir = resolveRunDir(run, runsDir ?? 'runs', cwd);
+  try {
+    return { dir, manifest: readManifest(dir) };
+  } catch (err) {
+    throw usageError(`cannot read the run at ${dir}: ${manifestProblem(dir, err)}`, 'run `bounce audit` on it to see what is wrong');
+  }
+}
+
+function agentLine(role: string, a: AgentRecord): string {
+  const evidence = a.evidence === 'mock' ? 'mock evidence, not a live result' : a.evidence;
+  return `${role.padEnd(9)} ${a.spec} (adapter ${a.adapter}, model ${a.model ?? '-'}, version ${a.version ?? '-'}, ${evidence})`;
+}
+
+function passLines(p: PassRecord): string[] {
+  const after = p.notes_after ?? '?';
+  const words = `${p.words_before} -> ${p.words_after ?? '?'}`;
+  const head = `pass ${p.pass}${p.final ? ' (final)' : ''}  ${p.role} ${p.agent}  ${p.status}`;
+  const lines = [
+    head,
+    `  notes     ${p.notes_before} -> ${after} (+${p.added ?? '?'}/-${p.resolved ?? '?'})${p.misplaced_after ? `, ${p.misplaced_after} misplaced` : ''}`,
+    `  words     ${words}`,
+    `  usage     ${fmtTokens(totalTokens(p.usage))} tokens, ${fmtCost(p.usage.cost_usd)}, ${fmtDuration(p.duration_ms)}`,
+    `  attempts  ${p.retries} retr${p.retries === 1 ? 'y' : 'ies'}, ${p.repairs} repair${p.repairs === 1 ? '' : 's'}`,
+  ];
+  if (p.document) lines.push(`  document  ${p.document}`);
+  for (const e of p.errors) lines.push(`  error     ${e}`);
+  for (const f of p.fixes) lines.push(`  fix       ${f}`);
+  for (const d of p.dispatches) {
+    lines.push(`  dispatch  ${d.id} ${d.kind}${d.kind === 'pass' ? '' : ` ${d.index}`} ${d.status}${d.reason ? `: ${d.reason}` : ''} (${fmtDuration(d.duration_ms)})`);
+  }
+  return lines;
+}
+
+/** `bounce show <run>`: the header of a run and what each pass did. */
+export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
+  const { dir, manifest: m } = loadRun(opts.run, opts.runsDir, io.cwd);
+  if (opts.json) {
+    io.stdout.write(`${JSON.stringify({ run_dir: dir, summary: summarize(m), manifest: m }, null, 2)}\n`);
+    return 0;
+  }
+  const s = summarize(m);
+  const out = [
+    `run       ${m.run_id}`,
+    `dir       ${dir}`,
+    `input     ${m.input.display} (${m.input.words} words, ${m.input.notes} notes, sha256 ${m.input.sha256.slice(0, 12)})`,
+    agentLine('reviewer', m.agents.reviewer),
+    agentLine('composer', m.agents.composer),
+    `status    ${m.status}, exit code ${m.exit_code ?? '-'}${m.notes_left !== null ? `, ${m.notes_left} notes left` : ''}`,
+    `passes    ${m.passes.run}/${m.passes.requested}${m.passes.all_passes ? ' (all passes)' : ''}`,
+    `totals    ${fmtTokens(s.tokens.total)} tokens, ${fmtCost(s.cost_usd)}, ${fmtDuration(s.duration_ms)}, ${m.totals.dispatches} dispatches, started ${fmtTime(m.created_at)}`,
+    `output    ${m.output.written ? (m.output.path ?? m.output.target) : 'not written'}`,
+  ];
+  if (m.evidence !== 'live') out.push(`evidence  ${m.evidence}${m.evidence === 'mock' ? ': mock evidence, not a live result' : ''}`);
+  if (m.error) out.push(`error     ${m.error.type}: ${m.error.message}`);
+  if (m.breaker.open) out.push(`breaker   open: ${m.breaker.last_error ?? ''}`);
+  for (const p of m.pass_records) out.push('', ...passLines(p));
+  io.stdout.write(`${out.join('\n')}\n`);
+  return 0;
+}

@@ -1,0 +1,25 @@
+/** Shared pieces of --help text. */
+export const REFINE_EXAMPLES = [
+  'bounce refine docs/rfc.md                      # default agents, 2 passes, output in the run folder',
+  'bounce refine docs/rfc.md --passes 4 --out docs/rfc.refined.md',
+  'bounce refine notes.md --reviewer claude --composer openai:llama3.1',
+  'cat draft.md | bounce refine - --out - > refined.md',
+  'bounce refine spec.md --in-place --json        # for scripts: one JSON object on stdout',
+  'bounce refine spec.md --dry-run                # show the plan and the first prompt',
+];
+
+export const EXIT_CODES_HELP = `Exit codes:
+  0    converged
+  1    not converged after the final pass and its repair
+  2    usage, input, config or credential error (no run folder is created)
+  3    agent failure: adapter error, timeout, truncation, malformed reply, breaker
+  130  interrupted (Ctrl-C); finish the run with bounce resume`;
+
+export function commandHelp(examples: string[], exitCodes = EXIT_CODES_HELP): string {
+  return `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n\n${exitCodes}\n`;
+}
+
+export const CHECK_EXIT_CODES = `Exit codes:
+  0  all good
+  1  problems found (each is named)
+  2  usage error`;

@@ -1,0 +1,78 @@
+import type { RunManifest, UsageTotals } from '../store/manifest.js';
+
+/** Shared summaries of a run for `runs`, `show` and the HTML report. */
+export interface RunSummary {
+  run_id: string;
+  document: string;
+  status: string;
+  exit_code: number | null;
+  evidence: string;
+  passes: { run: number; requested: number };
+  notes: { added: number; resolved: number; left: number | null };
+  tokens: { input: number | null; output: number | null; total: number | null };
+  cost_usd: number | null;
+  duration_ms: number | null;
+  started_at: string;
+}
+
+export function totalTokens(u: Pick<UsageTotals, 'input_tokens' | 'output_tokens'> | null | undefined): number | null {
+  if (!u || (u.input_tokens === null && u.output_tokens === null)) return null;
+  return (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
+}
+
+/** Wall time when the run finished, else the time spent in dispatches so far. */
+export function runDuration(m: RunManifest): number | null {
+  const from = Date.parse(m.created_at);
+  const to = m.finished_at ? Date.parse(m.finished_at) : NaN;
+  return Number.isNaN(from) || Number.isNaN(to) ? m.totals.duration_ms : Math.max(0, to - from);
+}
+
+export function summarize(m: RunManifest): RunSummary {
+  const sum = (f: (p: RunManifest['pass_records'][number]) => number | null): number => m.pass_records.reduce((n, p) => n + (f(p) ?? 0), 0);
+  return {
+    run_id: m.run_id,
+    document: m.input.display,
+    status: m.status,
+    exit_code: m.exit_code,
+    evidence: m.evidence,
+    passes: { run: m.passes.run, requested: m.passes.requested },
+    notes: { added: sum((p) => p.added), resolved: sum((p) => p.resolved), left: m.notes_left },
+    tokens: { input: m.totals.input_tokens, output: m.totals.output_tokens, total: totalTokens(m.totals) },
+    cost_usd: m.totals.cost_usd,
+    duration_ms: runDuration(m),
+    started_at: m.created_at,
+  };
+}
+
+export function fmtDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '-';
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m${String(Math.round(s % 60)).padStart(2, '0')}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+export function fmtTokens(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '-';
+  return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+export function fmtCost(usd: number | null | undefined): string {
+  if (usd === null || usd === undefined) return '-';
+  return usd === 0 ? '$0' : usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+/** `2026-05-14 12:34` in UTC: runs are named in UTC too. */
+export function fmtTime(iso: string | null | undefined): string {
+  if (!iso) return '-';
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : new Date(t).toISOString().slice(0, 16).replace('T', ' ');
+}
+
+/** Left-aligned columns separated by two spaces; the last column is not padded. */
+export function table(rows: string[][]): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
+}

@@ -1,0 +1,64 @@
+import { esc } from './escape.js';
+import { diffLines, splitLines, type DiffOp } from './line-diff.js';
+
+type Cell = { n: number; text: string; kind: 'eq' | 'del' | 'ins' } | null;
+type Row = { left: Cell; right: Cell } | { skipped: number };
+
+/** Pairs removed and added lines of one change block so they sit side by side. */
+function toRows(ops: DiffOp[]): { left: Cell; right: Cell }[] {
+  const rows: { left: Cell; right: Cell }[] = [];
+  let dels: Cell[] = [];
+  let ins: Cell[] = [];
+  const flush = (): void => {
+    for (let i = 0; i < Math.max(dels.length, ins.length); i++) rows.push({ left: dels[i] ?? null, right: ins[i] ?? null });
+    dels = [];
+    ins = [];
+  };
+  for (const op of ops) {
+    if (op.type === 'delete') dels.push({ n: op.a + 1, text: op.line, kind: 'del' });
+    else if (op.type === 'insert') ins.push({ n: op.b + 1, text: op.line, kind: 'ins' });
+    else {
+      flush();
+      rows.push({ left: { n: op.a + 1, text: op.line, kind: 'eq' }, right: { n: op.b + 1, text: op.line, kind: 'eq' } });
+    }
+  }
+  flush();
+  return rows;
+}
+
+/** Long unchanged stretches fold to one row, keeping `context` lines around each change. */
+function fold(rows: { left: Cell; right: Cell }[], context: number): Row[] {
+  const changed = rows.map((r) => r.left?.kind !== 'eq' || r.right?.kind !== 'eq');
+  const keep = rows.map((_, i) => changed.slice(Math.max(0, i - context), i + context + 1).some(Boolean));
+  const out: Row[] = [];
+  for (let i = 0; i < rows.length; ) {
+    if (keep[i]) {
+      out.push(rows[i]!);
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < rows.length && !keep[j]) j++;
+    out.push({ skipped: j - i });
+    i = j;
+  }
+  return out;
+}
+
+function cell(c: Cell, note: RegExp): string {
+  if (!c) return '<td class="ln"></td><td class="tx empty"></td>';
+  const cls = `tx ${c.kind}${note.test(c.text) ? ' note' : ''}`;
+  return `<td class="ln">${c.n}</td><td class="${cls}">${esc(c.text) || '&nbsp;'}</td>`;
+}
+
+/** A two-column table: the document before the pass on the left, after it on the right. */
+export function sideBySide(before: string, after: string, note: RegExp, labels: { before: string; after: string }, context = 3): string {
+  const rows = fold(toRows(diffLines(splitLines(before), splitLines(after))), context);
+  const body = rows
+    .map((r) => ('skipped' in r ? `<tr class="skip"><td colspan="4">&#8943; ${r.skipped} unchanged line${r.skipped === 1 ? '' : 's'}</td></tr>` : `<tr>${cell(r.left, note)}${cell(r.right, note)}</tr>`))
+    .join('\n');
+  const changed = rows.some((r) => !('skipped' in r) && (r.left?.kind !== 'eq' || r.right?.kind !== 'eq'));
+  return `<table class="diff"><colgroup><col class="lnc"><col><col class="lnc"><col></colgroup>`
+    + `<thead><tr><th colspan="2">before: ${esc(labels.before)}</th><th colspan="2">after: ${esc(labels.after)}</th></tr></thead>`
+    + `<tbody>\n${body}\n</tbody></table>${changed ? '' : '<p class="muted">no changes</p>'}`;
+}

@@ -1,0 +1,115 @@
+import type { AgentRecord, RunManifest } from '../store/manifest.js';
+import { esc, noteLinePattern } from './escape.js';
+import { fmtCost, fmtDuration, fmtTime, fmtTokens, summarize, totalTokens } from './format.js';
+import { sideBySide } from './html-diff.js';
+import { passChanges } from './pass-docs.js';
+import { lineChart } from './svg-chart.js';
+
+/**
+ * The run as one self-contained HTML page: inline CSS, inline SVG, no script and a
+ * Content-Security-Policy that forbids every fetch, so the page never leaves file://.
+ */
+const CSS = `
+:root{--fg:#1d2125;--muted:#68707a;--line:#d8dde3;--del:#ffecec;--ins:#e8f8ea;--note:#fff3c4;--mock:#8a4b00}
+*{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);margin:0 auto;max-width:1400px;padding:20px 28px}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:15px;margin:20px 0 6px}
+.muted{color:var(--muted)}.banner{background:#fff1dc;border:1px solid #f0c27b;color:var(--mock);padding:8px 12px;border-radius:6px;font-weight:600;margin:10px 0}
+dl.summary{display:grid;grid-template-columns:max-content 1fr;gap:3px 16px;margin:10px 0}dl.summary dt{color:var(--muted)}dl.summary dd{margin:0}
+.status-converged{color:#1a7f37;font-weight:600}.status-not-converged,.status-failed{color:#b42318;font-weight:600}.status-interrupted,.status-running{color:#8a6d00;font-weight:600}
+.charts{display:flex;flex-wrap:wrap;gap:24px}.charts svg{border:1px solid var(--line);border-radius:6px;background:#fff}
+svg .axis{stroke:#9aa4ae}svg .tick{font-size:10px;fill:var(--muted)}svg .val{font-size:10px;fill:var(--fg)}svg .ctitle{font-size:12px;font-weight:600;fill:var(--fg)}
+table{border-collapse:collapse}table.data td,table.data th{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}table.data th{background:#f4f6f8}
+table.diff{width:100%;table-layout:fixed;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;border:1px solid var(--line)}
+table.diff col.lnc{width:3.5em}table.diff th{background:#f4f6f8;text-align:left;padding:4px 8px;font-family:system-ui,sans-serif}
+table.diff td{padding:0 6px;vertical-align:top}td.ln{color:var(--muted);text-align:right;user-select:none;border-right:1px solid var(--line)}
+td.tx{white-space:pre-wrap;word-break:break-word}td.del{background:var(--del)}td.ins{background:var(--ins)}td.empty{background:#f6f7f9}
+td.note{background:var(--note);box-shadow:inset 3px 0 0 #e0a800}tr.skip td{color:var(--muted);background:#f6f7f9;text-align:center;font-family:system-ui,sans-serif}
+.legend span{display:inline-block;padding:0 6px;margin-right:8px;border-radius:3px}.stats{color:var(--muted);margin:2px 0 8px}
+`;
+
+function agentText(a: AgentRecord): string {
+  const evidence = a.evidence === 'mock' ? 'mock evidence, not a live result' : a.evidence;
+  return `${a.spec} — adapter ${a.adapter}, model ${a.model ?? '-'}, version ${a.version ?? '-'} (${evidence})`;
+}
+
+function summary(m: RunManifest): string {
+  const s = summarize(m);
+  const evidence = m.evidence === 'mock' ? 'mock evidence, not a live result' : m.evidence === 'mixed' ? 'mixed: at least one agent is a mock, not a live result' : m.evidence;
+  const rows: [string, string][] = [
+    ['run id', esc(m.run_id)],
+    ['document', `${esc(m.input.display)} <span class="muted">(${m.input.words} words, ${m.input.notes} notes, sha256 ${esc(m.input.sha256.slice(0, 12))})</span>`],
+    ['status', `<span class="status-${esc(m.status)}">${esc(m.status)}</span> <span class="muted">exit code ${m.exit_code ?? '-'}</span>${m.notes_left !== null ? `, ${m.notes_left} notes left` : ''}`],
+    ['reviewer', esc(agentText(m.agents.reviewer))],
+    ['composer', esc(agentText(m.agents.composer))],
+    ['passes', `${m.passes.run} of ${m.passes.requested}${m.passes.all_passes ? ' (all passes)' : ''}`],
+    ['notes', `+${s.notes.added} added, -${s.notes.resolved} resolved`],
+    ['tokens', `${fmtTokens(s.tokens.total)} <span class="muted">(in ${fmtTokens(s.tokens.input)}, out ${fmtTokens(s.tokens.output)})</span>`],
+    ['cost', fmtCost(s.cost_usd)],
+    ['duration', `${fmtDuration(s.duration_ms)} <span class="muted">started ${esc(fmtTime(m.created_at))} UTC</span>`],
+    ['evidence', esc(evidence)],
+    ['output', m.output.written ? esc(m.output.path ?? m.output.target) : 'not written'],
+  ];
+  if (m.error) rows.push(['error', esc(`${m.error.type}: ${m.error.message}`)]);
+  return `<dl class="summary">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`;
+}
+
+function charts(m: RunManifest): string {
+  const labels = ['original', ...m.pass_records.map((p) => `pass ${p.pass}`)];
+  const notes = [m.input.notes, ...m.pass_records.map((p) => p.notes_after)];
+  const words = [m.input.words, ...m.pass_records.map((p) => p.words_after)];
+  return `<div class="charts">${lineChart('Notes per pass', labels, { label: 'notes', values: notes, color: '#d97706' })}${lineChart('Words per pass', labels, { label: 'words', values: words, color: '#2563eb' })}</div>`;
+}
+
+function passes(dir: string, m: RunManifest): string {
+  const note = noteLinePattern(m.policy.markers);
+  return passChanges(dir, m)
+    .map((ch) => {
+      const p = ch.record;
+      const stats = `${esc(p.status)} · notes ${p.notes_before} → ${p.notes_after ?? '?'} (+${p.added ?? '?'}/-${p.resolved ?? '?'}) · words ${p.words_before} → ${p.words_after ?? '?'} · ${fmtTokens(totalTokens(p.usage))} tokens · ${fmtCost(p.usage.cost_usd)} · ${fmtDuration(p.duration_ms)} · ${p.retries} retries · ${p.repairs} repairs`;
+      const errors = p.errors.map((e) => `<p class="muted">error: ${esc(e)}</p>`).join('');
+      const body =
+        ch.after === null
+          ? `<p class="muted">${p.document ? `${esc(p.document)} is missing from the run folder` : 'this pass produced no document'}</p>`
+          : sideBySide(ch.before, ch.after, note, { before: ch.beforeFile, after: ch.afterFile ?? '' });
+      return `<section class="pass" id="pass-${p.pass}"><h3>Pass ${p.pass}${p.final ? ' (final)' : ''}: ${esc(p.role)} ${esc(p.agent)}</h3><p class="stats">${stats}</p>${errors}${body}</section>`;
+    })
+    .join('\n');
+}
+
+function dispatches(m: RunManifest): string {
+  const rows = m.pass_records.flatMap((p) =>
+    p.dispatches.map((d) => {
+      const link = d.record && /^audit\/dispatches\/[\w.-]+\/[\w.-]+\.yaml$/.test(d.record) ? `<a href="${esc(d.record)}">${esc(d.record.split('/').pop())}</a>` : '-';
+      return `<tr><td><code>${esc(d.id)}</code></td><td>${p.pass}</td><td>${esc(d.kind)}${d.kind === 'pass' ? '' : ` ${d.index}`}</td><td>${esc(`${p.role}/${p.agent}`)}</td><td>${esc(d.status)}${d.reason ? ` <span class="muted">${esc(d.reason)}</span>` : ''}</td><td>${fmtDuration(d.duration_ms)}</td><td>${fmtTokens(totalTokens(d.usage))}</td><td>${link}</td></tr>`;
+    }),
+  );
+  const head = '<tr><th>id</th><th>pass</th><th>kind</th><th>agent</th><th>status</th><th>duration</th><th>tokens</th><th>record</th></tr>';
+  return rows.length ? `<table class="data dispatches"><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>` : '<p class="muted">no dispatches</p>';
+}
+
+/** The whole page for the run in `dir`. */
+export function renderReport(dir: string, m: RunManifest): string {
+  const mock = m.evidence === 'mock' || m.evidence === 'mixed';
+  const banner = mock ? '<p class="banner" id="evidence-banner">Mock evidence, not a live result: scripted agents produced this run.</p>' : '';
+  const legend = '<p class="legend"><span style="background:var(--del)">removed</span><span style="background:var(--ins)">added</span><span style="background:var(--note)">note line</span></p>';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>bounce report: ${esc(m.run_id)}</title><style>${CSS}</style></head>
+<body>
+<h1>bounce report: ${esc(m.run_id)}</h1>
+${banner}
+<h2>Summary</h2>
+${summary(m)}
+<h2>Notes and words per pass</h2>
+${charts(m)}
+<h2>Passes</h2>
+${legend}
+${passes(dir, m)}
+<h2>Dispatches</h2>
+${dispatches(m)}
+<p class="muted">Generated by bounce ${esc(m.tool.version)}. Dispatch records are YAML files under audit/dispatches/; check them with <code>bounce audit ${esc(m.run_id)}</code>.</p>
+</body></html>
+`;
+}

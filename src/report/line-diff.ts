@@ -1,0 +1,148 @@
+/** A line diff (Myers' O(ND) greedy algorithm) and a unified-diff renderer. */
+
+export type DiffOp =
+  | { type: 'equal'; line: string; a: number; b: number }
+  | { type: 'delete'; line: string; a: number }
+  | { type: 'insert'; line: string; b: number };
+
+/** Lines of a text; a final newline does not start another line. */
+export function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split(/\r?\n/);
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
+}
+
+/** Shortest edit script between two line arrays; `a`/`b` are 0-based indices. */
+export function diffLines(a: readonly string[], b: readonly string[]): DiffOp[] {
+  // Common prefix and suffix cost nothing to match and shrink the search a lot.
+  let pre = 0;
+  while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
+  let suf = 0;
+  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
+  const ops: DiffOp[] = [];
+  for (let i = 0; i < pre; i++) ops.push({ type: 'equal', line: a[i]!, a: i, b: i });
+  ops.push(...myers(a.slice(pre, a.length - suf), b.slice(pre, b.length - suf), pre));
+  for (let k = suf; k > 0; k--) ops.push({ type: 'equal', line: a[a.length - k]!, a: a.length - k, b: b.length - k });
+  return ops;
+}
+
+function myers(a: readonly string[], b: readonly string[], offset: number): DiffOp[] {
+  const n = a.length;
+  const m = b.length;
+  const max = n + m;
+  const v = new Int32Array(2 * max + 2);
+  // trace[d] keeps v for diagonals -d..d before round d: memory grows with D², not D·(N+M).
+  const trace: Int32Array[] = [];
+  let found = max === 0;
+  for (let d = 0; d <= max && !found; d++) {
+    trace.push(v.slice(max - d, max + d + 1));
+    for (let k = -d; k <= d; k += 2) {
+      const down = k === -d || (k !== d && v[max + k - 1]! < v[max + k + 1]!);
+      let x = down ? v[max + k + 1]! : v[max + k - 1]! + 1;
+      let y = x - k;
+      while (x < n && y < m && a[x] === b[y]) {
+        x++;
+        y++;
+      }
+      v[max + k] = x;
+      if (x >= n && y >= m) {
+        found = true;
+        break;
+      }
+    }
+  }
+  // Walk the trace back from (n, m) to (0, 0).
+  const ops: DiffOp[] = [];
+  let x = n;
+  let y = m;
+  for (let d = trace.length - 1; d >= 0; d--) {
+    const vd = trace[d]!;
+    const at = (k: number): number => vd[k + d]!;
+    const k = x - y;
+    const down = k === -d || (k !== d && at(k - 1) < at(k + 1));
+    const prevK = down ? k + 1 : k - 1;
+    const prevX = d === 0 ? 0 : at(prevK);
+    const prevY = prevX - prevK;
+    while (x > prevX && y > prevY) {
+      x--;
+      y--;
+      ops.push({ type: 'equal', line: a[x]!, a: x + offset, b: y + offset });
+    }
+    if (d === 0) break;
+    if (down) ops.push({ type: 'insert', line: b[--y]!, b: y + offset });
+    else ops.push({ type: 'delete', line: a[--x]!, a: x + offset });
+  }
+  return ops.reverse();
+}
+
+export interface Hunk {
+  aStart: number;
+  aLines: number;
+  bStart: number;
+  bLines: number;
+  ops: DiffOp[];
+}
+
+/** Groups changes with `context` equal lines around them; nearby groups merge. */
+export function hunks(ops: readonly DiffOp[], context = 3): Hunk[] {
+  const changed = ops.map((op, i) => (op.type === 'equal' ? -1 : i)).filter((i) => i >= 0);
+  const out: Hunk[] = [];
+  let i = 0;
+  while (i < changed.length) {
+    let from = Math.max(0, changed[i]! - context);
+    let to = Math.min(ops.length - 1, changed[i]! + context);
+    while (i + 1 < changed.length && changed[i + 1]! - context <= to + 1) to = Math.min(ops.length - 1, changed[++i]! + context);
+    i++;
+    const slice = ops.slice(from, to + 1);
+    const aStart = firstIndex(ops, from, 'a');
+    const bStart = firstIndex(ops, from, 'b');
+    out.push({
+      aStart,
+      bStart,
+      aLines: slice.filter((o) => o.type !== 'insert').length,
+      bLines: slice.filter((o) => o.type !== 'delete').length,
+      ops: slice,
+    });
+    from = to + 1;
+  }
+  return out;
+}
+
+/** 0-based line in side `s` where ops[from] sits (the next line that side has). */
+function firstIndex(ops: readonly DiffOp[], from: number, s: 'a' | 'b'): number {
+  for (let j = from; j < ops.length; j++) {
+    const op = ops[j]!;
+    if (s in op) return (op as Record<'a' | 'b', number>)[s];
+  }
+  for (let j = from - 1; j >= 0; j--) {
+    const op = ops[j]!;
+    if (s in op) return (op as Record<'a' | 'b', number>)[s] + 1;
+  }
+  return 0;
+}
+
+export interface UnifiedOptions {
+  aName: string;
+  bName: string;
+  context?: number;
+  /** Wraps header, hunk, removed and added lines (colour); identity by default. */
+  paint?: Partial<Record<'header' | 'hunk' | 'delete' | 'insert', (s: string) => string>>;
+}
+
+/** `diff -u` style text; empty when the texts have the same lines. */
+export function unifiedDiff(aText: string, bText: string, opts: UnifiedOptions): string {
+  const hs = hunks(diffLines(splitLines(aText), splitLines(bText)), opts.context ?? 3);
+  if (hs.length === 0) return '';
+  const p = { header: id, hunk: id, delete: id, insert: id, ...opts.paint };
+  const lines = [p.header(`--- ${opts.aName}`), p.header(`+++ ${opts.bName}`)];
+  for (const h of hs) {
+    // diff -u numbers an empty side from the line before it.
+    const range = (start: number, len: number): string => `${len === 0 ? start : start + 1},${len}`;
+    lines.push(p.hunk(`@@ -${range(h.aStart, h.aLines)} +${range(h.bStart, h.bLines)} @@`));
+    for (const op of h.ops) lines.push(op.type === 'equal' ? ` ${op.line}` : op.type === 'delete' ? p.delete(`-${op.line}`) : p.insert(`+${op.line}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const id = (s: string): string => s;

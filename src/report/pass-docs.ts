@@ -1,0 +1,33 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PassRecord, RunManifest } from '../store/manifest.js';
+
+/** What one pass changed: the document it was given and the one it produced. */
+export interface PassChange {
+  record: PassRecord;
+  beforeFile: string;
+  afterFile: string | null;
+  before: string;
+  /** Null when the pass produced no document (it failed) or the file is gone. */
+  after: string | null;
+}
+
+const read = (dir: string, rel: string): string | null => {
+  const path = join(dir, rel);
+  return existsSync(path) ? readFileSync(path, 'utf8') : null;
+};
+
+/** Each pass against the last document before it (the original for pass 1 or after failed passes). */
+export function passChanges(dir: string, m: RunManifest): PassChange[] {
+  let beforeFile = m.original;
+  let before = read(dir, m.original) ?? '';
+  return m.pass_records.map((record) => {
+    const after = record.document ? read(dir, record.document) : null;
+    const change: PassChange = { record, beforeFile, afterFile: record.document, before, after };
+    if (record.document && after !== null) {
+      beforeFile = record.document;
+      before = after;
+    }
+    return change;
+  });
+}

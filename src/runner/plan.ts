@@ -1,0 +1,43 @@
+import type { ResolvedAgent } from '../adapters/registry.js';
+import type { Role } from '../adapters/contract.js';
+import type { Syntax } from '../protocol/scanner.js';
+import type { Templates } from './prompt.js';
+
+export type OutputTarget = { kind: 'run' } | { kind: 'file'; path: string } | { kind: 'stdout' } | { kind: 'in-place'; path: string };
+
+/** Everything decided before the first dispatch; a run needs nothing else. */
+export interface RunPlan {
+  input: {
+    /** Absolute path, or null for stdin. */
+    path: string | null;
+    display: string;
+    text: string;
+    bytes: number;
+    sha256: string;
+    ext: string;
+    syntax: Syntax;
+  };
+  passes: number;
+  allPasses: boolean;
+  agents: Record<Role, ResolvedAgent>;
+  agentVersions: Record<Role, string | null>;
+  chosenBy: Record<Role, string>;
+  templates: Templates;
+  promptsDir: string | null;
+  markers: string[];
+  maxRepairs: number;
+  maxBytes: number;
+  /** Per-dispatch deadline in ms, per role (agent timeout_s, else --timeout). */
+  timeoutMs: Record<Role, number>;
+  maxOutputTokens: Record<Role, number | null>;
+  summaryRatio: number;
+  summaryMinWords: number;
+  output: OutputTarget;
+  runsDir: string;
+  name: string;
+  replyMode: string;
+}
+
+export function roleForPass(pass: number): Role {
+  return pass % 2 === 1 ? 'reviewer' : 'composer';
+}

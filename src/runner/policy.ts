@@ -1,0 +1,31 @@
+import { CONTRACT_VERSION } from '../adapters/contract.js';
+import { sha256 } from '../store/hash.js';
+import type { RunManifest } from '../store/manifest.js';
+import type { RunPlan } from './plan.js';
+import { templatesHash } from './prompt.js';
+
+/**
+ * The policy a run was made under. Its version is a hash of everything that changes what
+ * the agents are asked or what the runner accepts; a run can only be resumed under the
+ * same policy.
+ */
+export function policyOf(plan: RunPlan): RunManifest['policy'] {
+  const body = {
+    contract_version: CONTRACT_VERSION,
+    templates_sha256: templatesHash(plan.templates),
+    prompts_dir: plan.promptsDir,
+    markers: plan.markers,
+    max_repairs: plan.maxRepairs,
+    summary_ratio: plan.summaryRatio,
+    summary_min_words: plan.summaryMinWords,
+    max_bytes: plan.maxBytes,
+    reply_mode: plan.replyMode,
+  };
+  const identity = {
+    ...body,
+    passes: plan.passes,
+    all_passes: plan.allPasses,
+    agents: Object.fromEntries(Object.entries(plan.agents).map(([role, a]) => [role, { spec: a.spec, adapter: a.adapter, command: a.adapter === 'cmd' ? a.command : null, options: a.options }])),
+  };
+  return { version: sha256(JSON.stringify(identity)).slice(0, 16), ...body };
+}

@@ -1,0 +1,54 @@
+import { createColors } from 'picocolors';
+import type { Io } from '../io.js';
+
+/**
+ * Progress on stderr: on a terminal one live line per pass (role, agent, elapsed,
+ * notes) redrawn every second; otherwise plain lines. `--quiet` silences all of it.
+ */
+export interface Progress {
+  passStarted(pass: number, total: number, role: string, agent: string): void;
+  passFinished(pass: number, notesAfter: number | null, outcome: string): void;
+  note(message: string): void;
+  close(): void;
+}
+
+export function createProgress(io: Io, quiet: boolean): Progress {
+  if (quiet) return { passStarted() {}, passFinished() {}, note() {}, close() {} };
+  const tty = Boolean(io.stderr.isTTY);
+  const c = createColors(tty && !io.env.NO_COLOR);
+  let timer: NodeJS.Timeout | null = null;
+  let label = '';
+  let started = 0;
+  const elapsed = (): string => `${((Date.now() - started) / 1000).toFixed(1)}s`;
+  const draw = (): void => {
+    io.stderr.write(`\r\u001b[2K${label} ${c.dim(elapsed())}`);
+  };
+  const stop = (): void => {
+    if (timer) clearInterval(timer);
+    timer = null;
+  };
+  return {
+    passStarted(pass, total, role, agent) {
+      label = `${c.bold(`pass ${pass}/${total}`)} ${role} ${c.cyan(agent)}`;
+      started = Date.now();
+      if (tty) {
+        draw();
+        timer = setInterval(draw, 1000);
+        timer.unref();
+      } else io.stderr.write(`pass ${pass}/${total} ${role} ${agent}: started\n`);
+    },
+    passFinished(pass, notesAfter, outcome) {
+      stop();
+      const notes = notesAfter === null ? '' : `, ${notesAfter} note${notesAfter === 1 ? '' : 's'} left`;
+      const colour = outcome === 'done' ? c.green : c.red;
+      if (tty) io.stderr.write(`\r\u001b[2K${label} ${c.dim(elapsed())} ${colour(outcome)}${notes}\n`);
+      else io.stderr.write(`pass ${pass}: ${outcome} in ${elapsed()}${notes}\n`);
+    },
+    note(message) {
+      if (tty && timer) io.stderr.write(`\r\u001b[2K${c.yellow(message)}\n`);
+      else io.stderr.write(`${message}\n`);
+      if (tty && timer) draw();
+    },
+    close: stop,
+  };
+}

@@ -1,0 +1,219 @@
+import { usageError } from '../errors.js';
+import type { Delimiters } from './prompt.js';
+
+/**
+ * Every agent reply passes through here before it becomes the next document.
+ * A ReplyMode turns a raw reply into a document or a rejection; `document` mode
+ * expects the whole revised document. Other modes (edit blocks) plug in beside it.
+ */
+export interface ReplyContext {
+  /**
+   * The document the agent was asked to revise, as sent (promptDocument()). For a repair,
+   * pass the pass's document, not the rejected reply, so a summary cannot repair into a summary.
+   */
+  sent: string;
+  /** The run's original input: source of BOM, line-ending style and final-newline state. */
+  original: string;
+  delimiters: Delimiters;
+  /** A reply over this many UTF-8 bytes is malformed. */
+  maxBytes: number;
+  summaryRatio: number;
+  /** The summary check applies only when `sent` has more words than this. */
+  summaryMinWords: number;
+}
+
+export type RejectKind = 'empty' | 'summary' | 'malformed';
+export type ReplyRejection = { ok: false; kind: RejectKind; reason: string };
+export type ReplyVerdict = { ok: true; document: string; fixes: string[] } | ReplyRejection;
+
+export const REPLY_DEFAULTS: { summaryRatio: number; summaryMinWords: number } = {
+  summaryRatio: 0.3,
+  summaryMinWords: 50,
+};
+
+export interface ReplyMode {
+  readonly name: string;
+  accept(reply: string, ctx: ReplyContext): ReplyVerdict;
+}
+
+/** Whitespace-separated tokens. */
+export function countWords(text: string): number {
+  return text.match(/\S+/g)?.length ?? 0;
+}
+
+/** The checks every mode shares: empty, NUL bytes, size. */
+export function precheck(reply: string, ctx: Pick<ReplyContext, 'maxBytes'>): ReplyRejection | undefined {
+  if (reply.replace(/^\uFEFF/, '').trim() === '') return reject('empty', 'The reply was empty.');
+  if (reply.includes('\0')) return reject('malformed', 'The reply contains NUL bytes, so it is not a text document.');
+  const bytes = Buffer.byteLength(reply, 'utf8');
+  if (bytes > ctx.maxBytes) return reject('malformed', `The reply is ${bytes} bytes, over the ${ctx.maxBytes}-byte limit.`);
+  return undefined;
+}
+
+export const documentMode: ReplyMode = {
+  name: 'document',
+  accept(reply, ctx) {
+    const bad = precheck(reply, ctx);
+    if (bad) return bad;
+    const fixes: string[] = [];
+    const lf = reply.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
+    const body = unwrap(lf, ctx, fixes);
+    if (body.trim() === '') return reject('empty', 'The reply held no document text once its wrapping was removed.');
+    const sentWords = countWords(ctx.sent);
+    const words = countWords(body);
+    if (sentWords > ctx.summaryMinWords && words < ctx.summaryRatio * sentWords) {
+      const pct = Math.round(ctx.summaryRatio * 100);
+      return reject(
+        'summary',
+        `The reply has ${words} words but the document sent has ${sentWords}, under ${pct}% of it, so it looks like a summary instead of the complete revised document.`,
+      );
+    }
+    const seen = observe(reply);
+    if (fixes.length > 0) {
+      // The edges of a wrapped reply belong to the wrapper, so they say nothing about the agent's document.
+      seen.finalNewline = observe(ctx.original).finalNewline;
+      seen.leadingBlank = false;
+    }
+    const restored = restoreConventions(body, ctx.original, seen);
+    return { ok: true, document: restored.text, fixes: [...fixes, ...restored.fixes] };
+  },
+};
+
+export const REPLY_MODES: Readonly<Record<string, ReplyMode>> = { document: documentMode };
+
+export function replyMode(name = 'document'): ReplyMode {
+  const mode = Object.hasOwn(REPLY_MODES, name) ? REPLY_MODES[name] : undefined;
+  if (!mode) throw usageError(`unknown reply mode "${name}"`, `use one of: ${Object.keys(REPLY_MODES).join(', ')}`);
+  return mode;
+}
+
+function reject(kind: RejectKind, reason: string): ReplyRejection {
+  return { ok: false, kind, reason };
+}
+
+/** Removes what agents wrap around a document: echoed delimiters, one code fence, one preamble line. */
+function unwrap(text: string, ctx: ReplyContext, fixes: string[]): string {
+  const sentLines = new Set(ctx.sent.split('\n').map((l) => l.trim()));
+  let lines = stripDelimiters(text.split('\n'), ctx.delimiters, sentLines, fixes);
+  let unfenced = unwrapFence(lines, ctx.sent);
+  if (unfenced) fixes.push('unwrapped code fence');
+  lines = unfenced ?? lines;
+  const first = lines.findIndex((l) => l.trim() !== '');
+  const line = lines[first]?.trim() ?? '';
+  if (first >= 0 && isPreamble(lines[first] ?? '') && !sentLines.has(line) && lines.slice(first + 1).some((l) => l.trim() !== '')) {
+    lines = lines.slice(first + 1);
+    fixes.push('dropped preamble line');
+    // "Here is the document:" followed by a fenced document is the commonest wrapping of all.
+    if (!unfenced && (unfenced = unwrapFence(lines, ctx.sent))) {
+      lines = unfenced;
+      fixes.push('unwrapped code fence');
+    }
+  }
+  return lines.join('\n');
+}
+
+const ANY_OPEN = /^<<<BOUNCE-DOCUMENT-[^<>\s]*>>>$/;
+const ANY_CLOSE = /^<<<END-BOUNCE-DOCUMENT-[^<>\s]*>>>$/;
+
+function stripDelimiters(lines: string[], d: Delimiters, sentLines: Set<string>, fixes: string[]): string[] {
+  // A look-alike that the document itself contains is content, not an echo.
+  const isOpen = (l: string): boolean => l.trim() === d.open || (ANY_OPEN.test(l.trim()) && !sentLines.has(l.trim()));
+  const isClose = (l: string): boolean => l.trim() === d.close || (ANY_CLOSE.test(l.trim()) && !sentLines.has(l.trim()));
+  const open = lines.findIndex(isOpen);
+  const close = open < 0 ? -1 : lines.findIndex((l, i) => i > open && isClose(l));
+  let body = lines;
+  if (close > open && open >= 0) {
+    body = lines.slice(open + 1, close);
+    const outside = [...lines.slice(0, open), ...lines.slice(close + 1)];
+    if (outside.some((l) => l.trim() !== '' && !isOpen(l) && !isClose(l))) fixes.push('dropped text outside the delimiters');
+  }
+  const kept = body.filter((l) => !isOpen(l) && !isClose(l));
+  if (kept.length !== lines.length) fixes.push('removed echoed delimiters');
+  return kept;
+}
+
+const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+const FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
+
+/** The inside of `lines` if they are, blank lines aside, one fenced block (any info string). */
+export function fencedInner(lines: readonly string[]): string[] | undefined {
+  const start = lines.findIndex((l) => l.trim() !== '');
+  let end = lines.length - 1;
+  while (end >= 0 && (lines[end] ?? '').trim() === '') end--;
+  if (start < 0 || end <= start) return undefined;
+  const open = FENCE_OPEN.exec(lines[start] ?? '');
+  const close = FENCE_CLOSE.exec(lines[end] ?? '');
+  if (!open || !close) return undefined;
+  const fence = open[1] ?? '';
+  const closer = close[1] ?? '';
+  if (fence.startsWith('`') && (open[2] ?? '').includes('`')) return undefined;
+  if (closer[0] !== fence[0] || closer.length < fence.length) return undefined;
+  return lines.slice(start + 1, end);
+}
+
+function unwrapFence(lines: string[], sent: string): string[] | undefined {
+  const inner = fencedInner(lines);
+  if (!inner) return undefined;
+  // A document that is itself one code block keeps its fence, unless the agent wrapped it again.
+  if (fencedInner(sent.split('\n')) && !fencedInner(inner)) return undefined;
+  return inner;
+}
+
+/** "Here is the revised document:": prose ending in a colon, not a heading, list item, quote or indented line. */
+function isPreamble(line: string): boolean {
+  const t = line.trimEnd();
+  return t.endsWith(':') && !/^(?:[\s#>*+|-]|\d+[.)]\s)/.test(t) && countWords(t) >= 2;
+}
+
+export interface Observed {
+  bom: boolean;
+  crlf: boolean;
+  bareLf: boolean;
+  finalNewline: boolean;
+  leadingBlank: boolean;
+}
+
+export function observe(text: string): Observed {
+  return {
+    bom: text.startsWith('\uFEFF'),
+    crlf: text.includes('\r\n'),
+    bareLf: /(^|[^\r])\n/.test(text),
+    finalNewline: /\n$/.test(text),
+    leadingBlank: /^\uFEFF?[ \t]*\r?\n/.test(text),
+  };
+}
+
+/**
+ * Gives `text` the original's BOM, line endings (CRLF if at least half of its breaks are CRLF), and
+ * trailing line breaks; leading blank lines go unless the original starts with one.
+ * `seen` describes the reply as received, so the fixes name what the agent got wrong.
+ */
+export function restoreConventions(text: string, original: string, seen: Observed = observe(text)): { text: string; fixes: string[] } {
+  const fixes: string[] = [];
+  const orig = observe(original);
+  let body = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
+  if (!orig.leadingBlank) {
+    const trimmed = body.replace(/^(?:[ \t]*\n)+/, '');
+    if (trimmed !== body && seen.leadingBlank) fixes.push('trimmed leading blank lines');
+    body = trimmed;
+  }
+  const trailing = original.match(/(?:\r?\n)+$/)?.[0].match(/\n/g)?.length ?? 0;
+  body = body.replace(/\n+$/, '') + '\n'.repeat(trailing);
+  if (orig.finalNewline && !seen.finalNewline) fixes.push('restored final newline');
+  if (!orig.finalNewline && seen.finalNewline) fixes.push('removed final newline');
+  const crlfCount = original.match(/\r\n/g)?.length ?? 0;
+  const lfCount = original.match(/\n/g)?.length ?? 0;
+  if (crlfCount > 0 && crlfCount * 2 >= lfCount) {
+    if (seen.bareLf && body.includes('\n')) fixes.push('restored CRLF line endings');
+    body = body.replace(/\n/g, '\r\n');
+  } else if (seen.crlf) {
+    fixes.push('converted CRLF line endings to LF');
+  }
+  if (orig.bom) {
+    if (!seen.bom) fixes.push('restored BOM');
+    body = `\uFEFF${body}`;
+  } else if (seen.bom) {
+    fixes.push('removed BOM');
+  }
+  return { text: body, fixes };
+}

@@ -1,0 +1,163 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomic } from './atomic.js';
+
+/** run.json: the manifest of one run, rewritten atomically after every dispatch. */
+export const RUN_STATUSES = ['running', 'converged', 'not-converged', 'failed', 'interrupted'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+const Tokens = z.number().int().nonnegative().nullable();
+
+export const UsageTotalsSchema = z
+  .object({
+    input_tokens: Tokens,
+    output_tokens: Tokens,
+    /** USD, or null when no dispatch reported a cost. */
+    cost_usd: z.number().nonnegative().nullable(),
+  })
+  .strict();
+export type UsageTotals = z.infer<typeof UsageTotalsSchema>;
+
+export const AgentRecordSchema = z
+  .object({
+    spec: z.string(),
+    adapter: z.string(),
+    provider: z.string(),
+    model: z.string().nullable(),
+    version: z.string().nullable(),
+    max_output_tokens: z.number().int().positive().nullable(),
+    timeout_s: z.number().positive(),
+    evidence: z.enum(['live', 'mock', 'external']),
+    /** Whether this agent's usage numbers came from its provider; null until it answered. */
+    usage_provider_reported: z.boolean().nullable(),
+    /** Options as resolved (model, base_url, api_key_env name...): never a key value. */
+    options: z.record(z.string(), z.unknown()),
+    /** How the agent was chosen: flag, config, default, or auto-detected. */
+    chosen_by: z.string(),
+  })
+  .strict();
+export type AgentRecord = z.infer<typeof AgentRecordSchema>;
+
+export const DispatchRefSchema = z
+  .object({
+    id: z.string(),
+    kind: z.enum(['pass', 'retry', 'repair']),
+    index: z.number().int().nonnegative(),
+    /** Artifact stem: `pass-<n>-<role>-<agent>[.retry-<k>|.repair-<k>]`. */
+    stem: z.string(),
+    status: z.enum(['pending', 'completed', 'timeout', 'error', 'rejected']),
+    reason: z.string().nullable(),
+    duration_ms: z.number().int().nonnegative().nullable(),
+    usage: UsageTotalsSchema.nullable(),
+    record: z.string().nullable(),
+  })
+  .strict();
+export type DispatchRef = z.infer<typeof DispatchRefSchema>;
+
+export const PassRecordSchema = z
+  .object({
+    pass: z.number().int().positive(),
+    role: z.enum(['reviewer', 'composer']),
+    agent: z.string(),
+    final: z.boolean(),
+    status: z.enum(['running', 'completed', 'failed', 'interrupted']),
+    notes_before: z.number().int().nonnegative(),
+    notes_after: z.number().int().nonnegative().nullable(),
+    added: z.number().int().nonnegative().nullable(),
+    resolved: z.number().int().nonnegative().nullable(),
+    misplaced_after: z.number().int().nonnegative().nullable(),
+    words_before: z.number().int().nonnegative(),
+    words_after: z.number().int().nonnegative().nullable(),
+    /** The document after this pass, relative to the run folder. */
+    document: z.string().nullable(),
+    document_sha256: z.string().nullable(),
+    usage: UsageTotalsSchema,
+    duration_ms: z.number().int().nonnegative().nullable(),
+    retries: z.number().int().nonnegative(),
+    repairs: z.number().int().nonnegative(),
+    fixes: z.array(z.string()),
+    errors: z.array(z.string()),
+    dispatches: z.array(DispatchRefSchema),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+  })
+  .strict();
+export type PassRecord = z.infer<typeof PassRecordSchema>;
+
+export const RunManifestSchema = z
+  .object({
+    schema_version: z.literal(1),
+    run_id: z.string(),
+    tool: z.object({ name: z.literal('bounce'), version: z.string() }).strict(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    finished_at: z.string().nullable(),
+    status: z.enum(RUN_STATUSES),
+    exit_code: z.number().int().nullable(),
+    input: z
+      .object({
+        /** Absolute path, or null when read from stdin. */
+        path: z.string().nullable(),
+        display: z.string(),
+        sha256: z.string(),
+        bytes: z.number().int().nonnegative(),
+        words: z.number().int().nonnegative(),
+        ext: z.string(),
+        syntax: z.enum(['markdown', 'plain']),
+        notes: z.number().int().nonnegative(),
+      })
+      .strict(),
+    original: z.string(),
+    output: z
+      .object({
+        target: z.enum(['run', 'file', 'stdout', 'in-place']),
+        path: z.string().nullable(),
+        written: z.boolean(),
+        sha256: z.string().nullable(),
+      })
+      .strict(),
+    passes: z.object({ requested: z.number().int().positive(), run: z.number().int().nonnegative(), all_passes: z.boolean() }).strict(),
+    agents: z.object({ reviewer: AgentRecordSchema, composer: AgentRecordSchema }).strict(),
+    evidence: z.enum(['live', 'mock', 'external', 'mixed']),
+    policy: z
+      .object({
+        version: z.string(),
+        contract_version: z.number().int(),
+        templates_sha256: z.string(),
+        prompts_dir: z.string().nullable(),
+        markers: z.array(z.string()),
+        max_repairs: z.number().int().nonnegative(),
+        summary_ratio: z.number(),
+        summary_min_words: z.number().int(),
+        max_bytes: z.number().int().positive(),
+        reply_mode: z.string(),
+      })
+      .strict(),
+    pass_records: z.array(PassRecordSchema),
+    totals: UsageTotalsSchema.extend({ duration_ms: z.number().int().nonnegative(), dispatches: z.number().int().nonnegative() }).strict(),
+    breaker: z
+      .object({
+        consecutive_failures: z.number().int().nonnegative(),
+        open: z.boolean(),
+        last_error: z.string().nullable(),
+      })
+      .strict(),
+    notes_left: z.number().int().nonnegative().nullable(),
+    error: z.object({ type: z.string(), message: z.string() }).strict().nullable(),
+  })
+  .strict();
+export type RunManifest = z.infer<typeof RunManifestSchema>;
+
+export const MANIFEST_FILE = 'run.json';
+
+export function writeManifest(runDir: string, manifest: RunManifest): void {
+  manifest.updated_at = new Date().toISOString();
+  // Validate before writing: a manifest that does not parse is a bug, not a file to leave behind.
+  const checked = RunManifestSchema.parse(manifest);
+  writeFileAtomic(join(runDir, MANIFEST_FILE), `${JSON.stringify(checked, null, 2)}\n`);
+}
+
+export function readManifest(runDir: string): RunManifest {
+  return RunManifestSchema.parse(JSON.parse(readFileSync(join(runDir, MANIFEST_FILE), 'utf8')));
+}

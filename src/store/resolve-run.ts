@@ -1,0 +1,90 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { ZodError } from 'zod';
+import { usageError } from '../errors.js';
+import { MANIFEST_FILE, readManifest, type RunManifest } from './manifest.js';
+
+export interface RunEntry {
+  dir: string;
+  manifest: RunManifest | null;
+  error?: string;
+}
+
+const isDir = (path: string): boolean => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/** A folder is a run folder when it has run.json or an audit trail. */
+const looksLikeRun = (dir: string): boolean => existsSync(join(dir, MANIFEST_FILE)) || isDir(join(dir, 'audit'));
+
+/** `<slug>-<yyyymmdd-hhmmss>-<xxxxxx>` -> ISO time, for runs whose run.json cannot be read. */
+function stampOf(name: string): string | null {
+  const m = /(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-[0-9A-Za-z]{6}$/.exec(name);
+  return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.000Z` : null;
+}
+
+/** One line saying why run.json could not be read. */
+export function manifestProblem(dir: string, err: unknown): string {
+  if (!existsSync(join(dir, MANIFEST_FILE))) return 'run.json is missing';
+  if (err instanceof SyntaxError) return `run.json is not JSON: ${err.message}`;
+  if (err instanceof ZodError) {
+    const issue = err.issues[0];
+    return `run.json does not match its schema${issue ? `: ${issue.path.join('.') || '(root)'}: ${issue.message}` : ''}`;
+  }
+  return `run.json cannot be read: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+function readEntry(dir: string): RunEntry {
+  try {
+    return { dir, manifest: readManifest(dir) };
+  } catch (err) {
+    return { dir, manifest: null, error: manifestProblem(dir, err) };
+  }
+}
+
+/** Every run folder in runsDir, newest first (created_at, else the time in the name, else the name). */
+export function listRuns(runsDir: string): RunEntry[] {
+  if (!isDir(runsDir)) return [];
+  const entries = readdirSync(runsDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+    .map((d) => readEntry(join(runsDir, d.name)));
+  const key = (e: RunEntry): string => {
+    const created = e.manifest ? Date.parse(e.manifest.created_at) : NaN;
+    return Number.isNaN(created) ? (stampOf(basename(e.dir)) ?? '') : new Date(created).toISOString();
+  };
+  return entries.sort((a, b) => key(b).localeCompare(key(a)) || basename(b.dir).localeCompare(basename(a.dir)));
+}
+
+/**
+ * `<run>` as every command takes it: a path to a run folder, a run id, a unique prefix
+ * of an id in runsDir, or `latest`. Anything else is a usage error naming what exists.
+ */
+export function resolveRunDir(arg: string, runsDir: string, cwd: string): string {
+  const root = resolve(cwd, runsDir);
+  if (arg === '') throw usageError('no run given', 'pass a run id, a unique prefix of one, a path to a run folder, or latest');
+  if (arg === 'latest') {
+    const newest = listRuns(root)[0];
+    if (!newest) throw usageError(`no runs in ${root}`, 'run `bounce refine <file>` first, or pass --runs-dir');
+    return newest.dir;
+  }
+  const byId = join(root, arg);
+  if (!arg.includes('/') && !arg.includes('\\') && isDir(byId)) return byId;
+  const byPath = resolve(cwd, arg);
+  if (isDir(byPath) && looksLikeRun(byPath)) return byPath;
+  const names = isDir(root) ? readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name) : [];
+  const matches = names.filter((n) => n.startsWith(arg)).sort();
+  if (matches.length === 1) return join(root, matches[0]!);
+  if (matches.length > 1) {
+    const shown = matches.slice(0, 10).join(', ') + (matches.length > 10 ? `, and ${matches.length - 10} more` : '');
+    throw usageError(`run prefix "${arg}" is ambiguous`, `it matches ${shown}; give more of the id`);
+  }
+  const known = listRuns(root)
+    .slice(0, 5)
+    .map((e) => basename(e.dir));
+  const hint = known.length > 0 ? `runs in ${root}: ${known.join(', ')}${names.length > 5 ? ', ...' : ''} (or latest)` : `there are no runs in ${root}; pass --runs-dir or a path to a run folder`;
+  throw usageError(`no run matches "${arg}"`, hint);
+}

@@ -1,0 +1,78 @@
+import { accessSync, appendFileSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ulid } from 'ulid';
+import { usageError } from '../errors.js';
+import { writeFileAtomic } from './atomic.js';
+
+/** `<slug>-<UTC yyyymmdd-hhmmss>-<last 6 of a ULID>`: sortable, unique, readable. */
+export function makeRunId(name: string, now = new Date(), id = ulid(now.getTime())): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${slugifyName(name)}-${stamp}-${id.slice(-6)}`;
+}
+
+export function slugifyName(name: string): string {
+  const base = name.replace(/.*[\\/]/, '').replace(/\.[^.]+$/, '');
+  return (
+    base
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'doc'
+  );
+}
+
+/**
+ * Checks that the runs dir can be created or written before anything else happens,
+ * so a bad `--runs-dir` fails as a usage error without leaving a half-made run.
+ */
+export function assertRunsDirWritable(runsDir: string): void {
+  let probe = runsDir;
+  while (!existsSync(probe)) {
+    const parent = join(probe, '..');
+    if (parent === probe) break;
+    probe = parent;
+  }
+  try {
+    if (!statSync(probe).isDirectory()) throw new Error('not a directory');
+    accessSync(probe, constants.W_OK);
+  } catch {
+    throw usageError(`runs dir is not writable: ${runsDir}`, 'pass a writable folder with --runs-dir or set runs_dir in bounce.config.yaml', 'input');
+  }
+}
+
+/** Creates the runs dir (with a `.gitignore` of `*` when bounce made it) and the run folder. */
+export function createRunFolder(runsDir: string, runId: string): string {
+  if (!existsSync(runsDir)) {
+    mkdirSync(runsDir, { recursive: true });
+    writeFileSync(join(runsDir, '.gitignore'), '*\n');
+  }
+  const dir = join(runsDir, runId);
+  mkdirSync(dir);
+  return dir;
+}
+
+export type AttemptKind = 'pass' | 'retry' | 'repair';
+
+/** Artifact stem of one dispatch: `pass-<n>-<role>-<agent>[.retry-<k>|.repair-<k>]`. */
+export function dispatchStem(pass: number, role: string, agentSlug: string, kind: AttemptKind, index: number): string {
+  const base = `pass-${pass}-${role}-${agentSlug}`;
+  return kind === 'pass' ? base : `${base}.${kind}-${index}`;
+}
+
+export class RunFolder {
+  constructor(readonly dir: string) {}
+
+  path(name: string): string {
+    return join(this.dir, name);
+  }
+
+  write(name: string, data: string | Uint8Array): string {
+    writeFileAtomic(this.path(name), data);
+    return name;
+  }
+
+  /** Appends one timestamped line to run.log (append-only, so no temp file). */
+  log(line: string): void {
+    appendFileSync(this.path('run.log'), `${new Date().toISOString()} ${line}\n`);
+  }
+}

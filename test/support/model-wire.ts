@@ -1,0 +1,139 @@
+/**
+ * Wire formats of the scripted model server: how a reply or an error is written for each
+ * API, streamed (SSE) or as one JSON body. Shapes follow the providers' public references.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { Reply } from './model-turn.js';
+
+export type Api = 'anthropic' | 'responses' | 'chat';
+
+export interface Answer {
+  model: string;
+  reply: Reply;
+  usage: { input: number; output: number };
+  stream: boolean;
+  /** Chat Completions: `stream_options.include_usage` was set. */
+  includeUsage: boolean;
+}
+
+const id = (prefix: string): string => `${prefix}${randomBytes(12).toString('hex')}`;
+
+/** Cut text into deltas of at most `size` characters (none for empty text). */
+export function pieces(text: string, size = 40): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+function sse(res: ServerResponse): (event: string | null, data: unknown) => void {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  return (event, data) => {
+    res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+  };
+}
+
+export function sendAnthropic(res: ServerResponse, a: Answer): void {
+  const stop_reason = a.reply.truncated ? 'max_tokens' : 'end_turn';
+  const usage = { input_tokens: a.usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const base = { id: id('msg_'), type: 'message', role: 'assistant', model: a.model, stop_sequence: null };
+  const content = a.reply.text === '' ? [] : [{ type: 'text', text: a.reply.text }];
+  if (!a.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ...base, content, stop_reason, usage: { ...usage, output_tokens: a.usage.output } }));
+    return;
+  }
+  const send = sse(res);
+  send('message_start', { type: 'message_start', message: { ...base, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } });
+  if (content.length > 0) {
+    send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+    send('ping', { type: 'ping' });
+    for (const text of pieces(a.reply.text)) send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } });
+    send('content_block_stop', { type: 'content_block_stop', index: 0 });
+  }
+  send('message_delta', { type: 'message_delta', delta: { stop_reason, stop_sequence: null }, usage: { output_tokens: a.usage.output } });
+  send('message_stop', { type: 'message_stop' });
+  res.end();
+}
+
+export function sendResponses(res: ServerResponse, a: Answer): void {
+  const text = a.reply.text;
+  const msgId = id('msg_');
+  const part = { type: 'output_text', text, annotations: [] };
+  const item = { id: msgId, type: 'message', status: a.reply.truncated ? 'incomplete' : 'completed', role: 'assistant', content: [part] };
+  const usage = {
+    input_tokens: a.usage.input,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: a.usage.output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: a.usage.input + a.usage.output,
+  };
+  const response = {
+    id: id('resp_'), object: 'response', created_at: Math.floor(Date.now() / 1000), model: a.model,
+    status: a.reply.truncated ? 'incomplete' : 'completed',
+    incomplete_details: a.reply.truncated ? { reason: 'max_output_tokens' } : null,
+    error: null, output: [item], usage,
+  };
+  if (!a.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(response));
+    return;
+  }
+  const send = sse(res);
+  let seq = 0;
+  const ev = (type: string, fields: Record<string, unknown>): void => send(type, { type, sequence_number: seq++, ...fields });
+  const at = { item_id: msgId, output_index: 0, content_index: 0 };
+  ev('response.created', { response: { ...response, status: 'in_progress', incomplete_details: null, output: [], usage: null } });
+  ev('response.in_progress', { response: { ...response, status: 'in_progress', incomplete_details: null, output: [], usage: null } });
+  ev('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
+  ev('response.content_part.added', { ...at, part: { ...part, text: '' } });
+  for (const delta of pieces(text)) ev('response.output_text.delta', { ...at, delta, logprobs: [] });
+  ev('response.output_text.done', { ...at, text, logprobs: [] });
+  ev('response.content_part.done', { ...at, part });
+  ev('response.output_item.done', { output_index: 0, item });
+  ev(a.reply.truncated ? 'response.incomplete' : 'response.completed', { response });
+  res.end();
+}
+
+export function sendChat(res: ServerResponse, a: Answer): void {
+  const finish_reason = a.reply.truncated ? 'length' : 'stop';
+  const usage = { prompt_tokens: a.usage.input, completion_tokens: a.usage.output, total_tokens: a.usage.input + a.usage.output };
+  const base = { id: id('chatcmpl-'), created: Math.floor(Date.now() / 1000), model: a.model, system_fingerprint: null };
+  if (!a.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const message = { role: 'assistant', content: a.reply.text, refusal: null };
+    res.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message, logprobs: null, finish_reason }], usage }));
+    return;
+  }
+  const send = sse(res);
+  const extra = a.includeUsage ? { usage: null } : {};
+  const chunk = (delta: Record<string, unknown>, finish: string | null): void =>
+    send(null, { ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra });
+  chunk({ role: 'assistant', content: '', refusal: null }, null);
+  for (const content of pieces(a.reply.text)) chunk({ content }, null);
+  chunk({}, finish_reason);
+  if (a.includeUsage) send(null, { ...base, object: 'chat.completion.chunk', choices: [], usage });
+  send(null, '[DONE]');
+  res.end();
+}
+
+const ANTHROPIC_ERRORS: Record<number, string> = {
+  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
+  413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error',
+};
+const OPENAI_ERRORS: Record<number, [type: string, code: string | null]> = {
+  400: ['invalid_request_error', null], 401: ['invalid_request_error', 'invalid_api_key'], 403: ['invalid_request_error', 'unsupported_country_region_territory'],
+  404: ['invalid_request_error', 'model_not_found'], 429: ['requests', 'rate_limit_exceeded'], 500: ['server_error', null], 503: ['server_error', null],
+};
+
+/** An HTTP error in the API's own error shape, with `Retry-After` (seconds) when given. */
+export function sendError(res: ServerResponse, api: Api, status: number, message?: string, retryAfter?: number): void {
+  const text = message ?? (status === 429 ? `Rate limit reached (scripted). Please try again in ${retryAfter ?? 1}s.` : `scripted HTTP ${status}`);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+  const body =
+    api === 'anthropic'
+      ? { type: 'error', error: { type: ANTHROPIC_ERRORS[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message: text } }
+      : { error: { message: text, type: (OPENAI_ERRORS[status] ?? [status >= 500 ? 'server_error' : 'invalid_request_error'])[0], param: null, code: OPENAI_ERRORS[status]?.[1] ?? null } };
+  res.writeHead(status, headers).end(JSON.stringify(body));
+}
