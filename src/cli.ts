@@ -7,6 +7,13 @@ import { runRefine } from './commands/refine.js';
 import { runScan } from './commands/scan.js';
 import { runCheck } from './commands/check.js';
 import { runAdapters } from './commands/adapters.js';
+import { runResume } from './commands/resume.js';
+import { runRuns } from './commands/runs.js';
+import { runShow } from './commands/show.js';
+import { runDiff } from './commands/diff.js';
+import { runReport } from './commands/report.js';
+import { runAudit } from './commands/audit.js';
+import { runsDirFor } from './config/load.js';
 import { CHECK_EXIT_CODES, commandHelp, REFINE_EXAMPLES } from './help.js';
 
 /** Declares the commands; each one's work lives in src/commands/<name>.ts. */
@@ -64,6 +71,69 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description('list the built-in adapters and their options')
     .option('--json', 'print one JSON object')
     .action(async (o: { json?: boolean }) => setExit(await runAdapters(o, io)));
+
+  program
+    .command('resume')
+    .description('finish an interrupted or crashed run from its last completed pass')
+    .argument('<run>', 'run folder path, run id, unique id prefix, or latest')
+    .option('-o, --out <file>', 'write the converged document to FILE (- for stdout) instead of the recorded target')
+    .option('--in-place', 'overwrite the input atomically after convergence')
+    .option('--runs-dir <dir>', 'where to look for the run')
+    .option('--config <file>', 'config file (agents are resolved from it again)')
+    .option('--json', 'print one JSON object on stdout, whatever the outcome')
+    .option('-q, --quiet', 'no progress or summary on stderr')
+    .addHelpText('after', commandHelp(['bounce resume latest', 'bounce resume rfc-20261129-101500-7QZK3M --json']))
+    .action(async (run: string, o: Record<string, unknown>) => setExit(await runResume({ run, ...o }, io)));
+
+  const runsDir = (o: { runsDir?: string; config?: string }): string => runsDirFor(io.cwd, loadConfig(io.cwd, io.env, o.config), o.runsDir);
+  const RUN_ARG = ['<run>', 'run folder path, run id, unique id prefix, or latest'] as const;
+
+  program
+    .command('runs')
+    .description('list runs, newest first')
+    .option('--runs-dir <dir>', 'runs folder (default: runs_dir from config, else ./runs)')
+    .option('--config <file>', 'config file')
+    .option('--json', 'print a JSON array')
+    .action(async (o: { runsDir?: string; config?: string; json?: boolean }) => setExit(await runRuns({ runsDir: runsDir(o), json: o.json }, io)));
+
+  program
+    .command('show')
+    .description('what each pass of a run did')
+    .argument(...RUN_ARG)
+    .option('--runs-dir <dir>', 'runs folder')
+    .option('--config <file>', 'config file')
+    .option('--json', 'print one JSON object')
+    .action(async (run: string, o: { runsDir?: string; config?: string; json?: boolean }) => setExit(await runShow({ run, runsDir: runsDir(o), json: o.json }, io)));
+
+  program
+    .command('diff')
+    .description('a unified diff of what a pass changed (every pass when none is given)')
+    .argument(...RUN_ARG)
+    .argument('[pass]', 'pass number')
+    .option('--runs-dir <dir>', 'runs folder')
+    .option('--config <file>', 'config file')
+    .option('--no-color', 'plain output even on a terminal')
+    .action(async (run: string, pass: string | undefined, o: { runsDir?: string; config?: string; color?: boolean }) =>
+      setExit(await runDiff({ run, runsDir: runsDir(o), pass: pass === undefined ? undefined : Number(pass), color: o.color === false ? false : undefined }, io)),
+    );
+
+  program
+    .command('report')
+    .description('write a self-contained HTML report into the run folder')
+    .argument(...RUN_ARG)
+    .option('--runs-dir <dir>', 'runs folder')
+    .option('--config <file>', 'config file')
+    .action(async (run: string, o: { runsDir?: string; config?: string }) => setExit(await runReport({ run, runsDir: runsDir(o) }, io)));
+
+  program
+    .command('audit')
+    .description("verify a run's dispatch records, hashes and counts")
+    .argument(...RUN_ARG)
+    .option('--runs-dir <dir>', 'runs folder')
+    .option('--config <file>', 'config file')
+    .option('--json', 'print one JSON object')
+    .addHelpText('after', commandHelp(['bounce audit latest'], CHECK_EXIT_CODES))
+    .action(async (run: string, o: { runsDir?: string; config?: string; json?: boolean }) => setExit(await runAudit({ run, runsDir: runsDir(o), json: o.json }, io)));
 
   return program;
 }

@@ -151,7 +151,7 @@ export function renderRecord(record: DispatchRecord): string {
   const doc = new Document(DispatchRecordSchema.parse(record), { aliasDuplicateObjects: false });
   // Line ranges read best as `[1, 40]`.
   visit(doc, { Seq: (_key, node) => void (isSeq(node) && node.items.length > 0 && node.items.every((i) => isScalar(i) && typeof i.value === 'number') && (node.flow = true)) });
-  return doc.toString({ lineWidth: 0 });
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 
 function writeRecord(runDir: string, rel: string, record: DispatchRecord): void {

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { chooseAgents } from '../adapters/choose.js';
 import type { Role } from '../adapters/contract.js';
-import { loadConfig } from '../config/load.js';
+import { loadConfig, runsDirFor } from '../config/load.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { DEFAULT_MARKERS } from '../protocol/scanner.js';
@@ -58,14 +58,15 @@ function secondsFlag(value: string | number | undefined): number | undefined {
  * Any failure here is exit 2 and leaves no run folder behind.
  */
 export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { checkAgents: boolean }): Promise<{ plan: RunPlan; warnings: string[] }> {
-  const { config, path: configPath } = loadConfig(io.cwd, io.env, opts.config);
+  const loaded = loadConfig(io.cwd, io.env, opts.config);
+  const { config, path: configPath } = loaded;
   const configDir = configPath ? dirname(configPath) : null;
   const passes = intFlag('--passes', opts.passes, DEFAULT_PASSES, 1, config.max_passes);
   const maxRepairs = intFlag('--max-repairs', opts.maxRepairs, 1, 0, 5);
   const timeoutS = secondsFlag(opts.timeout);
   const output = outputTarget({ out: opts.out, inPlace: opts.inPlace, json: opts.json }, opts.doc === '-' ? null : resolve(io.cwd, opts.doc), io.cwd);
   const input = await readInput(opts.doc, io, config.max_bytes);
-  const runsDir = resolve(io.cwd, opts.runsDir ?? (config.runs_dir ? resolve(configDir ?? io.cwd, config.runs_dir) : 'runs'));
+  const runsDir = runsDirFor(io.cwd, loaded, opts.runsDir);
   if (!opts.dryRun) assertRunsDirWritable(runsDir);
   const promptsDir = opts.prompts ? resolve(io.cwd, opts.prompts) : null;
   const templates = await loadTemplates(promptsDir ?? undefined);

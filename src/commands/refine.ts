@@ -6,6 +6,7 @@ import { finishRun, type RefineJson } from '../runner/finish.js';
 import { createProgress } from '../runner/progress.js';
 import { buildPassPrompt } from '../runner/prompt.js';
 import { startRun } from '../runner/start.js';
+import { acquireLock } from '../store/lock.js';
 import type { RunPlan } from '../runner/plan.js';
 import { buildPlan, type RefineOptions } from './refine-plan.js';
 
@@ -40,8 +41,13 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
     current: { text: plan.input.text, file: manifest.original },
     retryBaseMs: Number(io.env.BOUNCE_RETRY_BASE_MS) || 1000,
   };
-  const result = await runLoop(state);
-  return finishRun(state, result, opts).exitCode;
+  const release = acquireLock(folder.dir);
+  try {
+    const result = await runLoop(state);
+    return finishRun(state, result, opts).exitCode;
+  } finally {
+    release();
+  }
 }
 
 export function errorJson(exitCode: number, type: string, message: string): RefineJson {

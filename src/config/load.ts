@@ -58,3 +58,10 @@ export function parseConfig(text: string, label: string): Config {
   }
   return result.data;
 }
+
+/** The runs dir: the flag (relative to cwd), else runs_dir (relative to the config file), else ./runs. */
+export function runsDirFor(cwd: string, loaded: LoadedConfig, flag?: string): string {
+  if (flag) return resolve(cwd, flag);
+  if (loaded.config.runs_dir) return resolve(loaded.path ? dirname(loaded.path) : cwd, loaded.config.runs_dir);
+  return resolve(cwd, 'runs');
+}

@@ -27,6 +27,8 @@ td.note{background:var(--note);box-shadow:inset 3px 0 0 #e0a800}tr.skip td{color
 .legend span{display:inline-block;padding:0 6px;margin-right:8px;border-radius:3px}.stats{color:var(--muted);margin:2px 0 8px}
 `;
 
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
 function agentText(a: AgentRecord): string {
   const evidence = a.evidence === 'mock' ? 'mock evidence, not a live result' : a.evidence;
   return `${a.spec} — adapter ${a.adapter}, model ${a.model ?? '-'}, version ${a.version ?? '-'} (${evidence})`;
@@ -65,7 +67,7 @@ function passes(dir: string, m: RunManifest): string {
   return passChanges(dir, m)
     .map((ch) => {
       const p = ch.record;
-      const stats = `${esc(p.status)} · notes ${p.notes_before} → ${p.notes_after ?? '?'} (+${p.added ?? '?'}/-${p.resolved ?? '?'}) · words ${p.words_before} → ${p.words_after ?? '?'} · ${fmtTokens(totalTokens(p.usage))} tokens · ${fmtCost(p.usage.cost_usd)} · ${fmtDuration(p.duration_ms)} · ${p.retries} retries · ${p.repairs} repairs`;
+      const stats = `${esc(p.status)} · notes ${p.notes_before} → ${p.notes_after ?? '?'} (+${p.added ?? '?'}/-${p.resolved ?? '?'}) · words ${p.words_before} → ${p.words_after ?? '?'} · ${fmtTokens(totalTokens(p.usage))} tokens · cost ${fmtCost(p.usage.cost_usd)} · ${fmtDuration(p.duration_ms)} · ${plural(p.retries, 'retry', 'retries')} · ${plural(p.repairs, 'repair', 'repairs')}`;
       const errors = p.errors.map((e) => `<p class="muted">error: ${esc(e)}</p>`).join('');
       const body =
         ch.after === null

@@ -55,10 +55,8 @@ function openPassRecord(state: RunState, pass: number, notesBefore: number): Pas
     started_at: new Date().toISOString(),
     finished_at: null,
   };
-  // A pass left half-done by a crash is run again from its start.
-  const records = state.manifest.pass_records;
-  if (records.at(-1)?.pass === pass) records.pop();
-  records.push(rec);
+  // A pass left half-done (interrupted, crashed, failed) keeps its record; the rerun gets a new one.
+  state.manifest.pass_records.push(rec);
   writeManifest(state.folder.dir, state.manifest);
   return rec;
 }

@@ -1,5 +1,5 @@
 import type { Io } from '../io.js';
-import type { RunManifest, PassRecord, UsageTotals } from '../store/manifest.js';
+import type { RunManifest, UsageTotals } from '../store/manifest.js';
 import type { RunFolder } from '../store/run-folder.js';
 import type { RunHooks } from './hooks.js';
 import type { RunPlan } from './plan.js';
@@ -29,10 +29,4 @@ export function addUsage(into: UsageTotals, add: { input_tokens: number | null; 
 
 export function emptyTotals(): UsageTotals {
   return { input_tokens: null, output_tokens: null, cost_usd: null };
-}
-
-export function currentPass(state: RunState): PassRecord {
-  const rec = state.manifest.pass_records.at(-1);
-  if (!rec) throw new Error('no pass record');
-  return rec;
 }

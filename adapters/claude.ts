@@ -1,0 +1,181 @@
+#!/usr/bin/env node
+/**
+ * The claude adapter: one `claude -p` (Claude Code CLI) call per dispatch, prompt on stdin,
+ * no tools, no session saved, in a fresh empty directory. Claude Code's own API retries
+ * are turned off (CLAUDE_CODE_MAX_RETRIES=0): only the runner retries. docs/adapters.md#claude
+ */
+import { runAdapter, fail, type AdapterProgram } from '../src/adapters/adapter-kit.js';
+import type { AdapterRequest, AdapterResponse, AgentOptions, CheckResult, Usage } from '../src/adapters/contract.js';
+import { classifyCliError, findProgram, makeTempDir, notFoundMessage, removeTempDir, runCli } from '../src/adapters/cli-run.js';
+import { isMain } from '../src/adapters/endpoint.js';
+import { cliVersion } from '../src/adapters/detect.js';
+
+const PACKAGE = '@anthropic-ai/claude-code';
+/** Set by a parent Claude Code session; inherited, they make the nested `claude -p` misbehave. */
+const SESSION_VARS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SESSION_ID', 'CLAUDE_CODE_CHILD_SESSION', 'CLAUDE_CODE_EXECPATH'];
+const USAGE_ERROR_RE = /unknown option|unexpected argument|invalid (value|argument)|too many arguments|missing required|error: option/i;
+
+/** The argv after `claude`. `--tools=` (no tools) comes last: its variadic parser would swallow what follows. */
+export function buildClaudeArgs(options: AgentOptions): string[] {
+  const args = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--max-turns', '1', '--strict-mcp-config'];
+  if (options.model) args.push('--model', options.model);
+  if (options.max_budget_usd !== undefined) args.push('--max-budget-usd', String(options.max_budget_usd));
+  return [...args, ...(options.args ?? []), '--tools='];
+}
+
+/** The child's environment: ours, minus a parent session's markers, with retries off and the output cap. */
+export function buildClaudeEnv(options: AgentOptions, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env, CLAUDE_CODE_MAX_RETRIES: '0' };
+  for (const name of SESSION_VARS) delete out[name];
+  if (options.max_output_tokens !== undefined) out.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(options.max_output_tokens);
+  return out;
+}
+
+/** Claude Code prices usage from Anthropic's list prices; behind another ANTHROPIC_BASE_URL that figure means nothing. */
+export function costIsMeaningful(env: NodeJS.ProcessEnv): boolean {
+  const base = env.ANTHROPIC_BASE_URL?.trim();
+  if (!base) return true;
+  try {
+    return new URL(base).hostname === 'api.anthropic.com';
+  } catch {
+    return false;
+  }
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : 0);
+
+interface ClaudeStream {
+  events: Json[];
+  /** Lines that are not JSON objects: Claude Code sometimes prints errors on stdout. */
+  noise: string[];
+  version: string | null;
+  model: string | null;
+  result: Json | null;
+  /** Text of each real (not synthetic) model message, keyed by message id, in order. */
+  texts: Map<string, string>;
+}
+
+function readStream(stdout: string): ClaudeStream {
+  const s: ClaudeStream = { events: [], noise: [], version: null, model: null, result: null, texts: new Map() };
+  for (const line of stdout.split('\n')) {
+    if (!line.trim()) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      s.noise.push(line.trim());
+      continue;
+    }
+    if (!isObject(value)) continue;
+    s.events.push(value);
+    if (value.type === 'system' && value.subtype === 'init') {
+      if (typeof value.claude_code_version === 'string') s.version = value.claude_code_version;
+      if (typeof value.model === 'string') s.model = value.model;
+    } else if (value.type === 'result') s.result = value;
+    else if (value.type === 'assistant' && isObject(value.message) && value.message.model !== '<synthetic>') {
+      const content = Array.isArray(value.message.content) ? value.message.content : [];
+      const text = content.filter((c): c is Json => isObject(c) && c.type === 'text' && typeof c.text === 'string').map((c) => c.text as string).join('');
+      const id = typeof value.message.id === 'string' ? value.message.id : `#${s.events.length}`;
+      if (text) s.texts.set(id, (s.texts.get(id) ?? '') + text);
+    }
+  }
+  return s;
+}
+
+function usageOf(result: Json, costKnown: boolean): Usage {
+  const u = isObject(result.usage) ? result.usage : null;
+  const cost = typeof result.total_cost_usd === 'number' && result.total_cost_usd >= 0 ? result.total_cost_usd : null;
+  return {
+    input_tokens: u ? num(u.input_tokens) + num(u.cache_creation_input_tokens) + num(u.cache_read_input_tokens) : null,
+    output_tokens: u ? num(u.output_tokens) : null,
+    cost_usd: costKnown ? cost : null,
+    provider_reported: u !== null,
+  };
+}
+
+/** The model that produced most output, from `modelUsage` (e.g. `claude-opus-4-8[1m]`), else the session's model. */
+function modelOf(result: Json, fallback: string | null): string | null {
+  const usage = isObject(result.modelUsage) ? Object.entries(result.modelUsage) : [];
+  usage.sort(([, a], [, b]) => num(isObject(b) ? b.outputTokens : 0) - num(isObject(a) ? a.outputTokens : 0));
+  return usage[0]?.[0] ?? fallback;
+}
+
+/**
+ * One `claude -p --output-format stream-json --verbose` run as an adapter response. Claude
+ * Code answers a reply cut at the output cap by asking the model to resume (up to 3 times)
+ * and then reports only the LAST piece as `result`: more than one model message in a
+ * tool-less single turn therefore means the reply was cut, and it is reported truncated.
+ */
+export function parseClaudeOutput(stdout: string, stderr: string, exitCode: number | null, opts: { costKnown?: boolean } = {}): AdapterResponse {
+  const s = readStream(stdout);
+  const meta = { agent_version: s.version, model: s.model };
+  if (!s.result) {
+    const text = [...s.noise, stderr.trim()].filter(Boolean).join('\n').trim();
+    if (USAGE_ERROR_RE.test(text)) return { ...fail('config', `claude rejected its arguments: ${text.slice(0, 400)}`), ...meta };
+    const why = text || (exitCode === 0 ? 'claude printed no result' : `claude exited with code ${exitCode} and printed no result`);
+    return { ok: false, error: classifyCliError(why), ...meta };
+  }
+  const r = s.result;
+  const usage = usageOf(r, opts.costKnown ?? true);
+  const base = { usage, model: modelOf(r, s.model), agent_version: s.version };
+  const message = typeof r.result === 'string' ? r.result : '';
+  const pieces = [...s.texts.values()];
+  if (r.is_error === true || r.subtype !== 'success') {
+    if (/output token maximum|max_output_tokens/i.test(message)) return { ok: true, reply: pieces.join(''), stop: 'truncated', ...base };
+    if (r.subtype === 'error_max_turns') return { ok: false, error: { type: 'provider', message: 'claude stopped at its turn limit (--max-turns 1) before a final answer' }, ...base };
+    if (r.subtype === 'error_max_budget_usd') return { ok: false, error: { type: 'config', message: 'claude stopped at --max-budget-usd: raise max_budget_usd for this agent' }, ...base };
+    const status = typeof r.api_error_status === 'number' ? r.api_error_status : null;
+    return { ok: false, error: classifyCliError(message || `claude failed (${String(r.subtype)})`, status), ...base };
+  }
+  const continued = pieces.length > 1;
+  if (continued || r.stop_reason === 'max_tokens') return { ok: true, reply: continued ? pieces.join('') : message, stop: 'truncated', ...base };
+  // A known Claude Code bug leaves `result` empty although the model wrote text: use that text.
+  return { ok: true, reply: message || (pieces[0] ?? ''), stop: 'complete', ...base };
+}
+
+async function dispatch(request: AdapterRequest, env: NodeJS.ProcessEnv): Promise<AdapterResponse> {
+  const program = findProgram('claude', env);
+  if (!program) return fail('config', notFoundMessage('claude', PACKAGE, env));
+  const cwd = makeTempDir('bounce-claude-');
+  try {
+    const childEnv = buildClaudeEnv(request.options, env);
+    const run = await runCli({
+      program,
+      args: buildClaudeArgs(request.options),
+      input: request.prompt,
+      env: childEnv,
+      cwd,
+      deadline: request.deadline,
+      secrets: [env.ANTHROPIC_API_KEY, env.ANTHROPIC_AUTH_TOKEN, env.CLAUDE_CODE_OAUTH_TOKEN],
+    });
+    if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
+    if (run.timedOut) return fail('timeout', `claude did not finish before the deadline (${request.deadline}); its process group was killed`);
+    if (run.tooLarge) return fail('provider', 'claude printed more than 64 MB on stdout');
+    return parseClaudeOutput(run.stdout, run.stderr, run.exitCode, { costKnown: costIsMeaningful(childEnv) });
+  } finally {
+    removeTempDir(cwd);
+  }
+}
+
+/** No API call: the CLI must start; a login cannot be verified offline, so it is a warning. */
+async function check(options: AgentOptions, env: NodeJS.ProcessEnv): Promise<CheckResult> {
+  const program = findProgram('claude', env);
+  const resolved: CheckResult['resolved'] = { program, model: options.model ?? null, max_output_tokens: options.max_output_tokens ?? null };
+  if (!program) return { ok: false, version: null, problems: [notFoundMessage('claude', PACKAGE, env)], warnings: [], resolved };
+  const version = await cliVersion(program, buildClaudeEnv(options, env));
+  if (!version) return { ok: false, version: null, problems: [`${program} --version failed: reinstall ${PACKAGE} or fix BOUNCE_CLAUDE_BIN`], warnings: [], resolved };
+  const warnings: string[] = [];
+  if (env.ANTHROPIC_API_KEY?.trim()) resolved.credentials = 'ANTHROPIC_API_KEY';
+  else warnings.push('claude login cannot be verified offline: run `claude` once and /login, or set ANTHROPIC_API_KEY');
+  if (env.ANTHROPIC_BASE_URL?.trim()) resolved.base_url = env.ANTHROPIC_BASE_URL.trim();
+  for (const key of ['base_url', 'api_key_env', 'temperature'] as const) {
+    if (options[key] !== undefined) warnings.push(`${key} is ignored by the claude adapter (Claude Code reads ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY itself)`);
+  }
+  return { ok: true, version: version.replace(/\s*\(Claude Code\)\s*$/, ''), problems: [], warnings, resolved };
+}
+
+export const claudeAdapter: AdapterProgram = { dispatch, check };
+
+if (isMain(import.meta.url)) await runAdapter(claudeAdapter);

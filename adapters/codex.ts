@@ -1,0 +1,228 @@
+#!/usr/bin/env node
+/**
+ * The codex adapter: one `codex exec` (Codex CLI) call per dispatch, prompt on stdin, a
+ * read-only sandbox in a fresh empty directory, no session saved. The user's
+ * $CODEX_HOME/config.toml (login, model providers) stays in force; the retries of the
+ * providers it defines are turned off with -c overrides: only the runner retries.
+ * docs/adapters.md#codex
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { runAdapter, fail, type AdapterProgram } from '../src/adapters/adapter-kit.js';
+import { emptyUsage, type AdapterError, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult, type Usage } from '../src/adapters/contract.js';
+import { classifyCliError, findProgram, makeTempDir, notFoundMessage, removeTempDir, runCli } from '../src/adapters/cli-run.js';
+import { isMain } from '../src/adapters/endpoint.js';
+import { cliVersion } from '../src/adapters/detect.js';
+import { execa } from 'execa';
+
+const PACKAGE = '@openai/codex';
+const BUILTIN_PROVIDERS = ['openai', 'ollama', 'lmstudio'];
+const USAGE_ERROR_RE = /Error loading config|config\.toml|unexpected argument|invalid value for|unknown feature flag|Usage: codex/i;
+
+export interface CodexPaths {
+  /** A fresh empty directory: the agent's working root. */
+  workdir: string;
+  /** Where codex writes its final message. */
+  lastMessage: string;
+}
+
+/**
+ * The argv after `codex`. `customProviders` are the provider ids the user's config.toml
+ * defines: their request/stream retries are set to 0 (built-in providers cannot be changed).
+ */
+export function buildCodexArgs(options: AgentOptions, paths: CodexPaths, customProviders: string[] = []): string[] {
+  const args = ['exec', '--json', '--color', 'never', '--sandbox', 'read-only', '--skip-git-repo-check', '--ephemeral'];
+  args.push('-C', paths.workdir, '--output-last-message', paths.lastMessage);
+  // Without this codex 0.171 waits for the network forever when the endpoint refuses connections.
+  args.push('-c', 'features.unbounded_connection_retries=false');
+  for (const id of customProviders) args.push('-c', `model_providers.${id}.request_max_retries=0`, '-c', `model_providers.${id}.stream_max_retries=0`);
+  if (options.model) args.push('-m', options.model);
+  return [...args, ...(options.args ?? []), '-'];
+}
+
+export function codexHome(env: NodeJS.ProcessEnv): string {
+  return env.CODEX_HOME?.trim() || join(env.HOME || homedir(), '.codex');
+}
+
+export function readCodexConfig(env: NodeJS.ProcessEnv): string {
+  try {
+    return readFileSync(join(codexHome(env), 'config.toml'), 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Ids of `[model_providers.<id>]` tables in config.toml (ids usable as a bare -c key only). */
+export function customProviderIds(toml: string): string[] {
+  const ids = new Set<string>();
+  for (const m of toml.matchAll(/^\s*\[\s*model_providers\s*\.\s*(?:"([^"]+)"|'([^']+)'|([A-Za-z0-9_-]+))\s*[\].]/gm)) ids.add(m[1] ?? m[2] ?? m[3] ?? '');
+  return [...ids].filter((id) => /^[A-Za-z0-9_-]+$/.test(id) && !BUILTIN_PROVIDERS.includes(id));
+}
+
+/** A top-level string setting of config.toml (before the first table), e.g. `model`. */
+export function topLevelSetting(toml: string, key: string): string | null {
+  const head = toml.split(/^\s*\[/m)[0] ?? '';
+  const m = new RegExp(`^\\s*${key}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'm').exec(head);
+  return m ? (m[1] ?? m[2] ?? null) : null;
+}
+
+/** The variables config.toml names as key holders (`env_key = "..."`): their values are blanked from stderr. */
+export function keyVariables(toml: string): string[] {
+  return [...toml.matchAll(/^\s*env_key\s*=\s*["']([A-Za-z_][A-Za-z0-9_]*)["']/gm)].map((m) => m[1] ?? '');
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : 0);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+export interface CodexEvents {
+  messages: string[];
+  /** `item.completed` error items and "Reconnecting..." notices: warnings unless nothing else explains a failure. */
+  warnings: string[];
+  errors: string[];
+  failed: string | null;
+  completed: boolean;
+  usage: Usage;
+  noise: string[];
+}
+
+export function readCodexEvents(stdout: string): CodexEvents {
+  const e: CodexEvents = { messages: [], warnings: [], errors: [], failed: null, completed: false, usage: emptyUsage(), noise: [] };
+  let input = 0;
+  let output = 0;
+  for (const line of stdout.split('\n')) {
+    if (!line.trim()) continue;
+    let ev: unknown;
+    try {
+      ev = JSON.parse(line);
+    } catch {
+      e.noise.push(line.trim());
+      continue;
+    }
+    if (!isObject(ev)) continue;
+    const item = isObject(ev.item) ? ev.item : null;
+    if (ev.type === 'item.completed' && item?.type === 'agent_message') e.messages.push(str(item.text));
+    else if (ev.type === 'item.completed' && item?.type === 'error') e.warnings.push(str(item.message));
+    else if (ev.type === 'error') (/^Reconnecting\b/.test(str(ev.message)) ? e.warnings : e.errors).push(str(ev.message));
+    else if (ev.type === 'turn.failed') e.failed = str(isObject(ev.error) ? ev.error.message : ev.error) || 'turn failed';
+    else if (ev.type === 'turn.completed') {
+      e.completed = true;
+      const u = isObject(ev.usage) ? ev.usage : {};
+      input += num(u.input_tokens); // includes cached_input_tokens, as in the Responses API
+      output += num(u.output_tokens); // includes reasoning_output_tokens
+    }
+  }
+  if (e.completed) e.usage = { input_tokens: input, output_tokens: output, cost_usd: null, provider_reported: true };
+  return e;
+}
+
+/** codex's own wording for some provider failures, which name no status. */
+function codexError(message: string): AdapterError {
+  if (/experiencing high demand/i.test(message)) return classifyCliError(message, 500);
+  return classifyCliError(message);
+}
+
+/**
+ * One `codex exec --json` run as an adapter response. Exit 0 proves nothing: a
+ * `turn.failed` or `error` event is a failure; `Incomplete response returned` (the
+ * Responses API's `response.incomplete`, e.g. `max_output_tokens`) is a truncated reply.
+ */
+export function parseCodexOutput(stdout: string, stderr: string, exitCode: number | null, lastMessage: string | null, meta: { model: string | null; agent_version: string | null } = { model: null, agent_version: null }): AdapterResponse {
+  const e = readCodexEvents(stdout);
+  const base = { usage: e.usage, ...meta };
+  const partial = lastMessage || e.messages[e.messages.length - 1] || '';
+  const failure = e.failed ?? e.errors[e.errors.length - 1] ?? null;
+  if (failure !== null) {
+    const incomplete = /Incomplete response returned(?:, reason: (\w+))?/i.exec(failure);
+    if (incomplete && incomplete[1] !== 'content_filter') return { ok: true, reply: partial, stop: 'truncated', ...base };
+    return { ok: false, error: codexError(failure), ...base };
+  }
+  if (!e.completed) {
+    const errLines = stderr.split('\n').filter((l) => l.trim() && !/^WARNING:/.test(l.trim()));
+    const text = [...e.noise, ...errLines, ...e.warnings].join('\n').trim();
+    if (USAGE_ERROR_RE.test(text)) return { ok: false, error: { type: 'config', message: `codex rejected its configuration or arguments: ${text.slice(0, 400)}` }, ...base };
+    return { ok: false, error: codexError(text || `codex exited with code ${exitCode} without finishing a turn`), ...base };
+  }
+  return { ok: true, reply: partial, stop: 'complete', ...base };
+}
+
+/** The model named by the options, the extra args (-m / --model) or config.toml; null when unknown. */
+export function codexModel(options: AgentOptions, toml: string): string | null {
+  if (options.model) return options.model;
+  const args = options.args ?? [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? '';
+    if ((a === '-m' || a === '--model') && args[i + 1]) return args[i + 1] ?? null;
+    if (a.startsWith('--model=')) return a.slice(8);
+  }
+  return topLevelSetting(toml, 'model');
+}
+
+const versionOf = (line: string | null): string | null => (line ? line.replace(/^codex(-cli)?\s+/i, '') : null);
+
+async function dispatch(request: AdapterRequest, env: NodeJS.ProcessEnv): Promise<AdapterResponse> {
+  const program = findProgram('codex', env);
+  if (!program) return fail('config', notFoundMessage('codex', PACKAGE, env));
+  const toml = readCodexConfig(env);
+  const tmp = makeTempDir('bounce-codex-');
+  const paths = { workdir: join(tmp, 'work'), lastMessage: join(tmp, 'last-message.txt') };
+  mkdirSync(paths.workdir);
+  try {
+    const [run, version] = await Promise.all([
+      runCli({
+        program,
+        args: buildCodexArgs(request.options, paths, customProviderIds(toml)),
+        input: request.prompt,
+        env,
+        cwd: paths.workdir,
+        deadline: request.deadline,
+        secrets: [env.OPENAI_API_KEY, env.CODEX_API_KEY, ...keyVariables(toml).map((name) => env[name])],
+      }),
+      cliVersion(program, env),
+    ]);
+    const meta = { model: codexModel(request.options, toml), agent_version: versionOf(version) };
+    if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
+    if (run.timedOut) return { ...fail('timeout', `codex did not finish before the deadline (${request.deadline}); its process group was killed`), ...meta };
+    if (run.tooLarge) return { ...fail('provider', 'codex printed more than 64 MB on stdout'), ...meta };
+    let lastMessage: string | null = null;
+    try {
+      lastMessage = readFileSync(paths.lastMessage, 'utf8');
+    } catch {
+      // codex writes it only when a turn ends; the events still carry the messages.
+    }
+    const warnings = readCodexEvents(run.stdout).warnings;
+    if (warnings.length) process.stderr.write(warnings.map((w) => `codex warning: ${w}\n`).join(''));
+    return parseCodexOutput(run.stdout, run.stderr, run.exitCode, lastMessage, meta);
+  } finally {
+    removeTempDir(tmp);
+  }
+}
+
+/** No API call: the CLI must start; `codex login status` (offline) says whether a login is stored. */
+async function check(options: AgentOptions, env: NodeJS.ProcessEnv): Promise<CheckResult> {
+  const program = findProgram('codex', env);
+  const toml = readCodexConfig(env);
+  const provider = topLevelSetting(toml, 'model_provider') ?? 'openai';
+  const resolved: CheckResult['resolved'] = { program, model: codexModel(options, toml), model_provider: provider, codex_home: codexHome(env) };
+  if (!program) return { ok: false, version: null, problems: [notFoundMessage('codex', PACKAGE, env)], warnings: [], resolved };
+  const version = versionOf(await cliVersion(program, env));
+  if (!version) return { ok: false, version: null, problems: [`${program} --version failed: reinstall ${PACKAGE} or fix BOUNCE_CODEX_BIN`], warnings: [], resolved };
+  const warnings: string[] = [];
+  if (customProviderIds(toml).includes(provider)) {
+    const keyVar = new RegExp(`\\[\\s*model_providers\\.["']?${provider}["']?\\s*\\][^[]*?env_key\\s*=\\s*["']([A-Za-z_][A-Za-z0-9_]*)`).exec(toml)?.[1];
+    if (keyVar && !env[keyVar]?.trim()) warnings.push(`model provider ${provider} reads its key from ${keyVar}, which is not set`);
+  } else {
+    const status = await execa(program, ['login', 'status'], { env, extendEnv: false, reject: false, timeout: 15_000, stdin: 'ignore' });
+    if (status.exitCode !== 0) warnings.push('codex reports no stored login (`codex login status`): run `codex login`, or define a model provider in $CODEX_HOME/config.toml');
+  }
+  for (const key of ['base_url', 'api_key_env', 'temperature', 'max_output_tokens', 'max_budget_usd'] as const) {
+    if (options[key] !== undefined) warnings.push(`${key} is ignored by the codex adapter: codex takes its provider settings from $CODEX_HOME/config.toml`);
+  }
+  return { ok: true, version, problems: [], warnings, resolved };
+}
+
+export const codexAdapter: AdapterProgram = { dispatch, check };
+
+if (isMain(import.meta.url)) await runAdapter(codexAdapter);

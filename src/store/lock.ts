@@ -1,0 +1,67 @@
+import { hostname } from 'node:os';
+import { openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import { usageError } from '../errors.js';
+
+export const LOCK_FILE = 'lock';
+
+interface LockInfo {
+  pid: number;
+  host: string;
+  started_at: string;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function tryCreate(path: string, info: LockInfo): boolean {
+  try {
+    const fd = openSync(path, 'wx');
+    writeSync(fd, `${JSON.stringify(info)}\n`);
+    closeSync(fd);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+/**
+ * Takes the run's lock (pid, host, start time) so two processes never drive one run.
+ * A lock left by a dead process on this host is taken over; a live one is refused.
+ */
+export function acquireLock(runDir: string): () => void {
+  const path = join(runDir, LOCK_FILE);
+  const me: LockInfo = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+  if (!tryCreate(path, me)) {
+    let held: LockInfo | null = null;
+    try {
+      held = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
+    } catch {
+      held = null;
+    }
+    if (held && held.host === me.host && alive(held.pid)) {
+      throw usageError(`the run is in use by process ${held.pid} (since ${held.started_at})`, 'wait for it to finish, or stop that process first', 'locked');
+    }
+    if (held && held.host !== me.host) {
+      throw usageError(`the run is locked by process ${held.pid} on host ${held.host}`, `if that process is gone, delete ${path} and try again`, 'locked');
+    }
+    rmSync(path, { force: true });
+    if (!tryCreate(path, me)) throw usageError('another process took the run lock just now', 'try again when it has finished', 'locked');
+  }
+  return () => {
+    try {
+      const held = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
+      if (held.pid === process.pid) rmSync(path, { force: true });
+    } catch {
+      // Already gone.
+    }
+  };
+}

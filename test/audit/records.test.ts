@@ -1,0 +1,105 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAuditTrail, listRecordFiles, markStalePending, readRecord, recordPath } from '../../src/audit/records.js';
+import { sha256 } from '../../src/store/hash.js';
+import { makeFakeRun, ORIGINAL, PASS1 } from '../support/fake-run.js';
+
+let tmp: string;
+beforeEach(() => (tmp = mkdtempSync(join(tmpdir(), 'bounce-records-'))));
+afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('dispatch records', () => {
+  it('writes one record per dispatch under the UTC date of issued_at', () => {
+    const run = makeFakeRun(tmp);
+    const files = listRecordFiles(run.dir);
+    expect(files).toHaveLength(3);
+    // The fixture's first call is issued at 23:59:59 UTC, the others after midnight.
+    expect(files.filter((f) => f.includes('/2026-05-14/'))).toEqual([`audit/dispatches/2026-05-14/${run.ids[0]}.yaml`]);
+    expect(files.filter((f) => f.includes('/2026-05-15/'))).toHaveLength(2);
+    const refs = run.manifest.pass_records.flatMap((p) => p.dispatches.map((d) => d.record));
+    expect(refs.sort()).toEqual([...files].sort());
+  });
+
+  it('fills the request from what the loop knew before the call', () => {
+    const run = makeFakeRun(tmp);
+    const retry = readRecord(join(run.dir, recordPath(run.ids[1]!, new Date('2026-05-15T00:00:00Z'))));
+    const req = retry.request;
+    expect(req).toMatchObject({ id: run.ids[1], protocol_version: 1, issued_by: 'bounce', target_agent: 'reviewer/mock', priority: 'normal' });
+    expect(req.plan_ancestry).toEqual({ run_id: run.runId, document: '/work/docs/retry-policy.md', pass: 1, total_passes: 2, attempt: { kind: 'retry', index: 1 }, parent_dispatch: run.ids[0] });
+    expect(req.effort_budget).toEqual({ max_subagents: 0, deadline_seconds: 60, max_output_tokens: null });
+    expect(req.expected_output.final).toBe(false);
+    const [doc, prompt] = req.context.files;
+    expect(doc).toEqual({ path: 'original.md', purpose: 'document', sha256: sha256(ORIGINAL), lines: [1, ORIGINAL.split('\n').length - 1] });
+    expect(prompt!.path).toBe('pass-1-reviewer-mock.retry-1.prompt.md');
+    expect(prompt!.sha256).toBe(sha256(readFileSync(join(run.dir, prompt!.path))));
+  });
+
+  it('records the notes a pass added as scanner findings and the ones it resolved', () => {
+    const run = makeFakeRun(tmp);
+    const all = listRecordFiles(run.dir).map((f) => readRecord(join(run.dir, f)));
+    const byId = new Map(all.map((r) => [r.request.id, r]));
+    const rejected = byId.get(run.ids[0]!)!;
+    expect(rejected.outcome).toEqual({ status: 'rejected', reason: 'empty reply; the same prompt is sent once more', graded_at: null, grade: null });
+    expect(rejected.response!.findings).toEqual([]);
+
+    const p1 = byId.get(run.ids[1]!)!.response!;
+    expect(p1.findings.map((f) => [f.type, f.severity, f.line_range, f.confidence])).toEqual([
+      ['contested', 'medium', [4, 4], 'HIGH'],
+      ['clarify', 'low', [7, 7], 'HIGH'],
+    ]);
+    expect(p1.findings[0]!.id).toBe(`${run.ids[1]}/001`);
+    expect(p1.findings[0]!.confidence_rationale).toMatch(/deterministic/i);
+    expect(p1.findings[0]!.citations.evidence).toEqual([{ file: 'pass-1-reviewer-mock.retry-1.md', sha256: sha256(PASS1), line_range: [4, 4] }]);
+    expect(p1.self_assessment).toMatchObject({ coverage: null, confidence_overall: null, unknowns: [] });
+    expect(p1.metadata).toMatchObject({ tokens_used: 200, tool_calls: null, subagents_dispatched: 0, model: 'scripted-1' });
+    expect(p1.artifacts.map((a) => a.path)).toEqual(['pass-1-reviewer-mock.retry-1.reply.txt', 'pass-1-reviewer-mock.retry-1.stderr.log']);
+
+    const p2 = byId.get(run.ids[2]!)!;
+    expect(p2.request.expected_output.final).toBe(true);
+    expect(p2.response!.findings).toEqual([]);
+    expect(p2.response!.resolved.map((r) => [r.type, r.citations.evidence[0]!.file])).toEqual([
+      ['contested', 'pass-1-reviewer-mock.retry-1.md'],
+      ['clarify', 'pass-1-reviewer-mock.retry-1.md'],
+    ]);
+  });
+
+  it('writes readable YAML: blocks in order, line ranges inline', () => {
+    const run = makeFakeRun(tmp);
+    const text = readFileSync(join(run.dir, listRecordFiles(run.dir)[1]!), 'utf8');
+    expect(text.indexOf('request:')).toBe(0);
+    expect(text.indexOf('response:')).toBeGreaterThan(text.indexOf('priority:'));
+    expect(text.indexOf('outcome:')).toBeGreaterThan(text.indexOf('response:'));
+    expect(text).toMatch(/lines: \[1, \d+\]/);
+  });
+
+  it('leaves pending after a crash and turns stale pending into error on resume', () => {
+    const run = makeFakeRun(tmp);
+    const hooks = createAuditTrail(run.dir);
+    const issuedAt = new Date('2026-05-15T00:01:00Z');
+    const id = '01JV0000000000000000000000';
+    writeFileSync(join(run.dir, 'p.prompt.md'), 'prompt\n');
+    const rel = hooks.dispatchStarted({
+      id, runId: run.runId, stem: 'p', pass: 2, totalPasses: 2, role: 'composer', agent: { spec: 'mock', slug: 'mock', adapter: 'mock', provider: 'mock', command: 'node', args: [], options: {}, timeoutS: 60, evidence: 'mock' },
+      agentVersion: null, final: true, kind: 'repair', index: 1, parentId: run.ids[2]!, promptFile: 'p.prompt.md', documentFile: 'original.md', documentSha256: sha256(ORIGINAL), documentLines: 7,
+      inputPath: null, issuedAt, deadlineSeconds: 30, maxOutputTokens: 4000, repairError: 'notes left',
+    });
+    expect(rel).toBe(`audit/dispatches/2026-05-15/${id}.yaml`);
+    const pending = readRecord(join(run.dir, rel!));
+    expect(pending.response).toBeNull();
+    expect(pending.outcome).toEqual({ status: 'pending', reason: null, graded_at: null, grade: null });
+    expect(pending.request.expected_output.repair_error).toBe('notes left');
+
+    expect(markStalePending(run.dir, 'the run was interrupted before this dispatch finished')).toEqual([id]);
+    expect(readRecord(join(run.dir, rel!)).outcome).toMatchObject({ status: 'error', reason: 'the run was interrupted before this dispatch finished' });
+    expect(markStalePending(run.dir, 'again')).toEqual([]);
+  });
+
+  it('rejects a record that does not match the schema, naming the field', () => {
+    const run = makeFakeRun(tmp);
+    const file = join(run.dir, listRecordFiles(run.dir)[0]!);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('issued_by: bounce', 'issued_by: someone-else'));
+    expect(() => readRecord(file)).toThrow(/request\.issued_by/);
+  });
+});

@@ -1,0 +1,146 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runDiff } from '../../src/commands/diff.js';
+import { runRuns } from '../../src/commands/runs.js';
+import { runShow } from '../../src/commands/show.js';
+import { isBounceError } from '../../src/errors.js';
+import { listRuns, resolveRunDir } from '../../src/store/resolve-run.js';
+import { makeFakeRun, memIo, type FakeRun } from '../support/fake-run.js';
+
+let tmp: string;
+let runsDir: string;
+let older: FakeRun;
+let newer: FakeRun;
+beforeEach(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'bounce-runs-'));
+  runsDir = join(tmp, 'runs');
+  older = makeFakeRun(runsDir, { runId: 'spec-20260101-090000-AAAAAA', created: new Date('2026-01-01T09:00:00Z') });
+  newer = makeFakeRun(runsDir, { runId: 'rfc-20260301-120000-BBBBBB', created: new Date('2026-03-01T12:00:00Z'), evidence: 'live' });
+  mkdirSync(join(runsDir, 'broken-20260201-000000-CCCCCC'));
+  writeFileSync(join(runsDir, 'broken-20260201-000000-CCCCCC', 'run.json'), '{"schema_version": 1}');
+});
+afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+const usageErr = (f: () => unknown): string => {
+  try {
+    f();
+  } catch (err) {
+    if (isBounceError(err) && err.exitCode === 2) return err.line;
+    throw err;
+  }
+  throw new Error('expected a usage error');
+};
+
+describe('resolveRunDir and listRuns', () => {
+  it('lists runs newest first, an unreadable one by the time in its name', () => {
+    expect(listRuns(runsDir).map((e) => [basename(e.dir), e.manifest ? 'ok' : e.error])).toEqual([
+      ['rfc-20260301-120000-BBBBBB', 'ok'],
+      ['broken-20260201-000000-CCCCCC', expect.stringMatching(/does not match its schema/)],
+      ['spec-20260101-090000-AAAAAA', 'ok'],
+    ]);
+    expect(listRuns(join(tmp, 'missing'))).toEqual([]);
+  });
+
+  it('takes an id, a unique prefix, latest or a path', () => {
+    expect(resolveRunDir('spec-20260101-090000-AAAAAA', runsDir, tmp)).toBe(older.dir);
+    expect(resolveRunDir('rf', 'runs', tmp)).toBe(newer.dir);
+    expect(resolveRunDir('latest', runsDir, tmp)).toBe(newer.dir);
+    expect(resolveRunDir('runs/spec-20260101-090000-AAAAAA', 'elsewhere', tmp)).toBe(older.dir);
+    expect(resolveRunDir(older.dir, 'elsewhere', '/')).toBe(older.dir);
+  });
+
+  it('names the candidates of an ambiguous prefix and the runs when nothing matches', () => {
+    makeFakeRun(runsDir, { runId: 'spec-20260102-090000-DDDDDD' });
+    expect(usageErr(() => resolveRunDir('spec-', runsDir, tmp))).toMatch(/ambiguous.*spec-20260101-090000-AAAAAA, spec-20260102-090000-DDDDDD/);
+    expect(usageErr(() => resolveRunDir('zzz', runsDir, tmp))).toMatch(/no run matches "zzz".*rfc-20260301-120000-BBBBBB/);
+    expect(usageErr(() => resolveRunDir('latest', join(tmp, 'empty'), tmp))).toMatch(/no runs in/);
+  });
+});
+
+describe('bounce runs', () => {
+  it('prints a table newest first with an unreadable row', async () => {
+    const io = memIo(tmp);
+    expect(await runRuns({ runsDir: 'runs' }, io)).toBe(0);
+    const lines = io.out().trim().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+DOCUMENT\s+STATUS\s+PASSES\s+NOTES\s+TOKENS\s+COST\s+DURATION\s+STARTED$/);
+    expect(lines[1]).toMatch(/^rfc-20260301-120000-BBBBBB\s+docs\/retry-policy\.md\s+converged\s+2\/2\s+\+2\/-2\s+800\s+-\s+9\.0s\s+2026-03-01 12:00$/);
+    expect(lines[2]).toMatch(/^broken-20260201-000000-CCCCCC\s+-\s+unreadable/);
+    expect(lines[3]).toMatch(/^spec-20260101-090000-AAAAAA\s+.*converged \(mock\)/);
+  });
+
+  it('--json prints an array', async () => {
+    const io = memIo(tmp);
+    await runRuns({ runsDir, json: true }, io);
+    const rows = JSON.parse(io.out());
+    expect(rows.map((r: { run_id: string; status: string }) => [r.run_id, r.status])).toEqual([
+      ['rfc-20260301-120000-BBBBBB', 'converged'],
+      ['broken-20260201-000000-CCCCCC', 'unreadable'],
+      ['spec-20260101-090000-AAAAAA', 'converged'],
+    ]);
+    expect(rows[0]).toMatchObject({ passes: { run: 2, requested: 2 }, notes: { added: 2, resolved: 2, left: 0 }, tokens: { total: 800 }, cost_usd: null });
+  });
+
+  it('says so when there are no runs', async () => {
+    const io = memIo(tmp);
+    expect(await runRuns({ runsDir: 'nothing' }, io)).toBe(0);
+    expect(io.err()).toMatch(/no runs in/);
+  });
+});
+
+describe('bounce show', () => {
+  it('prints the header and each pass', async () => {
+    const io = memIo(tmp);
+    expect(await runShow({ run: 'spec', runsDir }, io)).toBe(0);
+    const out = io.out();
+    expect(out).toContain('run       spec-20260101-090000-AAAAAA');
+    expect(out).toMatch(/reviewer\s+mock \(adapter mock, model scripted-1, version 0\.1\.0, mock evidence, not a live result\)/);
+    expect(out).toContain('status    converged, exit code 0, 0 notes left');
+    expect(out).toContain('output    final.md');
+    expect(out).toContain('pass 1  reviewer mock  completed');
+    expect(out).toContain('pass 2 (final)  composer mock  completed');
+    expect(out).toContain('notes     0 -> 2 (+2/-0)');
+    expect(out).toContain('notes     2 -> 0 (+0/-2)');
+    expect(out).toContain('attempts  1 retry, 0 repairs');
+    for (const id of older.ids) expect(out).toContain(id);
+    expect(out).toMatch(/empty reply; the same prompt is sent once more/);
+  });
+
+  it('refuses an unreadable run.json as a usage error', async () => {
+    const err = await runShow({ run: 'broken', runsDir }, memIo(tmp)).catch((e: unknown) => e);
+    expect(isBounceError(err) && err.exitCode).toBe(2);
+  });
+});
+
+describe('bounce diff', () => {
+  it('prints a unified diff of every pass, uncoloured off a TTY', async () => {
+    const io = memIo(tmp, { tty: false });
+    expect(await runDiff({ run: 'spec', runsDir }, io)).toBe(0);
+    const out = io.out();
+    expect(out).not.toMatch(/\u001b\[/);
+    expect(out).toContain('# pass 1 reviewer mock: original.md -> pass-1-reviewer-mock.retry-1.md');
+    expect(out).toContain('--- a/original.md\n+++ b/pass-1-reviewer-mock.retry-1.md\n@@ -1,7 +1,9 @@');
+    expect(out).toContain('\n+[CONTESTED] Five attempts');
+    expect(out).toContain('# pass 2 composer mock: pass-1-reviewer-mock.retry-1.md -> pass-2-composer-mock.md');
+    expect(out).toContain('\n-[CLARIFY] Does "all endpoints"');
+  });
+
+  it('shows one pass, coloured on a TTY unless NO_COLOR is set', async () => {
+    const tty = memIo(tmp, { tty: true });
+    await runDiff({ run: 'spec', runsDir, pass: 2 }, tty);
+    expect(tty.out()).toMatch(/\u001b\[3[12]m/);
+    expect(tty.out()).not.toContain('# pass 1');
+    const noColor = memIo(tmp, { tty: true, env: { NO_COLOR: '1' } });
+    await runDiff({ run: 'spec', runsDir, pass: 2 }, noColor);
+    expect(noColor.out()).not.toMatch(/\u001b\[/);
+    const forced = memIo(tmp);
+    await runDiff({ run: 'spec', runsDir, pass: 1, color: true }, forced);
+    expect(forced.out()).toMatch(/\u001b\[32m\+\[CONTESTED\]/);
+  });
+
+  it('refuses a pass the run does not have', async () => {
+    const err = await runDiff({ run: 'spec', runsDir, pass: 3 }, memIo(tmp)).catch((e: unknown) => e);
+    expect(isBounceError(err) && err.line).toMatch(/has no pass 3: pass a number from 1 to 2/);
+  });
+});
