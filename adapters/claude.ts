@@ -23,9 +23,13 @@ export function buildClaudeArgs(options: AgentOptions): string[] {
   return [...args, ...(options.args ?? []), '--tools='];
 }
 
-/** The child's environment: ours, minus a parent session's markers, with retries off and the output cap. */
+/**
+ * The child's environment: ours, minus a parent session's markers, with retries off, the
+ * output cap, and no nonessential traffic: without it Claude Code sends the whole prompt a
+ * second time to make up a session title (plus telemetry).
+ */
 export function buildClaudeEnv(options: AgentOptions, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env, CLAUDE_CODE_MAX_RETRIES: '0' };
+  const out: NodeJS.ProcessEnv = { ...env, CLAUDE_CODE_MAX_RETRIES: '0', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
   for (const name of SESSION_VARS) delete out[name];
   if (options.max_output_tokens !== undefined) out.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(options.max_output_tokens);
   return out;

@@ -18,6 +18,7 @@ import { execa } from 'execa';
 
 const PACKAGE = '@openai/codex';
 const BUILTIN_PROVIDERS = ['openai', 'ollama', 'lmstudio'];
+const TOOLS_OFF = ['features.shell_tool=false', 'features.multi_agent=false', 'features.goals=false', 'web_search="disabled"'];
 const USAGE_ERROR_RE = /Error loading config|config\.toml|unexpected argument|invalid value for|unknown feature flag|Usage: codex/i;
 
 export interface CodexPaths {
@@ -36,6 +37,8 @@ export function buildCodexArgs(options: AgentOptions, paths: CodexPaths, customP
   args.push('-C', paths.workdir, '--output-last-message', paths.lastMessage);
   // Without this codex 0.171 waits for the network forever when the endpoint refuses connections.
   args.push('-c', 'features.unbounded_connection_retries=false');
+  // A text pass needs no tools: no shell (the read-only sandbox still reads the whole disk), no web, no sub-agents.
+  args.push(...TOOLS_OFF.flatMap((setting) => ['-c', setting]));
   for (const id of customProviders) args.push('-c', `model_providers.${id}.request_max_retries=0`, '-c', `model_providers.${id}.stream_max_retries=0`);
   if (options.model) args.push('-m', options.model);
   return [...args, ...(options.args ?? []), '-'];

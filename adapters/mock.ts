@@ -5,10 +5,9 @@
  * a tiny deterministic reviewer (adds one [CONTESTED] note) and composer (removes notes).
  */
 import { readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { runAdapter, type AdapterProgram } from '../src/adapters/adapter-kit.js';
+import { isMain, runAdapter, type AdapterProgram } from '../src/adapters/adapter-kit.js';
 import { AdapterErrorSchema, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult } from '../src/adapters/contract.js';
 
 const StepSchema = z.union([
@@ -118,4 +117,4 @@ export async function check(options: AgentOptions): Promise<CheckResult> {
 
 export const program: AdapterProgram = { dispatch, check };
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await runAdapter(program);
+if (isMain(import.meta.url)) await runAdapter(program);

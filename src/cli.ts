@@ -3,7 +3,7 @@ import { EXIT, isBounceError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
 import { loadConfig } from './config/load.js';
-import { runRefine } from './commands/refine.js';
+import { errorJson, runRefine } from './commands/refine.js';
 import { runScan } from './commands/scan.js';
 import { runCheck } from './commands/check.js';
 import { runAdapters } from './commands/adapters.js';
@@ -14,7 +14,7 @@ import { runDiff } from './commands/diff.js';
 import { runReport } from './commands/report.js';
 import { runAudit } from './commands/audit.js';
 import { runsDirFor } from './config/load.js';
-import { CHECK_EXIT_CODES, commandHelp, REFINE_EXAMPLES } from './help.js';
+import { CHECK_EXIT_CODES, commandHelp, REFINE_EXAMPLES, RESUME_EXIT_CODES, SCAN_EXIT_CODES } from './help.js';
 
 /** Declares the commands; each one's work lives in src/commands/<name>.ts. */
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
@@ -54,7 +54,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--marker <name...>', 'extra marker names (besides CONTESTED and CLARIFY)')
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices(['markdown', 'plain']))
     .option('--config <file>', 'config file to read markers from')
-    .addHelpText('after', commandHelp(['bounce scan docs/', "bounce scan 'docs/**/*.md' --json"]))
+    .addHelpText('after', commandHelp(['bounce scan docs/', "bounce scan 'docs/**/*.md' --json"], SCAN_EXIT_CODES))
     .action(async (paths: string[], o: { json?: boolean; marker?: string[]; syntax?: 'markdown' | 'plain'; config?: string }) =>
       setExit(await runScan({ patterns: paths, json: o.json, markers: [...configMarkers(io, o.config), ...(o.marker ?? [])], syntax: o.syntax }, io)),
     );
@@ -82,7 +82,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--config <file>', 'config file (agents are resolved from it again)')
     .option('--json', 'print one JSON object on stdout, whatever the outcome')
     .option('-q, --quiet', 'no progress or summary on stderr')
-    .addHelpText('after', commandHelp(['bounce resume latest', 'bounce resume rfc-20261129-101500-7QZK3M --json']))
+    .addHelpText('after', commandHelp(['bounce resume latest', 'bounce resume rfc-20261129-101500-7QZK3M --json'], RESUME_EXIT_CODES))
     .action(async (run: string, o: Record<string, unknown>) => setExit(await runResume({ run, ...o }, io)));
 
   const runsDir = (o: { runsDir?: string; config?: string }): string => runsDirFor(io.cwd, loadConfig(io.cwd, io.env, o.config), o.runsDir);
@@ -156,12 +156,21 @@ export async function main(argv: string[], io?: Io): Promise<number> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   }
-  const theIo = io ?? processIo(controller.signal);
+  const base = io ?? processIo(controller.signal);
+  let jsonPrinted = false;
+  // Commands print their own --json error object; remember when they did so it is not printed twice.
+  const theIo: Io = { ...base, stdout: { isTTY: base.stdout.isTTY, write: (s: string) => ((jsonPrinted ||= s.startsWith('{')), base.stdout.write(s)) } };
   let code: number = EXIT.ok;
   try {
     await buildProgram(theIo, (c) => (code = c)).parseAsync(argv);
   } catch (err) {
     code = handleError(err, theIo);
+    // --json promises one object on stdout for every exit of refine and resume, parse errors included.
+    const command = argv.slice(2).find((a) => !a.startsWith('-'));
+    if (argv.includes('--json') && (command === 'refine' || command === 'resume') && !jsonPrinted) {
+      const message = isBounceError(err) ? err.line : err instanceof Error ? err.message.replace(/^error: /, '') : String(err);
+      theIo.stdout.write(`${JSON.stringify(errorJson(code, isBounceError(err) ? err.code : code === EXIT.usage ? 'usage' : 'internal', message))}\n`);
+    }
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -23,3 +23,10 @@ export const CHECK_EXIT_CODES = `Exit codes:
   0  all good
   1  problems found (each is named)
   2  usage error`;
+
+export const SCAN_EXIT_CODES = `Exit codes:
+  0  no notes
+  1  notes found
+  2  usage or input error`;
+
+export const RESUME_EXIT_CODES = EXIT_CODES_HELP.replace('(no run folder is created)', 'or resume refused (policy changed, breaker opened, input changed)');

@@ -7,6 +7,8 @@ import {
   type AgentOptions,
   type CheckResult,
 } from './contract.js';
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { readAll } from '../io.js';
 
 /**
@@ -63,4 +65,18 @@ function emit(value: unknown): void {
 /** Milliseconds left until the request's deadline (never negative). */
 export function msUntil(deadline: string): number {
   return Math.max(0, Date.parse(deadline) - Date.now());
+}
+
+/**
+ * True when the module at `metaUrl` is the program node was asked to run, so an adapter can
+ * end with `if (isMain(import.meta.url)) await runAdapter(...)` and still be imported by tests.
+ */
+export function isMain(metaUrl: string): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return metaUrl === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
 }

@@ -84,10 +84,13 @@ export async function runCli(call: CliCall): Promise<CliRun> {
     signalGroup(child.pid, 'SIGTERM');
     setTimeout(() => signalGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS).unref();
   };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    killGroup();
-  }, Math.max(0, msUntil(call.deadline) - DEADLINE_MARGIN_MS));
+  // An unreadable deadline leaves the limit to the runner, which kills this adapter's group.
+  const timer = Number.isNaN(Date.parse(call.deadline))
+    ? undefined
+    : setTimeout(() => {
+        timedOut = true;
+        killGroup();
+      }, Math.max(0, msUntil(call.deadline) - DEADLINE_MARGIN_MS));
   // The runner stops this adapter by signalling its group; the CLI's own group must follow.
   const onSignal = (signal: NodeJS.Signals): void => {
     signalGroup(child.pid, 'SIGKILL');

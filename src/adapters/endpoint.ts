@@ -4,8 +4,6 @@
  * other endpoint needs https and a named environment variable that is set and non-empty.
  * Key VALUES never appear in a message, an argv or any output; only variable names do.
  */
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import type { AdapterError, AdapterResponse } from './contract.js';
 import { fail, msUntil } from './adapter-kit.js';
 
@@ -162,16 +160,4 @@ export async function postJson(url: string, headers: Record<string, string>, bod
   }
 }
 
-/**
- * True when the module at `metaUrl` is the program node was asked to run, so an adapter can
- * end with `if (isMain(import.meta.url)) await runAdapter(...)` and still be imported by tests.
- */
-export function isMain(metaUrl: string): boolean {
-  const script = process.argv[1];
-  if (!script) return false;
-  try {
-    return metaUrl === pathToFileURL(realpathSync(script)).href;
-  } catch {
-    return false;
-  }
-}
+export { isMain } from './adapter-kit.js';

@@ -18,6 +18,7 @@ export interface HostError {
   type: HostErrorType;
   message: string;
   retry_after_ms?: number;
+  status?: number;
 }
 
 export type HostResult = {
@@ -56,7 +57,8 @@ export async function callAdapter(agent: ResolvedAgent, request: AdapterRequest 
     detached: true,
     reject: false,
     stripFinalNewline: false,
-    maxBuffer: opts.maxOutputBytes,
+    // stderr is an artifact, not a reply: bound it separately and generously.
+    maxBuffer: { stdout: opts.maxOutputBytes, stderr: 64 * 1024 * 1024 },
     env: opts.env,
     extendEnv: opts.env === undefined,
     cwd: opts.cwd,
@@ -89,21 +91,17 @@ export async function callAdapter(agent: ResolvedAgent, request: AdapterRequest 
   if (result.code === 'ENOENT' || (result.failed && /ENOENT/.test(String(result.message)) && result.exitCode === undefined)) {
     return failed('not_found', `adapter program not found: ${agent.command}`);
   }
-  if (result.isMaxBuffer) return failed('invalid_response', `${agent.spec} printed more than ${opts.maxOutputBytes} bytes`);
+  if (result.isMaxBuffer) return failed('invalid_response', `${agent.spec} printed more than ${opts.maxOutputBytes} characters`);
   return interpret(agent, base);
 }
 
 function interpret(agent: ResolvedAgent, base: Omit<HostResult, 'ok' | 'error' | 'response'>): HostResult {
   const text = stripAnsi(base.stdout).trim();
-  const lastLine = text.split('\n').filter((l) => l.trim()).pop() ?? '';
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseLoose(text);
   } catch {
-    try {
-      // Tolerate log lines before the response: the contract's object is the last line.
-      json = JSON.parse(lastLine);
-    } catch {
+    {
       const what = base.exitCode === 0 ? 'printed no JSON response' : `exited with code ${base.exitCode} without a JSON response`;
       const tail = lastStderrLine(base.stderr);
       return { ...base, ok: false, error: { type: base.exitCode === 0 ? 'invalid_response' : 'crash', message: `${agent.spec} ${what}${tail ? `: ${tail}` : ''}` } };
@@ -117,6 +115,15 @@ function interpret(agent: ResolvedAgent, base: Omit<HostResult, 'ok' | 'error' |
   const response = parsed.data;
   if (!response.ok) return { ...base, ok: false, error: response.error, usage: response.usage };
   return { ...base, ok: true, response };
+}
+
+/** The whole output as JSON, else its last non-blank line: log lines before the response are tolerated. */
+function parseLoose(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return JSON.parse(text.split('\n').filter((l) => l.trim()).pop() ?? '');
+  }
 }
 
 function lastStderrLine(stderr: string): string {
@@ -138,7 +145,7 @@ export async function checkAdapter(agent: ResolvedAgent, timeoutMs = 15_000, env
   const result = await callAdapter(agent, agent.options as Record<string, unknown>, { timeoutMs, maxOutputBytes: 1_000_000, env }, ['--check']);
   const text = stripAnsi(result.stdout).trim();
   try {
-    return CheckResultSchema.parse(JSON.parse(text.split('\n').filter(Boolean).pop() ?? ''));
+    return CheckResultSchema.parse(parseLoose(text));
   } catch {
     const why = result.ok ? 'printed no check result' : result.error.message;
     return { ok: false, version: null, problems: [`${agent.spec} --check failed: ${why}`], warnings: [], resolved: {} };

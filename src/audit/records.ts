@@ -92,8 +92,13 @@ export function buildRequest(runDir: string, start: DispatchStart): DispatchRequ
   };
 }
 
-export function buildResponse(runDir: string, end: DispatchEnd): DispatchResponse {
+/**
+ * `passInput` is the document the pass began with: resolved notes are counted against it,
+ * and a repair may have been sent a rejected reply instead.
+ */
+export function buildResponse(runDir: string, end: DispatchEnd, passInput?: { file: string; sha256: string }): DispatchResponse {
   const { start, response, document } = end;
+  const input = passInput ?? { file: start.documentFile, sha256: start.documentSha256 };
   const artifacts = [`${start.stem}.reply.txt`, `${start.stem}.stderr.log`].flatMap((path) => {
     const sha = fileSha(runDir, path).sha256;
     return sha ? [{ path, sha256: sha }] : [];
@@ -117,7 +122,7 @@ export function buildResponse(runDir: string, end: DispatchEnd): DispatchRespons
     type: note.kind.toLowerCase(),
     message: note.text,
     line_range: noteRange(note),
-    citations: { evidence: [{ file: start.documentFile, sha256: start.documentSha256, line_range: noteRange(note) }] },
+    citations: { evidence: [{ file: input.file, sha256: input.sha256, line_range: noteRange(note) }] },
   }));
   return {
     dispatch_id: start.id,
@@ -174,8 +179,10 @@ export function readRecord(path: string): DispatchRecord {
 /** The audit trail as run hooks: a record opened before each call and closed after it. */
 export function createAuditTrail(runDir: string): RunHooks {
   const requests = new Map<string, DispatchRequest>();
+  const passInputs = new Map<number, { file: string; sha256: string }>();
   return {
     dispatchStarted(start) {
+      if (start.kind === 'pass' || !passInputs.has(start.pass)) passInputs.set(start.pass, { file: start.documentFile, sha256: start.documentSha256 });
       const request = buildRequest(runDir, start);
       const rel = recordPath(start.id, start.issuedAt);
       writeRecord(runDir, rel, { request, response: null, outcome: { status: 'pending', reason: null, graded_at: null, grade: null } });
@@ -187,7 +194,7 @@ export function createAuditTrail(runDir: string): RunHooks {
       // Keep the request exactly as written before the call, even if files changed since.
       const request = requests.get(end.start.id) ?? buildRequest(runDir, end.start);
       requests.delete(end.start.id);
-      writeRecord(runDir, rel, { request, response: buildResponse(runDir, end), outcome: { status: end.status, reason: end.reason, graded_at: null, grade: null } });
+      writeRecord(runDir, rel, { request, response: buildResponse(runDir, end, passInputs.get(end.start.pass)), outcome: { status: end.status, reason: end.reason, graded_at: null, grade: null } });
     },
   };
 }

@@ -120,6 +120,8 @@ async function resume(opts: ResumeOptions, io: Io): Promise<number> {
     const current = last?.document ? { text: readFileSync(join(runDir, last.document), 'utf8'), file: last.document } : { text: plan.input.text, file: manifest.original };
     plan.agentVersions = { reviewer: checks.reviewer.version ?? plan.agentVersions.reviewer, composer: checks.composer.version ?? plan.agentVersions.composer };
     manifest.status = 'running';
+    // The breaker never opened (that is refused above); a resumed run starts a fresh count.
+    manifest.breaker.consecutive_failures = 0;
     manifest.exit_code = null;
     manifest.error = null;
     manifest.finished_at = null;

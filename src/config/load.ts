@@ -47,7 +47,7 @@ export function parseConfig(text: string, label: string): Config {
   try {
     raw = parseYaml(text, { prettyErrors: true });
   } catch (err) {
-    const detail = err instanceof YAMLParseError ? err.message.split('\n')[0] : String(err);
+    const detail = (err instanceof YAMLParseError ? (err.message.split('\n')[0] ?? '') : String(err)).replace(/:\s*$/, '');
     throw usageError(`${label}: invalid YAML: ${detail}`, 'fix the syntax of the config file', 'config');
   }
   if (raw === null || raw === undefined) return DEFAULT_CONFIG;

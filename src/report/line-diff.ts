@@ -27,15 +27,20 @@ export function diffLines(a: readonly string[], b: readonly string[]): DiffOp[] 
   return ops;
 }
 
+/** Beyond this many edits the trace would cost too much memory: show a full replacement. */
+const MAX_EDITS = 4000;
+
 function myers(a: readonly string[], b: readonly string[], offset: number): DiffOp[] {
   const n = a.length;
   const m = b.length;
   const max = n + m;
+  if (Math.abs(n - m) > MAX_EDITS) return replaceAll(a, b, offset);
   const v = new Int32Array(2 * max + 2);
   // trace[d] keeps v for diagonals -d..d before round d: memory grows with D², not D·(N+M).
   const trace: Int32Array[] = [];
   let found = max === 0;
   for (let d = 0; d <= max && !found; d++) {
+    if (d > MAX_EDITS) return replaceAll(a, b, offset);
     trace.push(v.slice(max - d, max + d + 1));
     for (let k = -d; k <= d; k += 2) {
       const down = k === -d || (k !== d && v[max + k - 1]! < v[max + k + 1]!);
@@ -74,6 +79,10 @@ function myers(a: readonly string[], b: readonly string[], offset: number): Diff
     else ops.push({ type: 'delete', line: a[--x]!, a: x + offset });
   }
   return ops.reverse();
+}
+
+function replaceAll(a: readonly string[], b: readonly string[], offset: number): DiffOp[] {
+  return [...a.map((line, i): DiffOp => ({ type: 'delete', line, a: i + offset })), ...b.map((line, i): DiffOp => ({ type: 'insert', line, b: i + offset }))];
 }
 
 export interface Hunk {

@@ -17,6 +17,8 @@ export type PassOutcome =
 
 /** Transient errors are retried with backoff; everything else fails the pass at once. */
 const TRANSIENT = new Set(['rate_limit', 'network', 'provider']);
+/** A provider error is transient only when it is a 5xx (or carries no HTTP status). */
+const isTransient = (e: HostError): boolean => TRANSIENT.has(e.type) && (e.type !== 'provider' || e.status === undefined || e.status >= 500);
 const MAX_TRANSIENT_RETRIES = 2;
 
 export function scan(state: RunState, text: string): Note[] {
@@ -125,7 +127,7 @@ export async function runPass(state: RunState, pass: number): Promise<PassOutcom
       if (countFailure(state, error)) {
         return close('failed', { kind: 'failed', type: 'breaker', message: `circuit breaker opened after ${BREAKER_THRESHOLD} consecutive agent failures (last: ${error.type}: ${error.message})` });
       }
-      if (TRANSIENT.has(error.type) && transient < MAX_TRANSIENT_RETRIES) {
+      if (isTransient(error) && transient < MAX_TRANSIENT_RETRIES) {
         transient += 1;
         const wait = backoffMs(transient, error.retry_after_ms, state.retryBaseMs);
         state.progress.note(`pass ${pass}: ${error.type} from ${agent.spec}; retrying in ${(wait / 1000).toFixed(1)}s`);

@@ -4,7 +4,20 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAuditTrail, listRecordFiles, markStalePending, readRecord, recordPath } from '../../src/audit/records.js';
 import { sha256 } from '../../src/store/hash.js';
-import { makeFakeRun, ORIGINAL, PASS1 } from '../support/fake-run.js';
+import type { DispatchStart } from '../../src/runner/hooks.js';
+import { fixtureNotes, makeFakeRun, ORIGINAL, PASS1, type FakeRun } from '../support/fake-run.js';
+
+const MOCK = { spec: 'mock', slug: 'mock', adapter: 'mock', provider: 'mock', command: 'node', args: [], options: {}, timeoutS: 60, evidence: 'mock' } as const;
+
+/** A pass-2 dispatch of the fake run, written by hand. */
+function startFor(run: FakeRun, over: Partial<DispatchStart>): DispatchStart {
+  writeFileSync(join(run.dir, 'p.prompt.md'), 'prompt\n');
+  return {
+    id: '01JV0000000000000000000000', runId: run.runId, stem: 'p', pass: 2, totalPasses: 2, role: 'composer', agent: { ...MOCK, args: [] },
+    agentVersion: null, final: true, kind: 'pass', index: 0, parentId: null, promptFile: 'p.prompt.md', documentFile: 'original.md', documentSha256: sha256(ORIGINAL), documentLines: 7,
+    inputPath: null, issuedAt: new Date('2026-05-15T00:01:00Z'), deadlineSeconds: 30, maxOutputTokens: 4000, repairError: null, ...over,
+  };
+}
 
 let tmp: string;
 beforeEach(() => (tmp = mkdtempSync(join(tmpdir(), 'bounce-records-'))));
@@ -77,14 +90,8 @@ describe('dispatch records', () => {
   it('leaves pending after a crash and turns stale pending into error on resume', () => {
     const run = makeFakeRun(tmp);
     const hooks = createAuditTrail(run.dir);
-    const issuedAt = new Date('2026-05-15T00:01:00Z');
     const id = '01JV0000000000000000000000';
-    writeFileSync(join(run.dir, 'p.prompt.md'), 'prompt\n');
-    const rel = hooks.dispatchStarted({
-      id, runId: run.runId, stem: 'p', pass: 2, totalPasses: 2, role: 'composer', agent: { spec: 'mock', slug: 'mock', adapter: 'mock', provider: 'mock', command: 'node', args: [], options: {}, timeoutS: 60, evidence: 'mock' },
-      agentVersion: null, final: true, kind: 'repair', index: 1, parentId: run.ids[2]!, promptFile: 'p.prompt.md', documentFile: 'original.md', documentSha256: sha256(ORIGINAL), documentLines: 7,
-      inputPath: null, issuedAt, deadlineSeconds: 30, maxOutputTokens: 4000, repairError: 'notes left',
-    });
+    const rel = hooks.dispatchStarted(startFor(run, { kind: 'repair', index: 1, parentId: run.ids[2]!, repairError: 'notes left' }));
     expect(rel).toBe(`audit/dispatches/2026-05-15/${id}.yaml`);
     const pending = readRecord(join(run.dir, rel!));
     expect(pending.response).toBeNull();
@@ -94,6 +101,26 @@ describe('dispatch records', () => {
     expect(markStalePending(run.dir, 'the run was interrupted before this dispatch finished')).toEqual([id]);
     expect(readRecord(join(run.dir, rel!)).outcome).toMatchObject({ status: 'error', reason: 'the run was interrupted before this dispatch finished' });
     expect(markStalePending(run.dir, 'again')).toEqual([]);
+  });
+
+  it('cites resolved notes in the document the pass began with, even on a repair', () => {
+    const run = makeFakeRun(tmp);
+    const hooks = createAuditTrail(run.dir);
+    const passDoc = 'pass-1-reviewer-mock.retry-1.md';
+    const first = startFor(run, { id: '01JV0000000000000000000001', documentFile: passDoc, documentSha256: sha256(PASS1) });
+    hooks.dispatchStarted(first);
+    const end = { completedAt: new Date('2026-05-15T00:01:01Z'), durationMs: 5, response: null, error: null, document: null, added: [], resolved: [] };
+    hooks.dispatchFinished({ ...end, start: first, status: 'rejected', reason: 'notes left' });
+    writeFileSync(join(run.dir, 'rejected.md'), 'rejected\n');
+    const repair = startFor(run, { id: '01JV0000000000000000000002', kind: 'repair', index: 1, parentId: first.id, documentFile: 'rejected.md', documentSha256: sha256('rejected\n') });
+    const rel = hooks.dispatchStarted(repair)!;
+    hooks.dispatchFinished({ ...end, start: repair, status: 'completed', reason: null, document: { file: 'final.md', sha256: sha256(readFileSync(join(run.dir, 'final.md'))), lines: 7 }, resolved: fixtureNotes(PASS1) });
+    const rec = readRecord(join(run.dir, rel));
+    expect(rec.request.context.files[0]!.path).toBe('rejected.md');
+    expect(rec.response!.resolved.map((r) => r.citations.evidence[0])).toEqual([
+      { file: passDoc, sha256: sha256(PASS1), line_range: [4, 4] },
+      { file: passDoc, sha256: sha256(PASS1), line_range: [7, 7] },
+    ]);
   });
 
   it('rejects a record that does not match the schema, naming the field', () => {

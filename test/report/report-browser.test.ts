@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReport } from '../../src/commands/report.js';
+import { renderReport } from '../../src/report/html.js';
 import { makeFakeRun, memIo, type FakeRun } from '../support/fake-run.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -48,6 +49,18 @@ describe('bounce report', () => {
     expect(html).not.toMatch(/<link|@import|url\(|https?:\/\/(?!www\.w3\.org\/2000\/svg)/i);
     expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;');
     expect(html).toContain('mock evidence, not a live result');
+  });
+
+  it('shows a failed pass without a document and no mock banner on a live run', () => {
+    const live = makeFakeRun(join(tmp, 'live'), { evidence: 'live' });
+    const m = structuredClone(live.manifest);
+    Object.assign(m.pass_records[1]!, { status: 'failed', document: null, document_sha256: null, notes_after: null, errors: ['timeout: <slow> agent'] });
+    Object.assign(m, { status: 'failed', exit_code: 3, error: { type: 'timeout', message: 'openai timed out' } });
+    const page = renderReport(live.dir, m);
+    expect(page).not.toContain('evidence-banner');
+    expect(page).toContain('this pass produced no document');
+    expect(page).toContain('error: timeout: &lt;slow&gt; agent');
+    expect(page).toContain('class="status-failed"');
   });
 
   it.skipIf(!existsSync(CHROMIUM))('renders in headless Chromium without errors or network', async () => {

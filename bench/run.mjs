@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// npm run bench: runner overhead per pass with an instant adapter, model calls per run,
+// and scanner speed on large documents. A benchmark, not a test: it reports, it does not fail
+// on a slow machine (targets are printed next to the numbers).
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { performance } from 'node:perf_hooks';
+import { main } from '../dist/src/cli.js';
+import { scanNotes } from '../dist/src/protocol/scanner.js';
+
+const RUNS = Number(process.env.BENCH_RUNS || 15);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function fakeIo(cwd) {
+  const sink = { text: '', write(s) { this.text += s; return true; }, isTTY: false };
+  const stdin = new PassThrough();
+  stdin.end();
+  return { cwd, env: { ...process.env, NO_COLOR: '1' }, stdout: sink, stderr: { ...sink, text: '' }, stdin, signal: new AbortController().signal };
+}
+
+function document(paragraphs) {
+  const out = ['# Design notes', ''];
+  for (let i = 0; i < paragraphs; i++) out.push(`Paragraph ${i} explains how part ${i} of the system works, what it depends on, and why it was built this way.`, '');
+  return out.join('\n');
+}
+
+async function runnerOverhead() {
+  const dir = mkdtempSync(join(tmpdir(), 'bounce-bench-'));
+  writeFileSync(join(dir, 'doc.md'), document(40));
+  const overheads = [];
+  let calls = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const io = fakeIo(dir);
+    const t0 = performance.now();
+    const code = await main(['node', 'bounce', 'refine', 'doc.md', '--reviewer', 'mock', '--composer', 'mock', '--quiet', '--name', `bench-${i}`], io);
+    const wall = performance.now() - t0;
+    if (code !== 0) throw new Error(`bench run failed with exit ${code}: ${io.stderr.text}`);
+    const runId = readdirSync(join(dir, 'runs')).filter((n) => n.startsWith(`bench-${i}-`))[0];
+    const manifest = JSON.parse(readFileSync(join(dir, 'runs', runId, 'run.json'), 'utf8'));
+    const adapterMs = manifest.pass_records.flatMap((p) => p.dispatches).reduce((sum, d) => sum + (d.duration_ms ?? 0), 0);
+    calls = manifest.totals.dispatches;
+    overheads.push((wall - adapterMs) / manifest.passes.run);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return { perPass: median(overheads), calls };
+}
+
+function scannerSpeed() {
+  const lines = [];
+  let i = 0;
+  while (lines.join('\n').length < 2_000_000) {
+    lines.push(`Paragraph ${i} with \`code [CONTESTED] span\` and text.`, i % 10 === 0 ? '[CLARIFY] Which one? (A) this (B) that' : '', '```', '[CONTESTED] inside a fence', '```', '');
+    i++;
+  }
+  const text = lines.join('\n');
+  const times = [];
+  let notes = 0;
+  for (let k = 0; k < 5; k++) {
+    const t0 = performance.now();
+    notes = scanNotes(text, { syntax: 'markdown' }).length;
+    times.push(performance.now() - t0);
+  }
+  return { ms: median(times), bytes: text.length, notes };
+}
+
+const overhead = await runnerOverhead();
+const scan = scannerSpeed();
+const rows = [
+  ['model calls, 2-pass converged run', String(overhead.calls), 'target: 2'],
+  ['runner overhead per pass (median)', `${overhead.perPass.toFixed(1)} ms`, 'target: < 50 ms'],
+  [`scan of ${(scan.bytes / 1e6).toFixed(1)} MB markdown (${scan.notes} notes)`, `${scan.ms.toFixed(0)} ms`, 'target: < 1000 ms'],
+];
+for (const [what, value, target] of rows) console.log(`${what.padEnd(48)} ${value.padStart(10)}   ${target}`);

@@ -1,0 +1,156 @@
+/**
+ * Finds Bounce Protocol notes ([CONTESTED], [CLARIFY] and configured extra markers) in a
+ * document. Markdown hides markers in code and HTML comments (see code-ranges.ts); plain
+ * text counts every occurrence. See docs/scanning.md for the user-facing rules.
+ */
+import { markdownRegions } from './code-ranges.js';
+
+export { countByKind, diffNotes, noteKey } from './notes-diff.js';
+
+export type Syntax = 'markdown' | 'plain';
+
+export const DEFAULT_MARKERS: readonly string[] = ['CONTESTED', 'CLARIFY'];
+
+export interface Note {
+  /** Upper-case marker name without brackets, e.g. 'CONTESTED'. */
+  kind: string;
+  /** 1-based. */
+  line: number;
+  /** 1-based, in UTF-16 code units, of the marker's '['. */
+  column: number;
+  /** 0-based index into the scanned text (after BOM removal). */
+  offset: number;
+  /** From the marker to the end of its paragraph (or the next note), whitespace-normalised. */
+  text: string;
+  /** Nearest non-blank line above the note's line, trimmed; null if none. */
+  refersTo: { line: number; text: string } | null;
+  /** The marker starts its line's text after list, quote and emphasis prefixes. */
+  canonical: boolean;
+}
+
+export interface ScanOptions {
+  syntax?: Syntax;
+  /** Extra marker names, added to DEFAULT_MARKERS. */
+  markers?: readonly string[];
+}
+
+// Indentation, `>` quotes, list markers (each followed by a space or tab), one emphasis
+// opener, and a backslash escaping the marker's `[`.
+const CANONICAL_PREFIX = /[ \t]*(?:(?:>|[-*+][ \t]|\d{1,9}[.)][ \t])[ \t]*)*(?:\*{1,3}|_{1,3})?\\?/y;
+const LINE_BREAK = /\r\n|\n|\r/g;
+
+export function syntaxForPath(path: string | undefined): Syntax {
+  return path === undefined || /\.(?:md|markdown)$/i.test(path) ? 'markdown' : 'plain';
+}
+
+function markerPattern(extra: readonly string[] = []): RegExp {
+  const names = new Set([...DEFAULT_MARKERS, ...extra].filter((n) => n !== '').map((n) => n.toUpperCase()));
+  const alternatives = [...names].map((n) => n.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'));
+  return new RegExp(`\\[(${alternatives.join('|')})\\]`, 'gi');
+}
+
+export function scanNotes(input: string, opts: ScanOptions = {}): Note[] {
+  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  // The cheap pre-check: no marker at all means no parsing at all.
+  const found = [...text.matchAll(markerPattern(opts.markers))];
+  if (found.length === 0) return [];
+  const markdown = (opts.syntax ?? 'markdown') === 'markdown';
+  const offsets = found.map((m) => m.index);
+  const regions = markdown ? markdownRegions(text, offsets) : undefined;
+  const hidden = regions?.hidden ?? [];
+  const visible = found.filter((m) => !isHidden(hidden, m.index));
+  const lines = lineIndex(text);
+  const blocks = regions?.blocks ?? [];
+  let block = 0;
+
+  return visible.map((m, i) => {
+    const offset = m.index;
+    const line = lineAt(lines.starts, offset);
+    const lineStart = lines.starts[line]!;
+    const limit = visible[i + 1]?.index ?? text.length;
+    let segs: number[];
+    if (markdown) {
+      while (block < blocks.length && last(blocks[block]!) <= offset) block++;
+      const b = blocks[block];
+      segs = b && b[0]! <= offset ? b : [offset, lines.ends[line]!];
+    } else segs = plainParagraph(text, lines, line, offset, limit);
+    CANONICAL_PREFIX.lastIndex = lineStart;
+    CANONICAL_PREFIX.test(text);
+    return {
+      kind: m[1]!.toUpperCase(),
+      line: line + 1,
+      column: offset - lineStart + 1,
+      offset,
+      text: collect(text, segs, offset, limit),
+      refersTo: refersTo(text, lines, line, markdown),
+      canonical: CANONICAL_PREFIX.lastIndex === offset,
+    };
+  });
+}
+
+interface Lines { starts: number[]; ends: number[] }
+
+function lineIndex(text: string): Lines {
+  const lines: Lines = { starts: [0], ends: [] };
+  LINE_BREAK.lastIndex = 0;
+  for (let m = LINE_BREAK.exec(text); m; m = LINE_BREAK.exec(text)) {
+    lines.ends.push(m.index);
+    lines.starts.push(LINE_BREAK.lastIndex);
+  }
+  lines.ends.push(text.length);
+  return lines;
+}
+
+function lineAt(starts: number[], offset: number): number {
+  let lo = 0, hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function last(segs: number[]): number {
+  return segs[segs.length - 1]!;
+}
+
+/** Hidden ranges are sorted, disjoint [start, end) pairs. */
+function isHidden(hidden: number[], offset: number): boolean {
+  let lo = 0, hi = hidden.length / 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (hidden[2 * mid + 1]! <= offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < hidden.length / 2 && hidden[2 * lo]! <= offset;
+}
+
+/** Plain text: the marker's line and the following lines up to a blank line or the next note. */
+function plainParagraph(text: string, lines: Lines, line: number, offset: number, limit: number): number[] {
+  const segs = [offset, lines.ends[line]!];
+  for (let l = line + 1; l < lines.starts.length && lines.starts[l]! < limit; l++) {
+    const start = lines.starts[l]!, end = lines.ends[l]!;
+    if (/^\s*$/.test(text.slice(start, end))) break;
+    segs.push(start, end);
+  }
+  return segs;
+}
+
+function collect(text: string, segs: number[], from: number, to: number): string {
+  const parts: string[] = [];
+  for (let k = 0; k < segs.length && segs[k]! < to; k += 2) {
+    const a = Math.max(segs[k]!, from), b = Math.min(segs[k + 1]!, to);
+    if (a < b) parts.push(text.slice(a, b));
+  }
+  return parts.join(' ').replace(/\s+/g, ' ').trim();
+}
+
+function refersTo(text: string, lines: Lines, line: number, markdown: boolean): Note['refersTo'] {
+  for (let l = line - 1; l >= 0; l--) {
+    const t = text.slice(lines.starts[l], lines.ends[l]).trim();
+    // In markdown a line of only `>` is a blank line inside a block quote.
+    if (t !== '' && !(markdown && /^[>\s]*$/.test(t))) return { line: l + 1, text: t };
+  }
+  return null;
+}

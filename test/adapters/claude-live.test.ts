@@ -1,0 +1,127 @@
+/**
+ * The BUILT claude adapter (dist/adapters/claude.js) against the REAL Claude Code CLI from
+ * node_modules, pointed at the scripted model server. No real API, no real user config.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adapterRequest, ROOT, runAdapterProgram, type AdapterRun } from '../support/adapter-process.js';
+import { CONTESTED_NOTE, insertNote, startModelServer, type Behaviour, type ModelServer } from '../support/model-server.js';
+import { bouncePrompt, DOC, interruptedDispatch, newMarker, processesWith, sleep } from './cli-live-support.js';
+
+const BIN = join(ROOT, 'node_modules/.bin/claude');
+const KEY = 'sk-ant-test-FAKEKEY123';
+
+describe.skipIf(!existsSync(BIN) || process.platform !== 'linux')('claude adapter against the real claude CLI', () => {
+  let server: ModelServer;
+  let home: string;
+
+  beforeAll(async () => {
+    server = await startModelServer();
+    home = mkdtempSync(join(tmpdir(), 'bounce-claude-home-'));
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const env = (extra: Record<string, string> = {}): Record<string, string> => ({
+    HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY,
+    BOUNCE_CLAUDE_BIN: BIN, ...extra,
+  });
+  async function dispatch(behaviours: Behaviour[], opts: { deadlineMs?: number; options?: Record<string, unknown>; env?: Record<string, string> } = {}): Promise<{ run: AdapterRun; calls: typeof server.requests }> {
+    server.script(behaviours);
+    const before = server.requests.length;
+    const request = adapterRequest(bouncePrompt(DOC), { model: 'mock-model', ...opts.options }, opts.deadlineMs ?? 60_000);
+    const run = await runAdapterProgram('claude', request, env(opts.env));
+    expect(run.stdout).not.toContain(KEY);
+    expect(run.stderr).not.toContain(KEY);
+    return { run, calls: server.requests.slice(before) };
+  }
+
+  it('returns the reply with usage, model and version', async () => {
+    const { run, calls } = await dispatch(['edit']);
+    expect(run.json).toMatchObject({ ok: true, stop: 'complete', reply: insertNote(DOC, CONTESTED_NOTE), model: 'mock-model', agent_version: '2.1.197' });
+    expect(run.json.usage).toMatchObject({ provider_reported: true, cost_usd: null });
+    expect(run.json.usage.input_tokens).toBeGreaterThan(0);
+    expect(run.json.usage.output_tokens).toBeGreaterThan(0);
+    // One model call: no session-title request (CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC), after a HEAD / probe.
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual(['HEAD /', 'POST /v1/messages?beta=true']);
+    const posts = calls.filter((c) => c.method === 'POST');
+    expect(posts[0]?.headers['x-api-key']).toBe(KEY);
+    expect(posts[0]?.stream).toBe(true);
+    expect((posts[0]?.body as { tools?: unknown[] }).tools).toEqual([]);
+  });
+
+  it('passes max_output_tokens as the request max_tokens', async () => {
+    const { run, calls } = await dispatch(['edit'], { options: { max_output_tokens: 4096 } });
+    expect(run.json.ok).toBe(true);
+    expect((calls.find((c) => c.method === 'POST')?.body as { max_tokens?: number }).max_tokens).toBe(4096);
+  });
+
+  it('reports a reply cut at the output cap as truncated', async () => {
+    const { run, calls } = await dispatch(['truncate']);
+    expect(run.json).toMatchObject({ ok: true, stop: 'truncated' });
+    expect(run.json.reply.startsWith(DOC.slice(0, 10))).toBe(true);
+    // Claude Code asks the model to resume after a cut; the server answers those with "OK.".
+    expect(calls.filter((c) => c.method === 'POST').length).toBeGreaterThan(1);
+  });
+
+  it('returns an empty reply as an empty reply (Claude Code itself asks once more first)', async () => {
+    const { run, calls } = await dispatch(['empty', 'empty']);
+    expect(run.json).toMatchObject({ ok: true, reply: '', stop: 'complete' });
+    expect(calls.filter((c) => c.scripted).length).toBe(2);
+  });
+
+  it('types a 500 as a provider error, with no retry inside the CLI', async () => {
+    const { run, calls } = await dispatch([{ status: 500, message: 'scripted outage' }]);
+    expect(run.json).toMatchObject({ ok: false, error: { type: 'provider', status: 500 } });
+    expect(run.json.error.message).toContain('scripted outage');
+    expect(calls.filter((c) => c.method === 'POST').length).toBe(1);
+  });
+
+  it('types a 401 as auth', async () => {
+    const { run, calls } = await dispatch([{ status: 401, message: 'invalid x-api-key' }]);
+    expect(run.json).toMatchObject({ ok: false, error: { type: 'auth', status: 401 } });
+    expect(calls.filter((c) => c.method === 'POST').length).toBe(1);
+  });
+
+  it('types a 429 as rate_limit', async () => {
+    const { run } = await dispatch([{ status: 429, retryAfter: 3 }]);
+    expect(run.json).toMatchObject({ ok: false, error: { type: 'rate_limit', status: 429 } });
+  });
+
+  it('kills the CLI process tree at the deadline and reports a timeout', async () => {
+    const marker = newMarker();
+    const pending = dispatch(['stall'], { deadlineMs: 6000, env: { [marker]: '1' } });
+    await sleep(2500);
+    expect(processesWith(marker).length).toBeGreaterThan(1); // the adapter and the CLI
+    const { run, calls } = await pending;
+    expect(run.json).toMatchObject({ ok: false, error: { type: 'timeout' } });
+    expect(run.ms).toBeLessThan(9000);
+    expect(calls.filter((c) => c.method === 'POST').length).toBe(1);
+    await sleep(300);
+    expect(processesWith(marker)).toEqual([]);
+  });
+
+  it('takes the CLI down when the runner interrupts the adapter', async () => {
+    server.script(['stall']);
+    const { result, during, after } = await interruptedDispatch('claude', env(), 2500);
+    expect(result).toMatchObject({ ok: false, error: { type: 'interrupted' } });
+    expect(during.length).toBeGreaterThan(1);
+    expect(after).toEqual([]);
+  });
+
+  it('--check reports the version and a login it cannot verify without a key', async () => {
+    const withKey = await runAdapterProgram('claude', {}, env(), ['--check']);
+    expect(withKey.json).toMatchObject({ ok: true, version: '2.1.197', problems: [], warnings: [] });
+    const { ANTHROPIC_API_KEY: _unused, ...noKey } = env();
+    const without = await runAdapterProgram('claude', {}, noKey, ['--check']);
+    expect(without.json).toMatchObject({ ok: true, version: '2.1.197', problems: [] });
+    expect(without.json.warnings.join(' ')).toMatch(/login/);
+    const missing = await runAdapterProgram('claude', {}, { HOME: home, BOUNCE_CLAUDE_BIN: '/nonexistent/claude' }, ['--check']);
+    expect(missing.json).toMatchObject({ ok: false, problems: [expect.stringContaining('BOUNCE_CLAUDE_BIN')] });
+    expect(withKey.stdout + without.stdout).not.toContain(KEY);
+  });
+});

@@ -1,0 +1,58 @@
+/** Helpers shared by the live CLI adapter tests (claude-live, codex-live). */
+import { readFileSync, readdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { callAdapter, type HostResult } from '../../src/adapters/host.js';
+import type { ResolvedAgent } from '../../src/adapters/registry.js';
+import { adapterRequest, ROOT } from '../support/adapter-process.js';
+
+export const DOC = '# Plan\n\nWe ship the parser first and measure it.\n\nThen we write the docs.\n';
+
+/** A prompt with the delimiters, role and final marker the scripted model server reads. */
+export function bouncePrompt(doc: string, role: 'reviewer' | 'composer' = 'reviewer', final = false): string {
+  return [
+    `You are the ${role} in a bounce run. Return the whole document and nothing else.`,
+    `Role: ${role}`, `Pass 1 of 2${final ? ' (FINAL PASS)' : ''}`,
+    '<<<BOUNCE-DOCUMENT-abc123>>>', doc, '<<<END-BOUNCE-DOCUMENT-abc123>>>', '',
+  ].join('\n');
+}
+
+/** A variable to put in an adapter's env: the CLI inherits it, so its processes can be found. */
+export const newMarker = (): string => `BOUNCE_TEST_MARK_${randomUUID().replace(/-/g, '')}`;
+
+/** Live processes (not this one) whose environment carries `marker`. Linux only. */
+export function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(`${marker}=`)) found.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Dispatch through the runner's own host (`callAdapter`) and abort after `abortAfterMs`,
+ * the way Ctrl-C does: the host signals the adapter's group, the adapter must take the
+ * CLI's group down with it. Returns what the host saw and the marked processes seen mid-run.
+ */
+export async function interruptedDispatch(name: 'claude' | 'codex', env: Record<string, string>, abortAfterMs: number): Promise<{ result: HostResult; during: number[]; after: number[] }> {
+  const marker = newMarker();
+  const agent: ResolvedAgent = {
+    spec: name, slug: name, adapter: name, provider: name, command: process.execPath,
+    args: [`${ROOT}dist/adapters/${name}.js`], options: {}, timeoutS: undefined, evidence: 'live',
+  };
+  const controller = new AbortController();
+  const request = adapterRequest(bouncePrompt(DOC), {}, 60_000);
+  const pending = callAdapter(agent, request, { timeoutMs: 60_000, signal: controller.signal, maxOutputBytes: 1_000_000, env: { PATH: process.env.PATH ?? '', ...env, [marker]: '1' } });
+  await sleep(abortAfterMs);
+  const during = processesWith(marker);
+  controller.abort();
+  const result = await pending;
+  await sleep(300);
+  return { result, during, after: processesWith(marker) };
+}

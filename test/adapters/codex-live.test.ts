@@ -1,0 +1,143 @@
+/**
+ * The BUILT codex adapter (dist/adapters/codex.js) against the REAL Codex CLI from
+ * node_modules, through a custom model provider in a temporary CODEX_HOME that points at
+ * the scripted model server. No real API, no real user config.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adapterRequest, ROOT, runAdapterProgram, type AdapterRun } from '../support/adapter-process.js';
+import { CONTESTED_NOTE, insertNote, removeNotes, startModelServer, type Behaviour, type ModelServer } from '../support/model-server.js';
+import { bouncePrompt, DOC, interruptedDispatch, newMarker, processesWith, sleep } from './cli-live-support.js';
+
+const BIN = join(ROOT, 'node_modules/.bin/codex');
+const KEY = 'sk-test-FAKECODEXKEY456';
+
+describe.skipIf(!existsSync(BIN) || process.platform !== 'linux')('codex adapter against the real codex CLI', () => {
+  let server: ModelServer;
+  let home: string;
+
+  beforeAll(async () => {
+    server = await startModelServer();
+    home = mkdtempSync(join(tmpdir(), 'bounce-codex-home-'));
+    // No retry settings here: the adapter must turn the provider's retries off itself.
+    writeFileSync(join(home, 'config.toml'), [
+      'model_provider = "bounce-test"', 'model = "mock-model"', '',
+      '[model_providers.bounce-test]', 'name = "Bounce test"', `base_url = "${server.url}/v1"`,
+      'wire_api = "responses"', 'env_key = "BOUNCE_TEST_CODEX_KEY"', '',
+    ].join('\n'));
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const env = (extra: Record<string, string> = {}): Record<string, string> => ({
+    HOME: home, CODEX_HOME: home, BOUNCE_TEST_CODEX_KEY: KEY, BOUNCE_CODEX_BIN: BIN, ...extra,
+  });
+  async function dispatch(behaviours: Behaviour[], opts: { deadlineMs?: number; prompt?: string; env?: Record<string, string> } = {}): Promise<{ run: AdapterRun; calls: typeof server.requests }> {
+    server.script(behaviours);
+    const before = server.requests.length;
+    const run = await runAdapterProgram('codex', adapterRequest(opts.prompt ?? bouncePrompt(DOC), {}, opts.deadlineMs ?? 60_000), env(opts.env));
+    expect(run.stdout).not.toContain(KEY);
+    expect(run.stderr).not.toContain(KEY);
+    return { run, calls: server.requests.slice(before) };
+  }
+  const posts = (calls: ModelServer['requests']) => calls.filter((c) => c.method === 'POST');
+
+  it('returns the reply with usage, model and version; metadata warnings stay warnings', async () => {
+    const { run, calls } = await dispatch(['edit']);
+    expect(run.json).toMatchObject({ ok: true, stop: 'complete', reply: insertNote(DOC, CONTESTED_NOTE), model: 'mock-model', agent_version: '0.171.0' });
+    expect(run.json.usage).toMatchObject({ provider_reported: true, cost_usd: null });
+    expect(run.json.usage.input_tokens).toBeGreaterThan(0);
+    expect(run.json.usage.output_tokens).toBeGreaterThan(0);
+    expect(run.stderr).toContain('codex warning: Model metadata');
+    expect(run.stderr).not.toMatch(/unrecognized configuration/); // every -c the adapter sets is known to this codex
+    expect(posts(calls).map((c) => c.path)).toEqual(['/v1/responses']);
+    expect(posts(calls)[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(posts(calls)[0]?.stream).toBe(true);
+    // No shell, web search or sub-agents offered to the model.
+    const tools = ((posts(calls)[0]?.body as { tools?: Array<{ name?: string; type?: string }> }).tools ?? []).map((t) => t.name ?? t.type);
+    expect(tools).not.toContain('exec_command');
+    expect(tools).not.toContain('web_search');
+    expect(tools).not.toContain('multi_agent_v1');
+  });
+
+  it('reads a composer turn too', async () => {
+    const noted = insertNote(DOC, CONTESTED_NOTE);
+    const { run } = await dispatch(['edit'], { prompt: bouncePrompt(noted, 'composer', true) });
+    expect(run.json).toMatchObject({ ok: true, reply: removeNotes(noted) });
+  });
+
+  it('reports response.incomplete as truncated, with the partial text', async () => {
+    const { run, calls } = await dispatch(['truncate']);
+    expect(run.json).toMatchObject({ ok: true, stop: 'truncated' });
+    expect(run.json.reply).toBe(DOC.slice(0, Math.floor(DOC.length / 2)));
+    expect(posts(calls).length).toBe(1);
+  });
+
+  it('returns an empty reply as an empty reply', async () => {
+    const { run } = await dispatch(['empty']);
+    expect(run.json).toMatchObject({ ok: true, reply: '', stop: 'complete', usage: { provider_reported: true } });
+  });
+
+  it('types a 500 as a provider error, with no retry inside the CLI', async () => {
+    const { run, calls } = await dispatch([{ status: 500, message: 'scripted outage' }]);
+    expect(run.json).toMatchObject({ ok: false, error: { type: 'provider', status: 500 } });
+    expect(posts(calls).length).toBe(1);
+  });
+
+  it('types a 401 as auth', async () => {
+    const { run, calls } = await dispatch([{ status: 401, message: 'invalid api key' }]);
+    expect(run.json).toMatchObject({ ok: false, error: { type: 'auth', status: 401 } });
+    expect(posts(calls).length).toBe(1);
+  });
+
+  it('types a 429 as rate_limit', async () => {
+    const { run, calls } = await dispatch([{ status: 429, retryAfter: 1 }]);
+    expect(run.json).toMatchObject({ ok: false, error: { type: 'rate_limit', status: 429 } });
+    expect(posts(calls).length).toBe(1);
+  });
+
+  it('types a refused connection as network, at once', async () => {
+    const dead = mkdtempSync(join(tmpdir(), 'bounce-codex-dead-'));
+    writeFileSync(join(dead, 'config.toml'), 'model_provider = "dead"\nmodel = "m"\n[model_providers.dead]\nname = "Dead"\nbase_url = "http://127.0.0.1:9/v1"\nwire_api = "responses"\n');
+    const run = await runAdapterProgram('codex', adapterRequest(bouncePrompt(DOC), {}, 30_000), env({ CODEX_HOME: dead }));
+    rmSync(dead, { recursive: true, force: true });
+    expect(run.json).toMatchObject({ ok: false, error: { type: 'network' } });
+    expect(run.ms).toBeLessThan(10_000);
+  });
+
+  it('kills the CLI process tree at the deadline and reports a timeout', async () => {
+    const marker = newMarker();
+    const pending = dispatch(['stall'], { deadlineMs: 6000, env: { [marker]: '1' } });
+    await sleep(2500);
+    expect(processesWith(marker).length).toBeGreaterThan(2); // the adapter, codex.js and the native codex
+    const { run, calls } = await pending;
+    expect(run.json).toMatchObject({ ok: false, error: { type: 'timeout' }, agent_version: '0.171.0' });
+    expect(run.ms).toBeLessThan(9000);
+    expect(posts(calls).length).toBe(1);
+    await sleep(300);
+    expect(processesWith(marker)).toEqual([]);
+  });
+
+  it('takes the CLI down when the runner interrupts the adapter', async () => {
+    server.script(['stall']);
+    const { result, during, after } = await interruptedDispatch('codex', env(), 2500);
+    expect(result).toMatchObject({ ok: false, error: { type: 'interrupted' } });
+    expect(during.length).toBeGreaterThan(2);
+    expect(after).toEqual([]);
+  });
+
+  it('--check reports the version, the provider and a missing provider key', async () => {
+    const good = await runAdapterProgram('codex', {}, env(), ['--check']);
+    expect(good.json).toMatchObject({ ok: true, version: '0.171.0', problems: [], warnings: [], resolved: { model: 'mock-model', model_provider: 'bounce-test' } });
+    const { BOUNCE_TEST_CODEX_KEY: _unused, ...noKey } = env();
+    const without = await runAdapterProgram('codex', {}, noKey, ['--check']);
+    expect(without.json).toMatchObject({ ok: true, warnings: [expect.stringContaining('BOUNCE_TEST_CODEX_KEY')] });
+    const missing = await runAdapterProgram('codex', {}, { HOME: home, PATH: '/nonexistent' }, ['--check']);
+    expect(missing.json).toMatchObject({ ok: false, problems: ['codex not found on PATH: install it with npm i -g @openai/codex or set BOUNCE_CODEX_BIN'] });
+    expect(good.stdout + without.stdout).not.toContain(KEY);
+  });
+});

@@ -1,0 +1,218 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { cleanEnv, FIXTURES, runCli, tempDir } from '../support/cli.js';
+
+const DOC = `# Rollout plan
+
+We ship the feature to every user on Monday.
+
+Rollback is manual.
+`;
+
+let dir: string;
+beforeEach(() => {
+  dir = tempDir();
+  writeFileSync(join(dir, 'plan.md'), DOC);
+});
+
+const runs = (): string[] => (existsSync(join(dir, 'runs')) ? readdirSync(join(dir, 'runs')).filter((n) => !n.startsWith('.')) : []);
+const manifest = (run: string) => JSON.parse(readFileSync(join(dir, 'runs', run, 'run.json'), 'utf8'));
+const script = (name: string, body: string): string => {
+  writeFileSync(join(dir, name), body);
+  return name;
+};
+const adapter = (name: string) => `cmd:${join(FIXTURES, 'adapters', name)}`;
+
+describe('bounce refine with mock agents', () => {
+  it('converges in two passes and keeps every pass on disk', async () => {
+    const r = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock'], { cwd: dir });
+    expect(r.stderr).toContain('converged');
+    expect(r.code).toBe(0);
+    const [run] = runs();
+    expect(run).toMatch(/^plan-\d{8}-\d{6}-[0-9A-Z]{6}$/);
+    expect(r.stdout.trim()).toBe(join('runs', run!, 'final.md'));
+    const files = readdirSync(join(dir, 'runs', run!));
+    expect(files).toEqual(expect.arrayContaining(['original.md', 'final.md', 'run.json', 'run.log', 'pass-1-reviewer-mock.md', 'pass-1-reviewer-mock.prompt.md', 'pass-1-reviewer-mock.reply.txt', 'pass-1-reviewer-mock.stderr.log', 'pass-2-composer-mock.md']));
+    const m = manifest(run!);
+    expect(m.status).toBe('converged');
+    expect(m.totals.dispatches).toBe(2);
+    expect(m.pass_records.map((p: { notes_after: number }) => p.notes_after)).toEqual([1, 0]);
+    expect(m.evidence).toBe('mock');
+    expect(readFileSync(join(dir, 'runs', run!, 'final.md'), 'utf8')).toBe(DOC);
+    expect(readFileSync(join(dir, 'plan.md'), 'utf8')).toBe(DOC);
+    expect(readFileSync(join(dir, 'runs', '.gitignore'), 'utf8')).toBe('*\n');
+  });
+
+  it('stops early when a pass leaves no notes', async () => {
+    const s = script('s.yaml', 'steps:\n  "1": { action: echo }\n');
+    const r = await runCli(['refine', 'plan.md', '--passes', '4', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ status: 'converged', exit_code: 0, notes_left: 0, passes_run: 1 });
+    expect(manifest(runs()[0]!).totals.dispatches).toBe(1);
+  });
+
+  it('runs every pass with --all-passes', async () => {
+    const s = script('s.yaml', 'steps:\n  "1": { action: echo }\n');
+    const r = await runCli(['refine', 'plan.md', '--passes', '3', '--all-passes', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'converged', passes_run: 3 });
+  });
+
+  it('repairs notes left on the final pass', async () => {
+    const s = script('s.yaml', 'steps:\n  "2": { action: review }\n');
+    const r = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', `mock:${s}`, '--json'], { cwd: dir });
+    expect(r.code).toBe(0);
+    const m = manifest(runs()[0]!);
+    expect(m.pass_records[1].repairs).toBe(1);
+    expect(m.totals.dispatches).toBe(3);
+    const files = readdirSync(join(dir, 'runs', runs()[0]!));
+    expect(files.some((f) => /^pass-2-composer-.*\.repair-1\.prompt\.md$/.test(f))).toBe(true);
+  });
+
+  it('fails with exit 1 and writes no output when the repair also leaves notes', async () => {
+    const s = script('s.yaml', 'steps:\n  "2": { action: echo }\n  "2.repair": { action: echo }\n');
+    const r = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', `mock:${s}`, '--out', 'out.md', '--json'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'not-converged', exit_code: 1, notes_left: 1, output: null });
+    expect(existsSync(join(dir, 'out.md'))).toBe(false);
+    expect(existsSync(join(dir, 'runs', runs()[0]!, 'final.md'))).toBe(false);
+    expect(manifest(runs()[0]!).status).toBe('not-converged');
+  });
+
+  it('repairs a summary given instead of the document', async () => {
+    const long = `# Spec\n\n${'This sentence describes one more requirement of the system in detail. '.repeat(20)}\n`;
+    writeFileSync(join(dir, 'spec.md'), long);
+    const s = script('s.yaml', 'steps:\n  "1": "In short, it is a spec."\n');
+    const r = await runCli(['refine', 'spec.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    expect(r.code).toBe(0);
+    const m = manifest(runs()[0]!);
+    expect(m.pass_records[0].repairs).toBe(1);
+    expect(m.pass_records[0].dispatches.map((d: { status: string }) => d.status)).toEqual(['rejected', 'completed']);
+  });
+
+  it('resends an empty reply once', async () => {
+    const s = script('s.yaml', 'steps:\n  "1": ""\n');
+    const r = await runCli(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    expect(r.code).toBe(0);
+    const p1 = manifest(runs()[0]!).pass_records[0];
+    expect(p1.retries).toBe(1);
+    expect(p1.dispatches.map((d: { kind: string }) => d.kind)).toEqual(['pass', 'retry']);
+  });
+
+  it('writes --out FILE and --out - and --in-place', async () => {
+    const a = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock', '--out', 'refined.md'], { cwd: dir });
+    expect(a.code).toBe(0);
+    expect(a.stdout.trim()).toBe('refined.md');
+    expect(readFileSync(join(dir, 'refined.md'), 'utf8')).toBe(DOC);
+    const b = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock', '--out', '-'], { cwd: dir });
+    expect(b.stdout).toBe(DOC);
+    writeFileSync(join(dir, 'noted.md'), `${DOC}\n[CLARIFY] Which Monday? (A) the 3rd (B) the 10th\n`);
+    const c = await runCli(['refine', 'noted.md', '--reviewer', 'mock', '--composer', 'mock', '--in-place'], { cwd: dir });
+    expect(c.code).toBe(0);
+    expect(readFileSync(join(dir, 'noted.md'), 'utf8')).not.toContain('[CLARIFY]');
+  });
+
+  it('reads stdin with -', async () => {
+    const r = await runCli(['refine', '-', '--reviewer', 'mock', '--composer', 'mock', '--out', '-'], { cwd: dir, input: DOC });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(DOC);
+    expect(runs()[0]).toMatch(/^stdin-/);
+  });
+});
+
+describe('bounce refine with cmd: adapters that fail', () => {
+  it('a crashing adapter ends with exit 3 and its stderr kept', async () => {
+    const r = await runCli(['refine', 'plan.md', '--reviewer', adapter('crash.mjs'), '--composer', 'mock', '--json'], { cwd: dir });
+    expect(r.code).toBe(3);
+    const out = JSON.parse(r.stdout);
+    expect(out.status).toBe('failed');
+    expect(out.error.message).toContain('exited with code 7');
+    const run = runs()[0]!;
+    expect(readFileSync(join(dir, 'runs', run, 'pass-1-reviewer-crash.mjs.stderr.log'), 'utf8')).toContain('something went badly wrong');
+    expect(manifest(run).status).toBe('failed');
+  });
+
+  it('an adapter that hangs is killed at its deadline with its children', async () => {
+    const pidFile = join(dir, 'child.pid');
+    const r = await runCli(['refine', 'plan.md', '--reviewer', adapter('hang.mjs'), '--composer', 'mock', '--timeout', '1', '--json'], { cwd: dir, env: cleanEnv({ HANG_PID_FILE: pidFile }) });
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stdout).error.type).toBe('timeout');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await new Promise((res) => setTimeout(res, 300));
+    expect(() => process.kill(pid, 0)).toThrow();
+  });
+
+  it('an adapter printing prose instead of JSON ends with exit 3', async () => {
+    const r = await runCli(['refine', 'plan.md', '--reviewer', adapter('not-json.mjs'), '--composer', 'mock', '--json'], { cwd: dir });
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stdout).error.type).toBe('invalid_response');
+    expect(readFileSync(join(dir, 'runs', runs()[0]!, 'pass-1-reviewer-not-json.mjs.reply.txt'), 'utf8')).toContain('Sure!');
+  });
+
+  it('a truncated reply fails the pass with exit 3 and advice', async () => {
+    const s = script('s.yaml', 'steps:\n  "1": { reply: "# Rollout", stop: truncated }\n');
+    const r = await runCli(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    expect(r.code).toBe(3);
+    const out = JSON.parse(r.stdout);
+    expect(out.error.type).toBe('truncated');
+    expect(out.error.message).toContain('max_output_tokens');
+  });
+
+  it('a cmd: adapter that works converges', async () => {
+    writeFileSync(join(dir, 'noted.md'), `${DOC}\n[CONTESTED] Monday is risky. Ship on Tuesday instead.\n`);
+    const r = await runCli(['refine', 'noted.md', '--passes', '1', '--reviewer', adapter('echo-resolve.mjs'), '--json'], { cwd: dir });
+    expect(r.code).toBe(0);
+    const m = manifest(runs()[0]!);
+    expect(m.agents.reviewer.evidence).toBe('external');
+    expect(m.totals.cost_usd).toBeCloseTo(0.001);
+  });
+
+  it('transient errors are retried and three in a row open the breaker', async () => {
+    const s = script('s.yaml', 'steps:\n  "1": { error: { type: provider, message: "upstream 500" } }\n  "1.retry": { error: { type: provider, message: "upstream 500" } }\n');
+    const r = await runCli(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stdout).error.type).toBe('breaker');
+    const m = manifest(runs()[0]!);
+    expect(m.breaker).toMatchObject({ open: true, consecutive_failures: 3 });
+    expect(m.totals.dispatches).toBe(3);
+  });
+
+  it('a rate limit followed by success converges', async () => {
+    const s = script('s.yaml', 'steps:\n  "1": { error: { type: rate_limit, message: "slow down", retry_after_ms: 100 } }\n  "1.retry": { action: review }\n');
+    const r = await runCli(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(manifest(runs()[0]!).breaker.consecutive_failures).toBe(0);
+  });
+
+  it('auth errors fail at once without retry', async () => {
+    const s = script('s.yaml', 'steps:\n  "1": { error: { type: auth, message: "bad key" } }\n');
+    const r = await runCli(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    expect(r.code).toBe(3);
+    expect(manifest(runs()[0]!).totals.dispatches).toBe(1);
+  });
+});
+
+describe('interrupting a run', () => {
+  it('SIGINT gives exit 130 and an interrupted run with completed passes kept', async () => {
+    const s = script('s.yaml', 'steps:\n  "2": { action: hang }\n');
+    const r = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', `mock:${s}`, '--json'], {
+      cwd: dir,
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          const run = runs()[0];
+          if (run && readdirSync(join(dir, 'runs', run)).some((f) => f.startsWith('pass-2-') && f.endsWith('.prompt.md'))) {
+            clearInterval(poll);
+            setTimeout(() => child.kill('SIGINT'), 200);
+          }
+        }, 50);
+      },
+    });
+    expect(r.code).toBe(130);
+    expect(JSON.parse(r.stdout).status).toBe('interrupted');
+    const m = manifest(runs()[0]!);
+    expect(m.status).toBe('interrupted');
+    expect(m.pass_records[0].status).toBe('completed');
+    expect(existsSync(join(dir, 'runs', runs()[0]!, 'pass-1-reviewer-mock.md'))).toBe(true);
+  });
+});

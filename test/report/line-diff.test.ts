@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { diffLines, splitLines, unifiedDiff } from '../../src/report/line-diff.js';
+
+/** Length of a longest common subsequence, the slow way, to check the diff is minimal. */
+function lcs(a: string[], b: string[]): number {
+  const t = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) t[i]![j] = a[i] === b[j] ? t[i + 1]![j + 1]! + 1 : Math.max(t[i + 1]![j]!, t[i]![j + 1]!);
+  return t[0]![0]!;
+}
+
+describe('line diff', () => {
+  it('rebuilds both sides and keeps a longest common subsequence (random inputs)', () => {
+    let seed = 7;
+    const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    for (let t = 0; t < 2000; t++) {
+      const a = Array.from({ length: rnd(12) }, () => 'abcd'[rnd(4)]!);
+      const b = Array.from({ length: rnd(12) }, () => 'abcd'[rnd(4)]!);
+      const ops = diffLines(a, b);
+      expect(ops.filter((o) => o.type !== 'insert').map((o) => o.line)).toEqual(a);
+      expect(ops.filter((o) => o.type !== 'delete').map((o) => o.line)).toEqual(b);
+      expect(ops.filter((o) => o.type === 'equal')).toHaveLength(lcs(a, b));
+    }
+  });
+
+  it('prints diff -u hunks with three lines of context', () => {
+    const a = 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n';
+    const b = 'a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\n';
+    expect(unifiedDiff(a, b, { aName: 'a/x', bName: 'b/x' })).toBe(
+      ['--- a/x', '+++ b/x', '@@ -1,5 +1,5 @@', ' a', '-b', '+B', ' c', ' d', ' e', '@@ -8,3 +8,4 @@', ' h', ' i', ' j', '+k', ''].join('\n'),
+    );
+    expect(unifiedDiff('', 'x\n', { aName: 'a', bName: 'b' })).toBe('--- a\n+++ b\n@@ -0,0 +1,1 @@\n+x\n');
+    expect(unifiedDiff('same\n', 'same', { aName: 'a', bName: 'b' })).toBe('');
+  });
+
+  it('splits CRLF and LF alike and ignores the final newline', () => {
+    expect(splitLines('a\r\nb\n')).toEqual(['a', 'b']);
+    expect(splitLines('')).toEqual([]);
+  });
+});
+
+describe('line diff on large inputs', () => {
+  it('stays fast on a long document with scattered edits and gives up gracefully on a rewrite', () => {
+    const a = Array.from({ length: 20_000 }, (_, i) => `line ${i}`);
+    const b = a.map((l, i) => (i % 50 === 0 ? `${l} edited` : l));
+    const started = Date.now();
+    const ops = diffLines(a, b);
+    expect(ops.filter((o) => o.type === 'insert')).toHaveLength(400);
+    expect(ops.filter((o) => o.type === 'equal')).toHaveLength(19_600);
+    const rewrite = diffLines(a, a.map((l) => `${l}!`));
+    expect(rewrite.filter((o) => o.type === 'delete')).toHaveLength(20_000);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
