@@ -200,7 +200,7 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
     do advanceCols(1); while (col - startCol < 5 && spaceOrTab(pos));
     const spaces = col - startCol;
     let padding = m[0].length + spaces;
-    if (spaces >= 5 || spaces < 1) {
+    if (spaces >= 5 || spaces < 1 || pos >= lineEnd) {
       padding = m[0].length + 1;
       pos = startPos; col = startCol;
       if (spaceOrTab(pos)) advanceCols(1);

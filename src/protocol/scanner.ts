@@ -139,7 +139,14 @@ function plainParagraph(text: string, lines: Lines, line: number, offset: number
 
 function collect(text: string, segs: number[], from: number, to: number): string {
   const parts: string[] = [];
-  for (let k = 0; k < segs.length && segs[k]! < to; k += 2) {
+  // Start at the segment holding `from`: one long paragraph may hold thousands of notes.
+  let lo = 0, hi = segs.length / 2 - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (segs[2 * mid + 1]! <= from) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let k = 2 * lo; k < segs.length && segs[k]! < to; k += 2) {
     const a = Math.max(segs[k]!, from), b = Math.min(segs[k + 1]!, to);
     if (a < b) parts.push(text.slice(a, b));
   }

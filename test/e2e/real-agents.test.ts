@@ -1,0 +1,160 @@
+/**
+ * End to end: the built `bounce` drives the real Claude Code CLI (reviewer) and the real
+ * Codex CLI (composer), and the openai and anthropic adapters, against the scripted model
+ * server on 127.0.0.1. Nothing here reaches a real provider.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startModelServer, type ModelServer } from '../support/model-server.js';
+import { cleanEnv, ROOT, runCli, tempDir } from '../support/cli.js';
+
+const CLAUDE_KEY = 'sk-ant-test-E2ECLAUDEKEY789';
+const CODEX_KEY = 'sk-test-E2ECODEXKEY321';
+const OPENAI_KEY = 'sk-test-E2EOPENAIKEY654';
+const DOC = `# Launch checklist
+
+We launch on Monday after the load test passes.
+
+Support is staffed by two people during launch week.
+`;
+
+let server: ModelServer;
+let home: string;
+let dir: string;
+
+beforeAll(async () => {
+  server = await startModelServer();
+  home = tempDir('bounce-e2e-home-');
+  mkdirSync(join(home, 'codex'));
+  writeFileSync(
+    join(home, 'codex', 'config.toml'),
+    ['model_provider = "bounce-test"', 'model = "mock-model"', '', '[model_providers.bounce-test]', 'name = "Bounce test"', `base_url = "${server.url}/v1"`, 'wire_api = "responses"', 'env_key = "BOUNCE_TEST_CODEX_KEY"', ''].join('\n'),
+  );
+});
+afterAll(async () => server?.close());
+beforeEach(() => {
+  dir = tempDir('bounce-e2e-');
+  writeFileSync(join(dir, 'launch.md'), DOC);
+});
+
+/** The real CLIs are found on PATH by name, as on a user's machine. */
+function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return cleanEnv({
+    PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`,
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, 'claude'),
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: CLAUDE_KEY,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CODEX_HOME: join(home, 'codex'),
+    BOUNCE_TEST_CODEX_KEY: CODEX_KEY,
+    ...extra,
+  });
+}
+
+const documentCalls = (since: number) => server.requests.slice(since).filter((r) => r.scripted);
+const onlyRun = (): string => {
+  const runs = readdirSync(join(dir, 'runs')).filter((n) => !n.startsWith('.'));
+  expect(runs).toHaveLength(1);
+  return join(dir, 'runs', runs[0]!);
+};
+
+function filesUnder(path: string): string[] {
+  return statSync(path).isDirectory() ? readdirSync(path).flatMap((n) => filesUnder(join(path, n))) : [path];
+}
+
+function expectNoKeys(runDir: string, keys: string[]): void {
+  for (const file of filesUnder(runDir)) {
+    const text = readFileSync(file, 'utf8');
+    for (const key of keys) expect(text.includes(key), `${key} leaked into ${file}`).toBe(false);
+  }
+}
+
+describe('bounce refine with the real Claude Code and Codex CLIs', () => {
+  it('picks claude and codex by default, converges in 2 calls, records usage, leaks no key', async () => {
+    const before = server.requests.length;
+    const r = await runCli(['refine', 'launch.md', '--json'], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    expect(r.stderr).toMatch(/reviewer: claude .*composer: codex/);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ status: 'converged', exit_code: 0, notes_left: 0, passes_run: 2, evidence: 'live' });
+    const calls = documentCalls(before);
+    expect(calls.map((c) => c.api)).toEqual(['anthropic', 'responses']);
+    const runDir = onlyRun();
+    expect(readFileSync(join(runDir, 'final.md'), 'utf8')).toBe(DOC);
+    expect(readFileSync(join(runDir, 'pass-1-reviewer-claude.md'), 'utf8')).toContain('[CONTESTED]');
+    const m = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8'));
+    expect(m.agents.reviewer).toMatchObject({ adapter: 'claude', evidence: 'live', usage_provider_reported: true });
+    expect(m.agents.codex ?? m.agents.composer).toMatchObject({ adapter: 'codex' });
+    expect(m.agents.reviewer.version).toMatch(/\d+\.\d+\.\d+/);
+    expect(m.pass_records[0].usage.input_tokens).toBeGreaterThan(0);
+    expect(m.pass_records[1].usage.output_tokens).toBeGreaterThan(0);
+    expect(m.totals.dispatches).toBe(2);
+    expectNoKeys(runDir, [CLAUDE_KEY, CODEX_KEY]);
+    expect(r.stdout + r.stderr).not.toContain(CLAUDE_KEY);
+  });
+
+  it('repairs a note the composer left on the final pass', async () => {
+    const before = server.requests.length;
+    server.script(['edit', 'leave-note']);
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'claude', '--composer', 'codex', '--json'], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(documentCalls(before)).toHaveLength(3);
+    const m = JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8'));
+    expect(m.pass_records[1]).toMatchObject({ repairs: 1, notes_after: 0 });
+    expect(documentCalls(before)[2]!.prompt).toContain('REPAIR');
+  });
+
+  it('opens the breaker after three failed calls in a row and exits 3', async () => {
+    const before = server.requests.length;
+    server.script([{ status: 500 }, { status: 500 }, { status: 500 }]);
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'claude', '--composer', 'codex', '--json'], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(3);
+    expect(JSON.parse(r.stdout).error.type).toBe('breaker');
+    expect(documentCalls(before)).toHaveLength(3);
+    const m = JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8'));
+    expect(m.breaker).toMatchObject({ open: true, consecutive_failures: 3 });
+    const resume = await runCli(['resume', 'latest', '--json'], { cwd: dir, env: env() });
+    expect(resume.code).toBe(2);
+    expect(JSON.parse(resume.stdout).error.message).toContain('circuit breaker');
+  });
+});
+
+describe('bounce refine with the openai and anthropic adapters', () => {
+  it('openai: converges against an OpenAI-compatible server on loopback without a key', async () => {
+    const before = server.requests.length;
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'openai:mock-model', '--composer', 'openai:mock-model', '--json'], { cwd: dir, env: env({ OPENAI_BASE_URL: `${server.url}/v1` }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(documentCalls(before).map((c) => c.api)).toEqual(['chat', 'chat']);
+    const m = JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8'));
+    expect(m.totals.input_tokens).toBeGreaterThan(0);
+    expect(m.agents.reviewer).toMatchObject({ adapter: 'openai', model: 'mock-model', usage_provider_reported: true });
+  });
+
+  it('openai: a key is sent to the server but never written to the run folder', async () => {
+    const before = server.requests.length;
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'openai:mock-model', '--composer', 'openai:mock-model'], { cwd: dir, env: env({ OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: OPENAI_KEY }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(documentCalls(before)[0]!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
+    expectNoKeys(onlyRun(), [OPENAI_KEY]);
+  });
+
+  it('anthropic: converges through the Messages API', async () => {
+    const before = server.requests.length;
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'anthropic:mock-model', '--composer', 'anthropic:mock-model', '--json'], { cwd: dir, env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(documentCalls(before).map((c) => c.api)).toEqual(['anthropic', 'anthropic']);
+    expectNoKeys(onlyRun(), [CLAUDE_KEY]);
+  });
+
+  it('refuses a plain-http remote endpoint before anything is sent (exit 2, no run folder)', async () => {
+    const before = server.requests.length;
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'openai:m', '--composer', 'openai:m'], { cwd: dir, env: env({ OPENAI_BASE_URL: 'http://models.example.com/v1', OPENAI_API_KEY: OPENAI_KEY }) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/plain http/);
+    expect(r.stderr).not.toContain(OPENAI_KEY);
+    expect(server.requests.length).toBe(before);
+    expect(existsSync(join(dir, 'runs'))).toBe(false);
+  });
+});
