@@ -50,9 +50,21 @@ export function severityOf(kind: string): Finding['severity'] {
   return kind.toLowerCase() === 'contested' ? 'medium' : 'low';
 }
 
-function noteRange(note: NoteLike): [number, number] {
-  const extra = note.text.replace(/\s+$/, '').split('\n').length - 1;
-  return [note.line, note.line + extra];
+const STARTS_NOTE = /^\s*(?:(?:[>*+-]|\d+[.)])\s*)*[*_]*\[[A-Za-z][\w-]*\]/;
+
+/**
+ * Lines a note spans: from its marker to the end of its paragraph or the line before the
+ * next note (the scanner's rule), read from the document it is in.
+ */
+export function noteRange(note: NoteLike, lines: readonly string[] | null): [number, number] {
+  let end = note.line;
+  if (lines) while (end < lines.length && lines[end]!.trim() !== '' && !STARTS_NOTE.test(lines[end]!)) end++;
+  return [note.line, end];
+}
+
+function readLines(runDir: string, rel: string): string[] | null {
+  const path = join(runDir, rel);
+  return existsSync(path) ? readFileSync(path, 'utf8').split(/\r?\n/) : null;
 }
 
 function fileSha(runDir: string, rel: string): { sha256: string | null; lines: number } {
@@ -105,24 +117,26 @@ export function buildResponse(runDir: string, end: DispatchEnd, passInput?: { fi
   });
   const usage = response?.usage;
   const tokens = usage && (usage.input_tokens !== null || usage.output_tokens !== null) ? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) : null;
+  const docLines = document ? readLines(runDir, document.file) : null;
+  const inputLines = end.resolved.length ? readLines(runDir, input.file) : null;
   const findings: Finding[] = document
     ? end.added.map((note, i) => ({
         id: `${start.id}/${String(i + 1).padStart(3, '0')}`,
         severity: severityOf(note.kind),
         type: note.kind.toLowerCase(),
         message: note.text,
-        line_range: noteRange(note),
+        line_range: noteRange(note, docLines),
         canonical: note.canonical,
         confidence: 'HIGH' as const,
         confidence_rationale: SCAN_RATIONALE,
-        citations: { evidence: [{ file: document.file, sha256: document.sha256, line_range: noteRange(note) }] },
+        citations: { evidence: [{ file: document.file, sha256: document.sha256, line_range: noteRange(note, docLines) }] },
       }))
     : [];
   const resolved: ResolvedNote[] = end.resolved.map((note) => ({
     type: note.kind.toLowerCase(),
     message: note.text,
-    line_range: noteRange(note),
-    citations: { evidence: [{ file: input.file, sha256: input.sha256, line_range: noteRange(note) }] },
+    line_range: noteRange(note, inputLines),
+    citations: { evidence: [{ file: input.file, sha256: input.sha256, line_range: noteRange(note, inputLines) }] },
   }));
   return {
     dispatch_id: start.id,

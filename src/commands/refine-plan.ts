@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { chooseAgents } from '../adapters/choose.js';
 import type { Role } from '../adapters/contract.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { DEFAULT_MARKERS } from '../protocol/scanner.js';
@@ -33,6 +34,11 @@ export interface RefineOptions {
 }
 
 export const DEFAULT_PASSES = 2;
+
+/** The markers a run looks for: the protocol's two plus any configured extra names. */
+export function markersFor(config: Config): string[] {
+  return [...DEFAULT_MARKERS, ...config.markers.map((m) => m.toUpperCase()).filter((m) => !DEFAULT_MARKERS.includes(m))];
+}
 export const DEFAULT_TIMEOUT_S = 600;
 
 /** An integer flag in [min, max]; `2.5`, `abc`, `-1` and out-of-range values are usage errors. */
@@ -84,7 +90,7 @@ export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { 
     chosenBy,
     templates,
     promptsDir,
-    markers: [...DEFAULT_MARKERS, ...config.markers.map((m) => m.toUpperCase()).filter((m) => !DEFAULT_MARKERS.includes(m))],
+    markers: markersFor(config),
     maxRepairs,
     maxBytes: config.max_bytes,
     timeoutMs: perRole((r) => Math.round((timeoutS ?? agents[r].timeoutS ?? DEFAULT_TIMEOUT_S) * 1000)),

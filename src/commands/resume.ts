@@ -19,6 +19,7 @@ import { policyOf } from '../runner/policy.js';
 import { preflight } from '../runner/preflight.js';
 import { createProgress } from '../runner/progress.js';
 import { loadTemplates } from '../runner/prompt.js';
+import { markersFor } from './refine-plan.js';
 import { errorJson } from './refine.js';
 
 export interface ResumeOptions {
@@ -51,9 +52,10 @@ async function planFromManifest(m: RunManifest, runDir: string, io: Io, opts: Re
     chosenBy: perRole((r) => m.agents[r].chosen_by),
     templates: await loadTemplates(m.policy.prompts_dir ?? undefined),
     promptsDir: m.policy.prompts_dir,
-    markers: m.policy.markers,
+    // Today's settings, not the recorded ones: a difference shows up as a policy change.
+    markers: markersFor(config),
     maxRepairs: m.policy.max_repairs,
-    maxBytes: m.policy.max_bytes,
+    maxBytes: config.max_bytes,
     timeoutMs: perRole((r) => Math.round(m.agents[r].timeout_s * 1000)),
     maxOutputTokens: perRole((r) => m.agents[r].max_output_tokens),
     summaryRatio: m.policy.summary_ratio,

@@ -21,6 +21,7 @@ type Leaf =
 
 const TAB = 9, SPACE = 32, GT = 62;
 const LINE = /\r\n|\n|\r/g;
+const MAYBE_SPECIAL = /[#`~*+_=<>0-9-]/; // the only characters a block start can begin with
 const ATX = /^#{1,6}(?:[ \t]|$)/;
 const FENCE = /^(?:`{3,}(?!.*`)|~{3,})/;
 const SETEXT = /^(?:=+|-+)[ \t]*$/;
@@ -49,6 +50,12 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
   const stack: Container[] = [];
   let leaf: Leaf | null = null;
   let nextCandidate = 0;
+  let close = -2;
+  // HTML blocks come in document order: remember the next `-->` so unclosed comments cost no rescans.
+  const commentEnd = (from: number): number => {
+    if (close === -2 || (close >= 0 && close < from)) close = text.indexOf('-->', from);
+    return close;
+  };
   // Per-line cursor: pos is a char index, col a column (tabs stop every 4); nn* is the next non-space.
   let lineEnd = 0, pos = 0, col = 0, nnPos = 0, nnCol = 0, indent = 0, blank = false;
   let matched = 0, leafOk = false, allClosed = true;
@@ -82,7 +89,7 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
     if (segs.length === 0 || !holdsCandidate(segs[0]!, segs[segs.length - 1]!)) return;
     out.blocks.push(segs);
     if (inline) inlineHidden(text, segs, out.hidden);
-    else htmlComments(text, segs[0]!, segs[segs.length - 1]!, out.hidden);
+    else htmlComments(text, segs[0]!, segs[segs.length - 1]!, out.hidden, commentEnd);
   };
   const closeLeaf = (): void => {
     if (leaf?.t === 'code') out.hidden.push(leaf.start, leaf.end);
@@ -157,6 +164,7 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
         return true;
       }
       const ch = text.charCodeAt(nnPos);
+      if (!MAYBE_SPECIAL.test(text[nnPos] ?? '')) return false;
       if (ch === GT) { closeUnmatched(); afterQuoteMarker(); openContainer({ quote: true, width: 0, hasChild: false }); continue; }
       const rest = text.slice(nnPos, Math.min(lineEnd, nnPos + 200));
       if (ATX.test(rest)) {
@@ -239,9 +247,9 @@ function isClosingFence(rest: string, fence: string, len: number): boolean {
 }
 
 /** HTML comments inside raw HTML: `<!--` up to the next `-->` (so `<!-->` is a whole comment), else to `end`. */
-function htmlComments(text: string, start: number, end: number, hidden: number[]): void {
+function htmlComments(text: string, start: number, end: number, hidden: number[], commentEnd: (from: number) => number): void {
   for (let i = text.indexOf('<!--', start); i >= 0 && i < end; i = text.indexOf('<!--', i)) {
-    const close = text.indexOf('-->', i + 2);
+    const close = commentEnd(i + 2);
     const stop = close < 0 || close + 3 > end ? end : close + 3;
     hidden.push(i, stop);
     i = stop;
@@ -253,7 +261,7 @@ const AUTOLINK = new RegExp(
     "[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)>",
   'y',
 );
-const TAG = new RegExp(`${OPEN_TAG}|${CLOSE_TAG}|<![A-Za-z][^>]*>`, 'y');
+const TAG = new RegExp(`${OPEN_TAG}|${CLOSE_TAG}`, 'y');
 const PUNCT = /[!-/:-@[-`{-~]/;
 const SPECIAL = /[\\`<[\]!]/g;
 const SPNL = /[ \t]*(?:\n[ \t]*)?/y;
@@ -311,6 +319,7 @@ function inlineHidden(text: string, segs: number[], hidden: number[]): void {
     }
     if (s.startsWith('<?', i)) { const c = find('?>', i + 2); return c >= 0 ? c + 2 : i + 1; }
     if (s.startsWith('<![CDATA[', i)) { const c = find(']]>', i + 9); return c >= 0 ? c + 3 : i + 1; }
+    if (s[i + 1] === '!' && /[A-Za-z]/.test(s[i + 2] ?? '')) { const c = find('>', i + 3); return c >= 0 ? c + 1 : i + 1; }
     for (const re of [AUTOLINK, TAG]) {
       re.lastIndex = i;
       if (re.test(s)) return re.lastIndex;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { ulid } from 'ulid';
 import { callAdapter, type HostResult } from '../adapters/host.js';
 import { CONTRACT_VERSION, type AdapterRequest, type Role } from '../adapters/contract.js';
@@ -28,6 +29,15 @@ export interface Dispatched {
   host: HostResult;
 }
 
+/**
+ * A pass run again after a resume would reuse its stems; earlier artifacts are evidence
+ * their records point to, so the rerun gets `.resume-<k>` instead of overwriting them.
+ */
+function freeStem(state: RunState, stem: string): string {
+  if (!existsSync(state.folder.path(`${stem}.prompt.md`))) return stem;
+  for (let k = 1; ; k++) if (!existsSync(state.folder.path(`${stem}.resume-${k}.prompt.md`))) return `${stem}.resume-${k}`;
+}
+
 const lineCount = (text: string): number => (text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
 
 /**
@@ -38,7 +48,7 @@ export async function dispatch(state: RunState, rec: PassRecord, attempt: Attemp
   const { plan, folder, manifest } = state;
   const agent = plan.agents[attempt.role];
   const id = ulid();
-  const stem = dispatchStem(attempt.pass, attempt.role, agent.slug, attempt.kind, attempt.index);
+  const stem = freeStem(state, dispatchStem(attempt.pass, attempt.role, agent.slug, attempt.kind, attempt.index));
   const promptFile = folder.write(`${stem}.prompt.md`, attempt.prompt);
   const timeoutMs = plan.timeoutMs[attempt.role];
   const issuedAt = new Date();

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAuditTrail, listRecordFiles, markStalePending, readRecord, recordPath } from '../../src/audit/records.js';
+import { createAuditTrail, listRecordFiles, markStalePending, noteRange, readRecord, recordPath } from '../../src/audit/records.js';
 import { sha256 } from '../../src/store/hash.js';
 import type { DispatchStart } from '../../src/runner/hooks.js';
 import { fixtureNotes, makeFakeRun, ORIGINAL, PASS1, type FakeRun } from '../support/fake-run.js';
@@ -60,7 +60,7 @@ describe('dispatch records', () => {
     const p1 = byId.get(run.ids[1]!)!.response!;
     expect(p1.findings.map((f) => [f.type, f.severity, f.line_range, f.confidence])).toEqual([
       ['contested', 'medium', [4, 4], 'HIGH'],
-      ['clarify', 'low', [7, 7], 'HIGH'],
+      ['clarify', 'low', [7, 8], 'HIGH'],
     ]);
     expect(p1.findings[0]!.id).toBe(`${run.ids[1]}/001`);
     expect(p1.findings[0]!.confidence_rationale).toMatch(/deterministic/i);
@@ -119,7 +119,7 @@ describe('dispatch records', () => {
     expect(rec.request.context.files[0]!.path).toBe('rejected.md');
     expect(rec.response!.resolved.map((r) => r.citations.evidence[0])).toEqual([
       { file: passDoc, sha256: sha256(PASS1), line_range: [4, 4] },
-      { file: passDoc, sha256: sha256(PASS1), line_range: [7, 7] },
+      { file: passDoc, sha256: sha256(PASS1), line_range: [7, 8] },
     ]);
   });
 
@@ -128,5 +128,14 @@ describe('dispatch records', () => {
     const file = join(run.dir, listRecordFiles(run.dir)[0]!);
     writeFileSync(file, readFileSync(file, 'utf8').replace('issued_by: bounce', 'issued_by: someone-else'));
     expect(() => readRecord(file)).toThrow(/request\.issued_by/);
+  });
+});
+
+describe('noteRange', () => {
+  it('runs from the marker to the end of the paragraph or the next note', () => {
+    const lines = ['Text.', '[CONTESTED] one', 'two', '- [CLARIFY] next', 'more', '', 'after'];
+    expect(noteRange({ kind: 'CONTESTED', line: 2, text: 'x', canonical: true }, lines)).toEqual([2, 3]);
+    expect(noteRange({ kind: 'CLARIFY', line: 4, text: 'x', canonical: true }, lines)).toEqual([4, 5]);
+    expect(noteRange({ kind: 'CLARIFY', line: 4, text: 'x', canonical: true }, null)).toEqual([4, 4]);
   });
 });

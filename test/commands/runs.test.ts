@@ -120,7 +120,7 @@ describe('bounce diff', () => {
     const out = io.out();
     expect(out).not.toMatch(/\u001b\[/);
     expect(out).toContain('# pass 1 reviewer mock: original.md -> pass-1-reviewer-mock.retry-1.md');
-    expect(out).toContain('--- a/original.md\n+++ b/pass-1-reviewer-mock.retry-1.md\n@@ -1,7 +1,9 @@');
+    expect(out).toContain('--- a/original.md\n+++ b/pass-1-reviewer-mock.retry-1.md\n@@ -1,7 +1,10 @@');
     expect(out).toContain('\n+[CONTESTED] Five attempts');
     expect(out).toContain('# pass 2 composer mock: pass-1-reviewer-mock.retry-1.md -> pass-2-composer-mock.md');
     expect(out).toContain('\n-[CLARIFY] Does "all endpoints"');

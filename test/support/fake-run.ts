@@ -5,13 +5,13 @@ import { monotonicFactory } from 'ulid';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import { createAuditTrail } from '../../src/audit/records.js';
 import type { Io } from '../../src/io.js';
-import type { DispatchEnd, DispatchStart } from '../../src/runner/hooks.js';
+import { diffNotes, scanNotes, type Note } from '../../src/protocol/scanner.js';
+import type { DispatchStart } from '../../src/runner/hooks.js';
 import { sha256 } from '../../src/store/hash.js';
 import { writeManifest, type AgentRecord, type DispatchRef, type PassRecord, type RunManifest } from '../../src/store/manifest.js';
 
 /** A realistic finished run folder, written the way the runner writes one, without any agent. */
 
-type Note = DispatchEnd['added'][number];
 
 export const ORIGINAL = `# Retry policy
 
@@ -28,7 +28,8 @@ The classifier should retry on transient errors with exponential backoff up to 5
 [CONTESTED] Five attempts is too aggressive for a call costing $0.10. Cap at 2 attempts.
 
 Rate-limit all endpoints.
-[CLARIFY] Does "all endpoints" include /metrics? (A) yes (B) no, exempt observability.
+[CLARIFY] Does "all endpoints" include /metrics? (A) yes, treat all paths
+equally. (B) no, exempt observability.
 
 Example that must stay text: <script>alert("x")</script> & <b>bold</b>.
 `;
@@ -45,16 +46,9 @@ Example that must stay text: <script>alert("x")</script> & <b>bold</b>.
 const words = (t: string): number => t.split(/\s+/).filter(Boolean).length;
 const lines = (t: string): number => (t === '' ? 0 : t.split('\n').length - (t.endsWith('\n') ? 1 : 0));
 
-/** Line-based stand-in for the scanner: enough for a fixture whose notes start lines. */
+/** The project's scanner, as the runner calls it. */
 export function fixtureNotes(text: string): Note[] {
-  const out: Note[] = [];
-  let offset = 0;
-  text.split('\n').forEach((line, i) => {
-    const m = /^\[(CONTESTED|CLARIFY)\]/i.exec(line);
-    if (m) out.push({ kind: m[1]!.toLowerCase(), line: i + 1, column: 1, offset, text: line, refersTo: null, canonical: true } as unknown as Note);
-    offset += line.length + 1;
-  });
-  return out;
+  return scanNotes(text, { syntax: 'markdown' });
 }
 
 function agent(spec: string, evidence: ResolvedAgent['evidence']): ResolvedAgent {
@@ -104,10 +98,7 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
     w(`${stem}.reply.txt`, reply);
     w(`${stem}.stderr.log`, '');
     const document = doc === null ? null : { file: w(`${stem}.md`, doc), sha256: sha256(doc), lines: lines(doc) };
-    const beforeNotes = fixtureNotes(before);
-    const afterNotes = doc === null ? [] : fixtureNotes(doc);
-    const added = afterNotes.filter((n) => !beforeNotes.some((b) => b.text === n.text));
-    const resolved = doc === null ? [] : beforeNotes.filter((b) => !afterNotes.some((n) => n.text === b.text));
+    const { added, resolved } = doc === null ? { added: [], resolved: [] } : diffNotes(fixtureNotes(before), fixtureNotes(doc));
     const usage = { input_tokens: 120 * pass, output_tokens: 80 * pass, cost_usd: null, provider_reported: false };
     const status = doc === null ? 'rejected' : 'completed';
     const reason = doc === null ? 'empty reply; the same prompt is sent once more' : null;
@@ -121,10 +112,11 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
   const passRecord = (pass: number, refs: DispatchRef[], before: string, after: string, file: string): PassRecord => {
     const nb = fixtureNotes(before);
     const na = fixtureNotes(after);
+    const diff = diffNotes(nb, na);
     return {
       pass, role: pass % 2 === 1 ? 'reviewer' : 'composer', agent: spec, final: pass === 2, status: 'completed',
       notes_before: nb.length, notes_after: na.length,
-      added: na.filter((n) => !nb.some((b) => b.text === n.text)).length, resolved: nb.filter((b) => !na.some((n) => n.text === b.text)).length,
+      added: diff.added.length, resolved: diff.resolved.length,
       misplaced_after: 0, words_before: words(before), words_after: words(after), document: file, document_sha256: sha256(after),
       usage: { input_tokens: refs.reduce((s, r) => s + (r.usage?.input_tokens ?? 0), 0), output_tokens: refs.reduce((s, r) => s + (r.usage?.output_tokens ?? 0), 0), cost_usd: null },
       duration_ms: refs.length * 400, retries: refs.filter((r) => r.kind === 'retry').length, repairs: 0, fixes: [], errors: [], dispatches: refs,

@@ -1,0 +1,96 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../support/cli.js';
+
+const DOC = '# Migration\n\nWe move the database on Saturday night.\n\nThe old cluster stays up for a week.\n';
+
+let dir: string;
+beforeEach(() => {
+  dir = tempDir();
+  writeFileSync(join(dir, 'migrate.md'), DOC);
+});
+
+const runDir = (): string => join(dir, 'runs', readdirSync(join(dir, 'runs')).filter((n) => !n.startsWith('.'))[0]!);
+const manifest = () => JSON.parse(readFileSync(join(runDir(), 'run.json'), 'utf8'));
+const records = (): string[] => {
+  const root = join(runDir(), 'audit', 'dispatches');
+  return readdirSync(root).flatMap((day) => readdirSync(join(root, day)).map((f) => readFileSync(join(root, day, f), 'utf8')));
+};
+
+/** Starts a run whose pass 2 takes a while, and SIGKILLs bounce in the middle of that pass. */
+async function killedInPass2(extraArgs: string[] = []): Promise<void> {
+  writeFileSync(join(dir, 's.yaml'), 'steps:\n  "2": { delay_ms: 4000 }\n');
+  const r = await runCli(['refine', 'migrate.md', '--reviewer', 'mock', '--composer', 'mock:s.yaml', ...extraArgs], {
+    cwd: dir,
+    onSpawn: (child) => {
+      const poll = setInterval(() => {
+        if (existsSync(join(dir, 'runs')) && readdirSync(join(dir, 'runs')).some((n) => !n.startsWith('.') && readdirSync(join(dir, 'runs', n)).some((f) => f.startsWith('pass-2-') && f.endsWith('.prompt.md')))) {
+          clearInterval(poll);
+          setTimeout(() => child.kill('SIGKILL'), 150);
+        }
+      }, 25);
+    },
+  });
+  expect(r.signal).toBe('SIGKILL');
+  writeFileSync(join(dir, 's.yaml'), 'steps: {}\n');
+}
+
+describe('bounce resume', () => {
+  it('finishes a run killed with SIGKILL mid-pass, to the result a whole run reaches', async () => {
+    await killedInPass2(['--out', 'migrated.md']);
+    expect(manifest().status).toBe('running');
+    expect(records().some((r) => /status: pending/.test(r))).toBe(true);
+    const r = await runCli(['resume', 'latest', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'converged', exit_code: 0, passes_run: 2 });
+    expect(readFileSync(join(dir, 'migrated.md'), 'utf8')).toBe(DOC);
+    const m = manifest();
+    expect(m.status).toBe('converged');
+    expect(m.pass_records.filter((p: { status: string }) => p.status === 'completed').map((p: { pass: number }) => p.pass)).toEqual([1, 2]);
+    expect(records().some((r) => /status: pending/.test(r))).toBe(false);
+    expect(records().some((r) => /status: error/.test(r) && /stopped before this dispatch finished/.test(r))).toBe(true);
+    const audit = await runCli(['audit', 'latest'], { cwd: dir });
+    expect(audit.code, audit.stdout + audit.stderr).toBe(0);
+    const again = await runCli(['resume', 'latest'], { cwd: dir });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already converged');
+  });
+
+  it('refuses a run made under another policy and keeps it', async () => {
+    await killedInPass2();
+    writeFileSync(join(dir, 'bounce.config.yaml'), 'markers: [RISK]\n');
+    const r = await runCli(['resume', 'latest'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/another policy \(markers changed\)/);
+    expect(manifest().status).toBe('running');
+  });
+
+  it('refuses a run another live process holds, and takes over a dead one', async () => {
+    await killedInPass2();
+    writeFileSync(join(runDir(), 'lock'), JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString() }));
+    const held = await runCli(['resume', 'latest'], { cwd: dir });
+    expect(held.code).toBe(2);
+    expect(held.stderr).toContain(`in use by process ${process.pid}`);
+    writeFileSync(join(runDir(), 'lock'), JSON.stringify({ pid: 999_999_999, host: hostname(), started_at: new Date().toISOString() }));
+    const r = await runCli(['resume', 'latest'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(runDir(), 'lock'))).toBe(false);
+  });
+
+  it('refuses an --in-place run whose input changed since it began', async () => {
+    await killedInPass2(['--in-place']);
+    writeFileSync(join(dir, 'migrate.md'), `${DOC}\nEdited by hand meanwhile.\n`);
+    const r = await runCli(['resume', 'latest'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('changed since the run began');
+    expect(readFileSync(join(dir, 'migrate.md'), 'utf8')).toContain('Edited by hand');
+  });
+
+  it('accepts only output and display flags', async () => {
+    const r = await runCli(['resume', 'latest', '--passes', '3'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown option '--passes'");
+  });
+});
