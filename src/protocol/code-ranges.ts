@@ -50,12 +50,7 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
   const stack: Container[] = [];
   let leaf: Leaf | null = null;
   let nextCandidate = 0;
-  let close = -2;
-  // HTML blocks come in document order: remember the next `-->` so unclosed comments cost no rescans.
-  const commentEnd = (from: number): number => {
-    if (close === -2 || (close >= 0 && close < from)) close = text.indexOf('-->', from);
-    return close;
-  };
+  const comments = { open: finder(text, '<!--'), close: finder(text, '-->') };
   // Per-line cursor: pos is a char index, col a column (tabs stop every 4); nn* is the next non-space.
   let lineEnd = 0, pos = 0, col = 0, nnPos = 0, nnCol = 0, indent = 0, blank = false;
   let matched = 0, leafOk = false, allClosed = true;
@@ -89,7 +84,7 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
     if (segs.length === 0 || !holdsCandidate(segs[0]!, segs[segs.length - 1]!)) return;
     out.blocks.push(segs);
     if (inline) inlineHidden(text, segs, out.hidden);
-    else htmlComments(text, segs[0]!, segs[segs.length - 1]!, out.hidden, commentEnd);
+    else htmlComments(segs[0]!, segs[segs.length - 1]!, out.hidden, comments);
   };
   const closeLeaf = (): void => {
     if (leaf?.t === 'code') out.hidden.push(leaf.start, leaf.end);
@@ -247,9 +242,9 @@ function isClosingFence(rest: string, fence: string, len: number): boolean {
 }
 
 /** HTML comments inside raw HTML: `<!--` up to the next `-->` (so `<!-->` is a whole comment), else to `end`. */
-function htmlComments(text: string, start: number, end: number, hidden: number[], commentEnd: (from: number) => number): void {
-  for (let i = text.indexOf('<!--', start); i >= 0 && i < end; i = text.indexOf('<!--', i)) {
-    const close = commentEnd(i + 2);
+function htmlComments(start: number, end: number, hidden: number[], find: Record<'open' | 'close', Finder>): void {
+  for (let i = find.open(start); i >= 0 && i < end; i = find.open(i)) {
+    const close = find.close(i + 2);
     const stop = close < 0 || close + 3 > end ? end : close + 3;
     hidden.push(i, stop);
     i = stop;
@@ -303,13 +298,11 @@ function inlineHidden(text: string, segs: number[], hidden: number[]): void {
     cursor.set(len, c);
     return c < list.length ? list[c]! : -1;
   };
-  const found = new Map<string, number>(); // searches start ever further right, so a miss stays a miss
+  const finders = new Map<string, Finder>();
   const find = (needle: string, from: number): number => {
-    const f = found.get(needle);
-    if (f !== undefined && (f < 0 || f >= from)) return f;
-    const r = s.indexOf(needle, from);
-    found.set(needle, r);
-    return r;
+    const f = finders.get(needle) ?? finder(s, needle);
+    finders.set(needle, f);
+    return f(from);
   };
   const angle = (i: number): number => {
     if (s.startsWith('<!--', i)) {
@@ -412,4 +405,15 @@ function title(s: string, p: number): number {
     else if (open === '(' && s[q] === '(') return -1;
   }
   return -1;
+}
+
+type Finder = (from: number) => number;
+
+/** indexOf for searches that only move right: a hit at or after `from`, or a miss, is reused. */
+function finder(s: string, needle: string): Finder {
+  let hit = -2;
+  return (from) => {
+    if (hit === -2 || (hit >= 0 && hit < from)) hit = s.indexOf(needle, from);
+    return hit;
+  };
 }
