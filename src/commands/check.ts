@@ -17,6 +17,7 @@ interface Row {
   credentials: 'ok' | 'warning' | 'problem';
   problems: string[];
   warnings: string[];
+  resolved: CheckResult['resolved'];
 }
 
 const CREDENTIAL = /key|login|logged|auth|credential|token|https|secret/i;
@@ -25,7 +26,7 @@ async function checkOne(agent: ResolvedAgent, env: NodeJS.ProcessEnv): Promise<C
   if (agent.adapter !== 'mock' && agent.adapter !== 'cmd') return checkAdapter(agent, 30_000, env);
   try {
     const r = await preflight({ reviewer: agent, composer: agent }, env);
-    return { ok: true, version: r.reviewer.version, problems: [], warnings: [], resolved: {} };
+    return { ok: true, version: r.reviewer.version, problems: [], warnings: [], resolved: r.reviewer.resolved };
   } catch (err) {
     return { ok: false, version: null, problems: [err instanceof Error ? err.message : String(err)], warnings: [], resolved: {} };
   }
@@ -48,7 +49,7 @@ export async function runCheck(opts: { config?: string; json?: boolean }, io: Io
       try {
         agent = resolveAgent(spec, config, io.cwd, configDir);
       } catch (err) {
-        return { agent: spec, adapter: '?', source, found: false, version: null, config: 'problem', credentials: 'ok', problems: [err instanceof Error ? err.message : String(err)], warnings: [] } satisfies Row;
+        return { agent: spec, adapter: '?', source, found: false, version: null, config: 'problem', credentials: 'ok', problems: [err instanceof Error ? err.message : String(err)], warnings: [], resolved: {} } satisfies Row;
       }
       const r = await checkOne(agent, io.env);
       const cred = r.problems.filter((p) => CREDENTIAL.test(p));
@@ -62,6 +63,7 @@ export async function runCheck(opts: { config?: string; json?: boolean }, io: Io
         credentials: cred.length ? 'problem' : r.warnings.some((w) => CREDENTIAL.test(w)) ? 'warning' : 'ok',
         problems: r.problems,
         warnings: r.warnings,
+        resolved: r.resolved,
       } satisfies Row;
     }),
   );
@@ -80,6 +82,8 @@ function table(rows: Row[]): string {
   const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   const out = [line(head), ...body.map(line)];
   for (const r of rows) {
+    const resolved = Object.entries(r.resolved).filter(([, v]) => v !== null && v !== '');
+    if (resolved.length) out.push(`${r.agent}: ${resolved.map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
     for (const p of r.problems) out.push(`problem: ${r.agent}: ${p}`);
     for (const w of r.warnings) out.push(`warning: ${r.agent}: ${w}`);
   }

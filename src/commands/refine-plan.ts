@@ -87,6 +87,7 @@ export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { 
     allPasses: Boolean(opts.allPasses),
     agents,
     agentVersions: perRole((r) => checks?.[r].version ?? null),
+    resolved: perRole((r) => checks?.[r].resolved ?? {}),
     chosenBy,
     templates,
     promptsDir,

@@ -49,6 +49,7 @@ async function planFromManifest(m: RunManifest, runDir: string, io: Io, opts: Re
     allPasses: m.passes.all_passes,
     agents,
     agentVersions: perRole((r) => m.agents[r].version),
+    resolved: perRole((r) => m.agents[r].resolved),
     chosenBy: perRole((r) => m.agents[r].chosen_by),
     templates: await loadTemplates(m.policy.prompts_dir ?? undefined),
     promptsDir: m.policy.prompts_dir,

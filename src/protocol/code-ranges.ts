@@ -22,7 +22,6 @@ type Leaf =
 const TAB = 9, SPACE = 32, GT = 62;
 const LINE = /\r\n|\n|\r/g;
 const MAYBE_SPECIAL = /[#`~*+_=<>0-9-]/; // the only characters a block start can begin with
-const ATX = /^#{1,6}(?:[ \t]|$)/;
 const FENCE = /^(?:`{3,}(?!.*`)|~{3,})/;
 const SETEXT = /^(?:=+|-+)[ \t]*$/;
 const BREAK = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
@@ -161,23 +160,22 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
       const ch = text.charCodeAt(nnPos);
       if (!MAYBE_SPECIAL.test(text[nnPos] ?? '')) return false;
       if (ch === GT) { closeUnmatched(); afterQuoteMarker(); openContainer({ quote: true, width: 0, hasChild: false }); continue; }
-      const rest = text.slice(nnPos, Math.min(lineEnd, nnPos + 200));
-      if (ATX.test(rest)) {
+      const rest = text.slice(nnPos, lineEnd);
+      const atx = /^#{1,6}(?:[ \t]+|$)/.exec(rest);
+      if (atx) {
         closeUnmatched(); closeLeaf(); adopt();
-        const m = /^#+[ \t]*/.exec(text.slice(nnPos, lineEnd))!;
-        textBlock([nnPos + m[0].length, lineEnd], true);
+        textBlock([nnPos + atx[0].length, lineEnd], true);
         return true;
       }
-      const fence = FENCE.exec(ch === 96 ? text.slice(nnPos, lineEnd) : rest);
+      const fence = FENCE.exec(rest);
       if (fence) {
         closeUnmatched();
         openLeaf({ t: 'code', start: nnPos, end: lineEnd, fence: fence[0][0]!, len: fence[0].length });
         return true;
       }
       if (ch === 60) {
-        const line = text.slice(nnPos, lineEnd);
         const lazy = !allClosed && !blank && paraTip;
-        const kind = HTML_OPEN.findIndex((re, i) => re.test(line) && (i < 6 || !(leafOk || lazy))) + 1;
+        const kind = HTML_OPEN.findIndex((re, i) => re.test(rest) && (i < 6 || !(leafOk || lazy))) + 1;
         if (kind > 0) {
           closeUnmatched();
           const l: Leaf = { t: 'html', kind, segs: [] };
@@ -186,7 +184,7 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
         }
       }
       if (leafOk && SETEXT.test(rest)) { closeUnmatched(); closeLeaf(); return true; }
-      if (BREAK.test(text.slice(nnPos, lineEnd))) { closeUnmatched(); closeLeaf(); adopt(); return true; }
+      if (BREAK.test(rest)) { closeUnmatched(); closeLeaf(); adopt(); return true; }
       if (!listItem(rest)) return false;
     }
   };
@@ -195,7 +193,7 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
     const m = LIST.exec(rest);
     if (!m) return false;
     const interrupts = leafOk; // the paragraph was continued: stricter rules
-    if (interrupts && ((m[1] !== undefined && m[1] !== '1') || /^[ \t]*$/.test(text.slice(nnPos + m[0].length, lineEnd)))) return false;
+    if (interrupts && ((m[1] !== undefined && m[1] !== '1') || /^[ \t]*$/.test(rest.slice(m[0].length)))) return false;
     closeUnmatched();
     const markerOffset = indent;
     pos = nnPos + m[0].length; col = nnCol + m[0].length;

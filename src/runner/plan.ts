@@ -21,6 +21,8 @@ export interface RunPlan {
   allPasses: boolean;
   agents: Record<Role, ResolvedAgent>;
   agentVersions: Record<Role, string | null>;
+  /** What each adapter's check resolved (base_url, model, key variable name); recorded, never a key. */
+  resolved: Record<Role, Record<string, string | number | boolean | null>>;
   chosenBy: Record<Role, string>;
   templates: Templates;
   promptsDir: string | null;

@@ -18,6 +18,8 @@ export const DEFAULT_OUTPUT_TOKENS: Record<string, number | null> = {
 export interface AgentCheck {
   version: string | null;
   warnings: string[];
+  /** What the adapter resolved (model, base_url, key variable name): never a key value. */
+  resolved: Record<string, string | number | boolean | null>;
 }
 
 /**
@@ -47,7 +49,7 @@ async function checkOne(agent: ResolvedAgent, env: NodeJS.ProcessEnv): Promise<A
     } catch (err) {
       throw usageError(`mock script for ${agent.spec} is unreadable: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, 'fix the script file (see docs/adapters.md#mock)', 'config');
     }
-    return { version: 'mock-1', warnings: [] };
+    return { version: 'mock-1', warnings: [], resolved: { script: agent.options.script ?? null } };
   }
   if (agent.adapter === 'cmd') {
     if (agent.command.includes('/')) {
@@ -57,14 +59,14 @@ async function checkOne(agent: ResolvedAgent, env: NodeJS.ProcessEnv): Promise<A
         throw usageError(`adapter program ${agent.command} is not executable`, `chmod +x it, or use cmd:<interpreter> with args in bounce.config.yaml`, 'config');
       }
     }
-    return { version: null, warnings: [] };
+    return { version: null, warnings: [], resolved: { command: agent.command } };
   }
   const result = await checkAdapter(agent, 30_000, env);
   if (!result.ok) {
     const info = adapterInfo(agent.adapter);
     throw usageError(`${agent.spec} is not ready: ${result.problems.join('; ') || 'its check failed'}`, info?.kind === 'cli' ? `run bounce check for details` : 'fix the agent settings in bounce.config.yaml', 'config');
   }
-  return { version: result.version, warnings: result.warnings.map((w) => `${agent.spec}: ${w}`) };
+  return { version: result.version, warnings: result.warnings.map((w) => `${agent.spec}: ${w}`), resolved: result.resolved };
 }
 
 /** Rough token estimate of a document (about 4 characters a token for prose). */

@@ -14,7 +14,7 @@ function agentRecord(plan: RunPlan, role: Role): AgentRecord {
     spec: a.spec,
     adapter: a.adapter,
     provider: a.provider,
-    model: a.options.model ?? null,
+    model: a.options.model ?? (typeof plan.resolved[role].model === 'string' ? (plan.resolved[role].model as string) : null),
     version: plan.agentVersions[role],
     max_output_tokens: plan.maxOutputTokens[role],
     timeout_s: plan.timeoutMs[role] / 1000,
@@ -22,6 +22,7 @@ function agentRecord(plan: RunPlan, role: Role): AgentRecord {
     usage_provider_reported: null,
     options: { ...a.options, ...(a.adapter === 'cmd' ? { command: a.command } : {}) },
     chosen_by: plan.chosenBy[role],
+    resolved: plan.resolved[role],
   };
 }
 

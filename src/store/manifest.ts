@@ -31,8 +31,10 @@ export const AgentRecordSchema = z
     evidence: z.enum(['live', 'mock', 'external']),
     /** Whether this agent's usage numbers came from its provider; null until it answered. */
     usage_provider_reported: z.boolean().nullable(),
-    /** Options as resolved (model, base_url, api_key_env name...): never a key value. */
+    /** Options as configured (model, base_url, api_key_env name...): never a key value. */
     options: z.record(z.string(), z.unknown()),
+    /** What the adapter's check resolved from options, environment and defaults: never a key value. */
+    resolved: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
     /** How the agent was chosen: flag, config, default, or auto-detected. */
     chosen_by: z.string(),
   })

@@ -56,7 +56,7 @@ function agent(spec: string, evidence: ResolvedAgent['evidence']): ResolvedAgent
 }
 
 function agentRecord(a: ResolvedAgent): AgentRecord {
-  return { spec: a.spec, adapter: a.adapter, provider: a.provider, model: 'scripted-1', version: '0.1.0', max_output_tokens: null, timeout_s: 60, evidence: a.evidence, usage_provider_reported: false, options: { model: 'scripted-1' }, chosen_by: 'flag' };
+  return { spec: a.spec, adapter: a.adapter, provider: a.provider, model: 'scripted-1', version: '0.1.0', max_output_tokens: null, timeout_s: 60, evidence: a.evidence, usage_provider_reported: false, options: { model: 'scripted-1' }, chosen_by: 'flag', resolved: {} };
 }
 
 export interface FakeRun {
