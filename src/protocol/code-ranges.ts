@@ -193,7 +193,7 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
     const m = LIST.exec(rest);
     if (!m) return false;
     const interrupts = leafOk; // the paragraph was continued: stricter rules
-    if (interrupts && ((m[1] !== undefined && m[1] !== '1') || /^[ \t]*$/.test(rest.slice(m[0].length)))) return false;
+    if (interrupts && ((m[1] !== undefined && Number(m[1]) !== 1) || /^[ \t]*$/.test(rest.slice(m[0].length)))) return false;
     closeUnmatched();
     const markerOffset = indent;
     pos = nnPos + m[0].length; col = nnCol + m[0].length;

@@ -1,0 +1,97 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startModelServer, type ModelServer } from '../support/model-server.js';
+import { cleanEnv, ROOT, runCli, tempDir } from '../support/cli.js';
+
+const NODE_DIR = dirname(process.execPath);
+let dir: string;
+let server: ModelServer;
+
+/** A PATH holding only node and the named CLIs, so tests decide what is "installed". */
+function pathWith(clis: string[]): string {
+  const bin = tempDir('bounce-bin-');
+  for (const cli of clis) symlinkSync(join(ROOT, 'node_modules/.bin', cli), join(bin, cli));
+  return `${bin}:${NODE_DIR}`;
+}
+
+beforeAll(async () => {
+  server = await startModelServer();
+  dir = tempDir();
+  writeFileSync(join(dir, 'doc.md'), '# Doc\n\nSome text to refine.\n');
+  mkdirSync(join(dir, 'home'));
+});
+afterAll(async () => server?.close());
+
+const env = (clis: string[], extra: NodeJS.ProcessEnv = {}) => cleanEnv({ PATH: pathWith(clis), HOME: join(dir, 'home'), CLAUDE_CONFIG_DIR: join(dir, 'home', '.claude'), CODEX_HOME: join(dir, 'home', '.codex'), ...extra });
+
+describe('choosing agents', () => {
+  it('defaults to claude as reviewer and codex as composer when both are installed', async () => {
+    const r = await runCli(['refine', 'doc.md', '--dry-run', '--json'], { cwd: dir, env: env(['claude', 'codex']) });
+    expect(r.code, r.stderr).toBe(0);
+    const plan = JSON.parse(r.stdout);
+    expect(plan.agents.reviewer).toMatchObject({ spec: 'claude', chosen_by: 'default' });
+    expect(plan.agents.composer).toMatchObject({ spec: 'codex', chosen_by: 'default' });
+  });
+
+  it('gives both roles to the only installed CLI', async () => {
+    const r = await runCli(['refine', 'doc.md', '--dry-run', '--json'], { cwd: dir, env: env(['codex']) });
+    const plan = JSON.parse(r.stdout);
+    expect([plan.agents.reviewer.spec, plan.agents.composer.spec]).toEqual(['codex', 'codex']);
+    expect(plan.agents.reviewer.chosen_by).toContain('only codex');
+  });
+
+  it('falls back to a local OpenAI-compatible server and its first model', async () => {
+    const r = await runCli(['refine', 'doc.md', '--dry-run', '--json'], { cwd: dir, env: env([], { OPENAI_BASE_URL: `${server.url}/v1` }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).agents.reviewer.spec).toBe('openai:mock-model');
+  });
+
+  it('says what it looked for when no agent is found', async () => {
+    const r = await runCli(['refine', 'doc.md'], { cwd: dir, env: env([], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no agent found: looked for the claude and codex CLIs on PATH and an OpenAI-compatible server at http:\/\/127\.0\.0\.1:9\/v1/);
+    expect(r.stderr).toMatch(/npm i -g @anthropic-ai\/claude-code/);
+  });
+
+  it('flags override the config file', async () => {
+    const cfgDir = tempDir();
+    writeFileSync(join(cfgDir, 'doc.md'), '# Doc\n\ntext\n');
+    writeFileSync(join(cfgDir, 'bounce.config.yaml'), 'reviewer: local\ncomposer: local\nagents:\n  local: { adapter: openai, model: m1, base_url: "http://127.0.0.1:9/v1" }\n');
+    const r = await runCli(['refine', 'doc.md', '--dry-run', '--json', '--composer', 'mock'], { cwd: cfgDir, env: env([]) });
+    const plan = JSON.parse(r.stdout);
+    expect(plan.agents.reviewer).toMatchObject({ spec: 'local', adapter: 'openai', chosen_by: 'config', options: { model: 'm1' } });
+    expect(plan.agents.composer).toMatchObject({ spec: 'mock', chosen_by: 'flag' });
+  });
+});
+
+describe('bounce check and bounce adapters', () => {
+  it('reports installed CLIs with versions and an unverifiable login as a warning', async () => {
+    const r = await runCli(['check', '--json'], { cwd: dir, env: env(['claude', 'codex']) });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    const claude = out.agents.find((a: { agent: string }) => a.agent === 'claude');
+    expect(claude).toMatchObject({ found: true, source: 'default' });
+    expect(claude.version).toMatch(/2\.1\.197/);
+    expect(claude.credentials).toBe('warning');
+    const table = await runCli(['check'], { cwd: dir, env: env(['claude', 'codex']) });
+    expect(table.stdout).toMatch(/^AGENT\s+ADAPTER\s+SOURCE\s+FOUND\s+VERSION\s+CONFIG\s+CREDENTIALS/m);
+    expect(table.stdout).toMatch(/warning: claude:/);
+  });
+
+  it('exits 1 naming each problem of a configured agent, with no API call', async () => {
+    const cfgDir = tempDir();
+    writeFileSync(join(cfgDir, 'bounce.config.yaml'), 'reviewer: remote\nagents:\n  remote: { adapter: openai, model: m, base_url: "http://models.example.com/v1" }\n');
+    const before = server.requests.length;
+    const r = await runCli(['check'], { cwd: cfgDir, env: env(['claude', 'codex']) });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/problem: remote: .*plain http/);
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('lists the adapters and their options', async () => {
+    const r = await runCli(['adapters', '--json'], { cwd: dir, env: env([]) });
+    const names = JSON.parse(r.stdout).adapters.map((a: { name: string }) => a.name);
+    expect(names).toEqual(['claude', 'codex', 'openai', 'anthropic', 'mock', 'cmd:<program>']);
+  });
+});
