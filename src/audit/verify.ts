@@ -69,6 +69,7 @@ function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, { rel: str
       continue;
     }
     if (ref.record !== null && ref.record !== found.rel) problem(ctx, `run.json names record ${ref.record} for dispatch ${id}`, found.rel);
+    if (found.rec.outcome.status === 'pending' && m.status !== 'running') problem(ctx, `dispatch is still pending in a run that is ${m.status}`, found.rel);
     if (ref.status !== found.rec.outcome.status) problem(ctx, `outcome.status ${found.rec.outcome.status} differs from run.json's ${ref.status}`, found.rel);
     if (found.rec.request.plan_ancestry.pass !== pass) problem(ctx, `plan_ancestry.pass ${found.rec.request.plan_ancestry.pass} differs from run.json's pass ${pass}`, found.rel);
     if (found.rec.request.plan_ancestry.run_id !== m.run_id) problem(ctx, `plan_ancestry.run_id ${found.rec.request.plan_ancestry.run_id} is not this run`, found.rel);

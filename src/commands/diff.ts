@@ -19,13 +19,15 @@ export interface DiffOptions {
 export async function runDiff(opts: DiffOptions, io: Io): Promise<number> {
   const { dir, manifest } = loadRun(opts.run, opts.runsDir, io.cwd);
   const changes = passChanges(dir, manifest);
-  if (opts.pass !== undefined && (!Number.isInteger(opts.pass) || opts.pass < 1 || opts.pass > changes.length)) {
-    throw usageError(`run ${manifest.run_id} has no pass ${opts.pass}`, changes.length ? `pass a number from 1 to ${changes.length}` : 'this run has no passes yet');
+  // Select by pass number, not position: a resumed run may hold two records of one pass.
+  const chosen = opts.pass === undefined ? changes : changes.filter((ch) => ch.record.pass === opts.pass);
+  if (opts.pass !== undefined && chosen.length === 0) {
+    const known = [...new Set(changes.map((ch) => ch.record.pass))];
+    throw usageError(`run ${manifest.run_id} has no pass ${opts.pass}`, known.length ? `pass one of ${known.join(', ')}` : 'this run has no passes yet');
   }
   const color = opts.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR);
   const c = pc.createColors(color);
   const paint = { header: c.bold, hunk: c.cyan, delete: c.red, insert: c.green };
-  const chosen = opts.pass === undefined ? changes : [changes[opts.pass - 1]!];
   const out: string[] = [];
   for (const ch of chosen) {
     const r = ch.record;

@@ -117,8 +117,13 @@ async function resume(opts: ResumeOptions, io: Io): Promise<number> {
   const release = acquireLock(runDir);
   try {
     const folder = new RunFolder(runDir);
-    const stale = markStalePending(runDir, 'the runner stopped before this dispatch finished (resumed later)');
-    for (const rec of manifest.pass_records) for (const d of rec.dispatches) if (stale.includes(d.id)) [d.status, d.reason] = ['error', 'the runner stopped before this dispatch finished'];
+    const reason = 'the runner stopped before this dispatch finished';
+    const stale = markStalePending(runDir, reason);
+    for (const rec of manifest.pass_records) {
+      for (const d of rec.dispatches) if (stale.includes(d.id) || d.status === 'pending') [d.status, d.reason] = ['error', reason];
+      // A pass the crash cut short is kept as evidence; its rerun gets a record of its own.
+      if (rec.status === 'running') rec.status = 'interrupted';
+    }
     const last = [...manifest.pass_records].reverse().find((r) => r.status === 'completed' && r.document);
     const current = last?.document ? { text: readFileSync(join(runDir, last.document), 'utf8'), file: last.document } : { text: plan.input.text, file: manifest.original };
     plan.agentVersions = { reviewer: checks.reviewer.version ?? plan.agentVersions.reviewer, composer: checks.composer.version ?? plan.agentVersions.composer };

@@ -56,7 +56,8 @@ function summary(m: RunManifest): string {
 }
 
 function charts(m: RunManifest): string {
-  const labels = ['original', ...m.pass_records.map((p) => `pass ${p.pass}`)];
+  // A resumed run can hold an unfinished record and a finished one for the same pass.
+  const labels = ['original', ...m.pass_records.map((p) => `pass ${p.pass}${p.status === 'completed' ? '' : ` (${p.status})`}`)];
   const notes = [m.input.notes, ...m.pass_records.map((p) => p.notes_after)];
   const words = [m.input.words, ...m.pass_records.map((p) => p.words_after)];
   return `<div class="charts">${lineChart('Notes per pass', labels, { label: 'notes', values: notes, color: '#d97706' })}${lineChart('Words per pass', labels, { label: 'words', values: words, color: '#2563eb' })}</div>`;
@@ -64,16 +65,20 @@ function charts(m: RunManifest): string {
 
 function passes(dir: string, m: RunManifest): string {
   const note = noteLinePattern(m.policy.markers);
+  const seen = new Map<number, number>();
   return passChanges(dir, m)
     .map((ch) => {
       const p = ch.record;
+      const nth = (seen.get(p.pass) ?? 0) + 1;
+      seen.set(p.pass, nth);
+      const anchor = nth === 1 ? `pass-${p.pass}` : `pass-${p.pass}-${nth}`;
       const stats = `${esc(p.status)} · notes ${p.notes_before} → ${p.notes_after ?? '?'} (+${p.added ?? '?'}/-${p.resolved ?? '?'}) · words ${p.words_before} → ${p.words_after ?? '?'} · ${fmtTokens(totalTokens(p.usage))} tokens · cost ${fmtCost(p.usage.cost_usd)} · ${fmtDuration(p.duration_ms)} · ${plural(p.retries, 'retry', 'retries')} · ${plural(p.repairs, 'repair', 'repairs')}`;
       const errors = p.errors.map((e) => `<p class="muted">error: ${esc(e)}</p>`).join('');
       const body =
         ch.after === null
           ? `<p class="muted">${p.document ? `${esc(p.document)} is missing from the run folder` : 'this pass produced no document'}</p>`
           : sideBySide(ch.before, ch.after, note, { before: ch.beforeFile, after: ch.afterFile ?? '' });
-      return `<section class="pass" id="pass-${p.pass}"><h3>Pass ${p.pass}${p.final ? ' (final)' : ''}: ${esc(p.role)} ${esc(p.agent)}</h3><p class="stats">${stats}</p>${errors}${body}</section>`;
+      return `<section class="pass" id="${anchor}"><h3>Pass ${p.pass}${p.final ? ' (final)' : ''}: ${esc(p.role)} ${esc(p.agent)}</h3><p class="stats">${stats}</p>${errors}${body}</section>`;
     })
     .join('\n');
 }

@@ -9,7 +9,7 @@ export interface Series {
 
 const W = 360;
 const H = 180;
-const PAD = { left: 44, right: 28, top: 28, bottom: 30 };
+const PAD = { left: 44, right: 28, top: 40, bottom: 30 };
 
 /** A small inline line chart: one series, x labels under the points, values on them. */
 export function lineChart(title: string, xLabels: string[], s: Series): string {

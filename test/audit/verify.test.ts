@@ -103,6 +103,21 @@ describe('bounce audit', () => {
     expect(found).toContainEqual(expect.stringMatching(/outcome.status completed differs from run.json's error/));
   });
 
+  it('accepts pending records while the run is running, not after it ended', () => {
+    const [first] = listRecordFiles(run.dir);
+    const file = join(run.dir, first!);
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.slice(0, text.indexOf('response:')) + 'response: null\noutcome:\n  status: pending\n  reason: null\n  graded_at: null\n  grade: null\n');
+    editJson((m) => {
+      m.pass_records[0].dispatches[0].status = 'pending';
+    });
+    expect(messages()).toEqual([expect.stringMatching(/^dispatch is still pending in a run that is converged/)]);
+    editJson((m) => {
+      m.status = 'running';
+    });
+    expect(messages()).toEqual([]);
+  });
+
   it('names an unreadable run.json but still checks the records', () => {
     writeFileSync(join(run.dir, 'run.json'), '{');
     expect(verifyRun(run.dir)).toMatchObject({ records: 3, problems: [{ file: 'run.json', message: expect.stringMatching(/not JSON/) }] });

@@ -6,6 +6,7 @@ import { runDiff } from '../../src/commands/diff.js';
 import { runRuns } from '../../src/commands/runs.js';
 import { runShow } from '../../src/commands/show.js';
 import { isBounceError } from '../../src/errors.js';
+import { readManifest, writeManifest } from '../../src/store/manifest.js';
 import { listRuns, resolveRunDir } from '../../src/store/resolve-run.js';
 import { makeFakeRun, memIo, type FakeRun } from '../support/fake-run.js';
 
@@ -139,8 +140,19 @@ describe('bounce diff', () => {
     expect(forced.out()).toMatch(/\u001b\[32m\+\[CONTESTED\]/);
   });
 
+  it('selects by pass number when a resumed run holds two records of one pass', async () => {
+    const m = readManifest(older.dir);
+    const crashed = { ...m.pass_records[1]!, status: 'running' as const, document: null, document_sha256: null, notes_after: null, dispatches: [] };
+    m.pass_records.splice(1, 0, crashed);
+    writeManifest(older.dir, m);
+    const io = memIo(tmp);
+    await runDiff({ run: 'spec', runsDir, pass: 2 }, io);
+    expect(io.out()).toContain('(pass 2 produced no document: running)');
+    expect(io.out()).toContain('# pass 2 composer mock: pass-1-reviewer-mock.retry-1.md -> pass-2-composer-mock.md');
+  });
+
   it('refuses a pass the run does not have', async () => {
     const err = await runDiff({ run: 'spec', runsDir, pass: 3 }, memIo(tmp)).catch((e: unknown) => e);
-    expect(isBounceError(err) && err.line).toMatch(/has no pass 3: pass a number from 1 to 2/);
+    expect(isBounceError(err) && err.line).toMatch(/has no pass 3: pass one of 1, 2/);
   });
 });

@@ -1,0 +1,420 @@
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { AdapterRequest, AgentOptions } from '../../src/adapters/contract.js';
+import { callAdapter, checkAdapter, stripAnsi, type CallOptions, type HostResult } from '../../src/adapters/host.js';
+import type { ResolvedAgent } from '../../src/adapters/registry.js';
+
+let dir: string;
+const leftovers: number[] = [];
+
+const USAGE = { input_tokens: 10, output_tokens: 20, cost_usd: 0.5, provider_reported: true };
+const SUCCESS = { ok: true, reply: 'the document', stop: 'complete', usage: USAGE, model: 'm-1', agent_version: 'fx-1' };
+
+/** Tiny adapter programs, one file each. */
+const FIXTURES: Record<string, string> = {
+  'echo.mjs': `
+    let input = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (d) => (input += d));
+    process.stdin.on('end', () => {
+      const req = JSON.parse(input);
+      const seen = { prompt: req.prompt, role: req.role, argv: process.argv.slice(2), fxVar: process.env.FX_VAR ?? null, hasPath: process.env.PATH !== undefined, cwd: process.cwd() };
+      process.stdout.write(JSON.stringify({ ...${JSON.stringify(SUCCESS)}, reply: JSON.stringify(seen), model: req.options.model ?? null }) + '\\n');
+    });`,
+  'fail.mjs': `
+    process.stdout.write(JSON.stringify({ ok: false, error: { type: 'rate_limit', message: 'slow down', retry_after_ms: 1500, status: 429 }, usage: ${JSON.stringify(USAGE)} }) + '\\n');
+    process.exitCode = Number(process.argv[2] ?? 1);`,
+  'logs.mjs': `
+    console.log('starting up');
+    console.log('loading model...');
+    console.log('');
+    console.log(JSON.stringify(${JSON.stringify(SUCCESS)}));`,
+  'pretty.mjs': `console.log(JSON.stringify(${JSON.stringify(SUCCESS)}, null, 2));`,
+  'ansi.mjs': `process.stdout.write('\\u001b[1m\\u001b[32m' + JSON.stringify(${JSON.stringify(SUCCESS)}) + '\\u001b[0m\\n');`,
+  'notjson.mjs': `
+    process.stdout.write('Here is your document, enjoy!\\n');
+    process.stderr.write('a warning\\n');`,
+  'crash.mjs': `
+    process.stderr.write('booting\\n\\u001b[31mTypeError: cannot read x\\u001b[0m\\n\\n');
+    process.exit(3);`,
+  'longcrash.mjs': `
+    process.stderr.write('E'.repeat(500) + '\\n');
+    process.exit(1);`,
+  'silentcrash.mjs': `process.exit(4);`,
+  'badreply.mjs': `console.log(JSON.stringify({ ...${JSON.stringify(SUCCESS)}, reply: 5 }));`,
+  'badstop.mjs': `console.log(JSON.stringify({ ...${JSON.stringify(SUCCESS)}, stop: 'done' }));`,
+  'extrakey.mjs': `console.log(JSON.stringify({ ...${JSON.stringify(SUCCESS)}, secret: 'x' }));`,
+  'badtype.mjs': `console.log(JSON.stringify({ ok: false, error: { type: 'teapot', message: 'no' } }));`,
+  'sleep.mjs': `
+    import { writeFileSync } from 'node:fs';
+    if (process.argv[2]) writeFileSync(process.argv[2], String(process.pid));
+    process.stdin.resume();
+    setInterval(() => {}, 1000);`,
+  'big.mjs': `process.stdout.write('x'.repeat(Number(process.argv[2])));`,
+  'check.mjs': `
+    let input = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (d) => (input += d));
+    process.stdin.on('end', () => {
+      if (!process.argv.includes('--check')) { process.exitCode = 9; return; }
+      const opts = JSON.parse(input);
+      console.log('checking...');
+      console.log(JSON.stringify({ ok: true, version: '1.2.3', problems: [], warnings: ['login not verified offline'], resolved: { model: opts.model ?? null, base_url: opts.base_url ?? null } }, null, 2));
+    });`,
+  'checkfail.mjs': `
+    console.log(JSON.stringify({ ok: false, version: null, problems: ['OPENAI_API_KEY is not set'] }));
+    process.exitCode = 1;`,
+  'checkbad.mjs': `console.log(JSON.stringify({ ok: true, version: '1' }));`,
+};
+
+/** Shell adapters: sh starts in a millisecond, so its child exists well before a 300 ms deadline. */
+const SHELL_FIXTURES: Record<string, string> = {
+  // The adapter dies on SIGTERM; its child ignores SIGTERM and must still be killed.
+  'tree.sh': `( trap '' TERM; exec sleep 60 ) &\necho "$$ $!" > "$1"\nwait\n`,
+  // Both ignore SIGTERM: only the SIGKILL after the grace period ends them.
+  'stubborn.sh': `trap '' TERM\nsleep 60 &\necho "$$ $!" > "$1"\nwait\n`,
+};
+
+beforeAll(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'bounce-host-')));
+  for (const [name, text] of Object.entries({ ...FIXTURES, ...SHELL_FIXTURES })) writeFileSync(join(dir, name), text);
+});
+
+afterEach(() => {
+  // A failed test must not leave a sleeper behind.
+  for (const pid of leftovers.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone, as it should be.
+    }
+  }
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function agent(script: string, extraArgs: string[] = [], options: AgentOptions = {}, spec = 'fx'): ResolvedAgent {
+  return { spec, slug: spec, adapter: 'cmd', provider: 'cmd', command: process.execPath, args: [join(dir, script), ...extraArgs], options, timeoutS: undefined, evidence: 'external' };
+}
+
+function shellAgent(script: string, extraArgs: string[]): ResolvedAgent {
+  return { ...agent(script), command: '/bin/sh', args: [join(dir, script), ...extraArgs] };
+}
+
+function request(prompt = 'Revise this.'): AdapterRequest {
+  return {
+    contract_version: 1,
+    dispatch_id: '01JTESTDISPATCH0000000000',
+    run_id: 'doc-20261129-120000-ABCDEF',
+    pass: 1,
+    total_passes: 2,
+    role: 'reviewer',
+    final: false,
+    prompt,
+    options: { model: 'm-1' },
+    deadline: new Date(Date.now() + 60_000).toISOString(),
+  };
+}
+
+const OPTS: CallOptions = { timeoutMs: 30_000, maxOutputBytes: 1_000_000 };
+
+function failure(result: HostResult): Extract<HostResult, { ok: false }> {
+  if (result.ok) throw new Error(`expected a failure, got a success: ${result.stdout}`);
+  return result;
+}
+
+function success(result: HostResult): Extract<HostResult, { ok: true }> {
+  if (!result.ok) throw new Error(`expected a success, got ${result.error.type}: ${result.error.message}`);
+  return result;
+}
+
+/** Whether a process exists and is not a zombie, from /proc/<pid>/stat. */
+function running(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state !== 'Z' && state !== 'X';
+}
+
+/** A SIGKILL already sent still has to be delivered: wait a bounded while for the process to go. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (!running(pid)) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return !running(pid);
+}
+
+function pidsFrom(file: string): number[] {
+  const pids = readFileSync(file, 'utf8').trim().split(/\s+/).map(Number);
+  leftovers.push(...pids);
+  return pids;
+}
+
+async function until(cond: () => boolean): Promise<void> {
+  while (!cond()) await new Promise((r) => setTimeout(r, 20));
+}
+
+describe('callAdapter: responses', () => {
+  it('a valid success: the request reaches stdin, the response is parsed', async () => {
+    const result = success(await callAdapter(agent('echo.mjs'), request('Héllo ✓ "quoted"\nsecond line'), OPTS));
+    expect(result.exitCode).toBe(0);
+    expect(result.response.model).toBe('m-1');
+    expect(result.response.usage).toEqual(USAGE);
+    expect(result.response.agent_version).toBe('fx-1');
+    expect(result.response.stop).toBe('complete');
+    const seen = JSON.parse(result.response.reply) as { prompt: string; role: string; argv: string[] };
+    expect(seen.prompt).toBe('Héllo ✓ "quoted"\nsecond line');
+    expect(seen.role).toBe('reviewer');
+    expect(seen.argv).toEqual([]);
+    expect(result.stdout).toContain('"ok":true');
+    expect(result.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('passes extra arguments after the agent args', async () => {
+    const result = success(await callAdapter(agent('echo.mjs', ['--a']), request(), OPTS, ['--b']));
+    expect((JSON.parse(result.response.reply) as { argv: string[] }).argv).toEqual(['--a', '--b']);
+  });
+
+  it('with env given, the child sees that environment only', async () => {
+    const result = success(await callAdapter(agent('echo.mjs'), request(), { ...OPTS, env: { FX_VAR: 'v1' } }));
+    const seen = JSON.parse(result.response.reply) as { fxVar: string; hasPath: boolean };
+    expect(seen.fxVar).toBe('v1');
+    expect(seen.hasPath).toBe(false);
+  });
+
+  it('runs in the cwd given', async () => {
+    const result = success(await callAdapter(agent('echo.mjs'), request(), { ...OPTS, cwd: dir }));
+    expect((JSON.parse(result.response.reply) as { cwd: string }).cwd).toBe(dir);
+  });
+
+  it('a failure value is passed through with retry_after_ms, status and usage (exit 1)', async () => {
+    const result = failure(await callAdapter(agent('fail.mjs', ['1']), request(), OPTS));
+    expect(result.error).toEqual({ type: 'rate_limit', message: 'slow down', retry_after_ms: 1500, status: 429 });
+    expect(result.usage).toEqual(USAGE);
+    expect(result.exitCode).toBe(1);
+  });
+
+  it('a failure value is passed through on exit 0 too', async () => {
+    const result = failure(await callAdapter(agent('fail.mjs', ['0']), request(), OPTS));
+    expect(result.error.type).toBe('rate_limit');
+    expect(result.error.retry_after_ms).toBe(1500);
+    expect(result.exitCode).toBe(0);
+  });
+
+  it('log lines before the JSON response are accepted', async () => {
+    const result = success(await callAdapter(agent('logs.mjs'), request(), OPTS));
+    expect(result.response.reply).toBe('the document');
+    expect(result.stdout).toContain('starting up');
+  });
+
+  it('a pretty-printed multi-line response is accepted', async () => {
+    expect(success(await callAdapter(agent('pretty.mjs'), request(), OPTS)).response.reply).toBe('the document');
+  });
+
+  it('ANSI codes around the JSON are stripped before parsing', async () => {
+    const result = success(await callAdapter(agent('ansi.mjs'), request(), OPTS));
+    expect(result.response.reply).toBe('the document');
+    // The raw stdout is kept as printed.
+    expect(result.stdout).toContain('\u001b[32m');
+  });
+
+  it('non-JSON stdout with exit 0 is invalid_response', async () => {
+    const result = failure(await callAdapter(agent('notjson.mjs', [], {}, 'my-agent'), request(), OPTS));
+    expect(result.error.type).toBe('invalid_response');
+    expect(result.error.message).toBe('my-agent printed no JSON response: a warning');
+    expect(result.stdout).toBe('Here is your document, enjoy!\n');
+    expect(result.stderr).toBe('a warning\n');
+  });
+
+  it('a non-zero exit without JSON is a crash, with the last stderr line (ANSI stripped) in the message', async () => {
+    const result = failure(await callAdapter(agent('crash.mjs'), request(), OPTS));
+    expect(result.error.type).toBe('crash');
+    expect(result.error.message).toBe('fx exited with code 3 without a JSON response: TypeError: cannot read x');
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain('booting');
+  });
+
+  it('a long stderr tail is cut to 200 characters', async () => {
+    const result = failure(await callAdapter(agent('longcrash.mjs'), request(), OPTS));
+    expect(result.error.type).toBe('crash');
+    expect(result.error.message).toBe(`fx exited with code 1 without a JSON response: ${'E'.repeat(200)}...`);
+  });
+
+  it('a crash with an empty stderr has no dangling colon', async () => {
+    const result = failure(await callAdapter(agent('silentcrash.mjs'), request(), OPTS));
+    expect(result.error).toEqual({ type: 'crash', message: 'fx exited with code 4 without a JSON response' });
+  });
+
+  const violations: [string, string][] = [
+    ['badreply.mjs', 'reply'],
+    ['badstop.mjs', 'stop'],
+    ['badtype.mjs', 'error.type'],
+  ];
+  for (const [script, path] of violations) {
+    it(`a schema violation (${path}) is invalid_response naming the path`, async () => {
+      const result = failure(await callAdapter(agent(script), request(), OPTS));
+      expect(result.error.type).toBe('invalid_response');
+      expect(result.error.message).toMatch(new RegExp(`^fx response breaks the adapter contract at ${path.replace('.', '\\.')}: `));
+    });
+  }
+
+  it('an unknown key in the response breaks the contract at the top level', async () => {
+    const result = failure(await callAdapter(agent('extrakey.mjs'), request(), OPTS));
+    expect(result.error.type).toBe('invalid_response');
+    expect(result.error.message).toContain('at top level');
+    expect(result.error.message).toContain('secret');
+  });
+
+  it('a program that does not exist is not_found', async () => {
+    const missing = { ...agent('echo.mjs'), command: join(dir, 'no-such-program'), args: [] };
+    const result = failure(await callAdapter(missing, request(), OPTS));
+    expect(result.error).toEqual({ type: 'not_found', message: `adapter program not found: ${join(dir, 'no-such-program')}` });
+  });
+
+  it('a bare name not on PATH is not_found', async () => {
+    const missing = { ...agent('echo.mjs'), command: 'bounce-no-such-adapter-xyz', args: [] };
+    expect(failure(await callAdapter(missing, request(), OPTS)).error.type).toBe('not_found');
+  });
+
+  it('stdout over the bound is invalid_response', async () => {
+    const result = failure(await callAdapter(agent('big.mjs', ['5000']), request(), { ...OPTS, maxOutputBytes: 1000 }));
+    expect(result.error).toEqual({ type: 'invalid_response', message: 'fx printed more than 1000 characters' });
+  });
+
+  it('stdout under the bound is read whole (and here is not JSON)', async () => {
+    const result = failure(await callAdapter(agent('big.mjs', ['900']), request(), { ...OPTS, maxOutputBytes: 1000 }));
+    expect(result.error.type).toBe('invalid_response');
+    expect(result.stdout).toBe('x'.repeat(900));
+  });
+});
+
+describe('callAdapter: deadline and interruption', () => {
+  it('a deadline gives timeout', async () => {
+    const result = failure(await callAdapter(agent('sleep.mjs'), request(), { ...OPTS, timeoutMs: 300 }));
+    expect(result.error.type).toBe('timeout');
+    expect(result.error.message).toMatch(/^fx did not answer within \d+ s; its process tree was killed$/);
+  });
+
+  it('on a deadline the adapter and the child it started are gone, even a child that ignores SIGTERM', async () => {
+    const pidFile = join(dir, 'tree.pids');
+    const result = failure(await callAdapter(shellAgent('tree.sh', [pidFile]), request(), { ...OPTS, timeoutMs: 300 }));
+    expect(result.error.type).toBe('timeout');
+    const [adapterPid, childPid] = pidsFrom(pidFile);
+    expect(adapterPid).toBeGreaterThan(0);
+    expect(childPid).toBeGreaterThan(0);
+    expect(await gone(adapterPid!)).toBe(true);
+    expect(await gone(childPid!)).toBe(true);
+  });
+
+  it('an adapter that ignores SIGTERM is killed after the grace period, with its child', async () => {
+    const pidFile = join(dir, 'stubborn.pids');
+    const result = failure(await callAdapter(shellAgent('stubborn.sh', [pidFile]), request(), { ...OPTS, timeoutMs: 300 }));
+    expect(result.error.type).toBe('timeout');
+    const [adapterPid, childPid] = pidsFrom(pidFile);
+    expect(await gone(adapterPid!)).toBe(true);
+    expect(await gone(childPid!)).toBe(true);
+  });
+
+  it('an abort during the call gives interrupted and kills the adapter', async () => {
+    const pidFile = join(dir, 'abort.pid');
+    const ctrl = new AbortController();
+    const call = callAdapter(agent('sleep.mjs', [pidFile]), request(), { ...OPTS, signal: ctrl.signal });
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '');
+    const [pid] = pidsFrom(pidFile);
+    ctrl.abort();
+    const result = failure(await call);
+    expect(result.error).toEqual({ type: 'interrupted', message: 'interrupted' });
+    expect(await gone(pid!)).toBe(true);
+  });
+
+  it('an already aborted signal gives interrupted', async () => {
+    const ctrl = new AbortController();
+    ctrl.abort();
+    const result = failure(await callAdapter(agent('sleep.mjs'), request(), { ...OPTS, signal: ctrl.signal }));
+    expect(result.error.type).toBe('interrupted');
+  });
+
+  it('a finished call leaves no abort listener behind', async () => {
+    const ctrl = new AbortController();
+    success(await callAdapter(agent('logs.mjs'), request(), { ...OPTS, signal: ctrl.signal }));
+    // Aborting afterwards must not throw or affect anything.
+    expect(() => ctrl.abort()).not.toThrow();
+  });
+});
+
+describe('checkAdapter', () => {
+  it('sends the options on stdin with --check and parses a multi-line pretty-printed result after a log line', async () => {
+    const result = await checkAdapter(agent('check.mjs', [], { model: 'llama3.1:8b', base_url: 'http://127.0.0.1:11434/v1' }));
+    expect(result).toEqual({
+      ok: true,
+      version: '1.2.3',
+      problems: [],
+      warnings: ['login not verified offline'],
+      resolved: { model: 'llama3.1:8b', base_url: 'http://127.0.0.1:11434/v1' },
+    });
+  });
+
+  it('a failed check (exit 1) is reported with its problems; warnings and resolved default to empty', async () => {
+    expect(await checkAdapter(agent('checkfail.mjs'))).toEqual({ ok: false, version: null, problems: ['OPENAI_API_KEY is not set'], warnings: [], resolved: {} });
+  });
+
+  it('a program that does not exist is a failed check naming it', async () => {
+    const missing = { ...agent('check.mjs'), command: join(dir, 'nope'), args: [] };
+    const result = await checkAdapter(missing);
+    expect(result.ok).toBe(false);
+    expect(result.version).toBeNull();
+    expect(result.problems).toEqual([`fx --check failed: adapter program not found: ${join(dir, 'nope')}`]);
+  });
+
+  it('output that is not a check result is a failed check', async () => {
+    const result = await checkAdapter(agent('notjson.mjs'));
+    expect(result.ok).toBe(false);
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]).toMatch(/^fx --check failed: /);
+  });
+
+  it('a check result missing required fields is a failed check', async () => {
+    const result = await checkAdapter(agent('checkbad.mjs'));
+    expect(result.ok).toBe(false);
+    expect(result.problems[0]).toMatch(/^fx --check failed: /);
+  });
+
+  it('a check that does not answer in time is a failed check', async () => {
+    const result = await checkAdapter(agent('sleep.mjs'), 300);
+    expect(result.ok).toBe(false);
+    expect(result.problems[0]).toContain('did not answer');
+  });
+});
+
+describe('stripAnsi', () => {
+  it('removes SGR colour codes', () => {
+    expect(stripAnsi('\u001b[1m\u001b[31mred\u001b[0m text')).toBe('red text');
+    expect(stripAnsi('\u001b[38;5;196mx\u001b[39m')).toBe('x');
+  });
+
+  it('removes cursor and erase sequences, including private ones', () => {
+    expect(stripAnsi('\r\u001b[2Kline')).toBe('\rline');
+    expect(stripAnsi('\u001b[?25lhidden\u001b[?25h')).toBe('hidden');
+    expect(stripAnsi('a\u001b[3Ab')).toBe('ab');
+  });
+
+  it('removes OSC sequences ended by BEL or ST (hyperlinks, titles)', () => {
+    expect(stripAnsi('\u001b]8;;https://example.com\u0007link\u001b]8;;\u0007')).toBe('link');
+    expect(stripAnsi('\u001b]0;title\u001b\\after')).toBe('after');
+  });
+
+  it('leaves plain text and JSON alone', () => {
+    const json = '{"a":[1,2],"b":"[CONTESTED] x ~ @"}';
+    expect(stripAnsi(json)).toBe(json);
+    expect(stripAnsi('')).toBe('');
+  });
+});
