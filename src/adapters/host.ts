@@ -38,6 +38,7 @@ export interface CallOptions {
 }
 
 const KILL_GRACE_MS = 2000;
+const EXIT_GRACE_MS = 250;
 
 /** Strips ANSI escape sequences a CLI may print even when asked not to. */
 export function stripAnsi(text: string): string {
@@ -71,6 +72,8 @@ export async function callAdapter(agent: ResolvedAgent, request: AdapterRequest 
     setTimeout(() => signalGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS).unref();
   };
   const timer = setTimeout(() => killGroup('timeout'), opts.timeoutMs);
+  // A child the adapter left behind can hold stdout open after the adapter exited; reap it.
+  child.once('exit', () => setTimeout(() => signalGroup(child.pid, 'SIGKILL'), EXIT_GRACE_MS).unref());
   const onAbort = (): void => killGroup('interrupted');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();

@@ -60,7 +60,6 @@ const FIXTURES: Record<string, string> = {
     process.stdin.on('end', () => {
       if (!process.argv.includes('--check')) { process.exitCode = 9; return; }
       const opts = JSON.parse(input);
-      console.log('checking...');
       console.log(JSON.stringify({ ok: true, version: '1.2.3', problems: [], warnings: ['login not verified offline'], resolved: { model: opts.model ?? null, base_url: opts.base_url ?? null } }, null, 2));
     });`,
   'checkfail.mjs': `
@@ -75,6 +74,8 @@ const SHELL_FIXTURES: Record<string, string> = {
   'tree.sh': `( trap '' TERM; exec sleep 60 ) &\necho "$$ $!" > "$1"\nwait\n`,
   // Both ignore SIGTERM: only the SIGKILL after the grace period ends them.
   'stubborn.sh': `trap '' TERM\nsleep 60 &\necho "$$ $!" > "$1"\nwait\n`,
+  // Answers and exits at once, but leaves a child behind that still holds stdout and stderr.
+  'leave.sh': `sleep 60 &\necho "$$ $!" > "$1"\necho '${JSON.stringify(SUCCESS)}'\nexit 0\n`,
 };
 
 beforeAll(() => {
@@ -324,6 +325,18 @@ describe('callAdapter: deadline and interruption', () => {
     expect(await gone(childPid!)).toBe(true);
   });
 
+  it('an adapter that answered and exited is not a timeout because a child it left behind holds stdout; the child is killed', async () => {
+    // host.ts says "whatever the adapter left behind in its group goes too"; the call must
+    // end when the adapter exits, not wait for the leftover until the deadline.
+    const pidFile = join(dir, 'leave.pids');
+    const result = await callAdapter(shellAgent('leave.sh', [pidFile]), request(), { ...OPTS, timeoutMs: 5000 });
+    const [, childPid] = pidsFrom(pidFile);
+    expect(result.ok ? 'ok' : `${result.error.type}: ${result.error.message}`).toBe('ok');
+    expect(success(result).response.reply).toBe('the document');
+    expect(result.exitCode).toBe(0);
+    expect(await gone(childPid!)).toBe(true);
+  });
+
   it('an abort during the call gives interrupted and kills the adapter', async () => {
     const pidFile = join(dir, 'abort.pid');
     const ctrl = new AbortController();
@@ -342,17 +355,10 @@ describe('callAdapter: deadline and interruption', () => {
     const result = failure(await callAdapter(agent('sleep.mjs'), request(), { ...OPTS, signal: ctrl.signal }));
     expect(result.error.type).toBe('interrupted');
   });
-
-  it('a finished call leaves no abort listener behind', async () => {
-    const ctrl = new AbortController();
-    success(await callAdapter(agent('logs.mjs'), request(), { ...OPTS, signal: ctrl.signal }));
-    // Aborting afterwards must not throw or affect anything.
-    expect(() => ctrl.abort()).not.toThrow();
-  });
 });
 
 describe('checkAdapter', () => {
-  it('sends the options on stdin with --check and parses a multi-line pretty-printed result after a log line', async () => {
+  it('sends the options on stdin with --check and parses a multi-line pretty-printed result', async () => {
     const result = await checkAdapter(agent('check.mjs', [], { model: 'llama3.1:8b', base_url: 'http://127.0.0.1:11434/v1' }));
     expect(result).toEqual({
       ok: true,

@@ -103,6 +103,9 @@ const cases: Case[] = [
   ['setext heading', '[CLARIFY] title\n===', ['CLARIFY 1:1']],
   ['html kind 7 cannot interrupt a lazy paragraph', '> a\n<span>\n    [CLARIFY] c', ['CLARIFY 3:5'], { notMicromark: 'micromark 4.0.3 opens an HTML block here' }],
   ['html kind 7 cannot interrupt a paragraph', 'a\n<span>\n    [CLARIFY] c', ['CLARIFY 3:5']],
+  ['a list after indented code may start above 1', '    code\n2. foo\n\n    [CLARIFY] in the item', ['CLARIFY 4:5'], { notMicromark: 'micromark#228' }],
+  ['01 counts as 1 when interrupting a paragraph', 'a\n01. <!-- [CLARIFY] -->', [], { notMicromark: 'micromark reads the first digit only' }],
+  [']]]> ends a CDATA block', '<![CDATA[x]]]>\n    [CLARIFY] code', [], { notMicromark: 'micromark misses ]]> after a ]' }],
   // Markers, case, escapes
   ['case-insensitive', '[contested] a\n\n[Clarify] b', ['CONTESTED 1:1', 'CLARIFY 3:1']],
   ['extra markers', '[TODO] x\n\n[todo] y\n\n`[TODO]`', ['TODO 1:1', 'TODO 3:1'], { markers: ['TODO'] }],
@@ -202,10 +205,12 @@ describe('scanNotes agrees with micromark on generated documents', () => {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  // micromark 4.0.3 bug (micromark#228): after indented code it applies the paragraph-interruption
-  // rules to a list item, so `2.` or an empty item there becomes text. The generator makes no
-  // `2.`; documents with an empty item may differ.
-  const EMPTY_ITEM = /^[ \t>]*(?:[-+*]|\d{1,9}[.)])[ \t]*\r?$/m;
+  // Documents that meet a known micromark 4.0.3 deviation from the spec may differ:
+  // after indented code it applies paragraph-interruption rules to list items, so an empty
+  // item becomes text (micromark#228; the generator makes no ordered list above 1); a type 7
+  // HTML start interrupts a lazy paragraph; `]]]>` does not end a CDATA block.
+  const KNOWN_DEVIATIONS = [/^(?:[ \t>]|[-+*][ \t]|\d{1,9}[.)][ \t])*(?:[-+*]|\d{1,9}[.)])[ \t]*\r?$/m, /^[ \t]*<a /m, /]]]>/];
+  // FUZZ_SEED and FUZZ_N widen the search locally; CI runs the fixed seed.
   it('on 2000 random documents of tricky fragments', () => {
     const r = random(Number(process.env.FUZZ_SEED ?? 20260419));
     const pick = (a: string[]): string => a[Math.floor(r() * a.length)]!;
@@ -219,8 +224,7 @@ describe('scanNotes agrees with micromark on generated documents', () => {
       }
       const doc = lines.join(r() < 0.8 ? '\n' : '\r\n');
       const got = scanNotes(doc).map((n) => n.offset);
-      if (JSON.stringify(got) !== JSON.stringify(micromarkVisible(doc)) && !EMPTY_ITEM.test(doc)) mismatches.push(doc);
-      if (process.env.FUZZ_DUMP && mismatches.at(-1) === doc) require('node:fs').appendFileSync(process.env.FUZZ_DUMP, JSON.stringify([doc, got, micromarkVisible(doc)]) + '\n');
+      if (JSON.stringify(got) !== JSON.stringify(micromarkVisible(doc)) && !KNOWN_DEVIATIONS.some((re) => re.test(doc))) mismatches.push(doc);
     }
     expect(mismatches).toEqual([]);
   });

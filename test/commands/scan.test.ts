@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { runScan, type ScanCommandOptions } from '../../src/commands/scan.js';
+import { BounceError } from '../../src/errors.js';
+import type { Io } from '../../src/io.js';
+
+const FIXTURE = join(import.meta.dirname, '../fixtures/scan/retry-policy.md');
+
+async function workspace(files: Record<string, string | Buffer> = {}): Promise<string> {
+  const cwd = await mkdtemp(join(tmpdir(), 'bounce-scan-'));
+  for (const [name, content] of Object.entries(files)) {
+    await mkdir(join(cwd, name, '..'), { recursive: true });
+    await writeFile(join(cwd, name), content);
+  }
+  return cwd;
+}
+
+async function scan(cwd: string, opts: Partial<ScanCommandOptions> & { patterns: string[] }, stdin = '') {
+  let stdout = '', stderr = '';
+  const io: Io = {
+    cwd, env: {},
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    stdin: Readable.from([Buffer.from(stdin)]),
+    signal: new AbortController().signal,
+  };
+  const code = await runScan(opts, io);
+  return { code, stdout, stderr };
+}
+
+async function scanError(cwd: string, opts: Partial<ScanCommandOptions> & { patterns: string[] }): Promise<BounceError> {
+  const err = await scan(cwd, opts).then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(BounceError);
+  expect((err as BounceError).exitCode).toBe(2);
+  return err as BounceError;
+}
+
+describe('bounce scan', () => {
+  it('exits 0 on a clean folder and prints nothing on stdout', async () => {
+    const cwd = await workspace({ 'docs/a.md': '# A\n\nAll settled.\n', 'docs/b.txt': 'Also settled.\n', 'docs/code.md': '`[CLARIFY]`\n' });
+    const r = await scan(cwd, { patterns: ['docs'] });
+    expect(r).toEqual({ code: 0, stdout: '', stderr: 'no notes (3 files scanned)\n' });
+  });
+
+  it('exits 1 and prints file:line:col KIND text for each note', async () => {
+    const cwd = await workspace();
+    await copyFile(FIXTURE, join(cwd, 'retry-policy.md'));
+    const r = await scan(cwd, { patterns: ['retry-policy.md'] });
+    expect(r.code).toBe(1);
+    expect(r.stdout.split('\n')).toEqual([
+      'retry-policy.md:4:1 CONTESTED [CONTESTED] Five attempts is too many for a call that costs money each time. Cap retries at two and let the caller decide.',
+      'retry-policy.md:8:1 CLARIFY [CLARIFY] Does "every endpoint" include /metrics? (A) Yes. (B) No, exempt it.',
+      'retry-policy.md:16:58 CLARIFY [CLARIFY] below.',
+      '',
+    ]);
+    expect(r.stderr).toBe('3 notes in 1 file (1 file scanned)\n');
+  });
+
+  it('walks folders for .md, .markdown and .txt, skipping node_modules and hidden entries', async () => {
+    const cwd = await workspace({
+      'docs/a.md': '[CLARIFY] a\n', 'docs/sub/b.markdown': '[CLARIFY] b\n', 'docs/c.txt': '```\n[CLARIFY] c\n```\n',
+      'docs/d.json': '"[CLARIFY]"', 'docs/node_modules/x.md': '[CLARIFY]', 'docs/.git/y.md': '[CLARIFY]', 'docs/.z.md': '[CLARIFY]',
+    });
+    const r = await scan(cwd, { patterns: ['docs'] });
+    expect(r.stdout).toBe(
+      ['docs/a.md:1:1 CLARIFY [CLARIFY] a', 'docs/c.txt:2:1 CLARIFY [CLARIFY] c ```', 'docs/sub/b.markdown:1:1 CLARIFY [CLARIFY] b', ''].join('\n'),
+    );
+    expect(r.stderr).toBe('3 notes in 3 files (3 files scanned)\n');
+  });
+
+  it('prints one JSON object with --json and nothing on stderr', async () => {
+    const cwd = await workspace({ 'a.md': 'Claim.\n[CLARIFY] Which one?\n', 'b.md': 'clean\n' });
+    const r = await scan(cwd, { patterns: ['a.md', 'b.md'], json: true });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({
+      files: [
+        { path: 'a.md', notes: [{ kind: 'CLARIFY', line: 2, column: 1, text: '[CLARIFY] Which one?', canonical: true, refersTo: { line: 1, text: 'Claim.' } }] },
+        { path: 'b.md', notes: [] },
+      ],
+      total: 1,
+      exitCode: 1,
+    });
+  });
+
+  it('reports exit 0 in JSON when clean', async () => {
+    const cwd = await workspace({ 'a.md': 'clean\n' });
+    const r = await scan(cwd, { patterns: ['a.md'], json: true });
+    expect([r.code, JSON.parse(r.stdout).exitCode, JSON.parse(r.stdout).total]).toEqual([0, 0, 0]);
+  });
+
+  it('expands globs relative to the working folder', async () => {
+    const cwd = await workspace({ 'docs/a.md': '[CLARIFY] a\n', 'docs/deep/b.md': 'x [contested] b\n', 'docs/c.txt': '[CLARIFY] c\n' });
+    const r = await scan(cwd, { patterns: ['docs/**/*.md'] });
+    expect(r.stdout).toBe('docs/a.md:1:1 CLARIFY [CLARIFY] a\ndocs/deep/b.md:1:3 CONTESTED [contested] b\n');
+  });
+
+  it('reads stdin for - as markdown', async () => {
+    const cwd = await workspace();
+    const r = await scan(cwd, { patterns: ['-'] }, 'Text\n[CLARIFY] from stdin\n\n    [CLARIFY] code\n');
+    expect(r).toMatchObject({ code: 1, stdout: '<stdin>:2:1 CLARIFY [CLARIFY] from stdin\n' });
+  });
+
+  it('scans .txt as plain text unless --syntax says otherwise', async () => {
+    const cwd = await workspace({ 'n.txt': '`[CLARIFY]`\n' });
+    expect((await scan(cwd, { patterns: ['n.txt'] })).code).toBe(1);
+    expect((await scan(cwd, { patterns: ['n.txt'], syntax: 'markdown' })).code).toBe(0);
+  });
+
+  it('finds configured extra markers', async () => {
+    const cwd = await workspace({ 'a.md': '[TODO] later\n' });
+    expect((await scan(cwd, { patterns: ['a.md'] })).code).toBe(0);
+    expect((await scan(cwd, { patterns: ['a.md'], markers: ['TODO'] })).stdout).toBe('a.md:1:1 TODO [TODO] later\n');
+  });
+
+  it('scans a file named twice once', async () => {
+    const cwd = await workspace({ 'a.md': '[CLARIFY] x\n' });
+    expect((await scan(cwd, { patterns: ['a.md', './a.md', '*.md'] })).stdout).toBe('a.md:1:1 CLARIFY [CLARIFY] x\n');
+  });
+});
+
+describe('bounce scan errors (exit 2)', () => {
+  it('names a missing file', async () => {
+    const err = await scanError(await workspace(), { patterns: ['nope.md'] });
+    expect(err.line).toBe('no such file or folder: nope.md: check the path (relative to the current folder)');
+  });
+  it('names a glob that matches nothing', async () => {
+    const err = await scanError(await workspace({ 'a.txt': 'x' }), { patterns: ['docs/**/*.md'] });
+    expect(err.message).toBe('no files match docs/**/*.md');
+  });
+  it('refuses a folder with nothing to scan', async () => {
+    const err = await scanError(await workspace({ 'empty/x.json': '{}' }), { patterns: ['empty'] });
+    expect(err.message).toContain('no .md, .markdown or .txt files');
+  });
+  it('refuses binary files and invalid UTF-8', async () => {
+    const cwd = await workspace({ 'bin.md': Buffer.from([0x5b, 0x00, 0x01]), 'latin1.md': Buffer.from([0x63, 0x61, 0x66, 0xe9]) });
+    expect((await scanError(cwd, { patterns: ['bin.md'] })).message).toBe('bin.md looks binary (it contains NUL bytes)');
+    expect((await scanError(cwd, { patterns: ['latin1.md'] })).message).toBe('latin1.md is not valid UTF-8');
+  });
+  it('refuses bad marker names and an empty argument list', async () => {
+    const cwd = await workspace({ 'a.md': 'x' });
+    expect((await scanError(cwd, { patterns: ['a.md'], markers: ['[TODO]'] })).message).toBe('invalid marker name "[TODO]"');
+    await scanError(cwd, { patterns: [] });
+  });
+  it('prints nothing when any input fails', async () => {
+    const cwd = await workspace({ 'a.md': '[CLARIFY] x\n' });
+    let stdout = '';
+    const io = { cwd, env: {}, stdout: { write: (s: string) => (stdout += s) }, stderr: { write: () => true }, stdin: Readable.from([]), signal: new AbortController().signal };
+    await expect(runScan({ patterns: ['a.md', 'missing.md'] }, io)).rejects.toBeInstanceOf(BounceError);
+    expect(stdout).toBe('');
+  });
+});

@@ -1,0 +1,619 @@
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ResolvedAgent } from '../../src/adapters/registry.js';
+import { intFlag } from '../../src/commands/refine-plan.js';
+import { BounceError } from '../../src/errors.js';
+import type { Io } from '../../src/io.js';
+import { backoffMs, sleep } from '../../src/runner/backoff.js';
+import { readInput } from '../../src/runner/input.js';
+import { displayPath, outputTarget, writeOutput } from '../../src/runner/output.js';
+import { roleForPass, type RunPlan } from '../../src/runner/plan.js';
+import { policyOf } from '../../src/runner/policy.js';
+import { DEFAULT_OUTPUT_TOKENS, assertFitsBudget, estimateTokens, outputBudget } from '../../src/runner/preflight.js';
+import { createProgress } from '../../src/runner/progress.js';
+import { templatesHash, type Templates } from '../../src/runner/prompt.js';
+import { sha256 } from '../../src/store/hash.js';
+
+let root: string;
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'bounce-units-')));
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+function bounceErrorOf(f: () => unknown): BounceError {
+  let caught: unknown;
+  try {
+    f();
+  } catch (err) {
+    caught = err;
+  }
+  expect(caught).toBeInstanceOf(BounceError);
+  const err = caught as BounceError;
+  expect(err.exitCode).toBe(2);
+  return err;
+}
+
+async function rejectionOf(p: Promise<unknown>): Promise<BounceError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(BounceError);
+  expect((err as BounceError).exitCode).toBe(2);
+  return err as BounceError;
+}
+
+interface FakeIo extends Io {
+  err(): string;
+  out(): string;
+}
+
+/** An Io with string sinks; `stdin` is the piped text, or a terminal when `stdinTTY`. */
+function fakeIo(opts: { stdin?: string | Buffer; stdinTTY?: boolean; stderrTTY?: boolean; env?: NodeJS.ProcessEnv } = {}): FakeIo {
+  let out = '';
+  let err = '';
+  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
+  if (opts.stdinTTY) stdin.isTTY = true;
+  else stdin.end(opts.stdin ?? '');
+  return {
+    cwd: root,
+    env: opts.env ?? {},
+    stdout: { write: (s: string) => (out += s), isTTY: false },
+    stderr: { write: (s: string) => (err += s), isTTY: opts.stderrTTY ?? false },
+    stdin,
+    signal: new AbortController().signal,
+    out: () => out,
+    err: () => err,
+  };
+}
+
+function agent(adapter: string, options: ResolvedAgent['options'] = {}, spec = adapter): ResolvedAgent {
+  return { spec, slug: spec, adapter, provider: adapter, command: 'node', args: [], options, timeoutS: undefined, evidence: 'live' };
+}
+
+describe('backoffMs', () => {
+  it('doubles from the base: attempt 1, 2, 3', () => {
+    expect([1, 2, 3, 4].map((a) => backoffMs(a, undefined, 1000))).toEqual([1000, 2000, 4000, 8000]);
+  });
+
+  it('honours a longer retry-after', () => {
+    expect(backoffMs(1, 5000, 1000)).toBe(5000);
+    expect(backoffMs(2, 2500, 1000)).toBe(2500);
+  });
+
+  it('a shorter retry-after does not shorten the exponential delay', () => {
+    expect(backoffMs(3, 100, 1000)).toBe(4000);
+    expect(backoffMs(1, 0, 1000)).toBe(1000);
+  });
+
+  it('is capped (default 60 s), retry-after included', () => {
+    expect(backoffMs(20, undefined, 1000)).toBe(60_000);
+    expect(backoffMs(1, 120_000, 1000)).toBe(60_000);
+    expect(backoffMs(5, undefined, 1000, 10_000)).toBe(10_000);
+    expect(backoffMs(1, 30_000, 1000, 10_000)).toBe(10_000);
+  });
+});
+
+describe('sleep', () => {
+  it('resolves true when the time has passed', async () => {
+    expect(await sleep(5)).toBe(true);
+    expect(await sleep(5, new AbortController().signal)).toBe(true);
+  });
+
+  it('resolves false at once when the signal is already aborted', async () => {
+    const ctrl = new AbortController();
+    ctrl.abort();
+    // A day-long sleep that resolved on time would hang the test: it must end early.
+    expect(await sleep(86_400_000, ctrl.signal)).toBe(false);
+  });
+
+  it('resolves false when the signal aborts during the sleep', async () => {
+    const ctrl = new AbortController();
+    const p = sleep(86_400_000, ctrl.signal);
+    ctrl.abort();
+    expect(await p).toBe(false);
+  });
+});
+
+describe('roleForPass', () => {
+  it('reviewer on odd passes, composer on even ones', () => {
+    expect([1, 2, 3, 4, 5, 10].map(roleForPass)).toEqual(['reviewer', 'composer', 'reviewer', 'composer', 'reviewer', 'composer']);
+  });
+});
+
+describe('outputTarget', () => {
+  let input: string;
+  beforeEach(() => {
+    input = join(root, 'doc.md');
+    writeFileSync(input, '# Doc\n');
+  });
+
+  it('no flag: the run folder', () => {
+    expect(outputTarget({}, input, root)).toEqual({ kind: 'run' });
+    expect(outputTarget({ json: true }, null, root)).toEqual({ kind: 'run' });
+  });
+
+  it('--out -: stdout', () => {
+    expect(outputTarget({ out: '-' }, input, root)).toEqual({ kind: 'stdout' });
+  });
+
+  it('--out FILE: a file, resolved against cwd; it may not exist yet', () => {
+    mkdirSync(join(root, 'out'));
+    expect(outputTarget({ out: 'out/refined.md' }, input, root)).toEqual({ kind: 'file', path: join(root, 'out', 'refined.md') });
+    expect(outputTarget({ out: 'x.md', json: true }, null, root)).toEqual({ kind: 'file', path: join(root, 'x.md') });
+  });
+
+  it('--in-place: the input path', () => {
+    expect(outputTarget({ inPlace: true }, input, root)).toEqual({ kind: 'in-place', path: input });
+  });
+
+  it('refuses --in-place with stdin', () => {
+    const err = bounceErrorOf(() => outputTarget({ inPlace: true }, null, root));
+    expect(err.message).toContain('stdin');
+  });
+
+  it('refuses --in-place with --out (a file or -)', () => {
+    expect(bounceErrorOf(() => outputTarget({ inPlace: true, out: 'x.md' }, input, root)).message).toContain('--in-place and --out');
+    expect(bounceErrorOf(() => outputTarget({ inPlace: true, out: '-' }, input, root)).message).toContain('--in-place and --out');
+  });
+
+  it('refuses --out - with --json', () => {
+    expect(bounceErrorOf(() => outputTarget({ out: '-', json: true }, input, root)).message).toContain('--json');
+  });
+
+  it('refuses --out that is the input, also spelled with ./ or ..', () => {
+    mkdirSync(join(root, 'sub'));
+    for (const out of ['doc.md', './doc.md', 'sub/../doc.md', input]) {
+      const err = bounceErrorOf(() => outputTarget({ out }, input, root));
+      expect(err.message).toBe(`--out ${out} is the input document`);
+      expect(err.line).toContain('--in-place');
+    }
+  });
+
+  it('refuses --out that is a symlink to the input', () => {
+    symlinkSync(input, join(root, 'link.md'));
+    expect(bounceErrorOf(() => outputTarget({ out: 'link.md' }, input, root)).message).toContain('is the input document');
+  });
+
+  it('refuses --out naming the real file when the input was given through a symlink', () => {
+    symlinkSync(input, join(root, 'link.md'));
+    expect(bounceErrorOf(() => outputTarget({ out: 'doc.md' }, join(root, 'link.md'), root)).message).toContain('is the input document');
+  });
+
+  it('refuses --out in a folder that does not exist', () => {
+    const err = bounceErrorOf(() => outputTarget({ out: 'nope/x.md' }, input, root));
+    expect(err.message).toBe('the folder of --out nope/x.md does not exist');
+  });
+
+  it('refuses --out naming an existing folder, before any agent runs (writing there later is EISDIR, an internal error)', () => {
+    mkdirSync(join(root, 'outdir'));
+    const err = bounceErrorOf(() => outputTarget({ out: 'outdir' }, input, root));
+    expect(err.message).toContain('outdir');
+  });
+
+  it('refuses --out whose folder is a regular file (writing there later is ENOTDIR, an internal error)', () => {
+    writeFileSync(join(root, 'plain.txt'), 'x');
+    const err = bounceErrorOf(() => outputTarget({ out: 'plain.txt/x.md' }, input, root));
+    expect(err.message).toContain('plain.txt/x.md');
+  });
+});
+
+describe('writeOutput', () => {
+  const sink = (): { write(s: string): void; text: string } => {
+    const s = { text: '', write: (t: string) => void (s.text += t) };
+    return s;
+  };
+
+  it('run: writes nothing and returns the sha', () => {
+    const out = sink();
+    expect(writeOutput({ kind: 'run' }, 'doc\n', 'x', out)).toEqual({ path: null, sha256: sha256('doc\n') });
+    expect(out.text).toBe('');
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('stdout: writes the document to stdout', () => {
+    const out = sink();
+    expect(writeOutput({ kind: 'stdout' }, 'doc\n', 'x', out)).toEqual({ path: null, sha256: sha256('doc\n') });
+    expect(out.text).toBe('doc\n');
+  });
+
+  it('file: writes atomically (no temp file left), replacing an existing file', () => {
+    const path = join(root, 'out.md');
+    writeFileSync(path, 'old\n');
+    const out = sink();
+    expect(writeOutput({ kind: 'file', path }, 'new ✓\n', 'x', out)).toEqual({ path, sha256: sha256('new ✓\n') });
+    expect(readFileSync(path, 'utf8')).toBe('new ✓\n');
+    expect(readdirSync(root)).toEqual(['out.md']);
+    expect(out.text).toBe('');
+  });
+
+  it('in-place: overwrites the input when it is unchanged since the run began', () => {
+    const path = join(root, 'doc.md');
+    writeFileSync(path, 'original\n');
+    const result = writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n'), sink());
+    expect(result).toEqual({ path, sha256: sha256('refined\n') });
+    expect(readFileSync(path, 'utf8')).toBe('refined\n');
+    expect(readdirSync(root)).toEqual(['doc.md']);
+  });
+
+  it('in-place: refused when the input changed, and the file is left untouched', () => {
+    const path = join(root, 'doc.md');
+    writeFileSync(path, 'edited by someone else\n');
+    const err = bounceErrorOf(() => writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n'), sink()));
+    expect(err.code).toBe('input');
+    expect(err.message).toContain('changed since the run began');
+    expect(err.line).toContain('final.');
+    expect(readFileSync(path, 'utf8')).toBe('edited by someone else\n');
+    expect(readdirSync(root)).toEqual(['doc.md']);
+  });
+
+  it('in-place: refused when the input was deleted meanwhile, and nothing is created', () => {
+    const path = join(root, 'doc.md');
+    bounceErrorOf(() => writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n'), sink()));
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('in-place compares bytes: a BOM or CRLF difference is a change', () => {
+    const path = join(root, 'doc.md');
+    writeFileSync(path, 'a\r\nb\r\n');
+    bounceErrorOf(() => writeOutput({ kind: 'in-place', path }, 'x', sha256('a\nb\n'), sink()));
+    expect(readFileSync(path, 'utf8')).toBe('a\r\nb\r\n');
+  });
+});
+
+describe('displayPath', () => {
+  it('relative inside cwd, absolute outside it', () => {
+    expect(displayPath('/p/docs/a.md', '/p')).toBe('docs/a.md');
+    expect(displayPath('/q/a.md', '/p')).toBe('/q/a.md');
+    expect(displayPath('/p', '/p')).toBe('/p');
+  });
+});
+
+describe('readInput', () => {
+  it('a file: text, absolute path, display as given, bytes, sha256 of the bytes', async () => {
+    mkdirSync(join(root, 'docs'));
+    writeFileSync(join(root, 'docs', 'rfc.md'), '# RFC\n\nText ✓\n');
+    const input = await readInput('docs/rfc.md', fakeIo(), 1000);
+    expect(input).toEqual({
+      path: join(root, 'docs', 'rfc.md'),
+      display: 'docs/rfc.md',
+      text: '# RFC\n\nText ✓\n',
+      bytes: Buffer.byteLength('# RFC\n\nText ✓\n'),
+      sha256: sha256('# RFC\n\nText ✓\n'),
+      ext: 'md',
+      syntax: 'markdown',
+    });
+  });
+
+  it('stdin (-): read whole, display "stdin", no path, ext md, markdown', async () => {
+    const input = await readInput('-', fakeIo({ stdin: '# From a pipe\n' }), 1000);
+    expect(input).toEqual({ path: null, display: 'stdin', text: '# From a pipe\n', bytes: 14, sha256: sha256('# From a pipe\n'), ext: 'md', syntax: 'markdown' });
+  });
+
+  it('stdin that is a terminal is refused with a message mentioning the terminal', async () => {
+    const err = await rejectionOf(readInput('-', fakeIo({ stdinTTY: true }), 1000));
+    expect(err.message).toContain('terminal');
+    expect(err.code).toBe('input');
+  });
+
+  it('keeps a BOM in the text (and in the sha)', async () => {
+    const bytes = Buffer.from('\uFEFF# Title\n', 'utf8');
+    writeFileSync(join(root, 'bom.md'), bytes);
+    const input = await readInput('bom.md', fakeIo(), 1000);
+    expect(input.text).toBe('\uFEFF# Title\n');
+    expect(input.bytes).toBe(bytes.length);
+    expect(input.sha256).toBe(sha256(bytes));
+  });
+
+  it('keeps a BOM read from stdin', async () => {
+    expect((await readInput('-', fakeIo({ stdin: Buffer.from('\uFEFFhi\n', 'utf8') }), 1000)).text).toBe('\uFEFFhi\n');
+  });
+
+  it('keeps CRLF line endings', async () => {
+    writeFileSync(join(root, 'crlf.md'), 'a\r\nb\r\n');
+    expect((await readInput('crlf.md', fakeIo(), 1000)).text).toBe('a\r\nb\r\n');
+  });
+
+  it('ext comes from the path, lower-cased; no extension gives txt', async () => {
+    const ext = async (name: string): Promise<[string, string]> => {
+      writeFileSync(join(root, name), 'text\n');
+      const input = await readInput(name, fakeIo(), 1000);
+      return [input.ext, input.syntax];
+    };
+    expect(await ext('UPPER.MD')).toEqual(['md', 'markdown']);
+    expect(await ext('notes.markdown')).toEqual(['markdown', 'markdown']);
+    expect(await ext('plain.txt')).toEqual(['txt', 'plain']);
+    expect(await ext('Makefile')).toEqual(['txt', 'plain']);
+    expect(await ext('page.rst')).toEqual(['rst', 'plain']);
+  });
+
+  it('a missing file is refused', async () => {
+    expect((await rejectionOf(readInput('nope.md', fakeIo(), 1000))).message).toBe('no such file: nope.md');
+  });
+
+  it('a directory is refused', async () => {
+    mkdirSync(join(root, 'docs'));
+    expect((await rejectionOf(readInput('docs', fakeIo(), 1000))).message).toBe('docs is a directory');
+  });
+
+  it('an empty or whitespace-only document is refused, also with only a BOM', async () => {
+    writeFileSync(join(root, 'empty.md'), '');
+    writeFileSync(join(root, 'blank.md'), ' \n\t\n');
+    writeFileSync(join(root, 'bom.md'), '\uFEFF\n');
+    for (const name of ['empty.md', 'blank.md', 'bom.md']) expect((await rejectionOf(readInput(name, fakeIo(), 1000))).message).toBe(`${name} is empty`);
+    expect((await rejectionOf(readInput('-', fakeIo({ stdin: '' }), 1000))).message).toBe('stdin is empty');
+  });
+
+  it('a document over max_bytes is refused, from a file or stdin', async () => {
+    writeFileSync(join(root, 'big.md'), 'x'.repeat(11));
+    expect((await rejectionOf(readInput('big.md', fakeIo(), 10))).message).toBe('big.md is 11 bytes, over the 10-byte limit');
+    expect((await rejectionOf(readInput('-', fakeIo({ stdin: 'x'.repeat(11) }), 10))).message).toBe('stdin is 11 bytes, over the 10-byte limit');
+  });
+
+  it('exactly max_bytes is accepted', async () => {
+    writeFileSync(join(root, 'ten.md'), 'x'.repeat(10));
+    expect((await readInput('ten.md', fakeIo(), 10)).bytes).toBe(10);
+  });
+
+  it('binary (NUL bytes) and invalid UTF-8 are refused', async () => {
+    writeFileSync(join(root, 'bin.md'), Buffer.from([0x61, 0x00, 0x62]));
+    writeFileSync(join(root, 'latin1.md'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    expect((await rejectionOf(readInput('bin.md', fakeIo(), 1000))).message).toContain('binary');
+    expect((await rejectionOf(readInput('latin1.md', fakeIo(), 1000))).message).toBe('latin1.md is not valid UTF-8');
+  });
+});
+
+describe('intFlag', () => {
+  it('undefined gives the fallback', () => {
+    expect(intFlag('--passes', undefined, 2, 1, 10)).toBe(2);
+  });
+
+  it('accepts whole numbers in range, as text or numbers, with surrounding spaces', () => {
+    expect(intFlag('--passes', '1', 2, 1, 10)).toBe(1);
+    expect(intFlag('--passes', '10', 2, 1, 10)).toBe(10);
+    expect(intFlag('--passes', ' 3 ', 2, 1, 10)).toBe(3);
+    expect(intFlag('--passes', 4, 2, 1, 10)).toBe(4);
+    expect(intFlag('--passes', '007', 2, 1, 10)).toBe(7);
+    expect(intFlag('--max-repairs', '0', 1, 0, 5)).toBe(0);
+  });
+
+  for (const bad of ['0', '-1', '2.5', 'abc', '1e3', '', '+3', '0x3', '3 4']) {
+    it(`refuses ${JSON.stringify(bad)} with a usage error quoting it`, () => {
+      const err = bounceErrorOf(() => intFlag('--passes', bad, 2, 1, 10));
+      expect(err.message).toBe(`--passes must be a whole number from 1 to 10, not "${bad.trim()}"`);
+      expect(err.code).toBe('usage');
+    });
+  }
+
+  it('over the maximum: --passes suggests raising max_passes', () => {
+    const err = bounceErrorOf(() => intFlag('--passes', '11', 2, 1, 10));
+    expect(err.message).toBe('--passes must be a whole number from 1 to 10, not "11"');
+    expect(err.hint).toBe('pass e.g. --passes 2 (raise max_passes in bounce.config.yaml for more)');
+  });
+
+  it('over the largest possible max_passes (100) there is nothing to raise', () => {
+    expect(bounceErrorOf(() => intFlag('--passes', '101', 2, 1, 100)).hint).toBe('pass e.g. --passes 2');
+  });
+
+  it('other flags suggest their default', () => {
+    expect(bounceErrorOf(() => intFlag('--max-repairs', '6', 1, 0, 5)).hint).toBe('pass e.g. --max-repairs 1');
+  });
+
+  it('numbers beyond the safe range are refused', () => {
+    bounceErrorOf(() => intFlag('--passes', '99999999999999999999', 2, 1, 10));
+    bounceErrorOf(() => intFlag('--passes', Number.NaN, 2, 1, 10));
+  });
+});
+
+describe('estimateTokens, outputBudget, assertFitsBudget', () => {
+  it('estimates about four characters a token, rounded up', () => {
+    expect(estimateTokens('')).toBe(0);
+    expect(estimateTokens('abcd')).toBe(1);
+    expect(estimateTokens('abcde')).toBe(2);
+    expect(estimateTokens('x'.repeat(4000))).toBe(1000);
+  });
+
+  it('the budget: max_output_tokens, else the adapter default (claude 32000, anthropic 16000), else none', () => {
+    expect(outputBudget(agent('claude'))).toBe(32_000);
+    expect(outputBudget(agent('anthropic'))).toBe(16_000);
+    for (const a of ['codex', 'openai', 'mock', 'cmd', 'something-else']) expect(outputBudget(agent(a))).toBeNull();
+    expect(outputBudget(agent('claude', { max_output_tokens: 100 }))).toBe(100);
+    expect(outputBudget(agent('openai', { max_output_tokens: 8192 }))).toBe(8192);
+    expect(DEFAULT_OUTPUT_TOKENS.claude).toBe(32_000);
+  });
+
+  it('no budget: any size passes', () => {
+    expect(() => assertFitsBudget('x'.repeat(10_000_000), 'reviewer', agent('openai'))).not.toThrow();
+  });
+
+  it('needs the estimate plus 20%: exactly at the budget passes, one token over is refused', () => {
+    const a = agent('openai', { max_output_tokens: 100 }, 'openai:small');
+    // 83 tokens * 1.2 = 99.6 -> 100: fits.
+    expect(() => assertFitsBudget('x'.repeat(332), 'reviewer', a)).not.toThrow();
+    // 84 tokens * 1.2 = 100.8 -> 101: does not fit.
+    const err = bounceErrorOf(() => assertFitsBudget('x'.repeat(336), 'composer', a));
+    expect(err.message).toBe("the document (about 84 tokens) will not fit in the composer openai:small's output budget of 100 tokens");
+    expect(err.code).toBe('input');
+    expect(err.line).toContain('max_output_tokens');
+  });
+
+  it('the claude default refuses a document of about 27 000 tokens', () => {
+    expect(() => assertFitsBudget('x'.repeat(4 * 26_000), 'reviewer', agent('claude'))).not.toThrow();
+    bounceErrorOf(() => assertFitsBudget('x'.repeat(4 * 27_000), 'reviewer', agent('claude')));
+  });
+});
+
+describe('policyOf', () => {
+  const templates: Templates = { protocol: 'P {{document}}', reviewer: 'R', composer: 'C', final: 'F', repair: 'X' };
+
+  function plan(over: Partial<RunPlan> = {}): RunPlan {
+    const mock = agent('mock', { script: '/s.yaml' }, 'mock:s.yaml');
+    return {
+      input: { path: '/doc.md', display: 'doc.md', text: '# Doc\n', bytes: 6, sha256: sha256('# Doc\n'), ext: 'md', syntax: 'markdown' },
+      passes: 2,
+      allPasses: false,
+      agents: { reviewer: mock, composer: mock },
+      agentVersions: { reviewer: 'mock-1', composer: 'mock-1' },
+      resolved: { reviewer: {}, composer: {} },
+      chosenBy: { reviewer: 'flag', composer: 'flag' },
+      templates,
+      promptsDir: null,
+      markers: ['CONTESTED', 'CLARIFY'],
+      maxRepairs: 1,
+      maxBytes: 2_000_000,
+      timeoutMs: { reviewer: 600_000, composer: 600_000 },
+      maxOutputTokens: { reviewer: null, composer: null },
+      summaryRatio: 0.3,
+      summaryMinWords: 50,
+      output: { kind: 'run' },
+      runsDir: '/runs',
+      name: 'doc.md',
+      replyMode: 'document',
+      ...over,
+    };
+  }
+
+  const version = (over: Partial<RunPlan> = {}): string => policyOf(plan(over)).version;
+
+  it('records the settings, a 16-hex-digit version and the templates hash', () => {
+    const p = policyOf(plan());
+    expect(p.version).toMatch(/^[0-9a-f]{16}$/);
+    expect(p).toEqual({
+      version: p.version,
+      contract_version: 1,
+      templates_sha256: templatesHash(templates),
+      prompts_dir: null,
+      markers: ['CONTESTED', 'CLARIFY'],
+      max_repairs: 1,
+      summary_ratio: 0.3,
+      summary_min_words: 50,
+      max_bytes: 2_000_000,
+      reply_mode: 'document',
+    });
+  });
+
+  it('is stable: the same plan gives the same version', () => {
+    expect(version()).toBe(version());
+  });
+
+  it('does not change with things that do not change what agents are asked or what is accepted', () => {
+    const base = version();
+    expect(version({ input: { ...plan().input, text: 'other\n', sha256: sha256('other\n') } })).toBe(base);
+    expect(version({ timeoutMs: { reviewer: 1, composer: 2 } })).toBe(base);
+    expect(version({ output: { kind: 'stdout' } })).toBe(base);
+    expect(version({ runsDir: '/elsewhere', name: 'x' })).toBe(base);
+    expect(version({ chosenBy: { reviewer: 'config', composer: 'default' } })).toBe(base);
+    expect(version({ agentVersions: { reviewer: '9', composer: '9' } })).toBe(base);
+  });
+
+  it('changes with the pass budget and --all-passes', () => {
+    const base = version();
+    expect(version({ passes: 3 })).not.toBe(base);
+    expect(version({ allPasses: true })).not.toBe(base);
+  });
+
+  it('changes with the agents: spec, options, or the other role', () => {
+    const base = version();
+    const other = agent('openai', { model: 'llama3.1' }, 'openai:llama3.1');
+    const p = plan();
+    expect(version({ agents: { reviewer: other, composer: p.agents.composer } })).not.toBe(base);
+    expect(version({ agents: { reviewer: p.agents.reviewer, composer: other } })).not.toBe(base);
+    expect(version({ agents: { reviewer: { ...p.agents.reviewer, options: { script: '/t.yaml' } }, composer: p.agents.composer } })).not.toBe(base);
+  });
+
+  it('changes with the program of a cmd: agent', () => {
+    const a = { ...agent('cmd', {}, 'tool'), command: '/bin/a' };
+    const b = { ...a, command: '/bin/b' };
+    expect(version({ agents: { reviewer: a, composer: a } })).not.toBe(version({ agents: { reviewer: b, composer: b } }));
+  });
+
+  it('changes with the markers, the templates, the prompts dir and max_repairs', () => {
+    const base = version();
+    expect(version({ markers: ['CONTESTED', 'CLARIFY', 'RISK'] })).not.toBe(base);
+    expect(version({ templates: { ...templates, reviewer: 'R2' } })).not.toBe(base);
+    expect(version({ promptsDir: '/prompts' })).not.toBe(base);
+    expect(version({ maxRepairs: 2 })).not.toBe(base);
+    expect(version({ maxBytes: 10 })).not.toBe(base);
+  });
+});
+
+describe('createProgress', () => {
+  // eslint-disable-next-line no-control-regex
+  const SGR = /\u001b\[[0-9;]*m/;
+
+  it('not a terminal: plain lines', () => {
+    const io = fakeIo();
+    const p = createProgress(io, false);
+    p.passStarted(1, 2, 'reviewer', 'mock');
+    p.note('retrying after a rate limit');
+    p.passFinished(1, 3, 'done');
+    p.passStarted(2, 2, 'composer', 'mock');
+    p.passFinished(2, 1, 'not converged');
+    p.passStarted(3, 3, 'reviewer', 'mock');
+    p.passFinished(3, null, 'failed');
+    p.close();
+    const lines = io.err().split('\n');
+    expect(lines[0]).toBe('pass 1/2 reviewer mock: started');
+    expect(lines[1]).toBe('retrying after a rate limit');
+    expect(lines[2]).toMatch(/^pass 1: done in \d+\.\ds, 3 notes left$/);
+    expect(lines[3]).toBe('pass 2/2 composer mock: started');
+    expect(lines[4]).toMatch(/^pass 2: not converged in \d+\.\ds, 1 note left$/);
+    expect(lines[5]).toBe('pass 3/3 reviewer mock: started');
+    expect(lines[6]).toMatch(/^pass 3: failed in \d+\.\ds$/);
+    expect(lines[7]).toBe('');
+    expect(lines).toHaveLength(8);
+    expect(io.err()).not.toContain('\r');
+    expect(io.err()).not.toMatch(SGR);
+    expect(io.out()).toBe('');
+  });
+
+  it('a terminal: a redrawn line with \\r and clear-line, in colour', () => {
+    const io = fakeIo({ stderrTTY: true });
+    const p = createProgress(io, false);
+    p.passStarted(1, 2, 'reviewer', 'claude');
+    p.passFinished(1, 0, 'done');
+    p.close();
+    const text = io.err();
+    expect(text.startsWith('\r\u001b[2K')).toBe(true);
+    expect(text).toMatch(SGR);
+    expect(text).toContain('claude');
+    expect(text).toContain('0 notes left');
+    expect(text.endsWith('\n')).toBe(true);
+    expect(text).not.toContain(': started');
+  });
+
+  it('a terminal with NO_COLOR: still redrawn with \\r and clear-line, but no colour', () => {
+    const io = fakeIo({ stderrTTY: true, env: { NO_COLOR: '1' } });
+    const p = createProgress(io, false);
+    p.passStarted(1, 2, 'reviewer', 'claude');
+    p.note('a warning');
+    p.passFinished(1, 2, 'done');
+    p.close();
+    const text = io.err();
+    expect(text).toContain('\r\u001b[2K');
+    expect(text).not.toMatch(SGR);
+    expect(text).toContain('\r\u001b[2Kpass 1/2 reviewer claude ');
+    expect(text).toContain('\r\u001b[2Ka warning\n');
+    expect(text).toMatch(/\r\u001b\[2Kpass 1\/2 reviewer claude \d+\.\ds done, 2 notes left\n$/);
+  });
+
+  it('quiet: prints nothing at all', () => {
+    for (const tty of [false, true]) {
+      const io = fakeIo({ stderrTTY: tty });
+      const p = createProgress(io, true);
+      p.passStarted(1, 2, 'reviewer', 'mock');
+      p.note('hello');
+      p.passFinished(1, 0, 'done');
+      p.close();
+      expect(io.err()).toBe('');
+      expect(io.out()).toBe('');
+    }
+  });
+});
