@@ -65,11 +65,25 @@ function scannerSpeed() {
   return { ms: median(times), bytes: text.length, notes };
 }
 
+function timeScan(text) {
+  const times = [];
+  for (let k = 0; k < 3; k++) {
+    const t0 = performance.now();
+    scanNotes(text, { syntax: 'markdown' });
+    times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+
 const overhead = await runnerOverhead();
 const scan = scannerSpeed();
+const quoted = timeScan('> line [CLARIFY] x\n'.repeat(100_000));
+const noMarkers = timeScan(document(20_000).slice(0, 2_000_000));
 const rows = [
   ['model calls, 2-pass converged run', String(overhead.calls), 'target: 2'],
   ['runner overhead per pass (median)', `${overhead.perPass.toFixed(1)} ms`, 'target: < 50 ms'],
   [`scan of ${(scan.bytes / 1e6).toFixed(1)} MB markdown (${scan.notes} notes)`, `${scan.ms.toFixed(0)} ms`, 'target: < 1000 ms'],
+  ['scan of one 1.9 MB quoted paragraph, 100k notes', `${quoted.toFixed(0)} ms`, 'target: < 1000 ms'],
+  ['scan of 2 MB markdown without markers', `${noMarkers.toFixed(0)} ms`, 'target: < 50 ms'],
 ];
 for (const [what, value, target] of rows) console.log(`${what.padEnd(48)} ${value.padStart(10)}   ${target}`);

@@ -1,4 +1,4 @@
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { chooseAgents } from '../adapters/choose.js';
 import type { Role } from '../adapters/contract.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
@@ -100,7 +100,7 @@ export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { 
     summaryMinWords: REPLY_DEFAULTS.summaryMinWords,
     output,
     runsDir,
-    name: opts.name ?? (input.path ? input.display : 'stdin'),
+    name: opts.name ?? (input.path ? basename(input.path).replace(/\.[^.]+$/, '') : 'stdin'),
     replyMode: 'document',
   };
   const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];

@@ -1,7 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import type { Io } from '../io.js';
-import { readAll } from '../io.js';
 import { usageError } from '../errors.js';
 import { syntaxForPath } from '../protocol/scanner.js';
 import { sha256 } from '../store/hash.js';
@@ -16,7 +15,7 @@ export async function readInput(arg: string, io: Io, maxBytes: number): Promise<
   let display = arg;
   if (arg === '-') {
     if (io.stdin.isTTY) throw usageError('stdin is a terminal, not a document', 'pipe one in (bounce refine - < doc.md) or name a file', 'input');
-    bytes = await readAll(io.stdin);
+    bytes = await readBounded(io.stdin, maxBytes);
     display = 'stdin';
   } else {
     path = resolve(io.cwd, arg);
@@ -47,4 +46,17 @@ export async function readInput(arg: string, io: Io, maxBytes: number): Promise<
 
 function tooBig(what: string, size: number, max: number): Error {
   return usageError(`${what} is ${size} bytes, over the ${max}-byte limit`, 'raise max_bytes in bounce.config.yaml or split the document', 'input');
+}
+
+/** Reads stdin but stops one byte past the limit, so an endless pipe cannot exhaust memory. */
+async function readBounded(stream: NodeJS.ReadableStream, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    chunks.push(buf);
+    size += buf.length;
+    if (size > maxBytes) break;
+  }
+  return Buffer.concat(chunks);
 }

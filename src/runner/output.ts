@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { usageError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic.js';
@@ -25,7 +25,8 @@ export function outputTarget(flags: OutputFlags, inputPath: string | null, cwd: 
   }
   const path = resolve(cwd, flags.out);
   if (inputPath && sameFile(path, inputPath)) throw usageError(`--out ${flags.out} is the input document`, 'use --in-place to overwrite the input, or pick another file', 'usage');
-  if (!existsSync(dirname(path))) throw usageError(`the folder of --out ${flags.out} does not exist`, 'create it first or pick another path', 'usage');
+  if (existsSync(path) && statSync(path).isDirectory()) throw usageError(`--out ${flags.out} is a folder`, 'name a file to write, e.g. --out refined.md', 'usage');
+  if (!existsSync(dirname(path)) || !statSync(dirname(path)).isDirectory()) throw usageError(`the folder of --out ${flags.out} does not exist`, 'create it first or pick another path', 'usage');
   return { kind: 'file', path };
 }
 
@@ -56,7 +57,9 @@ export function writeOutput(target: OutputTarget, text: string, inputSha: string
     case 'in-place': {
       const now = existsSync(target.path) ? sha256(readFileSync(target.path)) : null;
       if (now !== inputSha) throw usageError(`${target.path} changed since the run began, so it was not overwritten`, 'the converged document is in the run folder as final.*; merge it by hand', 'input');
-      writeFileAtomic(target.path, text);
+      // Write through a symlink to its target and keep the file's permissions.
+      const real = realpathSync(target.path);
+      writeFileAtomic(real, text, statSync(real).mode & 0o7777);
       return { path: target.path, sha256: sha };
     }
   }

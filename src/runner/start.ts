@@ -33,7 +33,7 @@ function evidenceOf(plan: RunPlan): RunManifest['evidence'] {
 
 /** Creates the run folder, snapshots the input and writes the first run.json. */
 export function startRun(plan: RunPlan, now = new Date()): { folder: RunFolder; manifest: RunManifest } {
-  const runId = makeRunId(plan.name, now);
+  const runId = makeRunId(plan.name, now, undefined, false);
   const folder = new RunFolder(createRunFolder(plan.runsDir, runId));
   const original = `original.${plan.input.ext}`;
   folder.write(original, plan.input.text);

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 
@@ -6,11 +6,12 @@ import { basename, dirname, join } from 'node:path';
  * Writes a file so that readers see the old content or the new, never a torn one:
  * a temporary file in the same folder, fsync, then rename over the target.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): void {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fd = openSync(tmp, 'w', 0o644);
+  const fd = openSync(tmp, 'w', mode);
   try {
     writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    fchmodSync(fd, mode);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);

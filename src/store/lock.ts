@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { usageError } from '../errors.js';
 
@@ -21,15 +21,29 @@ function alive(pid: number): boolean {
   }
 }
 
-function tryCreate(path: string, info: LockInfo): boolean {
+function readLock(path: string): LockInfo | null {
   try {
-    const fd = openSync(path, 'wx');
-    writeSync(fd, `${JSON.stringify(info)}\n`);
-    closeSync(fd);
+    return JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Creates the lock whole or not at all: the content is written to a private file first and
+ * hard-linked into place, so no one ever reads a half-written lock.
+ */
+function tryCreate(path: string, info: LockInfo): boolean {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(info)}\n`);
+  try {
+    linkSync(tmp, path);
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw err;
+  } finally {
+    rmSync(tmp, { force: true });
   }
 }
 
@@ -41,27 +55,18 @@ export function acquireLock(runDir: string): () => void {
   const path = join(runDir, LOCK_FILE);
   const me: LockInfo = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
   if (!tryCreate(path, me)) {
-    let held: LockInfo | null = null;
-    try {
-      held = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
-    } catch {
-      held = null;
-    }
+    const held = readLock(path);
     if (held && held.host === me.host && alive(held.pid)) {
       throw usageError(`the run is in use by process ${held.pid} (since ${held.started_at})`, 'wait for it to finish, or stop that process first', 'locked');
     }
     if (held && held.host !== me.host) {
       throw usageError(`the run is locked by process ${held.pid} on host ${held.host}`, `if that process is gone, delete ${path} and try again`, 'locked');
     }
-    rmSync(path, { force: true });
+    // Stale: remove it only if it is still the one judged stale, then race fairly for a new one.
+    if (JSON.stringify(readLock(path)) === JSON.stringify(held)) rmSync(path, { force: true });
     if (!tryCreate(path, me)) throw usageError('another process took the run lock just now', 'try again when it has finished', 'locked');
   }
   return () => {
-    try {
-      const held = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
-      if (held.pid === process.pid) rmSync(path, { force: true });
-    } catch {
-      // Already gone.
-    }
+    if (readLock(path)?.pid === process.pid) rmSync(path, { force: true });
   };
 }

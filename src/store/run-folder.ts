@@ -5,13 +5,14 @@ import { usageError } from '../errors.js';
 import { writeFileAtomic } from './atomic.js';
 
 /** `<slug>-<UTC yyyymmdd-hhmmss>-<last 6 of a ULID>`: sortable, unique, readable. */
-export function makeRunId(name: string, now = new Date(), id = ulid(now.getTime())): string {
+export function makeRunId(name: string, now = new Date(), id = ulid(now.getTime()), isFileName = true): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `${slugifyName(name)}-${stamp}-${id.slice(-6)}`;
+  return `${slugifyName(name, isFileName)}-${stamp}-${id.slice(-6)}`;
 }
 
-export function slugifyName(name: string): string {
-  const base = name.replace(/.*[\\/]/, '').replace(/\.[^.]+$/, '');
+export function slugifyName(name: string, stripExtension = true): string {
+  const file = name.replace(/.*[\\/]/, '');
+  const base = stripExtension ? file.replace(/\.[^.]+$/, '') : file;
   return (
     base
       .toLowerCase()

@@ -230,20 +230,16 @@ describe('scanNotes agrees with micromark on generated documents', () => {
   });
 });
 
-describe('scanNotes speed', () => {
-  it('scans 2 MB of dense markdown with many notes in well under a second', () => {
+// Speed is measured by `npm run bench`, never asserted here: these check large inputs stay correct.
+describe('scanNotes on large inputs', () => {
+  it('finds every note in 2 MB of dense markdown', () => {
     const block = 'Claim with `code` and [a link](http://x).\n[CONTESTED] Cap at 2.\n- item [CLARIFY] two\n\n```\n[CLARIFY]\n```\n\n> quote <!-- [CLARIFY] -->\n> [CLARIFY] quoted\n\n';
     const doc = block.repeat(Math.ceil(2_000_000 / block.length));
-    const started = performance.now();
     const notes = scanNotes(doc);
-    const ms = performance.now() - started;
     expect(notes.length).toBe(3 * Math.ceil(2_000_000 / block.length));
-    expect(ms).toBeLessThan(3000); // measured ~0.2 s; the margin absorbs slow CI machines
   });
-  it('stays linear on one long quoted paragraph full of notes', () => {
+  it('handles one long quoted paragraph full of notes', () => {
     const doc = '> line [CLARIFY] x\n'.repeat(100_000);
-    const started = performance.now();
     expect(scanNotes(doc)).toHaveLength(100_000);
-    expect(performance.now() - started).toBeLessThan(3000);
   });
 });
