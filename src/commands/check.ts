@@ -24,12 +24,18 @@ const CREDENTIAL = /key|login|logged|auth|credential|token|https|secret/i;
 
 async function checkOne(agent: ResolvedAgent, env: NodeJS.ProcessEnv): Promise<CheckResult> {
   if (agent.adapter !== 'mock' && agent.adapter !== 'cmd') return checkAdapter(agent, 30_000, env);
+  let base: CheckResult;
   try {
     const r = await preflight({ reviewer: agent, composer: agent }, env);
-    return { ok: true, version: r.reviewer.version, problems: [], warnings: [], resolved: r.reviewer.resolved };
+    base = { ok: true, version: r.reviewer.version, problems: [], warnings: [], resolved: r.reviewer.resolved };
   } catch (err) {
     return { ok: false, version: null, problems: [err instanceof Error ? err.message : String(err)], warnings: [], resolved: {} };
   }
+  if (agent.adapter === 'mock') return base;
+  // A cmd: program's own --check is asked too; one that does not answer it is only a warning.
+  const own = await checkAdapter(agent, 30_000, env);
+  if (own.problems.some((p) => p.includes('--check failed'))) return { ...base, warnings: ['does not answer --check (see docs/adapter-contract.md)'] };
+  return { ...own, resolved: { ...base.resolved, ...own.resolved } };
 }
 
 /**

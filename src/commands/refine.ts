@@ -59,6 +59,8 @@ export function errorJson(exitCode: number, type: string, message: string): Refi
     notes_left: null,
     output: null,
     passes_run: 0,
+    passes: [],
+    duration_ms: 0,
     usage: { input_tokens: null, output_tokens: null },
     cost_usd: null,
     evidence: null,

@@ -22,6 +22,9 @@ export interface RefineJson {
   notes_left: number | null;
   output: string | null;
   passes_run: number;
+  /** One entry per pass attempted: wall time, notes left, tokens. */
+  passes: { pass: number; role: string; agent: string; status: string; duration_ms: number | null; notes_after: number | null; tokens: number | null }[];
+  duration_ms: number;
   usage: { input_tokens: number | null; output_tokens: number | null };
   cost_usd: number | null;
   evidence: string | null;
@@ -67,6 +70,16 @@ export function finishRun(state: RunState, result: LoopResult, opts: { json?: bo
     notes_left: result.notesLeft,
     output: outputPath,
     passes_run: manifest.passes.run,
+    passes: manifest.pass_records.map((p) => ({
+      pass: p.pass,
+      role: p.role,
+      agent: p.agent,
+      status: p.status,
+      duration_ms: p.duration_ms,
+      notes_after: p.notes_after,
+      tokens: p.usage.input_tokens === null && p.usage.output_tokens === null ? null : (p.usage.input_tokens ?? 0) + (p.usage.output_tokens ?? 0),
+    })),
+    duration_ms: manifest.totals.duration_ms,
     usage: { input_tokens: manifest.totals.input_tokens, output_tokens: manifest.totals.output_tokens },
     cost_usd: manifest.totals.cost_usd,
     evidence: manifest.evidence,
@@ -85,9 +98,11 @@ function summaryLine(state: RunState, result: LoopResult, exitCode: number, erro
   const tokens = t.input_tokens === null && t.output_tokens === null ? 'tokens unknown' : `${(t.input_tokens ?? 0) + (t.output_tokens ?? 0)} tokens`;
   const cost = t.cost_usd === null ? 'cost unknown' : `$${t.cost_usd.toFixed(4)}`;
   const head = exitCode === EXIT.ok ? c.green(result.status) : c.red(result.status);
-  const mock = manifest.evidence === 'mock' ? c.yellow(' (mock agents: not a live result)') : '';
+  const anyMock = manifest.evidence === 'mock' || (manifest.evidence === 'mixed' && [manifest.agents.reviewer, manifest.agents.composer].some((a) => a.evidence === 'mock'));
+  const mock = anyMock ? c.yellow(' (mock agents: not a live result)') : '';
   const facts = `${manifest.passes.run}/${manifest.passes.requested} passes, ${t.dispatches} dispatches, ${tokens}, ${cost}, ${(t.duration_ms / 1000).toFixed(1)}s`;
-  const lines = [`${head}${mock}: ${facts}`, `run folder: ${displayPath(state.folder.dir, io.cwd)}`];
+  const perPass = manifest.pass_records.map((p) => `${p.pass} ${p.role} ${((p.duration_ms ?? 0) / 1000).toFixed(1)}s`).join(', ');
+  const lines = [`${head}${mock}: ${facts}`, ...(perPass ? [`pass times: ${perPass}`] : []), `run folder: ${displayPath(state.folder.dir, io.cwd)}`];
   if (error) lines.push(`${c.red('error')}: ${error.message}`);
   return `${lines.join('\n')}\n`;
 }

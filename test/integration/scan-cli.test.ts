@@ -1,0 +1,36 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../support/cli.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = tempDir();
+  mkdirSync(join(dir, 'docs', 'nested'), { recursive: true });
+  writeFileSync(join(dir, 'docs', 'clean.md'), '# Clean\n\nNothing to see.\n\n```\n[CONTESTED] inside a fence\n```\n');
+  writeFileSync(join(dir, 'docs', 'nested', 'open.md'), '# Open\n\nShip Monday.\n[CLARIFY] Which Monday? (A) the 3rd (B) the 10th\n');
+  writeFileSync(join(dir, 'bounce.config.yaml'), 'markers: [RISK]\n');
+  writeFileSync(join(dir, 'risk.txt'), 'plain text [RISK] counts anywhere `[CONTESTED]`\n');
+});
+
+describe('bounce scan (built binary)', () => {
+  it('gates a folder: exit 1 with file:line:col KIND text per note', async () => {
+    const r = await runCli(['scan', 'docs'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('docs/nested/open.md:4:1 CLARIFY [CLARIFY] Which Monday? (A) the 3rd (B) the 10th\n');
+  });
+
+  it('exit 0 on a clean file and markers from the config', async () => {
+    expect((await runCli(['scan', 'docs/clean.md'], { cwd: dir })).code).toBe(0);
+    const r = await runCli(['scan', 'risk.txt', '--json'], { cwd: dir });
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out.files[0].notes.map((n: { kind: string }) => n.kind)).toEqual(['RISK', 'CONTESTED']);
+  });
+
+  it('exit 2 on a missing path', async () => {
+    const r = await runCli(['scan', 'nope/'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
