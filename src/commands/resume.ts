@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Role } from '../adapters/contract.js';
 import { resolveAgent } from '../adapters/registry.js';
 import { markStalePending, createAuditTrail } from '../audit/records.js';

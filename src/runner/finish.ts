@@ -1,6 +1,5 @@
 import { createColors } from 'picocolors';
 import { EXIT, isBounceError } from '../errors.js';
-import type { Io } from '../io.js';
 import { writeManifest } from '../store/manifest.js';
 import type { LoopResult } from './loop.js';
 import { displayPath, writeOutput } from './output.js';

@@ -2,7 +2,7 @@
  * The BUILT claude adapter (dist/adapters/claude.js) against the REAL Claude Code CLI from
  * node_modules, pointed at the scripted model server. No real API, no real user config.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

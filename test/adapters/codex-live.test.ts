@@ -3,7 +3,7 @@
  * node_modules, through a custom model provider in a temporary CODEX_HOME that points at
  * the scripted model server. No real API, no real user config.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
