@@ -180,7 +180,8 @@ export async function main(argv: string[], io?: Io): Promise<number> {
 
 function handleError(err: unknown, io: Io): number {
   if (err instanceof CommanderError) {
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+    // --help and --version succeed; help shown because no command was given is a usage error.
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
     // Commander already printed its message; every usage problem is exit 2.
     return EXIT.usage;
   }

@@ -40,7 +40,7 @@ describe('dispatch records', () => {
     const retry = readRecord(join(run.dir, recordPath(run.ids[1]!, new Date('2026-05-15T00:00:00Z'))));
     const req = retry.request;
     expect(req).toMatchObject({ id: run.ids[1], protocol_version: 1, issued_by: 'bounce', target_agent: 'reviewer/mock', priority: 'normal' });
-    expect(req.plan_ancestry).toEqual({ run_id: run.runId, document: '/work/docs/retry-policy.md', pass: 1, total_passes: 2, attempt: { kind: 'retry', index: 1 }, parent_dispatch: run.ids[0] });
+    expect(req.plan_ancestry).toEqual({ run_id: run.runId, document: '/home/me/project/docs/retry-policy.md', pass: 1, total_passes: 2, attempt: { kind: 'retry', index: 1 }, parent_dispatch: run.ids[0] });
     expect(req.effort_budget).toEqual({ max_subagents: 0, deadline_seconds: 60, max_output_tokens: null });
     expect(req.expected_output.final).toBe(false);
     const [doc, prompt] = req.context.files;

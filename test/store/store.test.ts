@@ -363,7 +363,7 @@ describe('manifest', () => {
       finished_at: null,
       status: 'running',
       exit_code: null,
-      input: { path: '/work/doc.md', display: 'doc.md', sha256: sha256('before'), bytes: 6, words: 1, ext: 'md', syntax: 'markdown', notes: 0 },
+      input: { path: '/home/me/project/doc.md', display: 'doc.md', sha256: sha256('before'), bytes: 6, words: 1, ext: 'md', syntax: 'markdown', notes: 0 },
       original: 'original.md',
       output: { target: 'run', path: null, written: false, sha256: null },
       passes: { requested: 2, run: 1, all_passes: false },

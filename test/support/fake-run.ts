@@ -91,7 +91,7 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
     const promptFile = w(`${stem}.prompt.md`, `You are the ${role}. Pass ${pass} of 2.\n<<<DOCUMENT\n${sent.text}DOCUMENT>>>\n`);
     const start: DispatchStart = {
       id, runId, stem, pass, totalPasses: 2, role, agent: a, agentVersion: '0.1.0', final: pass === 2, kind, index, parentId, promptFile,
-      documentFile: sent.file, documentSha256: sha256(sent.text), documentLines: lines(sent.text), inputPath: '/work/docs/retry-policy.md',
+      documentFile: sent.file, documentSha256: sha256(sent.text), documentLines: lines(sent.text), inputPath: '/home/me/project/docs/retry-policy.md',
       issuedAt, deadlineSeconds: 60, maxOutputTokens: null, repairError: null,
     };
     const record = hooks.dispatchStarted(start);
@@ -138,7 +138,7 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
     schema_version: 1, run_id: runId, tool: { name: 'bounce', version: '0.1.0' },
     created_at: created.toISOString(), updated_at: created.toISOString(), finished_at: new Date(created.getTime() + 9000).toISOString(),
     status: 'converged', exit_code: 0,
-    input: { path: '/work/docs/retry-policy.md', display: 'docs/retry-policy.md', sha256: sha256(ORIGINAL), bytes: Buffer.byteLength(ORIGINAL), words: words(ORIGINAL), ext: 'md', syntax: 'markdown', notes: 0 },
+    input: { path: '/home/me/project/docs/retry-policy.md', display: 'docs/retry-policy.md', sha256: sha256(ORIGINAL), bytes: Buffer.byteLength(ORIGINAL), words: words(ORIGINAL), ext: 'md', syntax: 'markdown', notes: 0 },
     original: 'original.md',
     output: { target: 'run', path: 'final.md', written: true, sha256: sha256(PASS2) },
     passes: { requested: 2, run: 2, all_passes: false },
