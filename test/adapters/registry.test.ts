@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BUILTIN_ADAPTERS, adapterInfo, builtinProgram, resolveAgent, slugify, type ResolvedAgent } from '../../src/adapters/registry.js';
 import { parseConfig } from '../../src/config/load.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config/schema.js';
-import { BounceError } from '../../src/errors.js';
+import { usageErrorOf } from '../support/errors.js';
 
 let root: string;
 let cwd: string;
@@ -32,18 +32,6 @@ function program(path: string): string {
   return path;
 }
 
-function usageErrorOf(f: () => unknown): BounceError {
-  let caught: unknown;
-  try {
-    f();
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught).toBeInstanceOf(BounceError);
-  const err = caught as BounceError;
-  expect(err.exitCode).toBe(2);
-  return err;
-}
 
 describe('built-in adapters', () => {
   it('are claude, codex, openai, anthropic and mock', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONFIG_FILE, findConfig, loadConfig, parseConfig, runsDirFor, type LoadedConfig } from '../../src/config/load.js';
 import { ConfigSchema, DEFAULT_CONFIG } from '../../src/config/schema.js';
-import { BounceError } from '../../src/errors.js';
+import { usageErrorOf } from '../support/errors.js';
 
 let root: string;
 
@@ -23,19 +23,6 @@ function write(path: string, text: string): string {
   return path;
 }
 
-/** Runs `f`, expects a BounceError with exit 2, and returns it. */
-function usageErrorOf(f: () => unknown): BounceError {
-  let caught: unknown;
-  try {
-    f();
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught).toBeInstanceOf(BounceError);
-  const err = caught as BounceError;
-  expect(err.exitCode).toBe(2);
-  return err;
-}
 
 describe('findConfig', () => {
   it('finds bounce.config.yaml in the working directory', () => {

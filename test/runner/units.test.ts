@@ -16,6 +16,7 @@ import { DEFAULT_OUTPUT_TOKENS, assertFitsBudget, estimateTokens, outputBudget }
 import { createProgress } from '../../src/runner/progress.js';
 import { templatesHash, type Templates } from '../../src/runner/prompt.js';
 import { sha256 } from '../../src/store/hash.js';
+import { usageErrorOf } from '../support/errors.js';
 
 let root: string;
 
@@ -27,18 +28,6 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function bounceErrorOf(f: () => unknown): BounceError {
-  let caught: unknown;
-  try {
-    f();
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught).toBeInstanceOf(BounceError);
-  const err = caught as BounceError;
-  expect(err.exitCode).toBe(2);
-  return err;
-}
 
 async function rejectionOf(p: Promise<unknown>): Promise<BounceError> {
   const err = await p.then(
@@ -155,23 +144,23 @@ describe('outputTarget', () => {
   });
 
   it('refuses --in-place with stdin', () => {
-    const err = bounceErrorOf(() => outputTarget({ inPlace: true }, null, root));
+    const err = usageErrorOf(() => outputTarget({ inPlace: true }, null, root));
     expect(err.message).toContain('stdin');
   });
 
   it('refuses --in-place with --out (a file or -)', () => {
-    expect(bounceErrorOf(() => outputTarget({ inPlace: true, out: 'x.md' }, input, root)).message).toContain('--in-place and --out');
-    expect(bounceErrorOf(() => outputTarget({ inPlace: true, out: '-' }, input, root)).message).toContain('--in-place and --out');
+    expect(usageErrorOf(() => outputTarget({ inPlace: true, out: 'x.md' }, input, root)).message).toContain('--in-place and --out');
+    expect(usageErrorOf(() => outputTarget({ inPlace: true, out: '-' }, input, root)).message).toContain('--in-place and --out');
   });
 
   it('refuses --out - with --json', () => {
-    expect(bounceErrorOf(() => outputTarget({ out: '-', json: true }, input, root)).message).toContain('--json');
+    expect(usageErrorOf(() => outputTarget({ out: '-', json: true }, input, root)).message).toContain('--json');
   });
 
   it('refuses --out that is the input, also spelled with ./ or ..', () => {
     mkdirSync(join(root, 'sub'));
     for (const out of ['doc.md', './doc.md', 'sub/../doc.md', input]) {
-      const err = bounceErrorOf(() => outputTarget({ out }, input, root));
+      const err = usageErrorOf(() => outputTarget({ out }, input, root));
       expect(err.message).toBe(`--out ${out} is the input document`);
       expect(err.line).toContain('--in-place');
     }
@@ -179,28 +168,28 @@ describe('outputTarget', () => {
 
   it('refuses --out that is a symlink to the input', () => {
     symlinkSync(input, join(root, 'link.md'));
-    expect(bounceErrorOf(() => outputTarget({ out: 'link.md' }, input, root)).message).toContain('is the input document');
+    expect(usageErrorOf(() => outputTarget({ out: 'link.md' }, input, root)).message).toContain('is the input document');
   });
 
   it('refuses --out naming the real file when the input was given through a symlink', () => {
     symlinkSync(input, join(root, 'link.md'));
-    expect(bounceErrorOf(() => outputTarget({ out: 'doc.md' }, join(root, 'link.md'), root)).message).toContain('is the input document');
+    expect(usageErrorOf(() => outputTarget({ out: 'doc.md' }, join(root, 'link.md'), root)).message).toContain('is the input document');
   });
 
   it('refuses --out in a folder that does not exist', () => {
-    const err = bounceErrorOf(() => outputTarget({ out: 'nope/x.md' }, input, root));
+    const err = usageErrorOf(() => outputTarget({ out: 'nope/x.md' }, input, root));
     expect(err.message).toBe('the folder of --out nope/x.md does not exist');
   });
 
   it('refuses --out naming an existing folder, before any agent runs (writing there later is EISDIR, an internal error)', () => {
     mkdirSync(join(root, 'outdir'));
-    const err = bounceErrorOf(() => outputTarget({ out: 'outdir' }, input, root));
+    const err = usageErrorOf(() => outputTarget({ out: 'outdir' }, input, root));
     expect(err.message).toContain('outdir');
   });
 
   it('refuses --out whose folder is a regular file (writing there later is ENOTDIR, an internal error)', () => {
     writeFileSync(join(root, 'plain.txt'), 'x');
-    const err = bounceErrorOf(() => outputTarget({ out: 'plain.txt/x.md' }, input, root));
+    const err = usageErrorOf(() => outputTarget({ out: 'plain.txt/x.md' }, input, root));
     expect(err.message).toContain('plain.txt/x.md');
   });
 });
@@ -246,7 +235,7 @@ describe('writeOutput', () => {
   it('in-place: refused when the input changed, and the file is left untouched', () => {
     const path = join(root, 'doc.md');
     writeFileSync(path, 'edited by someone else\n');
-    const err = bounceErrorOf(() => writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n'), sink()));
+    const err = usageErrorOf(() => writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n'), sink()));
     expect(err.code).toBe('input');
     expect(err.message).toContain('changed since the run began');
     expect(err.line).toContain('final.');
@@ -256,14 +245,14 @@ describe('writeOutput', () => {
 
   it('in-place: refused when the input was deleted meanwhile, and nothing is created', () => {
     const path = join(root, 'doc.md');
-    bounceErrorOf(() => writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n'), sink()));
+    usageErrorOf(() => writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n'), sink()));
     expect(readdirSync(root)).toEqual([]);
   });
 
   it('in-place compares bytes: a BOM or CRLF difference is a change', () => {
     const path = join(root, 'doc.md');
     writeFileSync(path, 'a\r\nb\r\n');
-    bounceErrorOf(() => writeOutput({ kind: 'in-place', path }, 'x', sha256('a\nb\n'), sink()));
+    usageErrorOf(() => writeOutput({ kind: 'in-place', path }, 'x', sha256('a\nb\n'), sink()));
     expect(readFileSync(path, 'utf8')).toBe('a\r\nb\r\n');
   });
 });
@@ -386,29 +375,29 @@ describe('intFlag', () => {
 
   for (const bad of ['0', '-1', '2.5', 'abc', '1e3', '', '+3', '0x3', '3 4']) {
     it(`refuses ${JSON.stringify(bad)} with a usage error quoting it`, () => {
-      const err = bounceErrorOf(() => intFlag('--passes', bad, 2, 1, 10));
+      const err = usageErrorOf(() => intFlag('--passes', bad, 2, 1, 10));
       expect(err.message).toBe(`--passes must be a whole number from 1 to 10, not "${bad.trim()}"`);
       expect(err.code).toBe('usage');
     });
   }
 
   it('over the maximum: --passes suggests raising max_passes', () => {
-    const err = bounceErrorOf(() => intFlag('--passes', '11', 2, 1, 10));
+    const err = usageErrorOf(() => intFlag('--passes', '11', 2, 1, 10));
     expect(err.message).toBe('--passes must be a whole number from 1 to 10, not "11"');
     expect(err.hint).toBe('pass e.g. --passes 2 (raise max_passes in bounce.config.yaml for more)');
   });
 
   it('over the largest possible max_passes (100) there is nothing to raise', () => {
-    expect(bounceErrorOf(() => intFlag('--passes', '101', 2, 1, 100)).hint).toBe('pass e.g. --passes 2');
+    expect(usageErrorOf(() => intFlag('--passes', '101', 2, 1, 100)).hint).toBe('pass e.g. --passes 2');
   });
 
   it('other flags suggest their default', () => {
-    expect(bounceErrorOf(() => intFlag('--max-repairs', '6', 1, 0, 5)).hint).toBe('pass e.g. --max-repairs 1');
+    expect(usageErrorOf(() => intFlag('--max-repairs', '6', 1, 0, 5)).hint).toBe('pass e.g. --max-repairs 1');
   });
 
   it('numbers beyond the safe range are refused', () => {
-    bounceErrorOf(() => intFlag('--passes', '99999999999999999999', 2, 1, 10));
-    bounceErrorOf(() => intFlag('--passes', Number.NaN, 2, 1, 10));
+    usageErrorOf(() => intFlag('--passes', '99999999999999999999', 2, 1, 10));
+    usageErrorOf(() => intFlag('--passes', Number.NaN, 2, 1, 10));
   });
 });
 
@@ -438,7 +427,7 @@ describe('estimateTokens, outputBudget, assertFitsBudget', () => {
     // 83 tokens * 1.2 = 99.6 -> 100: fits.
     expect(() => assertFitsBudget('x'.repeat(332), 'reviewer', a)).not.toThrow();
     // 84 tokens * 1.2 = 100.8 -> 101: does not fit.
-    const err = bounceErrorOf(() => assertFitsBudget('x'.repeat(336), 'composer', a));
+    const err = usageErrorOf(() => assertFitsBudget('x'.repeat(336), 'composer', a));
     expect(err.message).toBe("the document (about 84 tokens) will not fit in the composer openai:small's output budget of 100 tokens");
     expect(err.code).toBe('input');
     expect(err.line).toContain('max_output_tokens');
@@ -446,7 +435,7 @@ describe('estimateTokens, outputBudget, assertFitsBudget', () => {
 
   it('the claude default refuses a document of about 27 000 tokens', () => {
     expect(() => assertFitsBudget('x'.repeat(4 * 26_000), 'reviewer', agent('claude'))).not.toThrow();
-    bounceErrorOf(() => assertFitsBudget('x'.repeat(4 * 27_000), 'reviewer', agent('claude')));
+    usageErrorOf(() => assertFitsBudget('x'.repeat(4 * 27_000), 'reviewer', agent('claude')));
   });
 });
 

@@ -4,12 +4,12 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
-import { BounceError } from '../../src/errors.js';
 import { writeFileAtomic } from '../../src/store/atomic.js';
 import { sha256 } from '../../src/store/hash.js';
 import { LOCK_FILE, acquireLock } from '../../src/store/lock.js';
 import { MANIFEST_FILE, RunManifestSchema, readManifest, writeManifest, type AgentRecord, type PassRecord, type RunManifest } from '../../src/store/manifest.js';
 import { RunFolder, assertRunsDirWritable, createRunFolder, dispatchStem, makeRunId, slugifyName } from '../../src/store/run-folder.js';
+import { bounceErrorOf } from '../support/errors.js';
 
 let root: string;
 
@@ -21,16 +21,6 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function bounceErrorOf(f: () => unknown): BounceError {
-  let caught: unknown;
-  try {
-    f();
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught).toBeInstanceOf(BounceError);
-  return caught as BounceError;
-}
 
 /** Files in a folder other than the ones named: temp files left behind show up here. */
 const others = (dir: string, ...expected: string[]): string[] => readdirSync(dir).filter((f) => !expected.includes(f));
