@@ -142,6 +142,9 @@ function configMarkers(io: Io, explicit?: string): string[] {
   return loadConfig(io.cwd, io.env, explicit).config.markers;
 }
 
+/** Ctrl-C, a kill, or the terminal going away: each stops a run cleanly (exit 130, resumable). */
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /** Runs the CLI and returns the exit code; errors meant for users print as one line. */
 export async function main(argv: string[], io?: Io): Promise<number> {
   const controller = new AbortController();
@@ -153,8 +156,7 @@ export async function main(argv: string[], io?: Io): Promise<number> {
     controller.abort();
   };
   if (!io) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    for (const sig of SIGNALS) process.on(sig, onSignal);
   }
   const base = io ?? processIo(controller.signal);
   let jsonPrinted = false;
@@ -172,8 +174,7 @@ export async function main(argv: string[], io?: Io): Promise<number> {
       theIo.stdout.write(`${JSON.stringify(errorJson(code, isBounceError(err) ? err.code : code === EXIT.usage ? 'usage' : 'internal', message))}\n`);
     }
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const sig of SIGNALS) process.off(sig, onSignal);
   }
   return code;
 }

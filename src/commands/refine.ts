@@ -26,6 +26,11 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
     throw err;
   }
   if (opts.dryRun) return dryRun(plan, opts, io);
+  // Ctrl-C while agents were being checked: nothing was started, so nothing is left behind.
+  if (io.signal.aborted) {
+    if (opts.json) io.stdout.write(`${JSON.stringify(errorJson(EXIT.interrupted, 'interrupted', 'interrupted before the run started'))}\n`);
+    return EXIT.interrupted;
+  }
   if (!opts.quiet) {
     const a = plan.agents;
     io.stderr.write(`reviewer: ${a.reviewer.spec} (${plan.chosenBy.reviewer}), composer: ${a.composer.spec} (${plan.chosenBy.composer})\n`);

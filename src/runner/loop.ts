@@ -21,8 +21,6 @@ export async function runLoop(state: RunState): Promise<LoopResult> {
   const baseDuration = manifest.totals.duration_ms;
   let result: LoopResult | null = null;
   for (let pass = done + 1; pass <= plan.passes && !result; pass++) {
-    const role = pass % 2 === 1 ? 'reviewer' : 'composer';
-    state.progress.passStarted(pass, plan.passes, role, plan.agents[role].spec);
     const outcome = await runPass(state, pass);
     manifest.totals.duration_ms = baseDuration + (Date.now() - started);
     switch (outcome.kind) {

@@ -83,6 +83,7 @@ export async function runPass(state: RunState, pass: number): Promise<PassOutcom
   const final = pass === plan.passes;
   const sent = state.current;
   const notesBefore = scan(state, sent.text);
+  state.progress.passStarted(pass, plan.passes, role, agent.spec, notesBefore.length);
   const rec = openPassRecord(state, pass, notesBefore.length);
   const started = Date.now();
   const mode = replyMode(plan.replyMode);

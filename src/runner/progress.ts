@@ -6,7 +6,7 @@ import type { Io } from '../io.js';
  * notes) redrawn every second; otherwise plain lines. `--quiet` silences all of it.
  */
 export interface Progress {
-  passStarted(pass: number, total: number, role: string, agent: string): void;
+  passStarted(pass: number, total: number, role: string, agent: string, notesIn: number): void;
   passFinished(pass: number, notesAfter: number | null, outcome: string): void;
   note(message: string): void;
   close(): void;
@@ -28,14 +28,14 @@ export function createProgress(io: Io, quiet: boolean): Progress {
     timer = null;
   };
   return {
-    passStarted(pass, total, role, agent) {
-      label = `${c.bold(`pass ${pass}/${total}`)} ${role} ${c.cyan(agent)}`;
+    passStarted(pass, total, role, agent, notesIn) {
+      label = `${c.bold(`pass ${pass}/${total}`)} ${role} ${c.cyan(agent)} ${c.dim(`${notesIn} note${notesIn === 1 ? '' : 's'} in`)}`;
       started = Date.now();
       if (tty) {
         draw();
         timer = setInterval(draw, 1000);
         timer.unref();
-      } else io.stderr.write(`pass ${pass}/${total} ${role} ${agent}: started\n`);
+      } else io.stderr.write(`pass ${pass}/${total} ${role} ${agent}: started with ${notesIn} note${notesIn === 1 ? '' : 's'}\n`);
     },
     passFinished(pass, notesAfter, outcome) {
       stop();

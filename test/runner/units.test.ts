@@ -540,21 +540,21 @@ describe('createProgress', () => {
   it('not a terminal: plain lines', () => {
     const io = fakeIo();
     const p = createProgress(io, false);
-    p.passStarted(1, 2, 'reviewer', 'mock');
+    p.passStarted(1, 2, 'reviewer', 'mock', 0);
     p.note('retrying after a rate limit');
     p.passFinished(1, 3, 'done');
-    p.passStarted(2, 2, 'composer', 'mock');
+    p.passStarted(2, 2, 'composer', 'mock', 1);
     p.passFinished(2, 1, 'not converged');
-    p.passStarted(3, 3, 'reviewer', 'mock');
+    p.passStarted(3, 3, 'reviewer', 'mock', 0);
     p.passFinished(3, null, 'failed');
     p.close();
     const lines = io.err().split('\n');
-    expect(lines[0]).toBe('pass 1/2 reviewer mock: started');
+    expect(lines[0]).toBe('pass 1/2 reviewer mock: started with 0 notes');
     expect(lines[1]).toBe('retrying after a rate limit');
     expect(lines[2]).toMatch(/^pass 1: done in \d+\.\ds, 3 notes left$/);
-    expect(lines[3]).toBe('pass 2/2 composer mock: started');
+    expect(lines[3]).toBe('pass 2/2 composer mock: started with 1 note');
     expect(lines[4]).toMatch(/^pass 2: not converged in \d+\.\ds, 1 note left$/);
-    expect(lines[5]).toBe('pass 3/3 reviewer mock: started');
+    expect(lines[5]).toBe('pass 3/3 reviewer mock: started with 0 notes');
     expect(lines[6]).toMatch(/^pass 3: failed in \d+\.\ds$/);
     expect(lines[7]).toBe('');
     expect(lines).toHaveLength(8);
@@ -566,7 +566,7 @@ describe('createProgress', () => {
   it('a terminal: a redrawn line with \\r and clear-line, in colour', () => {
     const io = fakeIo({ stderrTTY: true });
     const p = createProgress(io, false);
-    p.passStarted(1, 2, 'reviewer', 'claude');
+    p.passStarted(1, 2, 'reviewer', 'claude', 2);
     p.passFinished(1, 0, 'done');
     p.close();
     const text = io.err();
@@ -581,23 +581,23 @@ describe('createProgress', () => {
   it('a terminal with NO_COLOR: still redrawn with \\r and clear-line, but no colour', () => {
     const io = fakeIo({ stderrTTY: true, env: { NO_COLOR: '1' } });
     const p = createProgress(io, false);
-    p.passStarted(1, 2, 'reviewer', 'claude');
+    p.passStarted(1, 2, 'reviewer', 'claude', 2);
     p.note('a warning');
     p.passFinished(1, 2, 'done');
     p.close();
     const text = io.err();
     expect(text).toContain('\r\u001b[2K');
     expect(text).not.toMatch(SGR);
-    expect(text).toContain('\r\u001b[2Kpass 1/2 reviewer claude ');
+    expect(text).toContain('\r\u001b[2Kpass 1/2 reviewer claude 2 notes in ');
     expect(text).toContain('\r\u001b[2Ka warning\n');
-    expect(text).toMatch(/\r\u001b\[2Kpass 1\/2 reviewer claude \d+\.\ds done, 2 notes left\n$/);
+    expect(text).toMatch(/\r\u001b\[2Kpass 1\/2 reviewer claude 2 notes in \d+\.\ds done, 2 notes left\n$/);
   });
 
   it('quiet: prints nothing at all', () => {
     for (const tty of [false, true]) {
       const io = fakeIo({ stderrTTY: tty });
       const p = createProgress(io, true);
-      p.passStarted(1, 2, 'reviewer', 'mock');
+      p.passStarted(1, 2, 'reviewer', 'mock', 0);
       p.note('hello');
       p.passFinished(1, 0, 'done');
       p.close();
