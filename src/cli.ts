@@ -123,7 +123,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .argument(...RUN_ARG)
     .option('--runs-dir <dir>', 'runs folder')
     .option('--config <file>', 'config file')
-    .action(async (run: string, o: { runsDir?: string; config?: string }) => setExit(await runReport({ run, runsDir: runsDir(o) }, io)));
+    .option('--open', "also open it in the system's browser")
+    .action(async (run: string, o: { runsDir?: string; config?: string; open?: boolean }) => setExit(await runReport({ run, runsDir: runsDir(o), open: o.open }, io)));
 
   program
     .command('audit')
