@@ -20,6 +20,9 @@ export async function runLoop(state: RunState): Promise<LoopResult> {
   const started = Date.now();
   const baseDuration = manifest.totals.duration_ms;
   let result: LoopResult | null = null;
+  // A run that stopped after converging but before it was closed (a crash, say) is done.
+  const last = manifest.pass_records.filter((r) => r.status === 'completed').at(-1);
+  if (last && last.notes_after === 0 && !plan.allPasses) result = { status: 'converged', document: state.current.text, notesLeft: 0, error: null };
   for (let pass = done + 1; pass <= plan.passes && !result; pass++) {
     const outcome = await runPass(state, pass);
     manifest.totals.duration_ms = baseDuration + (Date.now() - started);

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -86,6 +86,22 @@ describe('bounce resume', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('changed since the run began');
     expect(readFileSync(join(dir, 'migrate.md'), 'utf8')).toContain('Edited by hand');
+  });
+
+  it('closes a run that converged but crashed before it was closed, without another call', async () => {
+    writeFileSync(join(dir, 's.yaml'), 'steps:\n  "1": { action: echo }\n');
+    const first = await runCli(['refine', 'migrate.md', '--passes', '3', '--reviewer', 'mock:s.yaml', '--composer', 'mock', '--out', 'done.md'], { cwd: dir });
+    expect(first.code).toBe(0);
+    // Rewind the manifest to the moment after pass 1 was recorded and before the run was closed.
+    const m = manifest();
+    Object.assign(m, { status: 'running', exit_code: null, finished_at: null, output: { ...m.output, written: false, sha256: null } });
+    writeFileSync(join(runDir(), 'run.json'), JSON.stringify(m, null, 2));
+    rmSync(join(dir, 'done.md'));
+    const r = await runCli(['resume', 'latest', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'converged', passes_run: 1 });
+    expect(manifest().totals.dispatches).toBe(1);
+    expect(readFileSync(join(dir, 'done.md'), 'utf8')).toBe(DOC);
   });
 
   it('accepts only output and display flags', async () => {
