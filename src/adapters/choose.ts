@@ -35,7 +35,7 @@ export async function chooseAgents(input: ChooseInput): Promise<Chosen> {
     else if (fromConfig) [specs[role], chosenBy[role]] = [fromConfig, 'config'];
   }
   if (!specs.reviewer || !specs.composer) {
-    const defaults = await detectDefaults(env);
+    const defaults = await detectDefaults(env, config);
     specs.reviewer ??= defaults.reviewer;
     specs.composer ??= defaults.composer;
     for (const role of ['reviewer', 'composer'] as const) if (chosenBy[role] === 'default') chosenBy[role] = defaults.how;
@@ -49,17 +49,18 @@ export async function chooseAgents(input: ChooseInput): Promise<Chosen> {
   };
 }
 
-async function detectDefaults(env: NodeJS.ProcessEnv): Promise<{ reviewer: string; composer: string; how: string }> {
+async function detectDefaults(env: NodeJS.ProcessEnv, config: Config): Promise<{ reviewer: string; composer: string; how: string }> {
   const [claude, codex] = await Promise.all([cliVersion(cliProgram('claude', env), env), cliVersion(cliProgram('codex', env), env)]);
   if (claude && codex) return { reviewer: 'claude', composer: 'codex', how: 'default' };
   if (claude) return { reviewer: 'claude', composer: 'claude', how: 'default (only claude is installed)' };
   if (codex) return { reviewer: 'codex', composer: 'codex', how: 'default (only codex is installed)' };
   const base = env.OPENAI_BASE_URL || DEFAULT_LOCAL_BASE_URL;
   const models = await localModels(base);
-  const model = env.BOUNCE_LOCAL_MODEL || models?.[0];
-  if (models && model) {
-    const spec = `openai:${model}`;
-    return { reviewer: spec, composer: spec, how: `default (local server at ${base})` };
+  if (models) {
+    // The model the user configured for a local openai agent on this server, else the first one listed.
+    const configured = Object.entries(config.agents).find(([, a]) => a.adapter === 'openai' && a.model && (a.base_url ?? base).replace(/\/+$/, '') === base.replace(/\/+$/, ''));
+    const spec = configured ? configured[0] : models[0] ? `openai:${models[0]}` : null;
+    if (spec) return { reviewer: spec, composer: spec, how: `default (local server at ${base})` };
   }
   throw usageError(
     `no agent found: looked for the claude and codex CLIs on PATH and an OpenAI-compatible server at ${base}`,

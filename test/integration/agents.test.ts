@@ -47,6 +47,15 @@ describe('choosing agents', () => {
     expect(JSON.parse(r.stdout).agents.reviewer.spec).toBe('openai:mock-model');
   });
 
+  it('uses the configured local agent on that server when it answers', async () => {
+    const cfgDir = tempDir();
+    writeFileSync(join(cfgDir, 'doc.md'), '# Doc\n\ntext\n');
+    writeFileSync(join(cfgDir, 'bounce.config.yaml'), `agents:\n  ollama: { adapter: openai, model: mock-model-mini, base_url: "${server.url}/v1" }\n`);
+    const r = await runCli(['refine', 'doc.md', '--dry-run', '--json'], { cwd: cfgDir, env: env([], { OPENAI_BASE_URL: `${server.url}/v1` }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).agents.reviewer).toMatchObject({ spec: 'ollama', options: { model: 'mock-model-mini' } });
+  });
+
   it('says what it looked for when no agent is found', async () => {
     const r = await runCli(['refine', 'doc.md'], { cwd: dir, env: env([], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
     expect(r.code).toBe(2);
