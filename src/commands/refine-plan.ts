@@ -11,7 +11,6 @@ import { outputTarget } from '../runner/output.js';
 import type { RunPlan } from '../runner/plan.js';
 import { assertFitsBudget, outputBudget, preflight } from '../runner/preflight.js';
 import { loadTemplates } from '../runner/prompt.js';
-import { REPLY_DEFAULTS } from '../runner/reply.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
 
 export interface RefineOptions {
@@ -96,8 +95,8 @@ export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { 
     maxBytes: config.max_bytes,
     timeoutMs: perRole((r) => Math.round((timeoutS ?? agents[r].timeoutS ?? DEFAULT_TIMEOUT_S) * 1000)),
     maxOutputTokens: perRole((r) => outputBudget(agents[r])),
-    summaryRatio: REPLY_DEFAULTS.summaryRatio,
-    summaryMinWords: REPLY_DEFAULTS.summaryMinWords,
+    summaryRatio: config.summary_ratio,
+    summaryMinWords: config.summary_min_words,
     output,
     runsDir,
     name: opts.name ?? (input.path ? basename(input.path).replace(/\.[^.]+$/, '') : 'stdin'),

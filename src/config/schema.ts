@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AgentOptionsSchema } from '../adapters/contract.js';
+import { REPLY_DEFAULTS } from '../runner/reply.js';
 
 /** One entry under `agents:` in bounce.config.yaml. */
 export const AgentConfigSchema = AgentOptionsSchema.extend({
@@ -19,6 +20,10 @@ export const ConfigSchema = z
     max_passes: z.number().int().min(1).max(100).default(10),
     max_bytes: z.number().int().positive().default(2_000_000),
     markers: z.array(markerName).default([]),
+    /** A reply with fewer than this share of the sent document's words is a summary (repaired). */
+    summary_ratio: z.number().gt(0).lt(1).default(REPLY_DEFAULTS.summaryRatio),
+    /** The summary check applies only to documents with more words than this. */
+    summary_min_words: z.number().int().nonnegative().default(REPLY_DEFAULTS.summaryMinWords),
   })
   .strict();
 export type Config = z.infer<typeof ConfigSchema>;

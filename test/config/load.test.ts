@@ -146,8 +146,8 @@ describe('parseConfig', () => {
     expect(parseConfig('# nothing but a comment\n', 'c.yaml')).toEqual(DEFAULT_CONFIG);
   });
 
-  it('the defaults are 10 passes, 2 000 000 bytes, no extra markers, no agents', () => {
-    expect(DEFAULT_CONFIG).toEqual({ agents: {}, max_passes: 10, max_bytes: 2_000_000, markers: [] });
+  it('the defaults are 10 passes, 2 000 000 bytes, no extra markers, no agents, summary under 30% of over 50 words', () => {
+    expect(DEFAULT_CONFIG).toEqual({ agents: {}, max_passes: 10, max_bytes: 2_000_000, markers: [], summary_ratio: 0.3, summary_min_words: 50 });
   });
 
   it('reads every documented key', () => {
@@ -170,6 +170,8 @@ describe('parseConfig', () => {
         'max_passes: 6',
         'max_bytes: 1000',
         'markers: [RISK, todo_item, Open-Question]',
+        'summary_ratio: 0.25',
+        'summary_min_words: 80',
         '',
       ].join('\n'),
       'c.yaml',
@@ -185,6 +187,8 @@ describe('parseConfig', () => {
       max_passes: 6,
       max_bytes: 1000,
       markers: ['RISK', 'todo_item', 'Open-Question'],
+      summary_ratio: 0.25,
+      summary_min_words: 80,
     });
   });
 

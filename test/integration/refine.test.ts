@@ -99,6 +99,16 @@ describe('bounce refine with mock agents', () => {
     expect(m.pass_records[0].dispatches.map((d: { status: string }) => d.status)).toEqual(['rejected', 'completed']);
   });
 
+  it('takes the summary thresholds from the config', async () => {
+    writeFileSync(join(dir, 'bounce.config.yaml'), 'summary_ratio: 0.9\nsummary_min_words: 3\n');
+    const s = script('s.yaml', 'steps:\n  "1": "# Rollout plan\\n\\nShip Monday."\n');
+    const r = await runCli(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const p1 = manifest(runs()[0]!).pass_records[0];
+    expect(p1.repairs).toBe(1);
+    expect(manifest(runs()[0]!).policy).toMatchObject({ summary_ratio: 0.9, summary_min_words: 3 });
+  });
+
   it('resends an empty reply once', async () => {
     const s = script('s.yaml', 'steps:\n  "1": ""\n');
     const r = await runCli(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
