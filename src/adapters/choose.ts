@@ -31,6 +31,7 @@ export async function chooseAgents(input: ChooseInput): Promise<Chosen> {
   for (const role of ['reviewer', 'composer'] as const) {
     const fromFlag = flags[role];
     const fromConfig = config[role];
+    if (fromFlag !== undefined && fromFlag.trim() === '') throw usageError(`--${role} is empty`, 'name an agent, e.g. claude, codex, openai:<model> or mock (see bounce adapters)', 'usage');
     if (fromFlag) [specs[role], chosenBy[role]] = [fromFlag, 'flag'];
     else if (fromConfig) [specs[role], chosenBy[role]] = [fromConfig, 'config'];
   }
