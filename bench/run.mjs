@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { main } from '../dist/src/cli.js';
 import { scanNotes } from '../dist/src/protocol/scanner.js';
@@ -75,7 +76,23 @@ function timeScan(text) {
   return median(times);
 }
 
+/** Peak memory of a whole run on a document near max_bytes, measured in a fresh process. */
+function peakMemory() {
+  const dir = mkdtempSync(join(tmpdir(), 'bounce-bench-mem-'));
+  writeFileSync(join(dir, 'big.md'), document(15_000).slice(0, 1_900_000));
+  const cli = new URL('../dist/src/cli.js', import.meta.url).href;
+  const code = `const { main } = await import(${JSON.stringify(cli)});
+const code = await main(['node', 'bounce', 'refine', 'big.md', '--reviewer', 'mock', '--composer', 'mock', '--quiet', '--out', 'out.md']);
+process.stdout.write(JSON.stringify({ code, maxRssKb: process.resourceUsage().maxRSS }));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: dir, encoding: 'utf8' });
+  rmSync(dir, { recursive: true, force: true });
+  const out = JSON.parse(r.stdout.split('\n').filter(Boolean).pop());
+  if (out.code !== 0) throw new Error(`memory run failed: ${r.stderr}`);
+  return out.maxRssKb / 1024;
+}
+
 const overhead = await runnerOverhead();
+const memoryMb = peakMemory();
 const scan = scannerSpeed();
 const quoted = timeScan('> line [CLARIFY] x\n'.repeat(100_000));
 const noMarkers = timeScan(document(20_000).slice(0, 2_000_000));
@@ -85,5 +102,6 @@ const rows = [
   [`scan of ${(scan.bytes / 1e6).toFixed(1)} MB markdown (${scan.notes} notes)`, `${scan.ms.toFixed(0)} ms`, 'target: < 1000 ms'],
   ['scan of one 1.9 MB quoted paragraph, 100k notes', `${quoted.toFixed(0)} ms`, 'target: < 1000 ms'],
   ['scan of 2 MB markdown without markers', `${noMarkers.toFixed(0)} ms`, 'target: < 50 ms'],
+  ['peak memory of a run on a 1.9 MB document', `${memoryMb.toFixed(0)} MB`, 'target: < 300 MB'],
 ];
 for (const [what, value, target] of rows) console.log(`${what.padEnd(48)} ${value.padStart(10)}   ${target}`);
