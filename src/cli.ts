@@ -159,18 +159,15 @@ export async function main(argv: string[], io?: Io): Promise<number> {
   if (!io) {
     for (const sig of SIGNALS) process.on(sig, onSignal);
   }
-  const base = io ?? processIo(controller.signal);
-  let jsonPrinted = false;
-  // Commands print their own --json error object; remember when they did so it is not printed twice.
-  const theIo: Io = { ...base, stdout: { isTTY: base.stdout.isTTY, write: (s: string) => ((jsonPrinted ||= s.startsWith('{')), base.stdout.write(s)) } };
+  const theIo = io ?? processIo(controller.signal);
   let code: number = EXIT.ok;
   try {
     await buildProgram(theIo, (c) => (code = c)).parseAsync(argv);
   } catch (err) {
     code = handleError(err, theIo);
-    // --json promises one object on stdout for every exit of refine and resume, parse errors included.
+    // --json promises one object on stdout for every exit of refine and resume, errors included.
     const command = argv.slice(2).find((a) => !a.startsWith('-'));
-    if (argv.includes('--json') && (command === 'refine' || command === 'resume') && !jsonPrinted) {
+    if (argv.includes('--json') && (command === 'refine' || command === 'resume')) {
       const message = isBounceError(err) ? err.line : err instanceof Error ? err.message.replace(/^error: /, '') : String(err);
       theIo.stdout.write(`${JSON.stringify(errorJson(code, isBounceError(err) ? err.code : code === EXIT.usage ? 'usage' : 'internal', message))}\n`);
     }

@@ -1,4 +1,4 @@
-import { EXIT, isBounceError } from '../errors.js';
+import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
 import { createAuditTrail } from '../audit/records.js';
 import { runLoop } from '../runner/loop.js';
@@ -14,17 +14,9 @@ export type { RefineOptions } from './refine-plan.js';
 
 /** `bounce refine <doc|->`: validate, snapshot, run the passes, write the output. */
 export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
-  let plan: RunPlan;
-  try {
-    const built = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
-    plan = built.plan;
-    if (!opts.quiet) for (const w of built.warnings) io.stderr.write(`warning: ${w}\n`);
-  } catch (err) {
-    if (opts.json && isBounceError(err)) {
-      io.stdout.write(`${JSON.stringify(errorJson(err.exitCode, err.code, err.line))}\n`);
-    }
-    throw err;
-  }
+  // A problem found here throws: src/cli.ts prints it (and the --json error object).
+  const { plan, warnings } = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
+  if (!opts.quiet) for (const w of warnings) io.stderr.write(`warning: ${w}\n`);
   if (opts.dryRun) return dryRun(plan, opts, io);
   // Ctrl-C while agents were being checked: nothing was started, so nothing is left behind.
   if (io.signal.aborted) {

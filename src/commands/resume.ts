@@ -20,7 +20,6 @@ import { preflight } from '../runner/preflight.js';
 import { createProgress } from '../runner/progress.js';
 import { loadTemplates } from '../runner/prompt.js';
 import { markersFor } from './refine-plan.js';
-import { errorJson } from './refine.js';
 
 export interface ResumeOptions {
   run: string;
@@ -80,18 +79,6 @@ function policyDifference(old: RunManifest['policy'], now: RunManifest['policy']
  * the policy changed, the breaker opened, or an in-place input changed meanwhile.
  */
 export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
-  try {
-    return await resume(opts, io);
-  } catch (err) {
-    if (opts.json && err instanceof Error && 'exitCode' in err) {
-      const e = err as Error & { exitCode: number; code: string; line: string };
-      io.stdout.write(`${JSON.stringify(errorJson(e.exitCode, e.code, e.line))}\n`);
-    }
-    throw err;
-  }
-}
-
-async function resume(opts: ResumeOptions, io: Io): Promise<number> {
   const runsDir = runsDirFor(io.cwd, loadConfig(io.cwd, io.env, opts.config), opts.runsDir);
   const runDir = resolveRunDir(opts.run, runsDir, io.cwd);
   let manifest: RunManifest;

@@ -3,6 +3,7 @@ import { ulid } from 'ulid';
 import { callAdapter, type HostResult } from '../adapters/host.js';
 import { CONTRACT_VERSION, type AdapterRequest, type Role } from '../adapters/contract.js';
 import type { Note } from '../protocol/scanner.js';
+import { countLines } from '../audit/records.js';
 import { sha256 } from '../store/hash.js';
 import { writeManifest, type DispatchRef, type PassRecord } from '../store/manifest.js';
 import { dispatchStem, type AttemptKind } from '../store/run-folder.js';
@@ -38,7 +39,6 @@ function freeStem(state: RunState, stem: string): string {
   for (let k = 1; ; k++) if (!existsSync(state.folder.path(`${stem}.resume-${k}.prompt.md`))) return `${stem}.resume-${k}`;
 }
 
-const lineCount = (text: string): number => (text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
 
 /**
  * One call of one agent: the prompt is written and the record opened before the call,
@@ -68,7 +68,7 @@ export async function dispatch(state: RunState, rec: PassRecord, attempt: Attemp
     promptFile,
     documentFile: attempt.documentFile,
     documentSha256: sha256(attempt.documentText),
-    documentLines: lineCount(attempt.documentText),
+    documentLines: countLines(attempt.documentText),
     inputPath: plan.input.path,
     issuedAt,
     deadlineSeconds: Math.round(timeoutMs / 1000),
@@ -130,7 +130,7 @@ export interface Finish {
 export function finishDispatch(state: RunState, d: Dispatched, fin: Finish): void {
   d.ref.status = fin.status;
   d.ref.reason = fin.reason;
-  const doc = fin.document ? { file: fin.document.file, sha256: sha256(fin.document.text), lines: lineCount(fin.document.text) } : null;
+  const doc = fin.document ? { file: fin.document.file, sha256: sha256(fin.document.text), lines: countLines(fin.document.text) } : null;
   state.hooks.dispatchFinished({
     start: d.start,
     completedAt: new Date(),

@@ -64,6 +64,12 @@ describe('bad input: one line, exit 2, no run folder', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'error', exit_code: 2, run_id: null, error: { type: 'input' } });
   });
 
+  it('--json prints the error object for an unknown option too', async () => {
+    const r = await runCli(['refine', 'doc.md', '--bogus', '--json', ...MOCK], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'error', exit_code: 2, error: { type: 'usage', message: "unknown option '--bogus'" } });
+  });
+
   it('--dry-run prints the plan and the first prompt and writes nothing', async () => {
     const r = await runCli(['refine', 'doc.md', '--dry-run', ...MOCK], { cwd: dir });
     expect(r.code).toBe(0);
