@@ -60,6 +60,21 @@ const onlyRun = (): string => {
   return join(dir, 'runs', runs[0]!);
 };
 
+/** Live (non-zombie) processes whose environment carries `marker`. */
+function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${entry}/stat`, 'utf8'))) continue;
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(`${marker}=`)) found.push(Number(entry));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
+}
+
 function filesUnder(path: string): string[] {
   return statSync(path).isDirectory() ? readdirSync(path).flatMap((n) => filesUnder(join(path, n))) : [path];
 }
@@ -118,6 +133,32 @@ describe('bounce refine with the real Claude Code and Codex CLIs', () => {
     const resume = await runCli(['resume', 'latest', '--json'], { cwd: dir, env: env() });
     expect(resume.code).toBe(2);
     expect(JSON.parse(resume.stdout).error.message).toContain('circuit breaker');
+  });
+});
+
+describe('interrupting a run with the real CLIs', () => {
+  it('Ctrl-C while Claude Code waits on a stalled model: exit 130, run interrupted, no CLI process left', async () => {
+    const marker = `BOUNCE_E2E_MARK_${process.pid}_${Date.now()}`;
+    server.script(['stall']);
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'claude', '--composer', 'codex', '--json'], {
+      cwd: dir,
+      env: env({ [marker]: '1' }),
+      timeoutMs: 120_000,
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          // Wait until the stalled request reached the server, then press Ctrl-C.
+          if (server.requests.some((q) => q.scripted && q.behaviour === 'stall')) {
+            clearInterval(poll);
+            setTimeout(() => child.kill('SIGINT'), 300);
+          }
+        }, 50);
+      },
+    });
+    expect(r.code, r.stderr).toBe(130);
+    expect(JSON.parse(r.stdout).status).toBe('interrupted');
+    expect(JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8')).status).toBe('interrupted');
+    await new Promise((res) => setTimeout(res, 500));
+    expect(processesWith(marker)).toEqual([]);
   });
 });
 
