@@ -60,7 +60,7 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
     `input     ${m.input.display} (${m.input.words} words, ${m.input.notes} notes, sha256 ${m.input.sha256.slice(0, 12)})`,
     agentLine('reviewer', m.agents.reviewer),
     agentLine('composer', m.agents.composer),
-    `status    ${m.status}, exit code ${m.exit_code ?? '-'}${m.notes_left !== null ? `, ${m.notes_left} notes left` : ''}`,
+    `status    ${m.status}, exit code ${m.exit_code ?? '-'}${m.notes_left !== null ? `, ${m.notes_left} note${m.notes_left === 1 ? '' : 's'} left` : ''}`,
     `passes    ${m.passes.run}/${m.passes.requested}${m.passes.all_passes ? ' (all passes)' : ''}`,
     `totals    ${fmtTokens(s.tokens.total)} tokens, ${fmtCost(s.cost_usd)}, ${fmtDuration(s.duration_ms)}, ${m.totals.dispatches} dispatches, started ${fmtTime(m.created_at)}`,
     `output    ${m.output.written ? (m.output.path ?? m.output.target) : 'not written'}`,

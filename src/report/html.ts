@@ -40,7 +40,7 @@ function summary(m: RunManifest): string {
   const rows: [string, string][] = [
     ['run id', esc(m.run_id)],
     ['document', `${esc(m.input.display)} <span class="muted">(${m.input.words} words, ${m.input.notes} notes, sha256 ${esc(m.input.sha256.slice(0, 12))})</span>`],
-    ['status', `<span class="status-${esc(m.status)}">${esc(m.status)}</span> <span class="muted">exit code ${m.exit_code ?? '-'}</span>${m.notes_left !== null ? `, ${m.notes_left} notes left` : ''}`],
+    ['status', `<span class="status-${esc(m.status)}">${esc(m.status)}</span> <span class="muted">exit code ${m.exit_code ?? '-'}</span>${m.notes_left !== null ? `, ${m.notes_left} note${m.notes_left === 1 ? '' : 's'} left` : ''}`],
     ['reviewer', esc(agentText(m.agents.reviewer))],
     ['composer', esc(agentText(m.agents.composer))],
     ['passes', `${m.passes.run} of ${m.passes.requested}${m.passes.all_passes ? ' (all passes)' : ''}`],

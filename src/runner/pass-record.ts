@@ -49,6 +49,6 @@ export function countFailure(state: RunState, error: HostError): boolean {
 
 /** The first few notes, for a repair reason or a log line. */
 export function summariseNotes(notes: Note[]): string {
-  const shown = notes.slice(0, 3).map((n) => `line ${n.line}: ${n.text.slice(0, 80)}`);
+  const shown = notes.slice(0, 3).map((n) => `line ${n.line}: ${n.text.length > 80 ? `${n.text.slice(0, 79)}…` : n.text}`);
   return shown.join('; ') + (notes.length > 3 ? `; and ${notes.length - 3} more` : '');
 }
