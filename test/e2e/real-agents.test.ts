@@ -121,6 +121,28 @@ describe('bounce refine with the real Claude Code and Codex CLIs', () => {
     expect(documentCalls(before)[2]!.prompt).toContain('REPAIR');
   });
 
+  it('retries a 429 from the model after Retry-After, then converges', async () => {
+    const before = server.requests.length;
+    server.script([{ status: 429, retryAfter: 1 }, 'edit', 'edit']);
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'claude', '--composer', 'codex', '--json'], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(documentCalls(before)).toHaveLength(3);
+    const p1 = JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8')).pass_records[0];
+    expect(p1.dispatches.map((d: { kind: string; status: string }) => `${d.kind}:${d.status}`)).toEqual(['pass:error', 'retry:completed']);
+  });
+
+  it('repairs a summary the composer gave instead of the document', async () => {
+    const long = `# Launch checklist\n\n${'Every team signs off on its part of the launch before the window opens. '.repeat(12)}\n`;
+    writeFileSync(join(dir, 'launch.md'), long);
+    const before = server.requests.length;
+    server.script(['edit', 'summary', 'edit']);
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'claude', '--composer', 'codex', '--json'], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(documentCalls(before)).toHaveLength(3);
+    expect(documentCalls(before)[2]!.prompt).toContain('REPAIR');
+    expect(readFileSync(join(onlyRun(), 'final.md'), 'utf8')).toBe(long);
+  });
+
   it('opens the breaker after three failed calls in a row and exits 3', async () => {
     const before = server.requests.length;
     server.script([{ status: 500 }, { status: 500 }, { status: 500 }]);
