@@ -143,6 +143,16 @@ describe('bounce refine with the real Claude Code and Codex CLIs', () => {
     expect(readFileSync(join(onlyRun(), 'final.md'), 'utf8')).toBe(long);
   });
 
+  it('resends once when the composer replies with nothing', async () => {
+    const before = server.requests.length;
+    server.script(['edit', 'empty', 'edit']);
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'claude', '--composer', 'codex', '--json'], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const p2 = JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8')).pass_records[1];
+    expect(p2).toMatchObject({ retries: 1, repairs: 0 });
+    expect(documentCalls(before)).toHaveLength(3);
+  });
+
   it('opens the breaker after three failed calls in a row and exits 3', async () => {
     const before = server.requests.length;
     server.script([{ status: 500 }, { status: 500 }, { status: 500 }]);
