@@ -6,7 +6,7 @@
  */
 import { runAdapter, fail, type AdapterProgram } from '../src/adapters/adapter-kit.js';
 import type { AdapterRequest, AdapterResponse, AgentOptions, CheckResult, Usage } from '../src/adapters/contract.js';
-import { classifyCliError, findProgram, makeTempDir, notFoundMessage, removeTempDir, runCli } from '../src/adapters/cli-run.js';
+import { classifyCliError, findProgram, isObject, makeTempDir, notFoundMessage, parseJsonLines, removeTempDir, runCli, type Json } from '../src/adapters/cli-run.js';
 import { isMain } from '../src/adapters/endpoint.js';
 import { cliVersion } from '../src/adapters/detect.js';
 
@@ -46,8 +46,6 @@ export function costIsMeaningful(env: NodeJS.ProcessEnv): boolean {
   }
 }
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : 0);
 
 interface ClaudeStream {
@@ -62,18 +60,9 @@ interface ClaudeStream {
 }
 
 function readStream(stdout: string): ClaudeStream {
-  const s: ClaudeStream = { events: [], noise: [], version: null, model: null, result: null, texts: new Map() };
-  for (const line of stdout.split('\n')) {
-    if (!line.trim()) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      s.noise.push(line.trim());
-      continue;
-    }
-    if (!isObject(value)) continue;
-    s.events.push(value);
+  const { objects, noise } = parseJsonLines(stdout);
+  const s: ClaudeStream = { events: objects, noise, version: null, model: null, result: null, texts: new Map() };
+  for (const value of objects) {
     if (value.type === 'system' && value.subtype === 'init') {
       if (typeof value.claude_code_version === 'string') s.version = value.claude_code_version;
       if (typeof value.model === 'string') s.model = value.model;

@@ -11,7 +11,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { runAdapter, fail, type AdapterProgram } from '../src/adapters/adapter-kit.js';
 import { emptyUsage, type AdapterError, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult, type Usage } from '../src/adapters/contract.js';
-import { classifyCliError, findProgram, makeTempDir, notFoundMessage, removeTempDir, runCli } from '../src/adapters/cli-run.js';
+import { classifyCliError, findProgram, isObject, makeTempDir, notFoundMessage, parseJsonLines, removeTempDir, runCli } from '../src/adapters/cli-run.js';
 import { isMain } from '../src/adapters/endpoint.js';
 import { cliVersion } from '../src/adapters/detect.js';
 import { execa } from 'execa';
@@ -75,8 +75,6 @@ export function keyVariables(toml: string): string[] {
   return [...toml.matchAll(/^\s*env_key\s*=\s*["']([A-Za-z_][A-Za-z0-9_]*)["']/gm)].map((m) => m[1] ?? '');
 }
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : 0);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -95,16 +93,9 @@ export function readCodexEvents(stdout: string): CodexEvents {
   const e: CodexEvents = { messages: [], warnings: [], errors: [], failed: null, completed: false, usage: emptyUsage(), noise: [] };
   let input = 0;
   let output = 0;
-  for (const line of stdout.split('\n')) {
-    if (!line.trim()) continue;
-    let ev: unknown;
-    try {
-      ev = JSON.parse(line);
-    } catch {
-      e.noise.push(line.trim());
-      continue;
-    }
-    if (!isObject(ev)) continue;
+  const { objects, noise } = parseJsonLines(stdout);
+  e.noise.push(...noise);
+  for (const ev of objects) {
     const item = isObject(ev.item) ? ev.item : null;
     if (ev.type === 'item.completed' && item?.type === 'agent_message') e.messages.push(str(item.text));
     else if (ev.type === 'item.completed' && item?.type === 'error') e.warnings.push(str(item.message));

@@ -179,3 +179,25 @@ export function classifyCliError(message: string, status?: number | null): Adapt
   if (code === undefined && NETWORK_RE.test(text)) return { type: 'network', message: text, ...extra };
   return { type: 'provider', message: text, ...extra };
 }
+
+export type Json = Record<string, unknown>;
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A CLI's JSON-lines stdout: the objects in order, and every other non-blank line as
+ * noise (CLIs sometimes print plain errors on stdout).
+ */
+export function parseJsonLines(stdout: string): { objects: Json[]; noise: string[] } {
+  const objects: Json[] = [];
+  const noise: string[] = [];
+  for (const line of stdout.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (isObject(value)) objects.push(value);
+    } catch {
+      noise.push(line.trim());
+    }
+  }
+  return { objects, noise };
+}
