@@ -49,7 +49,7 @@ const FIXTURES: Record<string, string> = {
   'badtype.mjs': `console.log(JSON.stringify({ ok: false, error: { type: 'teapot', message: 'no' } }));`,
   'sleep.mjs': `
     import { writeFileSync } from 'node:fs';
-    if (process.argv[2]) writeFileSync(process.argv[2], String(process.pid));
+    if (process.argv[2] && !process.argv[2].startsWith('-')) writeFileSync(process.argv[2], String(process.pid));
     process.stdin.resume();
     setInterval(() => {}, 1000);`,
   'big.mjs': `process.stdout.write('x'.repeat(Number(process.argv[2])));`,
