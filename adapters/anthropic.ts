@@ -50,8 +50,13 @@ export async function check(options: AgentOptions, env: NodeJS.ProcessEnv): Prom
     problems,
     warnings: [],
     resolved: {
-      base_url: displayUrl(r.baseUrl), model: r.model, max_output_tokens: r.maxTokens, api_key_env: r.keyEnvName,
-      key_set: endpoint.keyEnv !== null, loopback: endpoint.loopback, anthropic_version: API_VERSION,
+      base_url: displayUrl(r.baseUrl),
+      model: r.model,
+      max_output_tokens: r.maxTokens,
+      api_key_env: r.keyEnvName,
+      key_set: endpoint.keyEnv !== null,
+      loopback: endpoint.loopback,
+      anthropic_version: API_VERSION,
     },
   };
 }

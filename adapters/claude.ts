@@ -6,7 +6,17 @@
  */
 import { runAdapter, fail, type AdapterProgram } from '../src/adapters/adapter-kit.js';
 import type { AdapterRequest, AdapterResponse, AgentOptions, CheckResult, Usage } from '../src/adapters/contract.js';
-import { classifyCliError, findProgram, isObject, makeTempDir, notFoundMessage, parseJsonLines, removeTempDir, runCli, type Json } from '../src/adapters/cli-run.js';
+import {
+  classifyCliError,
+  findProgram,
+  isObject,
+  makeTempDir,
+  notFoundMessage,
+  parseJsonLines,
+  removeTempDir,
+  runCli,
+  type Json,
+} from '../src/adapters/cli-run.js';
 import { isMain } from '../src/adapters/endpoint.js';
 import { cliVersion } from '../src/adapters/detect.js';
 
@@ -69,7 +79,10 @@ function readStream(stdout: string): ClaudeStream {
     } else if (value.type === 'result') s.result = value;
     else if (value.type === 'assistant' && isObject(value.message) && value.message.model !== '<synthetic>') {
       const content = Array.isArray(value.message.content) ? value.message.content : [];
-      const text = content.filter((c): c is Json => isObject(c) && c.type === 'text' && typeof c.text === 'string').map((c) => c.text as string).join('');
+      const text = content
+        .filter((c): c is Json => isObject(c) && c.type === 'text' && typeof c.text === 'string')
+        .map((c) => c.text as string)
+        .join('');
       const id = typeof value.message.id === 'string' ? value.message.id : `#${s.events.length}`;
       if (text) s.texts.set(id, (s.texts.get(id) ?? '') + text);
     }
@@ -117,8 +130,10 @@ export function parseClaudeOutput(stdout: string, stderr: string, exitCode: numb
   const pieces = [...s.texts.values()];
   if (r.is_error === true || r.subtype !== 'success') {
     if (/output token maximum|max_output_tokens/i.test(message)) return { ok: true, reply: pieces.join(''), stop: 'truncated', ...base };
-    if (r.subtype === 'error_max_turns') return { ok: false, error: { type: 'provider', message: 'claude stopped at its turn limit (--max-turns 1) before a final answer' }, ...base };
-    if (r.subtype === 'error_max_budget_usd') return { ok: false, error: { type: 'config', message: 'claude stopped at --max-budget-usd: raise max_budget_usd for this agent' }, ...base };
+    if (r.subtype === 'error_max_turns')
+      return { ok: false, error: { type: 'provider', message: 'claude stopped at its turn limit (--max-turns 1) before a final answer' }, ...base };
+    if (r.subtype === 'error_max_budget_usd')
+      return { ok: false, error: { type: 'config', message: 'claude stopped at --max-budget-usd: raise max_budget_usd for this agent' }, ...base };
     const status = typeof r.api_error_status === 'number' ? r.api_error_status : null;
     return { ok: false, error: classifyCliError(message || `claude failed (${String(r.subtype)})`, status), ...base };
   }
@@ -158,7 +173,8 @@ async function check(options: AgentOptions, env: NodeJS.ProcessEnv): Promise<Che
   const resolved: CheckResult['resolved'] = { program, model: options.model ?? null, max_output_tokens: options.max_output_tokens ?? null };
   if (!program) return { ok: false, version: null, problems: [notFoundMessage('claude', PACKAGE, env)], warnings: [], resolved };
   const version = await cliVersion(program, buildClaudeEnv(options, env));
-  if (!version) return { ok: false, version: null, problems: [`${program} --version failed: reinstall ${PACKAGE} or fix BOUNCE_CLAUDE_BIN`], warnings: [], resolved };
+  if (!version)
+    return { ok: false, version: null, problems: [`${program} --version failed: reinstall ${PACKAGE} or fix BOUNCE_CLAUDE_BIN`], warnings: [], resolved };
   const warnings: string[] = [];
   if (env.ANTHROPIC_API_KEY?.trim()) resolved.credentials = 'ANTHROPIC_API_KEY';
   else warnings.push('claude login cannot be verified offline: run `claude` once and /login, or set ANTHROPIC_API_KEY');

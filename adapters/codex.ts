@@ -10,7 +10,15 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { runAdapter, fail, type AdapterProgram } from '../src/adapters/adapter-kit.js';
-import { emptyUsage, type AdapterError, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult, type Usage } from '../src/adapters/contract.js';
+import {
+  emptyUsage,
+  type AdapterError,
+  type AdapterRequest,
+  type AdapterResponse,
+  type AgentOptions,
+  type CheckResult,
+  type Usage,
+} from '../src/adapters/contract.js';
 import { classifyCliError, findProgram, isObject, makeTempDir, notFoundMessage, parseJsonLines, removeTempDir, runCli } from '../src/adapters/cli-run.js';
 import { isMain } from '../src/adapters/endpoint.js';
 import { cliVersion } from '../src/adapters/detect.js';
@@ -123,7 +131,13 @@ function codexError(message: string): AdapterError {
  * `turn.failed` or `error` event is a failure; `Incomplete response returned` (the
  * Responses API's `response.incomplete`, e.g. `max_output_tokens`) is a truncated reply.
  */
-export function parseCodexOutput(stdout: string, stderr: string, exitCode: number | null, lastMessage: string | null, meta: { model: string | null; agent_version: string | null } = { model: null, agent_version: null }): AdapterResponse {
+export function parseCodexOutput(
+  stdout: string,
+  stderr: string,
+  exitCode: number | null,
+  lastMessage: string | null,
+  meta: { model: string | null; agent_version: string | null } = { model: null, agent_version: null },
+): AdapterResponse {
   const e = readCodexEvents(stdout);
   const base = { usage: e.usage, ...meta };
   const partial = lastMessage || e.messages[e.messages.length - 1] || '';
@@ -136,7 +150,8 @@ export function parseCodexOutput(stdout: string, stderr: string, exitCode: numbe
   if (!e.completed) {
     const errLines = stderr.split('\n').filter((l) => l.trim() && !/^WARNING:/.test(l.trim()));
     const text = [...e.noise, ...errLines, ...e.warnings].join('\n').trim();
-    if (USAGE_ERROR_RE.test(text)) return { ok: false, error: { type: 'config', message: `codex rejected its configuration or arguments: ${text.slice(0, 400)}` }, ...base };
+    if (USAGE_ERROR_RE.test(text))
+      return { ok: false, error: { type: 'config', message: `codex rejected its configuration or arguments: ${text.slice(0, 400)}` }, ...base };
     return { ok: false, error: codexError(text || `codex exited with code ${exitCode} without finishing a turn`), ...base };
   }
   return { ok: true, reply: partial, stop: 'complete', ...base };
@@ -202,14 +217,16 @@ async function check(options: AgentOptions, env: NodeJS.ProcessEnv): Promise<Che
   const resolved: CheckResult['resolved'] = { program, model: codexModel(options, toml), model_provider: provider, codex_home: codexHome(env) };
   if (!program) return { ok: false, version: null, problems: [notFoundMessage('codex', PACKAGE, env)], warnings: [], resolved };
   const version = versionOf(await cliVersion(program, env));
-  if (!version) return { ok: false, version: null, problems: [`${program} --version failed: reinstall ${PACKAGE} or fix BOUNCE_CODEX_BIN`], warnings: [], resolved };
+  if (!version)
+    return { ok: false, version: null, problems: [`${program} --version failed: reinstall ${PACKAGE} or fix BOUNCE_CODEX_BIN`], warnings: [], resolved };
   const warnings: string[] = [];
   if (customProviderIds(toml).includes(provider)) {
     const keyVar = new RegExp(`\\[\\s*model_providers\\.["']?${provider}["']?\\s*\\][^[]*?env_key\\s*=\\s*["']([A-Za-z_][A-Za-z0-9_]*)`).exec(toml)?.[1];
     if (keyVar && !env[keyVar]?.trim()) warnings.push(`model provider ${provider} reads its key from ${keyVar}, which is not set`);
   } else {
     const status = await execa(program, ['login', 'status'], { env, extendEnv: false, reject: false, timeout: 15_000, stdin: 'ignore' });
-    if (status.exitCode !== 0) warnings.push('codex reports no stored login (`codex login status`): run `codex login`, or define a model provider in $CODEX_HOME/config.toml');
+    if (status.exitCode !== 0)
+      warnings.push('codex reports no stored login (`codex login status`): run `codex login`, or define a model provider in $CODEX_HOME/config.toml');
   }
   for (const key of ['base_url', 'api_key_env', 'temperature', 'max_output_tokens', 'max_budget_usd'] as const) {
     if (options[key] !== undefined) warnings.push(`${key} is ignored by the codex adapter: codex takes its provider settings from $CODEX_HOME/config.toml`);

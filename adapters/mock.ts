@@ -55,7 +55,12 @@ export function documentIn(prompt: string): string {
 export function resolveNotes(doc: string): string {
   return doc
     .split(/\n{2,}/)
-    .map((para) => para.split('\n').filter((line) => !/^\s*\[(contested|clarify)\]/i.test(line)).join('\n'))
+    .map((para) =>
+      para
+        .split('\n')
+        .filter((line) => !/^\s*\[(contested|clarify)\]/i.test(line))
+        .join('\n'),
+    )
     .filter((para) => para.trim() !== '')
     .join('\n\n');
 }
@@ -66,7 +71,12 @@ export function addNote(doc: string): string {
   return paras.join('\n\n');
 }
 
-function reply(req: AdapterRequest, text: string, stop: 'complete' | 'truncated' = 'complete', usage?: { input_tokens: number; output_tokens: number }): AdapterResponse {
+function reply(
+  req: AdapterRequest,
+  text: string,
+  stop: 'complete' | 'truncated' = 'complete',
+  usage?: { input_tokens: number; output_tokens: number },
+): AdapterResponse {
   return {
     ok: true,
     reply: text,

@@ -15,7 +15,14 @@ const RUNS = Number(process.env.BENCH_RUNS || 15);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function fakeIo(cwd) {
-  const sink = { text: '', write(s) { this.text += s; return true; }, isTTY: false };
+  const sink = {
+    text: '',
+    write(s) {
+      this.text += s;
+      return true;
+    },
+    isTTY: false,
+  };
   const stdin = new PassThrough();
   stdin.end();
   return { cwd, env: { ...process.env, NO_COLOR: '1' }, stdout: sink, stderr: { ...sink, text: '' }, stdin, signal: new AbortController().signal };
@@ -23,7 +30,8 @@ function fakeIo(cwd) {
 
 function document(paragraphs) {
   const out = ['# Design notes', ''];
-  for (let i = 0; i < paragraphs; i++) out.push(`Paragraph ${i} explains how part ${i} of the system works, what it depends on, and why it was built this way.`, '');
+  for (let i = 0; i < paragraphs; i++)
+    out.push(`Paragraph ${i} explains how part ${i} of the system works, what it depends on, and why it was built this way.`, '');
   return out.join('\n');
 }
 
@@ -52,7 +60,14 @@ function scannerSpeed() {
   const lines = [];
   let i = 0;
   while (lines.join('\n').length < 2_000_000) {
-    lines.push(`Paragraph ${i} with \`code [CONTESTED] span\` and text.`, i % 10 === 0 ? '[CLARIFY] Which one? (A) this (B) that' : '', '```', '[CONTESTED] inside a fence', '```', '');
+    lines.push(
+      `Paragraph ${i} with \`code [CONTESTED] span\` and text.`,
+      i % 10 === 0 ? '[CLARIFY] Which one? (A) this (B) that' : '',
+      '```',
+      '[CONTESTED] inside a fence',
+      '```',
+      '',
+    );
     i++;
   }
   const text = lines.join('\n');

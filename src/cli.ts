@@ -103,7 +103,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--runs-dir <dir>', 'runs folder')
     .option('--config <file>', 'config file')
     .option('--json', 'print one JSON object')
-    .action(async (run: string, o: { runsDir?: string; config?: string; json?: boolean }) => setExit(await runShow({ run, runsDir: runsDir(o), json: o.json }, io)));
+    .action(async (run: string, o: { runsDir?: string; config?: string; json?: boolean }) =>
+      setExit(await runShow({ run, runsDir: runsDir(o), json: o.json }, io)),
+    );
 
   program
     .command('diff')
@@ -114,7 +116,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--config <file>', 'config file')
     .option('--no-color', 'plain output even on a terminal')
     .action(async (run: string, pass: string | undefined, o: { runsDir?: string; config?: string; color?: boolean }) =>
-      setExit(await runDiff({ run, runsDir: runsDir(o), pass: pass === undefined ? undefined : Number(pass), color: o.color === false ? false : undefined }, io)),
+      setExit(
+        await runDiff({ run, runsDir: runsDir(o), pass: pass === undefined ? undefined : Number(pass), color: o.color === false ? false : undefined }, io),
+      ),
     );
 
   program
@@ -124,7 +128,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--runs-dir <dir>', 'runs folder')
     .option('--config <file>', 'config file')
     .option('--open', "also open it in the system's browser")
-    .action(async (run: string, o: { runsDir?: string; config?: string; open?: boolean }) => setExit(await runReport({ run, runsDir: runsDir(o), open: o.open }, io)));
+    .action(async (run: string, o: { runsDir?: string; config?: string; open?: boolean }) =>
+      setExit(await runReport({ run, runsDir: runsDir(o), open: o.open }, io)),
+    );
 
   program
     .command('audit')
@@ -134,7 +140,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--config <file>', 'config file')
     .option('--json', 'print one JSON object')
     .addHelpText('after', commandHelp(['bounce audit latest'], CHECK_EXIT_CODES))
-    .action(async (run: string, o: { runsDir?: string; config?: string; json?: boolean }) => setExit(await runAudit({ run, runsDir: runsDir(o), json: o.json }, io)));
+    .action(async (run: string, o: { runsDir?: string; config?: string; json?: boolean }) =>
+      setExit(await runAudit({ run, runsDir: runsDir(o), json: o.json }, io)),
+    );
 
   return program;
 }

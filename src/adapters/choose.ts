@@ -31,7 +31,8 @@ export async function chooseAgents(input: ChooseInput): Promise<Chosen> {
   for (const role of ['reviewer', 'composer'] as const) {
     const fromFlag = flags[role];
     const fromConfig = config[role];
-    if (fromFlag !== undefined && fromFlag.trim() === '') throw usageError(`--${role} is empty`, 'name an agent, e.g. claude, codex, openai:<model> or mock (see bounce adapters)', 'usage');
+    if (fromFlag !== undefined && fromFlag.trim() === '')
+      throw usageError(`--${role} is empty`, 'name an agent, e.g. claude, codex, openai:<model> or mock (see bounce adapters)', 'usage');
     if (fromFlag) [specs[role], chosenBy[role]] = [fromFlag, 'flag'];
     else if (fromConfig) [specs[role], chosenBy[role]] = [fromConfig, 'config'];
   }
@@ -59,7 +60,9 @@ async function detectDefaults(env: NodeJS.ProcessEnv, config: Config): Promise<{
   const models = await localModels(base);
   if (models) {
     // The model the user configured for a local openai agent on this server, else the first one listed.
-    const configured = Object.entries(config.agents).find(([, a]) => a.adapter === 'openai' && a.model && (a.base_url ?? base).replace(/\/+$/, '') === base.replace(/\/+$/, ''));
+    const configured = Object.entries(config.agents).find(
+      ([, a]) => a.adapter === 'openai' && a.model && (a.base_url ?? base).replace(/\/+$/, '') === base.replace(/\/+$/, ''),
+    );
     const spec = configured ? configured[0] : models[0] ? `openai:${models[0]}` : null;
     if (spec) return { reviewer: spec, composer: spec, how: `default (local server at ${base})` };
   }

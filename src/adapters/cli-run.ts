@@ -87,10 +87,13 @@ export async function runCli(call: CliCall): Promise<CliRun> {
   // An unreadable deadline leaves the limit to the runner, which kills this adapter's group.
   const timer = Number.isNaN(Date.parse(call.deadline))
     ? undefined
-    : setTimeout(() => {
-        timedOut = true;
-        killGroup();
-      }, Math.max(0, msUntil(call.deadline) - DEADLINE_MARGIN_MS));
+    : setTimeout(
+        () => {
+          timedOut = true;
+          killGroup();
+        },
+        Math.max(0, msUntil(call.deadline) - DEADLINE_MARGIN_MS),
+      );
   // The runner stops this adapter by signalling its group; the CLI's own group must follow.
   const onSignal = (signal: NodeJS.Signals): void => {
     signalGroup(child.pid, 'SIGKILL');
@@ -132,7 +135,10 @@ const tempDirs = new Set<string>();
 let sweepOnExit = false;
 export function makeTempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  if (!sweepOnExit) process.on('exit', () => tempDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  if (!sweepOnExit)
+    process.on('exit', () => {
+      for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+    });
   sweepOnExit = true;
   tempDirs.add(dir);
   return dir;
@@ -160,7 +166,8 @@ export function statusFromText(text: string): number | undefined {
 
 const AUTH_RE = /\b(401|403)\b|unauthori[sz]ed|forbidden|invalid (x-)?api[ -]?key|api key|authenticat|not logged in|\/login|log ?in again|oauth|credential/i;
 const RATE_RE = /\b(429|529)\b|rate[ _-]?limit|too many requests|overloaded|at capacity/i;
-const NETWORK_RE = /ECONNREFUSED|ConnectionRefused|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|fetch failed|socket hang up|unable to connect|connection (failed|refused|reset)|error sending request|network/i;
+const NETWORK_RE =
+  /ECONNREFUSED|ConnectionRefused|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|fetch failed|socket hang up|unable to connect|connection (failed|refused|reset)|error sending request|network/i;
 
 /**
  * A typed error from a CLI's failure text and, when known, the HTTP status behind it.

@@ -17,7 +17,10 @@ export const AgentOptionsSchema = z
     model: z.string().min(1).optional(),
     base_url: z.string().url().optional(),
     /** Name of the environment variable that holds the key, never the key itself. */
-    api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
+    api_key_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+      .optional(),
     max_output_tokens: z.number().int().positive().optional(),
     temperature: z.number().min(0).max(2).optional(),
     /** Spend cap per dispatch in USD, for adapters whose CLI supports one (claude). */
@@ -47,7 +50,10 @@ export const AdapterRequestSchema = z
     /** Set on a repair request: why the previous reply was rejected. */
     repair_error: z.string().optional(),
     /** Which call of this pass this is: the first, a resend (retry) or a repair, and its number. */
-    attempt: z.object({ kind: z.enum(['pass', 'retry', 'repair']), index: z.number().int().nonnegative() }).strict().optional(),
+    attempt: z
+      .object({ kind: z.enum(['pass', 'retry', 'repair']), index: z.number().int().nonnegative() })
+      .strict()
+      .optional(),
   })
   .strict();
 export type AdapterRequest = z.infer<typeof AdapterRequestSchema>;

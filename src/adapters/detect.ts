@@ -3,7 +3,7 @@ import { execa } from 'execa';
 /** The CLI program an adapter runs: its env override, else the name on PATH. */
 export function cliProgram(cli: string, env: NodeJS.ProcessEnv): string {
   const override = env[`BOUNCE_${cli.toUpperCase()}_BIN`];
-  return override && override.trim() ? override : cli;
+  return override?.trim() ? override : cli;
 }
 
 /**

@@ -36,7 +36,8 @@ export function isLoopback(url: string | URL): boolean {
   if (host === '[::1]') return true;
   if (/^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host)) return true;
   const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  return v4 !== null && v4.slice(1).every((n) => Number(n) <= 255) && v4[1] === '127';
+  if (!v4) return false;
+  return v4.slice(1).every((n) => Number(n) <= 255) && v4[1] === '127';
 }
 
 /** A URL safe to print: scheme, host and path only (no user info, query or fragment). */
@@ -103,7 +104,16 @@ export function serverMessage(body: string, max = 300): string {
   try {
     const j = JSON.parse(body) as { error?: unknown; message?: unknown; detail?: unknown };
     const e = j.error as { message?: unknown } | string | undefined;
-    const found = typeof e === 'string' ? e : typeof e?.message === 'string' ? e.message : typeof j.message === 'string' ? j.message : typeof j.detail === 'string' ? j.detail : null;
+    const found =
+      typeof e === 'string'
+        ? e
+        : typeof e?.message === 'string'
+          ? e.message
+          : typeof j.message === 'string'
+            ? j.message
+            : typeof j.detail === 'string'
+              ? j.detail
+              : null;
     if (found !== null) msg = found;
   } catch {
     /* not JSON: use the text */
@@ -124,13 +134,16 @@ export function statusErrorType(status: number): AdapterError['type'] {
 export function networkMessage(err: unknown, url: string): string {
   const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
   const code = typeof cause?.code === 'string' ? cause.code : null;
-  const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'host not found' : code ?? (err instanceof Error ? err.message : String(err));
+  const what =
+    code === 'ECONNREFUSED'
+      ? 'connection refused'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'host not found'
+        : (code ?? (err instanceof Error ? err.message : String(err)));
   return `cannot reach ${displayUrl(url)}: ${what}`;
 }
 
-export type HttpResult =
-  | { ok: true; status: number; headers: Headers; text: string }
-  | { ok: false; response: AdapterResponse };
+export type HttpResult = { ok: true; status: number; headers: Headers; text: string } | { ok: false; response: AdapterResponse };
 
 /**
  * POST a JSON body and read the whole answer, bounded by the request's deadline. Network

@@ -1,13 +1,5 @@
 import { execa } from 'execa';
-import {
-  AdapterResponseSchema,
-  CheckResultSchema,
-  ERROR_TYPES,
-  type AdapterRequest,
-  type AdapterSuccess,
-  type CheckResult,
-  type Usage,
-} from './contract.js';
+import { AdapterResponseSchema, CheckResultSchema, ERROR_TYPES, type AdapterRequest, type AdapterSuccess, type CheckResult, type Usage } from './contract.js';
 import type { ResolvedAgent } from './registry.js';
 
 /** Failures the runner sees: the adapter's own typed errors plus what the host observed. */
@@ -51,7 +43,12 @@ export function stripAnsi(text: string): string {
  * it, and waits for one JSON object on stdout. On the deadline or an abort the whole
  * group is killed (SIGTERM, then SIGKILL), so CLIs the adapter started die with it.
  */
-export async function callAdapter(agent: ResolvedAgent, request: AdapterRequest | Record<string, unknown>, opts: CallOptions, extraArgs: string[] = []): Promise<HostResult> {
+export async function callAdapter(
+  agent: ResolvedAgent,
+  request: AdapterRequest | Record<string, unknown>,
+  opts: CallOptions,
+  extraArgs: string[] = [],
+): Promise<HostResult> {
   const started = Date.now();
   const child = execa(agent.command, [...agent.args, ...extraArgs], {
     input: JSON.stringify(request),
@@ -107,13 +104,24 @@ function interpret(agent: ResolvedAgent, base: Omit<HostResult, 'ok' | 'error' |
     {
       const what = base.exitCode === 0 ? 'printed no JSON response' : `exited with code ${base.exitCode} without a JSON response`;
       const tail = lastStderrLine(base.stderr);
-      return { ...base, ok: false, error: { type: base.exitCode === 0 ? 'invalid_response' : 'crash', message: `${agent.spec} ${what}${tail ? `: ${tail}` : ''}` } };
+      return {
+        ...base,
+        ok: false,
+        error: { type: base.exitCode === 0 ? 'invalid_response' : 'crash', message: `${agent.spec} ${what}${tail ? `: ${tail}` : ''}` },
+      };
     }
   }
   const parsed = AdapterResponseSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ...base, ok: false, error: { type: 'invalid_response', message: `${agent.spec} response breaks the adapter contract at ${issue?.path.join('.') || 'top level'}: ${issue?.message}` } };
+    return {
+      ...base,
+      ok: false,
+      error: {
+        type: 'invalid_response',
+        message: `${agent.spec} response breaks the adapter contract at ${issue?.path.join('.') || 'top level'}: ${issue?.message}`,
+      },
+    };
   }
   const response = parsed.data;
   if (!response.ok) return { ...base, ok: false, error: response.error, usage: response.usage };
@@ -125,7 +133,12 @@ function parseLoose(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    return JSON.parse(text.split('\n').filter((l) => l.trim()).pop() ?? '');
+    return JSON.parse(
+      text
+        .split('\n')
+        .filter((l) => l.trim())
+        .pop() ?? '',
+    );
   }
 }
 

@@ -19,11 +19,43 @@ export interface AdapterInfo {
 }
 
 export const BUILTIN_ADAPTERS: readonly AdapterInfo[] = [
-  { name: 'claude', description: 'Claude Code CLI (claude -p), uses your Claude login', kind: 'cli', provider: 'anthropic', cli: 'claude', options: ['model', 'max_output_tokens', 'max_budget_usd', 'args'] },
-  { name: 'codex', description: 'Codex CLI (codex exec), uses your Codex login and config', kind: 'cli', provider: 'openai', cli: 'codex', options: ['model', 'args'] },
-  { name: 'openai', description: 'any OpenAI-compatible Chat Completions endpoint (Ollama, vLLM, llama.cpp, OpenRouter)', kind: 'http', provider: 'openai-compatible', options: ['model', 'base_url', 'api_key_env', 'max_output_tokens', 'temperature'] },
-  { name: 'anthropic', description: 'Anthropic Messages API with an API key', kind: 'http', provider: 'anthropic', options: ['model', 'base_url', 'api_key_env', 'max_output_tokens', 'temperature'] },
-  { name: 'mock', description: 'scripted replies for tests and dry pipelines (mock evidence, never a live result)', kind: 'mock', provider: 'mock', options: ['script', 'model'] },
+  {
+    name: 'claude',
+    description: 'Claude Code CLI (claude -p), uses your Claude login',
+    kind: 'cli',
+    provider: 'anthropic',
+    cli: 'claude',
+    options: ['model', 'max_output_tokens', 'max_budget_usd', 'args'],
+  },
+  {
+    name: 'codex',
+    description: 'Codex CLI (codex exec), uses your Codex login and config',
+    kind: 'cli',
+    provider: 'openai',
+    cli: 'codex',
+    options: ['model', 'args'],
+  },
+  {
+    name: 'openai',
+    description: 'any OpenAI-compatible Chat Completions endpoint (Ollama, vLLM, llama.cpp, OpenRouter)',
+    kind: 'http',
+    provider: 'openai-compatible',
+    options: ['model', 'base_url', 'api_key_env', 'max_output_tokens', 'temperature'],
+  },
+  {
+    name: 'anthropic',
+    description: 'Anthropic Messages API with an API key',
+    kind: 'http',
+    provider: 'anthropic',
+    options: ['model', 'base_url', 'api_key_env', 'max_output_tokens', 'temperature'],
+  },
+  {
+    name: 'mock',
+    description: 'scripted replies for tests and dry pipelines (mock evidence, never a live result)',
+    kind: 'mock',
+    provider: 'mock',
+    options: ['script', 'model'],
+  },
 ];
 
 export function adapterInfo(name: string): AdapterInfo | undefined {
@@ -52,7 +84,12 @@ export function builtinProgram(name: string): string {
 }
 
 export function slugify(text: string): string {
-  const slug = text.replace(/^cmd:/, '').replace(/.*[\\/]/, '').toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
+  const slug = text
+    .replace(/^cmd:/, '')
+    .replace(/.*[\\/]/, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return slug.slice(0, 40) || 'agent';
 }
 
@@ -88,7 +125,8 @@ function fromConfig(spec: string, entry: AgentConfig, config: Config, cwd: strin
   const info = adapterInfo(adapter);
   if (!info) throw usageError(`agents.${spec}.adapter: unknown adapter "${adapter}"`, `use one of: ${knownSpecs(config)}`, 'config');
   const extra = Object.keys(options).filter((k) => !(info.options as readonly string[]).includes(k));
-  if (extra.length) throw usageError(`agents.${spec}: ${adapter} does not take ${extra.join(', ')}`, `remove them; ${adapter} takes ${info.options.join(', ')}`, 'config');
+  if (extra.length)
+    throw usageError(`agents.${spec}: ${adapter} does not take ${extra.join(', ')}`, `remove them; ${adapter} takes ${info.options.join(', ')}`, 'config');
   if (options.script) options.script = resolve(base, options.script);
   void cwd;
   return builtin(spec, info, options, timeoutS);

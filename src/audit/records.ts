@@ -27,9 +27,7 @@ export interface NoteLike {
 
 const SCAN_RATIONALE =
   'Deterministic scan: bounce found this note with its own marker scanner in the document the reply produced; the agent was not asked to report it.';
-const LIMITATIONS = [
-  'bounce does not ask agents to assess themselves; findings come from bounce\'s deterministic note scan, not from the agent.',
-];
+const LIMITATIONS = ["bounce does not ask agents to assess themselves; findings come from bounce's deterministic note scan, not from the agent."];
 const REPLY_CONTRACT = 'the whole revised document as the reply, nothing else (prompts/protocol.md; adapter contract)';
 
 export function utcDate(date: Date): string {
@@ -76,7 +74,8 @@ function fileSha(runDir: string, rel: string): { sha256: string | null; lines: n
 
 export function buildRequest(runDir: string, start: DispatchStart): DispatchRequest {
   const prompt = fileSha(runDir, start.promptFile);
-  const what = start.kind === 'pass' ? 'revise' : start.kind === 'retry' ? `resend (retry ${start.index}) to revise` : `repair (repair ${start.index}) of the reply to`;
+  const what =
+    start.kind === 'pass' ? 'revise' : start.kind === 'retry' ? `resend (retry ${start.index}) to revise` : `repair (repair ${start.index}) of the reply to`;
   return {
     id: start.id,
     protocol_version: PROTOCOL_VERSION,
@@ -169,7 +168,10 @@ export function buildResponse(runDir: string, end: DispatchEnd, passInput?: { fi
 export function renderRecord(record: DispatchRecord): string {
   const doc = new Document(DispatchRecordSchema.parse(record), { aliasDuplicateObjects: false });
   // Line ranges read best as `[1, 40]`.
-  visit(doc, { Seq: (_key, node) => void (isSeq(node) && node.items.length > 0 && node.items.every((i) => isScalar(i) && typeof i.value === 'number') && (node.flow = true)) });
+  visit(doc, {
+    Seq: (_key, node) =>
+      void (isSeq(node) && node.items.length > 0 && node.items.every((i) => isScalar(i) && typeof i.value === 'number') && (node.flow = true)),
+  });
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 
@@ -208,7 +210,11 @@ export function createAuditTrail(runDir: string): RunHooks {
       // Keep the request exactly as written before the call, even if files changed since.
       const request = requests.get(end.start.id) ?? buildRequest(runDir, end.start);
       requests.delete(end.start.id);
-      writeRecord(runDir, rel, { request, response: buildResponse(runDir, end, passInputs.get(end.start.pass)), outcome: { status: end.status, reason: end.reason, graded_at: null, grade: null } });
+      writeRecord(runDir, rel, {
+        request,
+        response: buildResponse(runDir, end, passInputs.get(end.start.pass)),
+        outcome: { status: end.status, reason: end.reason, graded_at: null, grade: null },
+      });
     },
   };
 }
@@ -218,8 +224,14 @@ export function listRecordFiles(runDir: string): string[] {
   const root = join(runDir, DISPATCHES_DIR);
   if (!existsSync(root)) return [];
   const out: string[] = [];
-  for (const day of readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
-    for (const f of readdirSync(join(root, day)).filter((n) => n.endsWith('.yaml') && !n.startsWith('.')).sort()) out.push(`${DISPATCHES_DIR}/${day}/${f}`);
+  for (const day of readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()) {
+    for (const f of readdirSync(join(root, day))
+      .filter((n) => n.endsWith('.yaml') && !n.startsWith('.'))
+      .sort())
+      out.push(`${DISPATCHES_DIR}/${day}/${f}`);
   }
   return out;
 }

@@ -110,7 +110,10 @@ export const ResponseSchema = z
     /** Whether the adapter said the reply was complete or cut at the output limit; null on an error. */
     stop: z.enum(['complete', 'truncated']).nullable(),
     /** The document this reply produced, when it could be read as one. */
-    document: z.object({ path: z.string().min(1), sha256: Sha, lines: Count }).strict().nullable(),
+    document: z
+      .object({ path: z.string().min(1), sha256: Sha, lines: Count })
+      .strict()
+      .nullable(),
     /** Raw reply and stderr as kept in the run folder. */
     artifacts: z.array(ArtifactSchema),
     findings: z.array(FindingSchema),

@@ -71,8 +71,10 @@ function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, { rel: str
     if (ref.record !== null && ref.record !== found.rel) problem(ctx, `run.json names record ${ref.record} for dispatch ${id}`, found.rel);
     if (found.rec.outcome.status === 'pending' && m.status !== 'running') problem(ctx, `dispatch is still pending in a run that is ${m.status}`, found.rel);
     if (ref.status !== found.rec.outcome.status) problem(ctx, `outcome.status ${found.rec.outcome.status} differs from run.json's ${ref.status}`, found.rel);
-    if (found.rec.request.plan_ancestry.pass !== pass) problem(ctx, `plan_ancestry.pass ${found.rec.request.plan_ancestry.pass} differs from run.json's pass ${pass}`, found.rel);
-    if (found.rec.request.plan_ancestry.run_id !== m.run_id) problem(ctx, `plan_ancestry.run_id ${found.rec.request.plan_ancestry.run_id} is not this run`, found.rel);
+    if (found.rec.request.plan_ancestry.pass !== pass)
+      problem(ctx, `plan_ancestry.pass ${found.rec.request.plan_ancestry.pass} differs from run.json's pass ${pass}`, found.rel);
+    if (found.rec.request.plan_ancestry.run_id !== m.run_id)
+      problem(ctx, `plan_ancestry.run_id ${found.rec.request.plan_ancestry.run_id} is not this run`, found.rel);
   }
   for (const [id, { rel }] of records) if (!refs.has(id)) problem(ctx, `record ${id} is not listed in run.json`, rel);
 
@@ -80,14 +82,18 @@ function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, { rel: str
     if (p.document && p.document_sha256) checkSha(ctx, p.document, p.document_sha256, `run.json pass ${p.pass}`, 'run.json');
     if (!p.document || p.added === null || p.resolved === null) continue;
     // The dispatch that produced the pass's document (kept, or rejected on the final pass) carries its findings.
-    const kept = [...p.dispatches].reverse().map((r) => records.get(r.id)).find((r) => r?.rec.response?.document?.path === p.document);
+    const kept = [...p.dispatches]
+      .reverse()
+      .map((r) => records.get(r.id))
+      .find((r) => r?.rec.response?.document?.path === p.document);
     if (!kept) {
       problem(ctx, `no dispatch record produced pass ${p.pass}'s document ${p.document}`, 'run.json');
       continue;
     }
     const res = kept.rec.response!;
     if (res.findings.length !== p.added) problem(ctx, `${res.findings.length} findings but run.json says pass ${p.pass} added ${p.added} notes`, kept.rel);
-    if (res.resolved.length !== p.resolved) problem(ctx, `${res.resolved.length} resolved notes but run.json says pass ${p.pass} resolved ${p.resolved}`, kept.rel);
+    if (res.resolved.length !== p.resolved)
+      problem(ctx, `${res.resolved.length} resolved notes but run.json says pass ${p.pass} resolved ${p.resolved}`, kept.rel);
   }
   checkSha(ctx, m.original, m.input.sha256, 'run.json input.sha256', 'run.json');
   if (m.output.written && m.output.path && m.output.target !== 'stdout') checkSha(ctx, m.output.path, m.output.sha256, 'run.json output.sha256', 'run.json');

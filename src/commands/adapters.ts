@@ -6,8 +6,22 @@ import { DEFAULT_OUTPUT_TOKENS } from '../runner/preflight.js';
 /** `bounce adapters`: the built-in adapters, what they talk to and the options they take. */
 export async function runAdapters(opts: { json?: boolean }, io: Io): Promise<number> {
   const rows = [
-    ...BUILTIN_ADAPTERS.map((a) => ({ name: a.name, kind: a.kind, provider: a.provider, description: a.description, options: [...a.options, 'timeout_s'], default_max_output_tokens: DEFAULT_OUTPUT_TOKENS[a.name] ?? null })),
-    { name: 'cmd:<program>', kind: 'cmd', provider: 'any', description: 'any program that speaks the adapter contract (docs/adapter-contract.md)', options: ['args', 'timeout_s', 'model', 'max_output_tokens'], default_max_output_tokens: null },
+    ...BUILTIN_ADAPTERS.map((a) => ({
+      name: a.name,
+      kind: a.kind,
+      provider: a.provider,
+      description: a.description,
+      options: [...a.options, 'timeout_s'],
+      default_max_output_tokens: DEFAULT_OUTPUT_TOKENS[a.name] ?? null,
+    })),
+    {
+      name: 'cmd:<program>',
+      kind: 'cmd',
+      provider: 'any',
+      description: 'any program that speaks the adapter contract (docs/adapter-contract.md)',
+      options: ['args', 'timeout_s', 'model', 'max_output_tokens'],
+      default_max_output_tokens: null,
+    },
   ];
   if (opts.json) {
     io.stdout.write(`${JSON.stringify({ adapters: rows })}\n`);

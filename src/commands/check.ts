@@ -55,7 +55,18 @@ export async function runCheck(opts: { config?: string; json?: boolean }, io: Io
       try {
         agent = resolveAgent(spec, config, io.cwd, configDir);
       } catch (err) {
-        return { agent: spec, adapter: '?', source, found: false, version: null, config: 'problem', credentials: 'ok', problems: [err instanceof Error ? err.message : String(err)], warnings: [], resolved: {} } satisfies Row;
+        return {
+          agent: spec,
+          adapter: '?',
+          source,
+          found: false,
+          version: null,
+          config: 'problem',
+          credentials: 'ok',
+          problems: [err instanceof Error ? err.message : String(err)],
+          warnings: [],
+          resolved: {},
+        } satisfies Row;
       }
       const r = await checkOne(agent, io.env);
       const cred = r.problems.filter((p) => CREDENTIAL.test(p));
@@ -85,7 +96,11 @@ function table(rows: Row[]): string {
   const head = ['AGENT', 'ADAPTER', 'SOURCE', 'FOUND', 'VERSION', 'CONFIG', 'CREDENTIALS'];
   const body = rows.map((r) => [r.agent, r.adapter, r.source, r.found ? 'yes' : 'no', r.version ?? '-', r.config, r.credentials]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const out = [line(head), ...body.map(line)];
   for (const r of rows) {
     const resolved = Object.entries(r.resolved).filter(([, v]) => v !== null && v !== '');

@@ -46,7 +46,11 @@ export function intFlag(flag: string, value: string | number | undefined, fallba
   const text = String(value).trim();
   const n = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw usageError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`, max === 100 || flag !== '--passes' ? `pass e.g. ${flag} ${fallback}` : `pass e.g. ${flag} 2 (raise max_passes in bounce.config.yaml for more)`, 'usage');
+    throw usageError(
+      `${flag} must be a whole number from ${min} to ${max}, not "${text}"`,
+      max === 100 || flag !== '--passes' ? `pass e.g. ${flag} ${fallback}` : `pass e.g. ${flag} 2 (raise max_passes in bounce.config.yaml for more)`,
+      'usage',
+    );
   }
   return n;
 }
@@ -54,7 +58,8 @@ export function intFlag(flag: string, value: string | number | undefined, fallba
 function secondsFlag(value: string | number | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || String(value).trim() === '') throw usageError(`--timeout must be a positive number of seconds, not "${value}"`, 'pass e.g. --timeout 600', 'usage');
+  if (!Number.isFinite(n) || n <= 0 || String(value).trim() === '')
+    throw usageError(`--timeout must be a positive number of seconds, not "${value}"`, 'pass e.g. --timeout 600', 'usage');
   return n;
 }
 

@@ -80,8 +80,24 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
     input: { path: plan.input.path, display: plan.input.display, bytes: plan.input.bytes, syntax: plan.input.syntax },
     passes: plan.passes,
     all_passes: plan.allPasses,
-    schedule: Array.from({ length: plan.passes }, (_, i) => ({ pass: i + 1, role: i % 2 === 0 ? 'reviewer' : 'composer', agent: (i % 2 === 0 ? plan.agents.reviewer : plan.agents.composer).spec, final: i + 1 === plan.passes })),
-    agents: Object.fromEntries(Object.entries(plan.agents).map(([role, a]) => [role, { spec: a.spec, adapter: a.adapter, options: a.options, timeout_s: plan.timeoutMs[role as 'reviewer'] / 1000, chosen_by: plan.chosenBy[role as 'reviewer'] }])),
+    schedule: Array.from({ length: plan.passes }, (_, i) => ({
+      pass: i + 1,
+      role: i % 2 === 0 ? 'reviewer' : 'composer',
+      agent: (i % 2 === 0 ? plan.agents.reviewer : plan.agents.composer).spec,
+      final: i + 1 === plan.passes,
+    })),
+    agents: Object.fromEntries(
+      Object.entries(plan.agents).map(([role, a]) => [
+        role,
+        {
+          spec: a.spec,
+          adapter: a.adapter,
+          options: a.options,
+          timeout_s: plan.timeoutMs[role as 'reviewer'] / 1000,
+          chosen_by: plan.chosenBy[role as 'reviewer'],
+        },
+      ]),
+    ),
     markers: plan.markers,
     max_repairs: plan.maxRepairs,
     output: plan.output,

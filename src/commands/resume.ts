@@ -40,7 +40,8 @@ async function planFromManifest(m: RunManifest, runDir: string, io: Io, opts: Re
   const text = readFileSync(join(runDir, m.original), 'utf8');
   const perRole = <T>(f: (role: Role) => T): Record<Role, T> => ({ reviewer: f('reviewer'), composer: f('composer') });
   const agents = perRole((role) => resolveAgent(m.agents[role].spec, config, io.cwd, configDir));
-  const recorded: OutputTarget = m.output.target === 'file' || m.output.target === 'in-place' ? { kind: m.output.target, path: m.output.path as string } : { kind: m.output.target };
+  const recorded: OutputTarget =
+    m.output.target === 'file' || m.output.target === 'in-place' ? { kind: m.output.target, path: m.output.path as string } : { kind: m.output.target };
   const overridden = opts.out !== undefined || opts.inPlace;
   return {
     input: { path: m.input.path, display: m.input.display, text, bytes: m.input.bytes, sha256: m.input.sha256, ext: m.input.ext, syntax: m.input.syntax },
@@ -85,19 +86,33 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
   try {
     manifest = readManifest(runDir);
   } catch (err) {
-    throw usageError(`${runDir}/run.json cannot be read (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`, 'the run cannot be resumed; start a new one with bounce refine', 'resume');
+    throw usageError(
+      `${runDir}/run.json cannot be read (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
+      'the run cannot be resumed; start a new one with bounce refine',
+      'resume',
+    );
   }
-  if (manifest.breaker.open) throw usageError(`run ${manifest.run_id} stopped because its circuit breaker opened (${manifest.breaker.last_error})`, 'such a run is never resumed: fix the agent and start a new run', 'resume');
-  if (!RESUMABLE.has(manifest.status)) throw usageError(`run ${manifest.run_id} is already ${manifest.status}`, 'only interrupted, crashed or failed runs can be resumed', 'resume');
+  if (manifest.breaker.open)
+    throw usageError(
+      `run ${manifest.run_id} stopped because its circuit breaker opened (${manifest.breaker.last_error})`,
+      'such a run is never resumed: fix the agent and start a new run',
+      'resume',
+    );
+  if (!RESUMABLE.has(manifest.status))
+    throw usageError(`run ${manifest.run_id} is already ${manifest.status}`, 'only interrupted, crashed or failed runs can be resumed', 'resume');
   const plan = await planFromManifest(manifest, runDir, io, opts);
   const policy = policyOf(plan);
   if (policy.version !== manifest.policy.version) {
-    throw usageError(`run ${manifest.run_id} was made under another policy (${policyDifference(manifest.policy, policy)} changed)`, 'the run is kept as it is; start a new run with bounce refine', 'resume');
+    throw usageError(
+      `run ${manifest.run_id} was made under another policy (${policyDifference(manifest.policy, policy)} changed)`,
+      'the run is kept as it is; start a new run with bounce refine',
+      'resume',
+    );
   }
   if (plan.output.kind === 'in-place') {
     const path = plan.output.path;
     if (!existsSync(path) || sha256(readFileSync(path)) !== manifest.input.sha256) {
-      throw usageError(`${path} changed since the run began`, 'an --in-place run is not resumed over someone else\'s edits; start a new run', 'resume');
+      throw usageError(`${path} changed since the run began`, "an --in-place run is not resumed over someone else's edits; start a new run", 'resume');
     }
   }
   const checks = await preflight(plan.agents, io.env);
@@ -112,7 +127,9 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
       if (rec.status === 'running') rec.status = 'interrupted';
     }
     const last = [...manifest.pass_records].reverse().find((r) => r.status === 'completed' && r.document);
-    const current = last?.document ? { text: readFileSync(join(runDir, last.document), 'utf8'), file: last.document } : { text: plan.input.text, file: manifest.original };
+    const current = last?.document
+      ? { text: readFileSync(join(runDir, last.document), 'utf8'), file: last.document }
+      : { text: plan.input.text, file: manifest.original };
     plan.agentVersions = { reviewer: checks.reviewer.version ?? plan.agentVersions.reviewer, composer: checks.composer.version ?? plan.agentVersions.composer };
     manifest.status = 'running';
     // The breaker never opened (that is refused above); a resumed run starts a fresh count.

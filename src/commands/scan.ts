@@ -13,7 +13,10 @@ export interface ScanCommandOptions {
   syntax?: Syntax;
 }
 
-interface Input { label: string; path: string | undefined }
+interface Input {
+  label: string;
+  path: string | undefined;
+}
 
 /** Extensions scanned when a folder is given (a glob or a file path may name anything). */
 const FOLDER_EXTENSIONS = /\.(?:md|markdown|txt)$/i;
@@ -70,8 +73,14 @@ async function resolveInputs(patterns: string[], cwd: string): Promise<Input[]> 
     seen.add(key);
   };
   for (const pattern of patterns) {
-    if (pattern === '-') { add(STDIN_LABEL, undefined); continue; }
-    const kind = await stat(resolve(cwd, pattern)).then((s) => (s.isDirectory() ? 'dir' : 'file'), () => 'missing');
+    if (pattern === '-') {
+      add(STDIN_LABEL, undefined);
+      continue;
+    }
+    const kind = await stat(resolve(cwd, pattern)).then(
+      (s) => (s.isDirectory() ? 'dir' : 'file'),
+      () => 'missing',
+    );
     if (kind === 'file') add(pattern, pattern);
     else if (kind === 'dir') {
       const found = await walk(resolve(cwd, pattern));

@@ -41,7 +41,9 @@ function passLines(p: PassRecord): string[] {
   for (const e of p.errors) lines.push(`  error     ${e}`);
   for (const f of p.fixes) lines.push(`  fix       ${f}`);
   for (const d of p.dispatches) {
-    lines.push(`  dispatch  ${d.id} ${d.kind}${d.kind === 'pass' ? '' : ` ${d.index}`} ${d.status}${d.reason ? `: ${d.reason}` : ''} (${fmtDuration(d.duration_ms)})`);
+    lines.push(
+      `  dispatch  ${d.id} ${d.kind}${d.kind === 'pass' ? '' : ` ${d.index}`} ${d.status}${d.reason ? `: ${d.reason}` : ''} (${fmtDuration(d.duration_ms)})`,
+    );
   }
   return lines;
 }

@@ -14,13 +14,16 @@ export interface MarkdownRegions {
   blocks: number[][];
 }
 
-interface Container { quote: boolean; width: number; hasChild: boolean }
-type Leaf =
-  | { t: 'para'; segs: number[] }
-  | { t: 'html'; kind: number; segs: number[] }
-  | { t: 'code'; start: number; end: number; fence: string; len: number };
+interface Container {
+  quote: boolean;
+  width: number;
+  hasChild: boolean;
+}
+type Leaf = { t: 'para'; segs: number[] } | { t: 'html'; kind: number; segs: number[] } | { t: 'code'; start: number; end: number; fence: string; len: number };
 
-const TAB = 9, SPACE = 32, GT = 62;
+const TAB = 9,
+  SPACE = 32,
+  GT = 62;
 const LINE = /\r\n|\n|\r/g;
 const MAYBE_SPECIAL = /[#`~*+_=<>0-9-]/; // the only characters a block start can begin with
 const FENCE = /^(?:`{3,}(?!.*`)|~{3,})/;
@@ -49,27 +52,48 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
   let nextCandidate = 0;
   const comments = { open: finder(text, '<!--'), close: finder(text, '-->') };
   // Per-line cursor: pos is a char index, col a column (tabs stop every 4); nn* is the next non-space.
-  let lineEnd = 0, pos = 0, col = 0, nnPos = 0, nnCol = 0, indent = 0, blank = false;
-  let matched = 0, leafOk = false, allClosed = true;
+  let lineEnd = 0,
+    pos = 0,
+    col = 0,
+    nnPos = 0,
+    nnCol = 0,
+    indent = 0,
+    blank = false;
+  let matched = 0,
+    leafOk = false,
+    allClosed = true;
 
   const nonspace = (): void => {
-    let p = pos, c = col;
+    let p = pos,
+      c = col;
     for (; p < lineEnd; p++) {
       const ch = text.charCodeAt(p);
       if (ch === SPACE) c++;
       else if (ch === TAB) c += 4 - (c % 4);
       else break;
     }
-    nnPos = p; nnCol = c; indent = c - col; blank = p === lineEnd;
+    nnPos = p;
+    nnCol = c;
+    indent = c - col;
+    blank = p === lineEnd;
   };
   // Advance by columns; a tab may be consumed only partly (pos then stays on it).
   const advanceCols = (n: number): void => {
     while (n > 0 && pos < lineEnd) {
       if (text.charCodeAt(pos) === TAB) {
         const w = 4 - (col % 4);
-        if (w > n) { col += n; return; }
-        col += w; pos++; n -= w;
-      } else { pos++; col++; n--; }
+        if (w > n) {
+          col += n;
+          return;
+        }
+        col += w;
+        pos++;
+        n -= w;
+      } else {
+        pos++;
+        col++;
+        n--;
+      }
     }
   };
   const spaceOrTab = (p: number): boolean => p < lineEnd && (text.charCodeAt(p) === SPACE || text.charCodeAt(p) === TAB);
@@ -100,11 +124,20 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
     if (parent) parent.hasChild = true;
   };
   const openContainer = (c: Container): void => {
-    closeLeaf(); adopt(); stack.push(c); matched = stack.length; leafOk = false;
+    closeLeaf();
+    adopt();
+    stack.push(c);
+    matched = stack.length;
+    leafOk = false;
   };
-  const openLeaf = (l: Leaf): void => { closeLeaf(); adopt(); leaf = l; };
+  const openLeaf = (l: Leaf): void => {
+    closeLeaf();
+    adopt();
+    leaf = l;
+  };
   const afterQuoteMarker = (): void => {
-    pos = nnPos + 1; col = nnCol + 1;
+    pos = nnPos + 1;
+    col = nnCol + 1;
     if (spaceOrTab(pos)) advanceCols(1);
   };
   const htmlLine = (l: Extract<Leaf, { t: 'html' }>): void => {
@@ -122,7 +155,8 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
         afterQuoteMarker();
       } else if (blank) {
         if (!c.hasChild) break; // an item may begin with at most one blank line
-        pos = nnPos; col = nnCol;
+        pos = nnPos;
+        col = nnCol;
       } else if (indent >= c.width) advanceCols(c.width);
       else break;
     }
@@ -135,9 +169,15 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
         return true;
       }
       if (leaf.t === 'code') {
-        if (indent >= 4 || blank) { if (!blank) leaf.end = lineEnd; return true; }
+        if (indent >= 4 || blank) {
+          if (!blank) leaf.end = lineEnd;
+          return true;
+        }
       } else if (leaf.t === 'html') {
-        if (!(blank && leaf.kind >= 6)) { htmlLine(leaf); return true; }
+        if (!(blank && leaf.kind >= 6)) {
+          htmlLine(leaf);
+          return true;
+        }
       } else leafOk = !blank;
     }
     allClosed = matched === stack.length && (leaf === null || leafOk);
@@ -151,17 +191,25 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
       const paraTip = leaf?.t === 'para';
       if (indent >= 4) {
         if (paraTip || blank) return false;
-        closeUnmatched(); advanceCols(4);
+        closeUnmatched();
+        advanceCols(4);
         openLeaf({ t: 'code', start: pos, end: lineEnd, fence: '', len: 0 });
         return true;
       }
       const ch = text.charCodeAt(nnPos);
       if (!MAYBE_SPECIAL.test(text[nnPos] ?? '')) return false;
-      if (ch === GT) { closeUnmatched(); afterQuoteMarker(); openContainer({ quote: true, width: 0, hasChild: false }); continue; }
+      if (ch === GT) {
+        closeUnmatched();
+        afterQuoteMarker();
+        openContainer({ quote: true, width: 0, hasChild: false });
+        continue;
+      }
       const rest = text.slice(nnPos, lineEnd);
       const atx = /^#{1,6}(?:[ \t]+|$)/.exec(rest);
       if (atx) {
-        closeUnmatched(); closeLeaf(); adopt();
+        closeUnmatched();
+        closeLeaf();
+        adopt();
         textBlock([nnPos + atx[0].length, lineEnd], true);
         return true;
       }
@@ -177,12 +225,22 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
         if (kind > 0) {
           closeUnmatched();
           const l: Leaf = { t: 'html', kind, segs: [] };
-          openLeaf(l); htmlLine(l);
+          openLeaf(l);
+          htmlLine(l);
           return true;
         }
       }
-      if (leafOk && SETEXT.test(rest)) { closeUnmatched(); closeLeaf(); return true; }
-      if (BREAK.test(rest)) { closeUnmatched(); closeLeaf(); adopt(); return true; }
+      if (leafOk && SETEXT.test(rest)) {
+        closeUnmatched();
+        closeLeaf();
+        return true;
+      }
+      if (BREAK.test(rest)) {
+        closeUnmatched();
+        closeLeaf();
+        adopt();
+        return true;
+      }
       if (!listItem(rest)) return false;
     }
   };
@@ -194,14 +252,18 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
     if (interrupts && ((m[1] !== undefined && Number(m[1]) !== 1) || /^[ \t]*$/.test(rest.slice(m[0].length)))) return false;
     closeUnmatched();
     const markerOffset = indent;
-    pos = nnPos + m[0].length; col = nnCol + m[0].length;
-    const startPos = pos, startCol = col;
-    do advanceCols(1); while (col - startCol < 5 && spaceOrTab(pos));
+    pos = nnPos + m[0].length;
+    col = nnCol + m[0].length;
+    const startPos = pos,
+      startCol = col;
+    do advanceCols(1);
+    while (col - startCol < 5 && spaceOrTab(pos));
     const spaces = col - startCol;
     let padding = m[0].length + spaces;
     if (spaces >= 5 || spaces < 1 || pos >= lineEnd) {
       padding = m[0].length + 1;
-      pos = startPos; col = startCol;
+      pos = startPos;
+      col = startCol;
       if (spaceOrTab(pos)) advanceCols(1);
     }
     openContainer({ quote: false, width: markerOffset + padding, hasChild: false });
@@ -209,10 +271,15 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
   };
 
   const line = (start: number, end: number): void => {
-    lineEnd = end; pos = start; col = 0;
+    lineEnd = end;
+    pos = start;
+    col = 0;
     if (continueOpen() || startBlocks()) return;
     nonspace();
-    if (!allClosed && !blank && leaf?.t === 'para') { leaf.segs.push(nnPos, lineEnd); return; } // lazy continuation
+    if (!allClosed && !blank && leaf?.t === 'para') {
+      leaf.segs.push(nnPos, lineEnd);
+      return;
+    } // lazy continuation
     closeUnmatched();
     if (blank) return;
     if (leaf?.t === 'para') leaf.segs.push(nnPos, lineEnd);

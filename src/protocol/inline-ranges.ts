@@ -45,10 +45,13 @@ export function inlineHidden(text: string, segs: number[], hidden: number[]): vo
     while (seg + 1 < starts.length && starts[seg + 1]! <= i) seg++;
     return segs[2 * seg]! + i - starts[seg]!;
   };
-  const hide = (a: number, b: number): void => { hidden.push(orig(a), orig(b - 1) + 1); };
+  const hide = (a: number, b: number): void => {
+    hidden.push(orig(a), orig(b - 1) + 1);
+  };
 
   // Closing backtick runs by length, each list walked once: no quadratic rescans.
-  const runs = new Map<number, number[]>(), cursor = new Map<number, number>();
+  const runs = new Map<number, number[]>(),
+    cursor = new Map<number, number>();
   for (let i = s.indexOf('`'); i >= 0; ) {
     let j = i + 1;
     while (s.charCodeAt(j) === 96) j++;
@@ -76,9 +79,18 @@ export function inlineHidden(text: string, segs: number[], hidden: number[]): vo
       if (c >= 0) hide(i, c + 3);
       return c >= 0 ? c + 3 : i + 1;
     }
-    if (s.startsWith('<?', i)) { const c = find('?>', i + 2); return c >= 0 ? c + 2 : i + 1; }
-    if (s.startsWith('<![CDATA[', i)) { const c = find(']]>', i + 9); return c >= 0 ? c + 3 : i + 1; }
-    if (s[i + 1] === '!' && /[A-Za-z]/.test(s[i + 2] ?? '')) { const c = find('>', i + 3); return c >= 0 ? c + 1 : i + 1; }
+    if (s.startsWith('<?', i)) {
+      const c = find('?>', i + 2);
+      return c >= 0 ? c + 2 : i + 1;
+    }
+    if (s.startsWith('<![CDATA[', i)) {
+      const c = find(']]>', i + 9);
+      return c >= 0 ? c + 3 : i + 1;
+    }
+    if (s[i + 1] === '!' && /[A-Za-z]/.test(s[i + 2] ?? '')) {
+      const c = find('>', i + 3);
+      return c >= 0 ? c + 1 : i + 1;
+    }
     for (const re of [AUTOLINK, TAG]) {
       re.lastIndex = i;
       if (re.test(s)) return re.lastIndex;
@@ -147,7 +159,8 @@ function destination(s: string, p: number): number {
     }
     return -1;
   }
-  let depth = 0, q = p;
+  let depth = 0,
+    q = p;
   for (; q < s.length; q++) {
     const c = s.charCodeAt(q);
     if (escaped(q)) q++;

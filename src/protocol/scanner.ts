@@ -88,7 +88,10 @@ export function scanNotes(input: string, opts: ScanOptions = {}): Note[] {
   });
 }
 
-interface Lines { starts: number[]; ends: number[] }
+interface Lines {
+  starts: number[];
+  ends: number[];
+}
 
 function lineIndex(text: string): Lines {
   const lines: Lines = { starts: [0], ends: [] };
@@ -102,7 +105,8 @@ function lineIndex(text: string): Lines {
 }
 
 function lineAt(starts: number[], offset: number): number {
-  let lo = 0, hi = starts.length - 1;
+  let lo = 0,
+    hi = starts.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
     if (starts[mid]! <= offset) lo = mid;
@@ -117,7 +121,8 @@ function last(segs: number[]): number {
 
 /** Hidden ranges are sorted, disjoint [start, end) pairs. */
 function isHidden(hidden: number[], offset: number): boolean {
-  let lo = 0, hi = hidden.length / 2;
+  let lo = 0,
+    hi = hidden.length / 2;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (hidden[2 * mid + 1]! <= offset) lo = mid + 1;
@@ -130,7 +135,8 @@ function isHidden(hidden: number[], offset: number): boolean {
 function plainParagraph(text: string, lines: Lines, line: number, offset: number, limit: number): number[] {
   const segs = [offset, lines.ends[line]!];
   for (let l = line + 1; l < lines.starts.length && lines.starts[l]! < limit; l++) {
-    const start = lines.starts[l]!, end = lines.ends[l]!;
+    const start = lines.starts[l]!,
+      end = lines.ends[l]!;
     if (/^\s*$/.test(text.slice(start, end))) break;
     segs.push(start, end);
   }
@@ -140,14 +146,16 @@ function plainParagraph(text: string, lines: Lines, line: number, offset: number
 function collect(text: string, segs: number[], from: number, to: number): string {
   const parts: string[] = [];
   // Start at the segment holding `from`: one long paragraph may hold thousands of notes.
-  let lo = 0, hi = segs.length / 2 - 1;
+  let lo = 0,
+    hi = segs.length / 2 - 1;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (segs[2 * mid + 1]! <= from) lo = mid + 1;
     else hi = mid;
   }
   for (let k = 2 * lo; k < segs.length && segs[k]! < to; k += 2) {
-    const a = Math.max(segs[k]!, from), b = Math.min(segs[k + 1]!, to);
+    const a = Math.max(segs[k]!, from),
+      b = Math.min(segs[k + 1]!, to);
     if (a < b) parts.push(text.slice(a, b));
   }
   return parts.join(' ').replace(/\s+/g, ' ').trim();

@@ -55,10 +55,16 @@ function cell(c: Cell, note: RegExp): string {
 export function sideBySide(before: string, after: string, note: RegExp, labels: { before: string; after: string }, context = 3): string {
   const rows = fold(toRows(diffLines(splitLines(before), splitLines(after))), context);
   const body = rows
-    .map((r) => ('skipped' in r ? `<tr class="skip"><td colspan="4">&#8943; ${r.skipped} unchanged line${r.skipped === 1 ? '' : 's'}</td></tr>` : `<tr>${cell(r.left, note)}${cell(r.right, note)}</tr>`))
+    .map((r) =>
+      'skipped' in r
+        ? `<tr class="skip"><td colspan="4">&#8943; ${r.skipped} unchanged line${r.skipped === 1 ? '' : 's'}</td></tr>`
+        : `<tr>${cell(r.left, note)}${cell(r.right, note)}</tr>`,
+    )
     .join('\n');
   const changed = rows.some((r) => !('skipped' in r) && (r.left?.kind !== 'eq' || r.right?.kind !== 'eq'));
-  return `<table class="diff"><colgroup><col class="lnc"><col><col class="lnc"><col></colgroup>`
-    + `<thead><tr><th colspan="2">before: ${esc(labels.before)}</th><th colspan="2">after: ${esc(labels.after)}</th></tr></thead>`
-    + `<tbody>\n${body}\n</tbody></table>${changed ? '' : '<p class="muted">no changes</p>'}`;
+  return (
+    `<table class="diff"><colgroup><col class="lnc"><col><col class="lnc"><col></colgroup>` +
+    `<thead><tr><th colspan="2">before: ${esc(labels.before)}</th><th colspan="2">after: ${esc(labels.after)}</th></tr></thead>` +
+    `<tbody>\n${body}\n</tbody></table>${changed ? '' : '<p class="muted">no changes</p>'}`
+  );
 }

@@ -36,11 +36,18 @@ function agentText(a: AgentRecord): string {
 
 function summary(m: RunManifest): string {
   const s = summarize(m);
-  const evidence = m.evidence === 'mock' ? 'mock evidence, not a live result' : m.evidence === 'mixed' ? 'mixed: at least one agent is a mock, not a live result' : m.evidence;
+  const evidence =
+    m.evidence === 'mock' ? 'mock evidence, not a live result' : m.evidence === 'mixed' ? 'mixed: at least one agent is a mock, not a live result' : m.evidence;
   const rows: [string, string][] = [
     ['run id', esc(m.run_id)],
-    ['document', `${esc(m.input.display)} <span class="muted">(${m.input.words} words, ${m.input.notes} notes, sha256 ${esc(m.input.sha256.slice(0, 12))})</span>`],
-    ['status', `<span class="status-${esc(m.status)}">${esc(m.status)}</span> <span class="muted">exit code ${m.exit_code ?? '-'}</span>${m.notes_left !== null ? `, ${m.notes_left} note${m.notes_left === 1 ? '' : 's'} left` : ''}`],
+    [
+      'document',
+      `${esc(m.input.display)} <span class="muted">(${m.input.words} words, ${m.input.notes} notes, sha256 ${esc(m.input.sha256.slice(0, 12))})</span>`,
+    ],
+    [
+      'status',
+      `<span class="status-${esc(m.status)}">${esc(m.status)}</span> <span class="muted">exit code ${m.exit_code ?? '-'}</span>${m.notes_left !== null ? `, ${m.notes_left} note${m.notes_left === 1 ? '' : 's'} left` : ''}`,
+    ],
     ['reviewer', esc(agentText(m.agents.reviewer))],
     ['composer', esc(agentText(m.agents.composer))],
     ['passes', `${m.passes.run} of ${m.passes.requested}${m.passes.all_passes ? ' (all passes)' : ''}`],
@@ -86,7 +93,8 @@ function passes(dir: string, m: RunManifest): string {
 function dispatches(m: RunManifest): string {
   const rows = m.pass_records.flatMap((p) =>
     p.dispatches.map((d) => {
-      const link = d.record && /^audit\/dispatches\/[\w.-]+\/[\w.-]+\.yaml$/.test(d.record) ? `<a href="${esc(d.record)}">${esc(d.record.split('/').pop())}</a>` : '-';
+      const link =
+        d.record && /^audit\/dispatches\/[\w.-]+\/[\w.-]+\.yaml$/.test(d.record) ? `<a href="${esc(d.record)}">${esc(d.record.split('/').pop())}</a>` : '-';
       return `<tr><td><code>${esc(d.id)}</code></td><td>${p.pass}</td><td>${esc(d.kind)}${d.kind === 'pass' ? '' : ` ${d.index}`}</td><td>${esc(`${p.role}/${p.agent}`)}</td><td>${esc(d.status)}${d.reason ? ` <span class="muted">${esc(d.reason)}</span>` : ''}</td><td>${fmtDuration(d.duration_ms)}</td><td>${fmtTokens(totalTokens(d.usage))}</td><td>${link}</td></tr>`;
     }),
   );
@@ -98,7 +106,8 @@ function dispatches(m: RunManifest): string {
 export function renderReport(dir: string, m: RunManifest): string {
   const mock = m.evidence === 'mock' || m.evidence === 'mixed';
   const banner = mock ? '<p class="banner" id="evidence-banner">Mock evidence, not a live result: scripted agents produced this run.</p>' : '';
-  const legend = '<p class="legend"><span style="background:var(--del)">removed</span><span style="background:var(--ins)">added</span><span style="background:var(--note)">note line</span></p>';
+  const legend =
+    '<p class="legend"><span style="background:var(--del)">removed</span><span style="background:var(--ins)">added</span><span style="background:var(--note)">note line</span></p>';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">

@@ -29,17 +29,23 @@ export function lineChart(title: string, xLabels: string[], s: Series): string {
     }
   }
   if (run.length) segments.push(run.join(' '));
-  const axis = `<line x1="${PAD.left}" y1="${H - PAD.bottom}" x2="${W - PAD.right}" y2="${H - PAD.bottom}" class="axis"/>`
-    + `<line x1="${PAD.left}" y1="${PAD.top}" x2="${PAD.left}" y2="${H - PAD.bottom}" class="axis"/>`
-    + `<text x="${PAD.left - 6}" y="${PAD.top + 4}" text-anchor="end" class="tick">${max}</text>`
-    + `<text x="${PAD.left - 6}" y="${H - PAD.bottom + 4}" text-anchor="end" class="tick">0</text>`;
+  const axis =
+    `<line x1="${PAD.left}" y1="${H - PAD.bottom}" x2="${W - PAD.right}" y2="${H - PAD.bottom}" class="axis"/>` +
+    `<line x1="${PAD.left}" y1="${PAD.top}" x2="${PAD.left}" y2="${H - PAD.bottom}" class="axis"/>` +
+    `<text x="${PAD.left - 6}" y="${PAD.top + 4}" text-anchor="end" class="tick">${max}</text>` +
+    `<text x="${PAD.left - 6}" y="${H - PAD.bottom + 4}" text-anchor="end" class="tick">0</text>`;
   const labels = xLabels.map((l, i) => `<text x="${x(i).toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle" class="tick">${esc(l)}</text>`).join('');
   const lines = segments.map((seg) => `<polyline points="${seg}" fill="none" stroke="${s.color}" stroke-width="2"/>`).join('');
   const dots = pts
     .filter((p): p is NonNullable<typeof p> => p !== null)
-    .map((p) => `<circle cx="${p.cx.toFixed(1)}" cy="${p.cy.toFixed(1)}" r="3.5" fill="${s.color}"><title>${esc(`${xLabels[p.i]}: ${p.v} ${s.label}`)}</title></circle>`
-      + `<text x="${p.cx.toFixed(1)}" y="${(p.cy - 8).toFixed(1)}" text-anchor="middle" class="val">${p.v}</text>`)
+    .map(
+      (p) =>
+        `<circle cx="${p.cx.toFixed(1)}" cy="${p.cy.toFixed(1)}" r="3.5" fill="${s.color}"><title>${esc(`${xLabels[p.i]}: ${p.v} ${s.label}`)}</title></circle>` +
+        `<text x="${p.cx.toFixed(1)}" y="${(p.cy - 8).toFixed(1)}" text-anchor="middle" class="val">${p.v}</text>`,
+    )
     .join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}">`
-    + `<title>${esc(title)}</title><text x="${PAD.left}" y="16" class="ctitle">${esc(title)}</text>${axis}${labels}${lines}${dots}</svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}">` +
+    `<title>${esc(title)}</title><text x="${PAD.left}" y="16" class="ctitle">${esc(title)}</text>${axis}${labels}${lines}${dots}</svg>`
+  );
 }

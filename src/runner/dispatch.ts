@@ -39,7 +39,6 @@ function freeStem(state: RunState, stem: string): string {
   for (let k = 1; ; k++) if (!existsSync(state.folder.path(`${stem}.resume-${k}.prompt.md`))) return `${stem}.resume-${k}`;
 }
 
-
 /**
  * One call of one agent: the prompt is written and the record opened before the call,
  * the raw reply and stderr kept after it, usage added to the pass and the run.

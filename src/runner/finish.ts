@@ -97,7 +97,8 @@ function summaryLine(state: RunState, result: LoopResult, exitCode: number, erro
   const tokens = t.input_tokens === null && t.output_tokens === null ? 'tokens unknown' : `${(t.input_tokens ?? 0) + (t.output_tokens ?? 0)} tokens`;
   const cost = t.cost_usd === null ? 'cost unknown' : `$${t.cost_usd.toFixed(4)}`;
   const head = exitCode === EXIT.ok ? c.green(result.status) : c.red(result.status);
-  const anyMock = manifest.evidence === 'mock' || (manifest.evidence === 'mixed' && [manifest.agents.reviewer, manifest.agents.composer].some((a) => a.evidence === 'mock'));
+  const anyMock =
+    manifest.evidence === 'mock' || (manifest.evidence === 'mixed' && [manifest.agents.reviewer, manifest.agents.composer].some((a) => a.evidence === 'mock'));
   const mock = anyMock ? c.yellow(' (mock agents: not a live result)') : '';
   const facts = `${manifest.passes.run}/${manifest.passes.requested} passes, ${t.dispatches} dispatches, ${tokens}, ${cost}, ${(t.duration_ms / 1000).toFixed(1)}s`;
   const perPass = manifest.pass_records.map((p) => `${p.pass} ${p.role} ${((p.duration_ms ?? 0) / 1000).toFixed(1)}s`).join(', ');

@@ -48,7 +48,12 @@ export async function runLoop(state: RunState): Promise<LoopResult> {
         break;
       case 'interrupted':
         state.progress.passFinished(pass, null, 'interrupted');
-        result = { status: 'interrupted', document: null, notesLeft: manifest.notes_left, error: { type: 'interrupted', message: 'interrupted by the user; run `bounce resume` to finish it' } };
+        result = {
+          status: 'interrupted',
+          document: null,
+          notesLeft: manifest.notes_left,
+          error: { type: 'interrupted', message: 'interrupted by the user; run `bounce resume` to finish it' },
+        };
         break;
     }
     writeManifest(state.folder.dir, manifest);

@@ -24,9 +24,12 @@ export function outputTarget(flags: OutputFlags, inputPath: string | null, cwd: 
     return { kind: 'stdout' };
   }
   const path = resolve(cwd, flags.out);
-  if (inputPath && sameFile(path, inputPath)) throw usageError(`--out ${flags.out} is the input document`, 'use --in-place to overwrite the input, or pick another file', 'usage');
-  if (existsSync(path) && statSync(path).isDirectory()) throw usageError(`--out ${flags.out} is a folder`, 'name a file to write, e.g. --out refined.md', 'usage');
-  if (!existsSync(dirname(path)) || !statSync(dirname(path)).isDirectory()) throw usageError(`the folder of --out ${flags.out} does not exist`, 'create it first or pick another path', 'usage');
+  if (inputPath && sameFile(path, inputPath))
+    throw usageError(`--out ${flags.out} is the input document`, 'use --in-place to overwrite the input, or pick another file', 'usage');
+  if (existsSync(path) && statSync(path).isDirectory())
+    throw usageError(`--out ${flags.out} is a folder`, 'name a file to write, e.g. --out refined.md', 'usage');
+  if (!existsSync(dirname(path)) || !statSync(dirname(path)).isDirectory())
+    throw usageError(`the folder of --out ${flags.out} does not exist`, 'create it first or pick another path', 'usage');
   return { kind: 'file', path };
 }
 
@@ -43,7 +46,12 @@ function sameFile(a: string, b: string): boolean {
  * Writes the converged document to its target, atomically. In place is refused when the
  * input changed since the run began (someone else edited it: their work wins).
  */
-export function writeOutput(target: OutputTarget, text: string, inputSha: string, stdout: { write(s: string): unknown }): { path: string | null; sha256: string } {
+export function writeOutput(
+  target: OutputTarget,
+  text: string,
+  inputSha: string,
+  stdout: { write(s: string): unknown },
+): { path: string | null; sha256: string } {
   const sha = sha256(text);
   switch (target.kind) {
     case 'run':
@@ -56,7 +64,12 @@ export function writeOutput(target: OutputTarget, text: string, inputSha: string
       return { path: target.path, sha256: sha };
     case 'in-place': {
       const now = existsSync(target.path) ? sha256(readFileSync(target.path)) : null;
-      if (now !== inputSha) throw usageError(`${target.path} changed since the run began, so it was not overwritten`, 'the converged document is in the run folder as final.*; merge it by hand', 'input');
+      if (now !== inputSha)
+        throw usageError(
+          `${target.path} changed since the run began, so it was not overwritten`,
+          'the converged document is in the run folder as final.*; merge it by hand',
+          'input',
+        );
       // Write through a symlink to its target and keep the file's permissions.
       const real = realpathSync(target.path);
       writeFileAtomic(real, text, statSync(real).mode & 0o7777);

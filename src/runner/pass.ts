@@ -67,7 +67,18 @@ class PassRun {
     this.promptInput = { document: this.sent.text, pass, totalPasses: plan.passes, role: this.role, final: this.final, markers: plan.markers };
     const first = buildPassPrompt(plan.templates, this.promptInput);
     this.delimiters = first.delimiters;
-    this.attempt = { pass, role: this.role, final: this.final, kind: 'pass', index: 0, parentId: null, prompt: first.prompt, documentFile: this.sent.file, documentText: this.sent.text, repairError: null };
+    this.attempt = {
+      pass,
+      role: this.role,
+      final: this.final,
+      kind: 'pass',
+      index: 0,
+      parentId: null,
+      prompt: first.prompt,
+      documentFile: this.sent.file,
+      documentText: this.sent.text,
+      repairError: null,
+    };
   }
 
   private get agent(): string {
@@ -90,9 +101,14 @@ class PassRun {
     }
     finishDispatch(this.state, d, { status: error.type === 'timeout' ? 'timeout' : 'error', reason: `${error.type}: ${error.message}` });
     if (countFailure(this.state, error)) {
-      return this.close('failed', { kind: 'failed', type: 'breaker', message: `circuit breaker opened after ${BREAKER_THRESHOLD} consecutive agent failures (last: ${error.type}: ${error.message})` });
+      return this.close('failed', {
+        kind: 'failed',
+        type: 'breaker',
+        message: `circuit breaker opened after ${BREAKER_THRESHOLD} consecutive agent failures (last: ${error.type}: ${error.message})`,
+      });
     }
-    if (!isTransient(error) || this.transient >= MAX_TRANSIENT_RETRIES) return this.close('failed', { kind: 'failed', type: error.type, message: error.message });
+    if (!isTransient(error) || this.transient >= MAX_TRANSIENT_RETRIES)
+      return this.close('failed', { kind: 'failed', type: error.type, message: error.message });
     this.transient += 1;
     const wait = backoffMs(this.transient, error.retry_after_ms, this.state.retryBaseMs);
     this.state.progress.note(`pass ${this.pass}: ${error.type} from ${this.agent}; retrying in ${(wait / 1000).toFixed(1)}s`);
@@ -156,7 +172,8 @@ class PassRun {
     finishDispatch(this.state, d, { status: 'rejected', reason });
     // Such a reply is no document to correct: the repair revises the pass's input again.
     if (this.rec.repairs < this.state.plan.maxRepairs) return this.repair(d, this.sent, `your previous reply was rejected: ${reason}`);
-    if (this.final && this.notesBefore.length > 0) return this.close('failed', { kind: 'not-converged', notes: this.notesBefore, reason: `no usable reply on the final pass: ${reason}` });
+    if (this.final && this.notesBefore.length > 0)
+      return this.close('failed', { kind: 'not-converged', notes: this.notesBefore, reason: `no usable reply on the final pass: ${reason}` });
     const repairs = `${this.rec.repairs} repair${this.rec.repairs === 1 ? '' : 's'}`;
     return this.close('failed', { kind: 'failed', type: 'malformed', message: `${this.agent} gave no usable document after ${repairs}: ${reason}` });
   }
@@ -170,7 +187,16 @@ class PassRun {
     this.rec.repairs += 1;
     const built = buildRepairPrompt(this.state.plan.templates, { ...this.promptInput, rejected: rejected.text, reason });
     this.delimiters = built.delimiters;
-    this.attempt = { ...this.attempt, kind: 'repair', index: this.rec.repairs, parentId: d.start.id, prompt: built.prompt, documentFile: rejected.file, documentText: rejected.text, repairError: reason };
+    this.attempt = {
+      ...this.attempt,
+      kind: 'repair',
+      index: this.rec.repairs,
+      parentId: d.start.id,
+      prompt: built.prompt,
+      documentFile: rejected.file,
+      documentText: rejected.text,
+      repairError: reason,
+    };
     this.state.progress.note(`pass ${this.pass}: ${reason}; sending a repair request to ${this.agent}`);
     return 'again';
   }

@@ -25,7 +25,12 @@ export function policyOf(plan: RunPlan): RunManifest['policy'] {
     ...body,
     passes: plan.passes,
     all_passes: plan.allPasses,
-    agents: Object.fromEntries(Object.entries(plan.agents).map(([role, a]) => [role, { spec: a.spec, adapter: a.adapter, command: a.adapter === 'cmd' ? a.command : null, options: a.options }])),
+    agents: Object.fromEntries(
+      Object.entries(plan.agents).map(([role, a]) => [
+        role,
+        { spec: a.spec, adapter: a.adapter, command: a.adapter === 'cmd' ? a.command : null, options: a.options },
+      ]),
+    ),
   };
   return { version: sha256(JSON.stringify(identity)).slice(0, 16), ...body };
 }

@@ -47,7 +47,11 @@ async function checkOne(agent: ResolvedAgent, env: NodeJS.ProcessEnv): Promise<A
     try {
       loadScript(agent.options.script);
     } catch (err) {
-      throw usageError(`mock script for ${agent.spec} is unreadable: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, 'fix the script file (see docs/adapters.md#mock)', 'config');
+      throw usageError(
+        `mock script for ${agent.spec} is unreadable: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+        'fix the script file (see docs/adapters.md#mock)',
+        'config',
+      );
     }
     return { version: 'mock-1', warnings: [], resolved: { script: agent.options.script ?? null } };
   }
@@ -56,7 +60,11 @@ async function checkOne(agent: ResolvedAgent, env: NodeJS.ProcessEnv): Promise<A
       try {
         accessSync(agent.command, constants.X_OK);
       } catch {
-        throw usageError(`adapter program ${agent.command} is not executable`, `chmod +x it, or use cmd:<interpreter> with args in bounce.config.yaml`, 'config');
+        throw usageError(
+          `adapter program ${agent.command} is not executable`,
+          `chmod +x it, or use cmd:<interpreter> with args in bounce.config.yaml`,
+          'config',
+        );
       }
     }
     return { version: null, warnings: [], resolved: { command: agent.command } };
@@ -64,7 +72,11 @@ async function checkOne(agent: ResolvedAgent, env: NodeJS.ProcessEnv): Promise<A
   const result = await checkAdapter(agent, 30_000, env);
   if (!result.ok) {
     const info = adapterInfo(agent.adapter);
-    throw usageError(`${agent.spec} is not ready: ${result.problems.join('; ') || 'its check failed'}`, info?.kind === 'cli' ? `run bounce check for details` : 'fix the agent settings in bounce.config.yaml', 'config');
+    throw usageError(
+      `${agent.spec} is not ready: ${result.problems.join('; ') || 'its check failed'}`,
+      info?.kind === 'cli' ? `run bounce check for details` : 'fix the agent settings in bounce.config.yaml',
+      'config',
+    );
   }
   return { version: result.version, warnings: result.warnings.map((w) => `${agent.spec}: ${w}`), resolved: result.resolved };
 }

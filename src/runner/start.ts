@@ -70,6 +70,8 @@ export function startRun(plan: RunPlan, now = new Date()): { folder: RunFolder; 
     error: null,
   };
   writeManifest(folder.dir, manifest);
-  folder.log(`run ${runId} started: ${plan.input.display}, ${plan.passes} passes, reviewer ${plan.agents.reviewer.spec}, composer ${plan.agents.composer.spec}`);
+  folder.log(
+    `run ${runId} started: ${plan.input.display}, ${plan.passes} passes, reviewer ${plan.agents.reviewer.spec}, composer ${plan.agents.composer.spec}`,
+  );
   return { folder, manifest };
 }

@@ -75,7 +75,11 @@ export function resolveRunDir(arg: string, runsDir: string, cwd: string): string
   if (!arg.includes('/') && !arg.includes('\\') && isDir(byId)) return byId;
   const byPath = resolve(cwd, arg);
   if (isDir(byPath) && looksLikeRun(byPath)) return byPath;
-  const names = isDir(root) ? readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name) : [];
+  const names = isDir(root)
+    ? readdirSync(root, { withFileTypes: true })
+        .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+        .map((d) => d.name)
+    : [];
   const matches = names.filter((n) => n.startsWith(arg)).sort();
   if (matches.length === 1) return join(root, matches[0]!);
   if (matches.length > 1) {
@@ -85,6 +89,9 @@ export function resolveRunDir(arg: string, runsDir: string, cwd: string): string
   const known = listRuns(root)
     .slice(0, 5)
     .map((e) => basename(e.dir));
-  const hint = known.length > 0 ? `runs in ${root}: ${known.join(', ')}${names.length > 5 ? ', ...' : ''} (or latest)` : `there are no runs in ${root}; pass --runs-dir or a path to a run folder`;
+  const hint =
+    known.length > 0
+      ? `runs in ${root}: ${known.join(', ')}${names.length > 5 ? ', ...' : ''} (or latest)`
+      : `there are no runs in ${root}; pass --runs-dir or a path to a run folder`;
   throw usageError(`no run matches "${arg}"`, hint);
 }

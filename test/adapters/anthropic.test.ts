@@ -27,7 +27,11 @@ describe('anthropic adapter (built program, real HTTP)', () => {
     const r = await run();
     expect(r.code).toBe(0);
     expect(r.json).toEqual({
-      ok: true, reply: CLEAN, stop: 'complete', model: 'claude-sonnet-4-5', agent_version: null,
+      ok: true,
+      reply: CLEAN,
+      stop: 'complete',
+      model: 'claude-sonnet-4-5',
+      agent_version: null,
       usage: { input_tokens: estimateTokens(PROMPT), output_tokens: estimateTokens(CLEAN), cost_usd: null, provider_reported: true },
     });
     const req = server.requests[0]!;
@@ -55,8 +59,11 @@ describe('anthropic adapter (built program, real HTTP)', () => {
 
   it('maps API errors to typed errors', async () => {
     server.script([
-      { status: 401, message: 'invalid x-api-key' }, { status: 429, retryAfter: 7 }, { status: 529, message: 'Overloaded' },
-      { status: 500 }, { status: 400, message: 'max_tokens: too large' },
+      { status: 401, message: 'invalid x-api-key' },
+      { status: 429, retryAfter: 7 },
+      { status: 529, message: 'Overloaded' },
+      { status: 500 },
+      { status: 400, message: 'max_tokens: too large' },
     ]);
     expect((await run()).json.error).toEqual({ type: 'auth', status: 401, message: 'HTTP 401 authentication_error: invalid x-api-key' });
     expect((await run()).json.error).toMatchObject({ type: 'rate_limit', status: 429, retry_after_ms: 7000 });
@@ -100,8 +107,15 @@ describe('anthropic --check', () => {
   it('resolves defaults and reports a missing key by name', async () => {
     const r = await check({});
     expect(r.code).toBe(1);
-    expect(r.json.problems).toEqual(['ANTHROPIC_API_KEY is not set (this adapter always needs a key): set ANTHROPIC_API_KEY or api_key_env in bounce.config.yaml']);
-    expect(r.json.resolved).toMatchObject({ base_url: 'https://api.anthropic.com', model: 'claude-sonnet-4-5', max_output_tokens: 16000, api_key_env: 'ANTHROPIC_API_KEY' });
+    expect(r.json.problems).toEqual([
+      'ANTHROPIC_API_KEY is not set (this adapter always needs a key): set ANTHROPIC_API_KEY or api_key_env in bounce.config.yaml',
+    ]);
+    expect(r.json.resolved).toMatchObject({
+      base_url: 'https://api.anthropic.com',
+      model: 'claude-sonnet-4-5',
+      max_output_tokens: 16000,
+      api_key_env: 'ANTHROPIC_API_KEY',
+    });
   });
 
   it('is ok with a key, refuses plain http off loopback and a temperature above 1', async () => {

@@ -10,7 +10,14 @@ describe('buildClaudeArgs', () => {
 
   it('adds model and budget, then extra args, and keeps --tools= last', () => {
     expect(buildClaudeArgs({ model: 'sonnet', max_budget_usd: 0.5, args: ['--effort', 'low'] })).toEqual([
-      ...FIXED, '--model', 'sonnet', '--max-budget-usd', '0.5', '--effort', 'low', '--tools=',
+      ...FIXED,
+      '--model',
+      'sonnet',
+      '--max-budget-usd',
+      '0.5',
+      '--effort',
+      'low',
+      '--tools=',
     ]);
   });
 
@@ -22,8 +29,17 @@ describe('buildClaudeArgs', () => {
 
 describe('buildClaudeEnv', () => {
   it('drops a parent session, turns retries and side requests off and sets the output cap', () => {
-    const env = buildClaudeEnv({ max_output_tokens: 12000 }, { PATH: '/bin', CLAUDECODE: '1', CLAUDE_CODE_ENTRYPOINT: 'cli', CLAUDE_CODE_SESSION_ID: 'x', ANTHROPIC_API_KEY: 'k', CLAUDE_CODE_MAX_RETRIES: '7' });
-    expect(env).toEqual({ PATH: '/bin', ANTHROPIC_API_KEY: 'k', CLAUDE_CODE_MAX_RETRIES: '0', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', CLAUDE_CODE_MAX_OUTPUT_TOKENS: '12000' });
+    const env = buildClaudeEnv(
+      { max_output_tokens: 12000 },
+      { PATH: '/bin', CLAUDECODE: '1', CLAUDE_CODE_ENTRYPOINT: 'cli', CLAUDE_CODE_SESSION_ID: 'x', ANTHROPIC_API_KEY: 'k', CLAUDE_CODE_MAX_RETRIES: '7' },
+    );
+    expect(env).toEqual({
+      PATH: '/bin',
+      ANTHROPIC_API_KEY: 'k',
+      CLAUDE_CODE_MAX_RETRIES: '0',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      CLAUDE_CODE_MAX_OUTPUT_TOKENS: '12000',
+    });
   });
 
   it('prices only against Anthropic itself', () => {
@@ -35,22 +51,34 @@ describe('buildClaudeEnv', () => {
 
 // Shapes recorded from claude 2.1.197 `-p --output-format stream-json --verbose`.
 const init = { type: 'system', subtype: 'init', tools: [], model: 'claude-opus-4-8[1m]', claude_code_version: '2.1.197' };
-const said = (id: string, text: string, model = 'claude-opus-4-8') => ({ type: 'assistant', message: { id, model, role: 'assistant', content: [{ type: 'text', text }], stop_reason: null } });
+const said = (id: string, text: string, model = 'claude-opus-4-8') => ({
+  type: 'assistant',
+  message: { id, model, role: 'assistant', content: [{ type: 'text', text }], stop_reason: null },
+});
 const result = (fields: Record<string, unknown>) => ({
-  type: 'result', subtype: 'success', is_error: false, api_error_status: null, num_turns: 1, result: 'Hello', stop_reason: 'end_turn',
+  type: 'result',
+  subtype: 'success',
+  is_error: false,
+  api_error_status: null,
+  num_turns: 1,
+  result: 'Hello',
+  stop_reason: 'end_turn',
   total_cost_usd: 0.000399,
   usage: { input_tokens: 42, cache_creation_input_tokens: 2, cache_read_input_tokens: 3, output_tokens: 7 },
   modelUsage: { 'claude-opus-4-8[1m]': { inputTokens: 42, outputTokens: 7, costUSD: 0.000399 } },
   ...fields,
 });
-const jsonl = (...events: unknown[]): string => events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+const jsonl = (...events: unknown[]): string => `${events.map((e) => JSON.stringify(e)).join('\n')}\n`;
 
 describe('parseClaudeOutput', () => {
   it('reads a success: reply, usage with cache tokens, cost, model and version', () => {
     expect(parseClaudeOutput(jsonl(init, said('msg_1', 'Hello'), result({})), '', 0)).toEqual({
-      ok: true, reply: 'Hello', stop: 'complete',
+      ok: true,
+      reply: 'Hello',
+      stop: 'complete',
       usage: { input_tokens: 47, output_tokens: 7, cost_usd: 0.000399, provider_reported: true },
-      model: 'claude-opus-4-8[1m]', agent_version: '2.1.197',
+      model: 'claude-opus-4-8[1m]',
+      agent_version: '2.1.197',
     });
   });
 
@@ -70,8 +98,15 @@ describe('parseClaudeOutput', () => {
   });
 
   it('reports the output-cap error after the continuations as truncated', () => {
-    const cap = "API Error: Claude's response exceeded the 64000 output token maximum. To configure this behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable.";
-    const out = jsonl(init, said('m1', 'a'), said('m2', 'b'), said('<synthetic-id>', cap, '<synthetic>'), result({ is_error: true, result: cap, stop_reason: 'stop_sequence' }));
+    const cap =
+      "API Error: Claude's response exceeded the 64000 output token maximum. To configure this behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable.";
+    const out = jsonl(
+      init,
+      said('m1', 'a'),
+      said('m2', 'b'),
+      said('<synthetic-id>', cap, '<synthetic>'),
+      result({ is_error: true, result: cap, stop_reason: 'stop_sequence' }),
+    );
     expect(parseClaudeOutput(out, '', 1)).toMatchObject({ ok: true, reply: 'ab', stop: 'truncated' });
   });
 
@@ -85,7 +120,8 @@ describe('parseClaudeOutput', () => {
     expect(parseClaudeOutput(jsonl(init, said('msg_1', 'Hello'), result({ result: '' })), '', 0)).toMatchObject({ ok: true, reply: 'Hello' });
   });
 
-  const errorResult = (text: string, status: number | null) => jsonl(init, result({ is_error: true, result: text, api_error_status: status, stop_reason: 'stop_sequence', modelUsage: {} }));
+  const errorResult = (text: string, status: number | null) =>
+    jsonl(init, result({ is_error: true, result: text, api_error_status: status, stop_reason: 'stop_sequence', modelUsage: {} }));
 
   it('types is_error results by status, then by text', () => {
     const cases: Array<[string, number | null, string, number | undefined]> = [

@@ -27,10 +27,17 @@ describe('claude adapter against the real claude CLI', () => {
   });
 
   const env = (extra: Record<string, string> = {}): Record<string, string> => ({
-    HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY,
-    BOUNCE_CLAUDE_BIN: BIN, ...extra,
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: KEY,
+    BOUNCE_CLAUDE_BIN: BIN,
+    ...extra,
   });
-  async function dispatch(behaviours: Behaviour[], opts: { deadlineMs?: number; options?: Record<string, unknown>; env?: Record<string, string> } = {}): Promise<{ run: AdapterRun; calls: typeof server.requests }> {
+  async function dispatch(
+    behaviours: Behaviour[],
+    opts: { deadlineMs?: number; options?: Record<string, unknown>; env?: Record<string, string> } = {},
+  ): Promise<{ run: AdapterRun; calls: typeof server.requests }> {
     server.script(behaviours);
     const before = server.requests.length;
     const request = adapterRequest(bouncePrompt(DOC), { model: 'mock-model', ...opts.options }, opts.deadlineMs ?? 60_000);
@@ -51,13 +58,13 @@ describe('claude adapter against the real claude CLI', () => {
     const posts = calls.filter((c) => c.method === 'POST');
     expect(posts[0]?.headers['x-api-key']).toBe(KEY);
     expect(posts[0]?.stream).toBe(true);
-    expect((posts[0]?.body as { tools?: unknown[] }).tools).toEqual([]);
+    expect((posts[0]?.body as { tools?: unknown[] } | undefined)?.tools).toEqual([]);
   });
 
   it('passes max_output_tokens as the request max_tokens', async () => {
     const { run, calls } = await dispatch(['edit'], { options: { max_output_tokens: 4096 } });
     expect(run.json.ok).toBe(true);
-    expect((calls.find((c) => c.method === 'POST')?.body as { max_tokens?: number }).max_tokens).toBe(4096);
+    expect((calls.find((c) => c.method === 'POST')?.body as { max_tokens?: number } | undefined)?.max_tokens).toBe(4096);
   });
 
   it('reports a reply cut at the output cap as truncated', async () => {

@@ -11,8 +11,12 @@ export const DOC = '# Plan\n\nWe ship the parser first and measure it.\n\nThen w
 export function bouncePrompt(doc: string, role: 'reviewer' | 'composer' = 'reviewer', final = false): string {
   return [
     `You are the ${role} in a bounce run. Return the whole document and nothing else.`,
-    `Role: ${role}`, `Pass 1 of 2${final ? ' (FINAL PASS)' : ''}`,
-    '<<<BOUNCE-DOCUMENT-abc123>>>', doc, '<<<END-BOUNCE-DOCUMENT-abc123>>>', '',
+    `Role: ${role}`,
+    `Pass 1 of 2${final ? ' (FINAL PASS)' : ''}`,
+    '<<<BOUNCE-DOCUMENT-abc123>>>',
+    doc,
+    '<<<END-BOUNCE-DOCUMENT-abc123>>>',
+    '',
   ].join('\n');
 }
 
@@ -40,15 +44,31 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
  * the way Ctrl-C does: the host signals the adapter's group, the adapter must take the
  * CLI's group down with it. Returns what the host saw and the marked processes seen mid-run.
  */
-export async function interruptedDispatch(name: 'claude' | 'codex', env: Record<string, string>, abortAfterMs: number): Promise<{ result: HostResult; during: number[]; after: number[] }> {
+export async function interruptedDispatch(
+  name: 'claude' | 'codex',
+  env: Record<string, string>,
+  abortAfterMs: number,
+): Promise<{ result: HostResult; during: number[]; after: number[] }> {
   const marker = newMarker();
   const agent: ResolvedAgent = {
-    spec: name, slug: name, adapter: name, provider: name, command: process.execPath,
-    args: [`${ROOT}dist/adapters/${name}.js`], options: {}, timeoutS: undefined, evidence: 'live',
+    spec: name,
+    slug: name,
+    adapter: name,
+    provider: name,
+    command: process.execPath,
+    args: [`${ROOT}dist/adapters/${name}.js`],
+    options: {},
+    timeoutS: undefined,
+    evidence: 'live',
   };
   const controller = new AbortController();
   const request = adapterRequest(bouncePrompt(DOC), {}, 60_000);
-  const pending = callAdapter(agent, request, { timeoutMs: 60_000, signal: controller.signal, maxOutputBytes: 1_000_000, env: { PATH: process.env.PATH ?? '', ...env, [marker]: '1' } });
+  const pending = callAdapter(agent, request, {
+    timeoutMs: 60_000,
+    signal: controller.signal,
+    maxOutputBytes: 1_000_000,
+    env: { PATH: process.env.PATH ?? '', ...env, [marker]: '1' },
+  });
   await sleep(abortAfterMs);
   const during = processesWith(marker);
   controller.abort();

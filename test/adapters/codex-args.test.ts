@@ -3,9 +3,28 @@ import { buildCodexArgs, codexModel, customProviderIds, keyVariables, parseCodex
 
 const paths = { workdir: '/tmp/bounce-codex-x/work', lastMessage: '/tmp/bounce-codex-x/last-message.txt' };
 const FIXED = [
-  'exec', '--json', '--color', 'never', '--sandbox', 'read-only', '--skip-git-repo-check', '--ephemeral',
-  '-C', paths.workdir, '--output-last-message', paths.lastMessage, '-c', 'features.unbounded_connection_retries=false',
-  '-c', 'features.shell_tool=false', '-c', 'features.multi_agent=false', '-c', 'features.goals=false', '-c', 'web_search="disabled"',
+  'exec',
+  '--json',
+  '--color',
+  'never',
+  '--sandbox',
+  'read-only',
+  '--skip-git-repo-check',
+  '--ephemeral',
+  '-C',
+  paths.workdir,
+  '--output-last-message',
+  paths.lastMessage,
+  '-c',
+  'features.unbounded_connection_retries=false',
+  '-c',
+  'features.shell_tool=false',
+  '-c',
+  'features.multi_agent=false',
+  '-c',
+  'features.goals=false',
+  '-c',
+  'web_search="disabled"',
 ];
 
 describe('buildCodexArgs', () => {
@@ -15,15 +34,26 @@ describe('buildCodexArgs', () => {
 
   it('adds the model, then extra args, and ends with -', () => {
     expect(buildCodexArgs({ model: 'gpt-5.5', args: ['-c', 'model_reasoning_effort="low"'] }, paths)).toEqual([
-      ...FIXED, '-m', 'gpt-5.5', '-c', 'model_reasoning_effort="low"', '-',
+      ...FIXED,
+      '-m',
+      'gpt-5.5',
+      '-c',
+      'model_reasoning_effort="low"',
+      '-',
     ]);
   });
 
   it('turns off the retries of the providers config.toml defines', () => {
     expect(buildCodexArgs({}, paths, ['local', 'bounce-test'])).toEqual([
       ...FIXED,
-      '-c', 'model_providers.local.request_max_retries=0', '-c', 'model_providers.local.stream_max_retries=0',
-      '-c', 'model_providers.bounce-test.request_max_retries=0', '-c', 'model_providers.bounce-test.stream_max_retries=0',
+      '-c',
+      'model_providers.local.request_max_retries=0',
+      '-c',
+      'model_providers.local.stream_max_retries=0',
+      '-c',
+      'model_providers.bounce-test.request_max_retries=0',
+      '-c',
+      'model_providers.bounce-test.stream_max_retries=0',
       '-',
     ]);
   });
@@ -35,12 +65,25 @@ describe('buildCodexArgs', () => {
 
 describe('config.toml reading', () => {
   const toml = [
-    'model = "gpt-local"', 'model_provider = "local"', '',
-    '[model_providers.local]', 'name = "Local"', 'base_url = "http://127.0.0.1:8080/v1"', 'env_key = "LOCAL_KEY"', '',
-    "[model_providers.'quoted-id']", 'name = "Q"', '',
-    '[model_providers."bad.id"]', 'name = "B"', '',
-    '[model_providers.local.http_headers]', 'x = "y"', '',
-    '[profiles.fast]', 'model = "other"',
+    'model = "gpt-local"',
+    'model_provider = "local"',
+    '',
+    '[model_providers.local]',
+    'name = "Local"',
+    'base_url = "http://127.0.0.1:8080/v1"',
+    'env_key = "LOCAL_KEY"',
+    '',
+    "[model_providers.'quoted-id']",
+    'name = "Q"',
+    '',
+    '[model_providers."bad.id"]',
+    'name = "B"',
+    '',
+    '[model_providers.local.http_headers]',
+    'x = "y"',
+    '',
+    '[profiles.fast]',
+    'model = "other"',
   ].join('\n');
 
   it('finds the custom providers, usable as bare -c keys', () => {
@@ -62,19 +105,35 @@ describe('config.toml reading', () => {
 });
 
 // Shapes recorded from codex-cli 0.171.0 `exec --json`.
-const jsonl = (...events: unknown[]): string => events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+const jsonl = (...events: unknown[]): string => `${events.map((e) => JSON.stringify(e)).join('\n')}\n`;
 const started = { type: 'thread.started', thread_id: '01a229b8-abc2-7d61-a409-16511d7b42a1' };
-const metaWarning = { type: 'item.completed', item: { id: 'item_0', type: 'error', message: 'Model metadata for `test-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.' } };
+const metaWarning = {
+  type: 'item.completed',
+  item: {
+    id: 'item_0',
+    type: 'error',
+    message: 'Model metadata for `test-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.',
+  },
+};
 const said = (text: string) => ({ type: 'item.completed', item: { id: 'item_1', type: 'agent_message', text } });
-const done = { type: 'turn.completed', usage: { input_tokens: 299, cached_input_tokens: 40, cache_write_input_tokens: 0, output_tokens: 130, reasoning_output_tokens: 20 } };
-const failed = (message: string) => [{ type: 'error', message }, { type: 'turn.failed', error: { message } }];
+const done = {
+  type: 'turn.completed',
+  usage: { input_tokens: 299, cached_input_tokens: 40, cache_write_input_tokens: 0, output_tokens: 130, reasoning_output_tokens: 20 },
+};
+const failed = (message: string) => [
+  { type: 'error', message },
+  { type: 'turn.failed', error: { message } },
+];
 const meta = { model: 'test-model', agent_version: '0.171.0' };
 
 describe('parseCodexOutput', () => {
   it('reads a success: the last-message file wins, usage from turn.completed, warnings ignored', () => {
     expect(parseCodexOutput(jsonl(started, metaWarning, { type: 'turn.started' }, said('Hello'), done), '', 0, 'Hello.\n', meta)).toEqual({
-      ok: true, reply: 'Hello.\n', stop: 'complete',
-      usage: { input_tokens: 299, output_tokens: 130, cost_usd: null, provider_reported: true }, ...meta,
+      ok: true,
+      reply: 'Hello.\n',
+      stop: 'complete',
+      usage: { input_tokens: 299, output_tokens: 130, cost_usd: null, provider_reported: true },
+      ...meta,
     });
   });
 
@@ -85,7 +144,11 @@ describe('parseCodexOutput', () => {
   });
 
   it('an empty turn is an empty reply (the runner decides)', () => {
-    expect(parseCodexOutput(jsonl(started, done), 'Warning: no last agent message; wrote empty content to x\n', 0, '')).toMatchObject({ ok: true, reply: '', stop: 'complete' });
+    expect(parseCodexOutput(jsonl(started, done), 'Warning: no last agent message; wrote empty content to x\n', 0, '')).toMatchObject({
+      ok: true,
+      reply: '',
+      stop: 'complete',
+    });
   });
 
   it('reports response.incomplete (max_output_tokens) as truncated, keeping the partial text', () => {
@@ -112,7 +175,11 @@ describe('parseCodexOutput', () => {
   });
 
   it('an error event without turn.failed still fails; Reconnecting notices are not the failure', () => {
-    const out = jsonl(started, { type: 'error', message: 'Reconnecting... 1/5 (stream disconnected)' }, { type: 'error', message: 'stream disconnected before completion: socket hang up' });
+    const out = jsonl(
+      started,
+      { type: 'error', message: 'Reconnecting... 1/5 (stream disconnected)' },
+      { type: 'error', message: 'stream disconnected before completion: socket hang up' },
+    );
     const r = parseCodexOutput(out, '', 1, null);
     expect(r.ok ? null : r.error).toMatchObject({ type: 'network', message: 'stream disconnected before completion: socket hang up' });
   });

@@ -3,10 +3,20 @@ import { checkEndpoint, displayUrl, isLoopback, parseRetryAfter, redact, serverM
 
 describe('isLoopback', () => {
   it.each([
-    ['http://127.0.0.1:11434/v1', true], ['http://127.8.9.10/', true], ['http://localhost:8080', true], ['http://LOCALHOST/', true],
-    ['http://[::1]:8000/v1', true], ['http://[::ffff:127.0.0.1]/', true], ['http://127.1/', true],
-    ['http://128.0.0.1/', false], ['https://api.openai.com/v1', false], ['http://localhost.evil.com/', false],
-    ['http://127.0.0.1.nip.io/', false], ['http://[::2]/', false], ['http://0.0.0.0/', false], ['not a url', false],
+    ['http://127.0.0.1:11434/v1', true],
+    ['http://127.8.9.10/', true],
+    ['http://localhost:8080', true],
+    ['http://LOCALHOST/', true],
+    ['http://[::1]:8000/v1', true],
+    ['http://[::ffff:127.0.0.1]/', true],
+    ['http://127.1/', true],
+    ['http://128.0.0.1/', false],
+    ['https://api.openai.com/v1', false],
+    ['http://localhost.evil.com/', false],
+    ['http://127.0.0.1.nip.io/', false],
+    ['http://[::2]/', false],
+    ['http://0.0.0.0/', false],
+    ['not a url', false],
   ])('%s -> %s', (url, expected) => expect(isLoopback(url)).toBe(expected));
 });
 
@@ -14,7 +24,11 @@ describe('checkEndpoint', () => {
   const env = { OPENAI_API_KEY: 'sk-test-SECRET123', BLANK: '  ' };
   it('lets loopback omit a key and uses the key when set', () => {
     expect(checkEndpoint({ baseUrl: 'http://127.0.0.1:11434/v1', apiKeyEnv: 'MISSING', env })).toEqual({ problems: [], loopback: true, keyEnv: null });
-    expect(checkEndpoint({ baseUrl: 'http://localhost/v1', apiKeyEnv: 'OPENAI_API_KEY', env })).toEqual({ problems: [], loopback: true, keyEnv: 'OPENAI_API_KEY' });
+    expect(checkEndpoint({ baseUrl: 'http://localhost/v1', apiKeyEnv: 'OPENAI_API_KEY', env })).toEqual({
+      problems: [],
+      loopback: true,
+      keyEnv: 'OPENAI_API_KEY',
+    });
   });
   it('needs a set, non-empty key off loopback and names the fix', () => {
     expect(checkEndpoint({ baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY', env }).problems).toEqual([]);
@@ -64,8 +78,16 @@ describe('helpers', () => {
     expect(serverMessage('{"detail":"nope"}')).toBe('nope');
     expect(serverMessage('x'.repeat(1000))).toHaveLength(300);
     expect(displayUrl('https://u:p@h.example/v1?key=abc#x')).toBe('https://h.example/v1');
-    expect([401, 403, 429, 500, 529, 408, 400, 404, 422].map(statusErrorType)).toEqual(
-      ['auth', 'auth', 'rate_limit', 'provider', 'provider', 'provider', 'config', 'config', 'config'],
-    );
+    expect([401, 403, 429, 500, 529, 408, 400, 404, 422].map(statusErrorType)).toEqual([
+      'auth',
+      'auth',
+      'rate_limit',
+      'provider',
+      'provider',
+      'provider',
+      'config',
+      'config',
+      'config',
+    ]);
   });
 });

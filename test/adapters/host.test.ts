@@ -99,7 +99,17 @@ afterAll(() => {
 });
 
 function agent(script: string, extraArgs: string[] = [], options: AgentOptions = {}, spec = 'fx'): ResolvedAgent {
-  return { spec, slug: spec, adapter: 'cmd', provider: 'cmd', command: process.execPath, args: [join(dir, script), ...extraArgs], options, timeoutS: undefined, evidence: 'external' };
+  return {
+    spec,
+    slug: spec,
+    adapter: 'cmd',
+    provider: 'cmd',
+    command: process.execPath,
+    args: [join(dir, script), ...extraArgs],
+    options,
+    timeoutS: undefined,
+    evidence: 'external',
+  };
 }
 
 function shellAgent(script: string, extraArgs: string[]): ResolvedAgent {
@@ -370,7 +380,13 @@ describe('checkAdapter', () => {
   });
 
   it('a failed check (exit 1) is reported with its problems; warnings and resolved default to empty', async () => {
-    expect(await checkAdapter(agent('checkfail.mjs'))).toEqual({ ok: false, version: null, problems: ['OPENAI_API_KEY is not set'], warnings: [], resolved: {} });
+    expect(await checkAdapter(agent('checkfail.mjs'))).toEqual({
+      ok: false,
+      version: null,
+      problems: ['OPENAI_API_KEY is not set'],
+      warnings: [],
+      resolved: {},
+    });
   });
 
   it('a program that does not exist is a failed check naming it', async () => {

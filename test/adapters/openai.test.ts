@@ -36,7 +36,11 @@ describe('openai adapter (built program, real HTTP)', () => {
     expect(r.code).toBe(0);
     const reply = insertNote(DOC, CONTESTED_NOTE);
     expect(r.json).toEqual({
-      ok: true, reply, stop: 'complete', model: 'llama3.1', agent_version: null,
+      ok: true,
+      reply,
+      stop: 'complete',
+      model: 'llama3.1',
+      agent_version: null,
       usage: { input_tokens: estimateTokens(PROMPT), output_tokens: estimateTokens(reply), cost_usd: null, provider_reported: true },
     });
     const req = server.requests[0]!;
@@ -61,7 +65,10 @@ describe('openai adapter (built program, real HTTP)', () => {
 
   it('maps HTTP errors to typed errors', async () => {
     server.script([
-      { status: 401, message: 'bad key' }, { status: 429, retryAfter: 2 }, { status: 500 }, { status: 503, retryAfter: 3 },
+      { status: 401, message: 'bad key' },
+      { status: 429, retryAfter: 2 },
+      { status: 500 },
+      { status: 503, retryAfter: 3 },
       { status: 404, message: 'model "nope" not found' },
     ]);
     const m = { model: 'm', base_url: base };
@@ -113,7 +120,11 @@ describe('openai --check (no request)', () => {
   it('is ok on loopback without a key, and says what it resolved', async () => {
     const r = await check({ model: 'llama3.1' });
     expect(r.code).toBe(0);
-    expect(r.json).toMatchObject({ ok: true, problems: [], resolved: { base_url: 'http://127.0.0.1:11434/v1', model: 'llama3.1', api_key_env: 'OPENAI_API_KEY', key_set: false, loopback: true } });
+    expect(r.json).toMatchObject({
+      ok: true,
+      problems: [],
+      resolved: { base_url: 'http://127.0.0.1:11434/v1', model: 'llama3.1', api_key_env: 'OPENAI_API_KEY', key_set: false, loopback: true },
+    });
     expect(r.json.warnings[0]).toMatch(/OPENAI_API_KEY is not set/);
   });
 
@@ -123,7 +134,9 @@ describe('openai --check (no request)', () => {
     expect(http.json.problems.join('\n')).toMatch(/plain http/);
     const https = await check({ model: 'm', base_url: 'https://openrouter.ai/api/v1', api_key_env: 'OPENROUTER_API_KEY' });
     expect(https.code).toBe(1);
-    expect(https.json.problems).toEqual(['OPENROUTER_API_KEY is not set (https://openrouter.ai/api/v1 is not a loopback endpoint): set OPENROUTER_API_KEY or api_key_env in bounce.config.yaml']);
+    expect(https.json.problems).toEqual([
+      'OPENROUTER_API_KEY is not set (https://openrouter.ai/api/v1 is not a loopback endpoint): set OPENROUTER_API_KEY or api_key_env in bounce.config.yaml',
+    ]);
     const ok = await check({ model: 'm', base_url: 'https://openrouter.ai/api/v1', api_key_env: 'OPENROUTER_API_KEY' }, { OPENROUTER_API_KEY: 'or-key-1' });
     expect(ok.json).toMatchObject({ ok: true, resolved: { key_set: true } });
     expect(server.requests).toHaveLength(0);

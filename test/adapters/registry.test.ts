@@ -32,7 +32,6 @@ function program(path: string): string {
   return path;
 }
 
-
 describe('built-in adapters', () => {
   it('are claude, codex, openai, anthropic and mock', () => {
     expect(BUILTIN_ADAPTERS.map((a) => a.name)).toEqual(['claude', 'codex', 'openai', 'anthropic', 'mock']);
@@ -166,7 +165,9 @@ describe('resolveAgent: cmd:<program>', () => {
 
 describe('resolveAgent: configured names', () => {
   it('a configured openai agent carries its options and timeout', () => {
-    const c = config('agents:\n  local:\n    adapter: openai\n    model: llama3.1:8b\n    base_url: http://127.0.0.1:11434/v1\n    max_output_tokens: 8192\n    timeout_s: 900\n');
+    const c = config(
+      'agents:\n  local:\n    adapter: openai\n    model: llama3.1:8b\n    base_url: http://127.0.0.1:11434/v1\n    max_output_tokens: 8192\n    timeout_s: 900\n',
+    );
     const a = resolveAgent('local', c, cwd, confDir);
     expect(a).toEqual<ResolvedAgent>({
       spec: 'local',
@@ -289,7 +290,9 @@ describe('resolveAgent: unknown specs', () => {
   });
 
   it('without configured agents, lists the built-ins only', () => {
-    expect(usageErrorOf(() => resolveAgent('x', DEFAULT_CONFIG, cwd, null)).hint).toBe('use one of: claude, codex, openai, anthropic, mock, <adapter>:<model> or cmd:<program>');
+    expect(usageErrorOf(() => resolveAgent('x', DEFAULT_CONFIG, cwd, null)).hint).toBe(
+      'use one of: claude, codex, openai, anthropic, mock, <adapter>:<model> or cmd:<program>',
+    );
   });
 });
 

@@ -13,9 +13,28 @@ const MOCK = { spec: 'mock', slug: 'mock', adapter: 'mock', provider: 'mock', co
 function startFor(run: FakeRun, over: Partial<DispatchStart>): DispatchStart {
   writeFileSync(join(run.dir, 'p.prompt.md'), 'prompt\n');
   return {
-    id: '01JV0000000000000000000000', runId: run.runId, stem: 'p', pass: 2, totalPasses: 2, role: 'composer', agent: { ...MOCK, args: [] },
-    agentVersion: null, final: true, kind: 'pass', index: 0, parentId: null, promptFile: 'p.prompt.md', documentFile: 'original.md', documentSha256: sha256(ORIGINAL), documentLines: 7,
-    inputPath: null, issuedAt: new Date('2026-05-15T00:01:00Z'), deadlineSeconds: 30, maxOutputTokens: 4000, repairError: null, ...over,
+    id: '01JV0000000000000000000000',
+    runId: run.runId,
+    stem: 'p',
+    pass: 2,
+    totalPasses: 2,
+    role: 'composer',
+    agent: { ...MOCK, args: [] },
+    agentVersion: null,
+    final: true,
+    kind: 'pass',
+    index: 0,
+    parentId: null,
+    promptFile: 'p.prompt.md',
+    documentFile: 'original.md',
+    documentSha256: sha256(ORIGINAL),
+    documentLines: 7,
+    inputPath: null,
+    issuedAt: new Date('2026-05-15T00:01:00Z'),
+    deadlineSeconds: 30,
+    maxOutputTokens: 4000,
+    repairError: null,
+    ...over,
   };
 }
 
@@ -40,7 +59,14 @@ describe('dispatch records', () => {
     const retry = readRecord(join(run.dir, recordPath(run.ids[1]!, new Date('2026-05-15T00:00:00Z'))));
     const req = retry.request;
     expect(req).toMatchObject({ id: run.ids[1], protocol_version: 1, issued_by: 'bounce', target_agent: 'reviewer/mock', priority: 'normal' });
-    expect(req.plan_ancestry).toEqual({ run_id: run.runId, document: '/home/me/project/docs/retry-policy.md', pass: 1, total_passes: 2, attempt: { kind: 'retry', index: 1 }, parent_dispatch: run.ids[0] });
+    expect(req.plan_ancestry).toEqual({
+      run_id: run.runId,
+      document: '/home/me/project/docs/retry-policy.md',
+      pass: 1,
+      total_passes: 2,
+      attempt: { kind: 'retry', index: 1 },
+      parent_dispatch: run.ids[0],
+    });
     expect(req.effort_budget).toEqual({ max_subagents: 0, deadline_seconds: 60, max_output_tokens: null });
     expect(req.expected_output.final).toBe(false);
     const [doc, prompt] = req.context.files;
@@ -112,9 +138,23 @@ describe('dispatch records', () => {
     const end = { completedAt: new Date('2026-05-15T00:01:01Z'), durationMs: 5, response: null, error: null, document: null, added: [], resolved: [] };
     hooks.dispatchFinished({ ...end, start: first, status: 'rejected', reason: 'notes left' });
     writeFileSync(join(run.dir, 'rejected.md'), 'rejected\n');
-    const repair = startFor(run, { id: '01JV0000000000000000000002', kind: 'repair', index: 1, parentId: first.id, documentFile: 'rejected.md', documentSha256: sha256('rejected\n') });
+    const repair = startFor(run, {
+      id: '01JV0000000000000000000002',
+      kind: 'repair',
+      index: 1,
+      parentId: first.id,
+      documentFile: 'rejected.md',
+      documentSha256: sha256('rejected\n'),
+    });
     const rel = hooks.dispatchStarted(repair)!;
-    hooks.dispatchFinished({ ...end, start: repair, status: 'completed', reason: null, document: { file: 'final.md', sha256: sha256(readFileSync(join(run.dir, 'final.md'))), lines: 7 }, resolved: fixtureNotes(PASS1) });
+    hooks.dispatchFinished({
+      ...end,
+      start: repair,
+      status: 'completed',
+      reason: null,
+      document: { file: 'final.md', sha256: sha256(readFileSync(join(run.dir, 'final.md'))), lines: 7 },
+      resolved: fixtureNotes(PASS1),
+    });
     const rec = readRecord(join(run.dir, rel));
     expect(rec.request.context.files[0]!.path).toBe('rejected.md');
     expect(rec.response!.resolved.map((r) => r.citations.evidence[0])).toEqual([

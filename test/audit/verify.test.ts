@@ -17,6 +17,7 @@ beforeEach(() => {
 afterEach(() => rmSync(tmp, { recursive: true, force: true }));
 
 const messages = (): string[] => verifyRun(run.dir).problems.map((p) => `${p.message} (${p.file})`);
+// biome-ignore lint/suspicious/noExplicitAny: the test edits run.json as untyped JSON
 const editJson = (f: (m: Record<string, any>) => void): void => {
   const path = join(run.dir, 'run.json');
   const m = JSON.parse(readFileSync(path, 'utf8'));
@@ -70,10 +71,12 @@ describe('bounce audit', () => {
   it('finds a record missing from disk or from run.json', () => {
     const [first, second] = listRecordFiles(run.dir);
     rmSync(join(run.dir, first!));
-    expect(messages()).toEqual(expect.arrayContaining([
-      'run.json lists 3 dispatches but 2 records were found (run.json)',
-      expect.stringMatching(new RegExp(`dispatch ${run.ids[0]} \\(pass 1\\) has no record`)),
-    ]));
+    expect(messages()).toEqual(
+      expect.arrayContaining([
+        'run.json lists 3 dispatches but 2 records were found (run.json)',
+        expect.stringMatching(new RegExp(`dispatch ${run.ids[0]} \\(pass 1\\) has no record`)),
+      ]),
+    );
     // A record under a name that is not its id, in the wrong date folder.
     renameSync(join(run.dir, second!), join(run.dir, first!));
     const found = messages();
@@ -107,7 +110,10 @@ describe('bounce audit', () => {
     const [first] = listRecordFiles(run.dir);
     const file = join(run.dir, first!);
     const text = readFileSync(file, 'utf8');
-    writeFileSync(file, text.slice(0, text.indexOf('response:')) + 'response: null\noutcome:\n  status: pending\n  reason: null\n  graded_at: null\n  grade: null\n');
+    writeFileSync(
+      file,
+      `${text.slice(0, text.indexOf('response:'))}response: null\noutcome:\n  status: pending\n  reason: null\n  graded_at: null\n  grade: null\n`,
+    );
     editJson((m) => {
       m.pass_records[0].dispatches[0].status = 'pending';
     });

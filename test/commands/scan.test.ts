@@ -19,9 +19,11 @@ async function workspace(files: Record<string, string | Buffer> = {}): Promise<s
 }
 
 async function scan(cwd: string, opts: Partial<ScanCommandOptions> & { patterns: string[] }, stdin = '') {
-  let stdout = '', stderr = '';
+  let stdout = '',
+    stderr = '';
   const io: Io = {
-    cwd, env: {},
+    cwd,
+    env: {},
     stdout: { write: (s: string) => (stdout += s) },
     stderr: { write: (s: string) => (stderr += s) },
     stdin: Readable.from([Buffer.from(stdin)]),
@@ -32,7 +34,10 @@ async function scan(cwd: string, opts: Partial<ScanCommandOptions> & { patterns:
 }
 
 async function scanError(cwd: string, opts: Partial<ScanCommandOptions> & { patterns: string[] }): Promise<BounceError> {
-  const err = await scan(cwd, opts).then(() => undefined, (e: unknown) => e);
+  const err = await scan(cwd, opts).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(BounceError);
   expect((err as BounceError).exitCode).toBe(2);
   return err as BounceError;
@@ -61,8 +66,13 @@ describe('bounce scan', () => {
 
   it('walks folders for .md, .markdown and .txt, skipping node_modules and hidden entries', async () => {
     const cwd = await workspace({
-      'docs/a.md': '[CLARIFY] a\n', 'docs/sub/b.markdown': '[CLARIFY] b\n', 'docs/c.txt': '```\n[CLARIFY] c\n```\n',
-      'docs/d.json': '"[CLARIFY]"', 'docs/node_modules/x.md': '[CLARIFY]', 'docs/.git/y.md': '[CLARIFY]', 'docs/.z.md': '[CLARIFY]',
+      'docs/a.md': '[CLARIFY] a\n',
+      'docs/sub/b.markdown': '[CLARIFY] b\n',
+      'docs/c.txt': '```\n[CLARIFY] c\n```\n',
+      'docs/d.json': '"[CLARIFY]"',
+      'docs/node_modules/x.md': '[CLARIFY]',
+      'docs/.git/y.md': '[CLARIFY]',
+      'docs/.z.md': '[CLARIFY]',
     });
     const r = await scan(cwd, { patterns: ['docs'] });
     expect(r.stdout).toBe(
@@ -78,7 +88,10 @@ describe('bounce scan', () => {
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual({
       files: [
-        { path: 'a.md', notes: [{ kind: 'CLARIFY', line: 2, column: 1, text: '[CLARIFY] Which one?', canonical: true, refersTo: { line: 1, text: 'Claim.' } }] },
+        {
+          path: 'a.md',
+          notes: [{ kind: 'CLARIFY', line: 2, column: 1, text: '[CLARIFY] Which one?', canonical: true, refersTo: { line: 1, text: 'Claim.' } }],
+        },
         { path: 'b.md', notes: [] },
       ],
       total: 1,
@@ -148,7 +161,14 @@ describe('bounce scan errors (exit 2)', () => {
   it('prints nothing when any input fails', async () => {
     const cwd = await workspace({ 'a.md': '[CLARIFY] x\n' });
     let stdout = '';
-    const io = { cwd, env: {}, stdout: { write: (s: string) => (stdout += s) }, stderr: { write: () => true }, stdin: Readable.from([]), signal: new AbortController().signal };
+    const io = {
+      cwd,
+      env: {},
+      stdout: { write: (s: string) => (stdout += s) },
+      stderr: { write: () => true },
+      stdin: Readable.from([]),
+      signal: new AbortController().signal,
+    };
     await expect(runScan({ patterns: ['a.md', 'missing.md'] }, io)).rejects.toBeInstanceOf(BounceError);
     expect(stdout).toBe('');
   });

@@ -23,7 +23,6 @@ function write(path: string, text: string): string {
   return path;
 }
 
-
 describe('findConfig', () => {
   it('finds bounce.config.yaml in the working directory', () => {
     const file = write(join(root, CONFIG_FILE), 'max_passes: 3\n');
@@ -180,7 +179,14 @@ describe('parseConfig', () => {
       reviewer: 'claude',
       composer: 'local',
       agents: {
-        local: { adapter: 'openai', model: 'llama3.1:8b', base_url: 'http://127.0.0.1:11434/v1', api_key_env: 'MY_KEY', max_output_tokens: 8192, timeout_s: 900 },
+        local: {
+          adapter: 'openai',
+          model: 'llama3.1:8b',
+          base_url: 'http://127.0.0.1:11434/v1',
+          api_key_env: 'MY_KEY',
+          max_output_tokens: 8192,
+          timeout_s: 900,
+        },
         tool: { adapter: 'cmd:./agent.py', args: ['--fast', '-v'] },
       },
       runs_dir: 'out/runs',
@@ -270,7 +276,9 @@ describe('parseConfig', () => {
   });
 
   it('base_url must be a URL', () => {
-    expect(usageErrorOf(() => parseConfig('agents:\n  a:\n    adapter: openai\n    base_url: localhost\n', 'c')).message).toBe('c: agents.a.base_url: Invalid url');
+    expect(usageErrorOf(() => parseConfig('agents:\n  a:\n    adapter: openai\n    base_url: localhost\n', 'c')).message).toBe(
+      'c: agents.a.base_url: Invalid url',
+    );
   });
 
   it('agent names: letters, digits, ".", "_" and "-", starting with a letter or digit', () => {

@@ -29,7 +29,17 @@ beforeAll(async () => {
   mkdirSync(join(home, 'codex'));
   writeFileSync(
     join(home, 'codex', 'config.toml'),
-    ['model_provider = "bounce-test"', 'model = "mock-model"', '', '[model_providers.bounce-test]', 'name = "Bounce test"', `base_url = "${server.url}/v1"`, 'wire_api = "responses"', 'env_key = "BOUNCE_TEST_CODEX_KEY"', ''].join('\n'),
+    [
+      'model_provider = "bounce-test"',
+      'model = "mock-model"',
+      '',
+      '[model_providers.bounce-test]',
+      'name = "Bounce test"',
+      `base_url = "${server.url}/v1"`,
+      'wire_api = "responses"',
+      'env_key = "BOUNCE_TEST_CODEX_KEY"',
+      '',
+    ].join('\n'),
   );
 });
 afterAll(async () => server?.close());
@@ -197,7 +207,10 @@ describe('interrupting a run with the real CLIs', () => {
 describe('bounce refine with the openai and anthropic adapters', () => {
   it('openai: converges against an OpenAI-compatible server on loopback without a key', async () => {
     const before = server.requests.length;
-    const r = await runCli(['refine', 'launch.md', '--reviewer', 'openai:mock-model', '--composer', 'openai:mock-model', '--json'], { cwd: dir, env: env({ OPENAI_BASE_URL: `${server.url}/v1` }) });
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'openai:mock-model', '--composer', 'openai:mock-model', '--json'], {
+      cwd: dir,
+      env: env({ OPENAI_BASE_URL: `${server.url}/v1` }),
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(documentCalls(before).map((c) => c.api)).toEqual(['chat', 'chat']);
     const m = JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8'));
@@ -207,7 +220,10 @@ describe('bounce refine with the openai and anthropic adapters', () => {
 
   it('openai: a key is sent to the server but never written to the run folder', async () => {
     const before = server.requests.length;
-    const r = await runCli(['refine', 'launch.md', '--reviewer', 'openai:mock-model', '--composer', 'openai:mock-model'], { cwd: dir, env: env({ OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: OPENAI_KEY }) });
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'openai:mock-model', '--composer', 'openai:mock-model'], {
+      cwd: dir,
+      env: env({ OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: OPENAI_KEY }),
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(documentCalls(before)[0]!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
     expectNoKeys(onlyRun(), [OPENAI_KEY]);
@@ -215,7 +231,10 @@ describe('bounce refine with the openai and anthropic adapters', () => {
 
   it('anthropic: converges through the Messages API', async () => {
     const before = server.requests.length;
-    const r = await runCli(['refine', 'launch.md', '--reviewer', 'anthropic:mock-model', '--composer', 'anthropic:mock-model', '--json'], { cwd: dir, env: env() });
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'anthropic:mock-model', '--composer', 'anthropic:mock-model', '--json'], {
+      cwd: dir,
+      env: env(),
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(documentCalls(before).map((c) => c.api)).toEqual(['anthropic', 'anthropic']);
     expectNoKeys(onlyRun(), [CLAUDE_KEY]);
@@ -223,7 +242,10 @@ describe('bounce refine with the openai and anthropic adapters', () => {
 
   it('refuses a plain-http remote endpoint before anything is sent (exit 2, no run folder)', async () => {
     const before = server.requests.length;
-    const r = await runCli(['refine', 'launch.md', '--reviewer', 'openai:m', '--composer', 'openai:m'], { cwd: dir, env: env({ OPENAI_BASE_URL: 'http://models.example.com/v1', OPENAI_API_KEY: OPENAI_KEY }) });
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'openai:m', '--composer', 'openai:m'], {
+      cwd: dir,
+      env: env({ OPENAI_BASE_URL: 'http://models.example.com/v1', OPENAI_API_KEY: OPENAI_KEY }),
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/plain http/);
     expect(r.stderr).not.toContain(OPENAI_KEY);

@@ -138,7 +138,14 @@ describe('examples/adapters/upper-adapter.mjs', () => {
 
   it("works through the runner's host on a real pass prompt, as cmd:<program>", async () => {
     const templates = await loadTemplates();
-    const { prompt } = buildPassPrompt(templates, { document: DOCUMENT, pass: 2, totalPasses: 2, role: 'composer', final: true, markers: ['CONTESTED', 'CLARIFY'] });
+    const { prompt } = buildPassPrompt(templates, {
+      document: DOCUMENT,
+      pass: 2,
+      totalPasses: 2,
+      role: 'composer',
+      final: true,
+      markers: ['CONTESTED', 'CLARIFY'],
+    });
     const agent = resolveAgent('cmd:./examples/adapters/upper-adapter.mjs', DEFAULT_CONFIG, ROOT, null);
     expect(agent.evidence).toBe('external');
     const result = await callAdapter(agent, request(prompt), { timeoutMs: 30_000, maxOutputBytes: 1_000_000 });

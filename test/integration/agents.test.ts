@@ -23,7 +23,14 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-const env = (clis: string[], extra: NodeJS.ProcessEnv = {}) => cleanEnv({ PATH: pathWith(clis), HOME: join(dir, 'home'), CLAUDE_CONFIG_DIR: join(dir, 'home', '.claude'), CODEX_HOME: join(dir, 'home', '.codex'), ...extra });
+const env = (clis: string[], extra: NodeJS.ProcessEnv = {}) =>
+  cleanEnv({
+    PATH: pathWith(clis),
+    HOME: join(dir, 'home'),
+    CLAUDE_CONFIG_DIR: join(dir, 'home', '.claude'),
+    CODEX_HOME: join(dir, 'home', '.codex'),
+    ...extra,
+  });
 
 describe('choosing agents', () => {
   it('defaults to claude as reviewer and codex as composer when both are installed', async () => {
@@ -66,7 +73,10 @@ describe('choosing agents', () => {
   it('flags override the config file', async () => {
     const cfgDir = tempDir();
     writeFileSync(join(cfgDir, 'doc.md'), '# Doc\n\ntext\n');
-    writeFileSync(join(cfgDir, 'bounce.config.yaml'), 'reviewer: local\ncomposer: local\nagents:\n  local: { adapter: openai, model: m1, base_url: "http://127.0.0.1:9/v1" }\n');
+    writeFileSync(
+      join(cfgDir, 'bounce.config.yaml'),
+      'reviewer: local\ncomposer: local\nagents:\n  local: { adapter: openai, model: m1, base_url: "http://127.0.0.1:9/v1" }\n',
+    );
     const r = await runCli(['refine', 'doc.md', '--dry-run', '--json', '--composer', 'mock'], { cwd: cfgDir, env: env([]) });
     const plan = JSON.parse(r.stdout);
     expect(plan.agents.reviewer).toMatchObject({ spec: 'local', adapter: 'openai', chosen_by: 'config', options: { model: 'm1' } });
@@ -90,7 +100,10 @@ describe('bounce check and bounce adapters', () => {
 
   it('exits 1 naming each problem of a configured agent, with no API call', async () => {
     const cfgDir = tempDir();
-    writeFileSync(join(cfgDir, 'bounce.config.yaml'), 'reviewer: remote\nagents:\n  remote: { adapter: openai, model: m, base_url: "http://models.example.com/v1" }\n');
+    writeFileSync(
+      join(cfgDir, 'bounce.config.yaml'),
+      'reviewer: remote\nagents:\n  remote: { adapter: openai, model: m, base_url: "http://models.example.com/v1" }\n',
+    );
     const before = server.requests.length;
     const r = await runCli(['check'], { cwd: cfgDir, env: env(['claude', 'codex']) });
     expect(r.code).toBe(1);

@@ -68,7 +68,9 @@ describe('bounce audit on a real mock run', () => {
     appendFileSync(join(runDir, prompt), 'tampered\n');
     const res = await runCli(['audit', 'latest'], { cwd });
     expect(res.code).toBe(1);
-    expect(res.stdout).toMatch(new RegExp(`^problem: sha256 of ${prompt.replace(/\./g, '\\.')} does not match .*\\(audit/dispatches/\\d{4}-\\d{2}-\\d{2}/[0-9A-Z]{26}\\.yaml\\)$`, 'm'));
+    expect(res.stdout).toMatch(
+      new RegExp(`^problem: sha256 of ${prompt.replace(/\./g, '\\.')} does not match .*\\(audit/dispatches/\\d{4}-\\d{2}-\\d{2}/[0-9A-Z]{26}\\.yaml\\)$`, 'm'),
+    );
   });
 
   it('exits 2 for a run that does not exist', async () => {

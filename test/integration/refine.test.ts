@@ -41,7 +41,19 @@ describe('bounce refine with mock agents', () => {
     expect(run).toMatch(/^plan-\d{8}-\d{6}-[0-9A-Z]{6}$/);
     expect(r.stdout.trim()).toBe(join('runs', run!, 'final.md'));
     const files = readdirSync(join(dir, 'runs', run!));
-    expect(files).toEqual(expect.arrayContaining(['original.md', 'final.md', 'run.json', 'run.log', 'pass-1-reviewer-mock.md', 'pass-1-reviewer-mock.prompt.md', 'pass-1-reviewer-mock.reply.txt', 'pass-1-reviewer-mock.stderr.log', 'pass-2-composer-mock.md']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'original.md',
+        'final.md',
+        'run.json',
+        'run.log',
+        'pass-1-reviewer-mock.md',
+        'pass-1-reviewer-mock.prompt.md',
+        'pass-1-reviewer-mock.reply.txt',
+        'pass-1-reviewer-mock.stderr.log',
+        'pass-2-composer-mock.md',
+      ]),
+    );
     const m = manifest(run!);
     expect(m.status).toBe('converged');
     expect(m.totals.dispatches).toBe(2);
@@ -153,7 +165,10 @@ describe('bounce refine with cmd: adapters that fail', () => {
 
   it('an adapter that hangs is killed at its deadline with its children', async () => {
     const pidFile = join(dir, 'child.pid');
-    const r = await runCli(['refine', 'plan.md', '--reviewer', adapter('hang.mjs'), '--composer', 'mock', '--timeout', '1', '--json'], { cwd: dir, env: cleanEnv({ HANG_PID_FILE: pidFile }) });
+    const r = await runCli(['refine', 'plan.md', '--reviewer', adapter('hang.mjs'), '--composer', 'mock', '--timeout', '1', '--json'], {
+      cwd: dir,
+      env: cleanEnv({ HANG_PID_FILE: pidFile }),
+    });
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stdout).error.type).toBe('timeout');
     const pid = Number(readFileSync(pidFile, 'utf8'));
@@ -187,7 +202,10 @@ describe('bounce refine with cmd: adapters that fail', () => {
   });
 
   it('transient errors are retried and three in a row open the breaker', async () => {
-    const s = script('s.yaml', 'steps:\n  "1": { error: { type: provider, message: "upstream 500" } }\n  "1.retry": { error: { type: provider, message: "upstream 500" } }\n');
+    const s = script(
+      's.yaml',
+      'steps:\n  "1": { error: { type: provider, message: "upstream 500" } }\n  "1.retry": { error: { type: provider, message: "upstream 500" } }\n',
+    );
     const r = await runCli(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stdout).error.type).toBe('breaker');

@@ -26,7 +26,12 @@ async function killedInPass2(extraArgs: string[] = []): Promise<void> {
     cwd: dir,
     onSpawn: (child) => {
       const poll = setInterval(() => {
-        if (existsSync(join(dir, 'runs')) && readdirSync(join(dir, 'runs')).some((n) => !n.startsWith('.') && readdirSync(join(dir, 'runs', n)).some((f) => f.startsWith('pass-2-') && f.endsWith('.prompt.md')))) {
+        if (
+          existsSync(join(dir, 'runs')) &&
+          readdirSync(join(dir, 'runs')).some(
+            (n) => !n.startsWith('.') && readdirSync(join(dir, 'runs', n)).some((f) => f.startsWith('pass-2-') && f.endsWith('.prompt.md')),
+          )
+        ) {
           clearInterval(poll);
           setTimeout(() => child.kill('SIGKILL'), 150);
         }

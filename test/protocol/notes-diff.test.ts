@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { countByKind, diffNotes, noteKey, scanNotes, type Note } from '../../src/protocol/scanner.js';
 
 const note = (kind: string, text: string, line = 1): Note => ({
-  kind, text, line, column: 1, offset: 0, refersTo: null, canonical: true,
+  kind,
+  text,
+  line,
+  column: 1,
+  offset: 0,
+  refersTo: null,
+  canonical: true,
 });
 const texts = (notes: Note[]): string[] => notes.map((n) => `${n.kind}:${n.text}`);
 

@@ -9,9 +9,14 @@ const brief = (n: Note): string => `${n.kind} ${n.line}:${n.column}${n.canonical
 function micromarkVisible(doc: string, markers: readonly string[] = []): number[] {
   const text = doc.replace(/^\uFEFF/, '');
   const hidden: [number, number][] = [];
-  for (const [kind, token] of postprocess(parse().document().write(preprocess()(text, undefined, true)))) {
+  for (const [kind, token] of postprocess(
+    parse()
+      .document()
+      .write(preprocess()(text, undefined, true)),
+  )) {
     if (kind !== 'enter') continue;
-    const s = token.start.offset, e = token.end.offset;
+    const s = token.start.offset,
+      e = token.end.offset;
     if (['codeFenced', 'codeIndented', 'codeText'].includes(token.type)) hidden.push([s, e]);
     else if (token.type === 'htmlText' && text.startsWith('<!--', s)) hidden.push([s, e]);
     else if (token.type === 'htmlFlow') {
@@ -23,9 +28,7 @@ function micromarkVisible(doc: string, markers: readonly string[] = []): number[
     }
   }
   const names = [...DEFAULT_MARKERS, ...markers].join('|');
-  return [...text.matchAll(new RegExp(`\\[(?:${names})\\]`, 'gi'))]
-    .map((m) => m.index)
-    .filter((o) => !hidden.some(([a, b]) => a <= o && o < b));
+  return [...text.matchAll(new RegExp(`\\[(?:${names})\\]`, 'gi'))].map((m) => m.index).filter((o) => !hidden.some(([a, b]) => a <= o && o < b));
 }
 
 type Case = [name: string, doc: string, expected: string[], opts?: ScanOptions & { notMicromark?: string }];
@@ -101,7 +104,12 @@ const cases: Case[] = [
   ['lazy continuation', '> a\n[CLARIFY] lazy', ['CLARIFY 2:1']],
   ['lazy line is not code', '> a\n    [CLARIFY] lazy', ['CLARIFY 2:5']],
   ['setext heading', '[CLARIFY] title\n===', ['CLARIFY 1:1']],
-  ['html kind 7 cannot interrupt a lazy paragraph', '> a\n<span>\n    [CLARIFY] c', ['CLARIFY 3:5'], { notMicromark: 'micromark 4.0.3 opens an HTML block here' }],
+  [
+    'html kind 7 cannot interrupt a lazy paragraph',
+    '> a\n<span>\n    [CLARIFY] c',
+    ['CLARIFY 3:5'],
+    { notMicromark: 'micromark 4.0.3 opens an HTML block here' },
+  ],
   ['html kind 7 cannot interrupt a paragraph', 'a\n<span>\n    [CLARIFY] c', ['CLARIFY 3:5']],
   ['a list after indented code may start above 1', '    code\n2. foo\n\n    [CLARIFY] in the item', ['CLARIFY 4:5'], { notMicromark: 'micromark#228' }],
   ['01 counts as 1 when interrupting a paragraph', 'a\n01. <!-- [CLARIFY] -->', [], { notMicromark: 'micromark reads the first digit only' }],
@@ -144,7 +152,11 @@ describe('scanNotes: note fields', () => {
   it('takes the text to the end of the paragraph and refers to the line above', () => {
     const [note] = scanNotes('Retry up to 5 times.\n[CONTESTED] Five attempts\nis too aggressive.\n\nNext paragraph.');
     expect(note).toEqual({
-      kind: 'CONTESTED', line: 2, column: 1, offset: 21, canonical: true,
+      kind: 'CONTESTED',
+      line: 2,
+      column: 1,
+      offset: 21,
+      canonical: true,
       text: '[CONTESTED] Five attempts is too aggressive.',
       refersTo: { line: 1, text: 'Retry up to 5 times.' },
     });
@@ -188,16 +200,76 @@ describe('scanNotes: note fields', () => {
 
 describe('syntaxForPath', () => {
   it.each([
-    ['doc.md', 'markdown'], ['DOC.MARKDOWN', 'markdown'], ['a/b.Md', 'markdown'], [undefined, 'markdown'],
-    ['notes.txt', 'plain'], ['main.ts', 'plain'], ['md', 'plain'], ['file.md.bak', 'plain'],
+    ['doc.md', 'markdown'],
+    ['DOC.MARKDOWN', 'markdown'],
+    ['a/b.Md', 'markdown'],
+    [undefined, 'markdown'],
+    ['notes.txt', 'plain'],
+    ['main.ts', 'plain'],
+    ['md', 'plain'],
+    ['file.md.bak', 'plain'],
   ] as const)('%s -> %s', (path, syntax) => expect(syntaxForPath(path)).toBe(syntax));
   it('has the two protocol markers by default', () => expect(DEFAULT_MARKERS).toEqual(['CONTESTED', 'CLARIFY']));
 });
 
 describe('scanNotes agrees with micromark on generated documents', () => {
   // No ordered list starting above 1: see EMPTY_ITEM.
-  const prefixes = ['> ', '>', '- ', '* ', '1. ', '1) ', '  ', '   ', '    ', '     ', '\t', ' \t', '```', '~~~~', '````', '    ```', '<!--', '<div>', '# ', '---', '==='];
-  const pieces = ['text', '`', '``', '```', '~~~', '<!--', '-->', '<div>', '</div>', '<pre>', '<a href="x">', '[a](', ')', '](b', '"t"', '\\', '\\`', '[', ']', '![', '<http://x.y/', '>', '<?', '?>', '<!X', '<![CDATA[', ']]>', '(', "'", '-', '[CONTESTED]'];
+  const prefixes = [
+    '> ',
+    '>',
+    '- ',
+    '* ',
+    '1. ',
+    '1) ',
+    '  ',
+    '   ',
+    '    ',
+    '     ',
+    '\t',
+    ' \t',
+    '```',
+    '~~~~',
+    '````',
+    '    ```',
+    '<!--',
+    '<div>',
+    '# ',
+    '---',
+    '===',
+  ];
+  const pieces = [
+    'text',
+    '`',
+    '``',
+    '```',
+    '~~~',
+    '<!--',
+    '-->',
+    '<div>',
+    '</div>',
+    '<pre>',
+    '<a href="x">',
+    '[a](',
+    ')',
+    '](b',
+    '"t"',
+    '\\',
+    '\\`',
+    '[',
+    ']',
+    '![',
+    '<http://x.y/',
+    '>',
+    '<?',
+    '?>',
+    '<!X',
+    '<![CDATA[',
+    ']]>',
+    '(',
+    "'",
+    '-',
+    '[CONTESTED]',
+  ];
   // mulberry32: a tiny seeded generator, so a failure reproduces.
   const random = (seed: number) => () => {
     seed = (seed + 0x6d2b79f5) | 0;
@@ -233,7 +305,8 @@ describe('scanNotes agrees with micromark on generated documents', () => {
 // Speed is measured by `npm run bench`, never asserted here: these check large inputs stay correct.
 describe('scanNotes on large inputs', () => {
   it('finds every note in 2 MB of dense markdown', () => {
-    const block = 'Claim with `code` and [a link](http://x).\n[CONTESTED] Cap at 2.\n- item [CLARIFY] two\n\n```\n[CLARIFY]\n```\n\n> quote <!-- [CLARIFY] -->\n> [CLARIFY] quoted\n\n';
+    const block =
+      'Claim with `code` and [a link](http://x).\n[CONTESTED] Cap at 2.\n- item [CLARIFY] two\n\n```\n[CLARIFY]\n```\n\n> quote <!-- [CLARIFY] -->\n> [CLARIFY] quoted\n\n';
     const doc = block.repeat(Math.ceil(2_000_000 / block.length));
     const notes = scanNotes(doc);
     expect(notes.length).toBe(3 * Math.ceil(2_000_000 / block.length));

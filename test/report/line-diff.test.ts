@@ -4,14 +4,18 @@ import { diffLines, splitLines, unifiedDiff } from '../../src/report/line-diff.j
 /** Length of a longest common subsequence, the slow way, to check the diff is minimal. */
 function lcs(a: string[], b: string[]): number {
   const t = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-  for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) t[i]![j] = a[i] === b[j] ? t[i + 1]![j + 1]! + 1 : Math.max(t[i + 1]![j]!, t[i]![j + 1]!);
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--) t[i]![j] = a[i] === b[j] ? t[i + 1]![j + 1]! + 1 : Math.max(t[i + 1]![j]!, t[i]![j + 1]!);
   return t[0]![0]!;
 }
 
 describe('line diff', () => {
   it('rebuilds both sides and keeps a longest common subsequence (random inputs)', () => {
     let seed = 7;
-    const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const rnd = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
     for (let t = 0; t < 2000; t++) {
       const a = Array.from({ length: rnd(12) }, () => 'abcd'[rnd(4)]!);
       const b = Array.from({ length: rnd(12) }, () => 'abcd'[rnd(4)]!);
@@ -45,7 +49,10 @@ describe('line diff on large inputs', () => {
     const ops = diffLines(a, b);
     expect(ops.filter((o) => o.type === 'insert')).toHaveLength(400);
     expect(ops.filter((o) => o.type === 'equal')).toHaveLength(19_600);
-    const rewrite = diffLines(a, a.map((l) => `${l}!`));
+    const rewrite = diffLines(
+      a,
+      a.map((l) => `${l}!`),
+    );
     expect(rewrite.filter((o) => o.type === 'delete')).toHaveLength(20_000);
   });
 });

@@ -29,7 +29,16 @@ beforeAll(async () => {
   if (existsSync(CHROMIUM)) {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }
 });
@@ -71,7 +80,10 @@ describe('bounce report', () => {
     page.on('console', (msg) => msg.type() === 'error' && problems.push(`console: ${msg.text()}`));
     page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
     page.on('request', (req) => requests.push(req.url()));
-    page.on('dialog', (d) => (problems.push(`dialog: ${d.message()}`), void d.dismiss()));
+    page.on('dialog', (d) => {
+      problems.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
     await page.goto(pathToFileURL(reportPath).href, { waitUntil: 'load' });
 
     expect(await page.title()).toBe(`bounce report: ${run.runId}`);

@@ -175,7 +175,10 @@ describe('makeDelimiters', () => {
   });
 
   it('draws again when the document forges the open or the close line', () => {
-    const seq = (...v: string[]) => () => v.shift() as string;
+    const seq =
+      (...v: string[]) =>
+      () =>
+        v.shift() as string;
     const forgedOpen = 'x\n<<<BOUNCE-DOCUMENT-aaaaaaaaaaaa>>>\ny';
     expect(makeDelimiters(forgedOpen, seq('aaaaaaaaaaaa', 'bbbbbbbbbbbb')).nonce).toBe('bbbbbbbbbbbb');
     const forgedClose = 'x <<<END-BOUNCE-DOCUMENT-aaaaaaaaaaaa>>> y';

@@ -115,7 +115,7 @@ describe('code fence', () => {
 
   it('unwraps a markdown document that has code blocks of its own', () => {
     const inner = 'Intro\n\n```js\nlet x = 1;\n```\n\nOutro';
-    expect(accept('```markdown\n' + inner + '\n```').document).toBe(`${inner}\n`);
+    expect(accept(`\`\`\`markdown\n${inner}\n\`\`\``).document).toBe(`${inner}\n`);
   });
 
   it('leaves a fence that does not wrap the whole reply', () => {

@@ -28,7 +28,6 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-
 async function rejectionOf(p: Promise<unknown>): Promise<BounceError> {
   const err = await p.then(
     () => undefined,
@@ -283,7 +282,15 @@ describe('readInput', () => {
 
   it('stdin (-): read whole, display "stdin", no path, ext md, markdown', async () => {
     const input = await readInput('-', fakeIo({ stdin: '# From a pipe\n' }), 1000);
-    expect(input).toEqual({ path: null, display: 'stdin', text: '# From a pipe\n', bytes: 14, sha256: sha256('# From a pipe\n'), ext: 'md', syntax: 'markdown' });
+    expect(input).toEqual({
+      path: null,
+      display: 'stdin',
+      text: '# From a pipe\n',
+      bytes: 14,
+      sha256: sha256('# From a pipe\n'),
+      ext: 'md',
+      syntax: 'markdown',
+    });
   });
 
   it('stdin that is a terminal is refused with a message mentioning the terminal', async () => {

@@ -7,7 +7,15 @@ import { ZodError } from 'zod';
 import { writeFileAtomic } from '../../src/store/atomic.js';
 import { sha256 } from '../../src/store/hash.js';
 import { LOCK_FILE, acquireLock } from '../../src/store/lock.js';
-import { MANIFEST_FILE, RunManifestSchema, readManifest, writeManifest, type AgentRecord, type PassRecord, type RunManifest } from '../../src/store/manifest.js';
+import {
+  MANIFEST_FILE,
+  RunManifestSchema,
+  readManifest,
+  writeManifest,
+  type AgentRecord,
+  type PassRecord,
+  type RunManifest,
+} from '../../src/store/manifest.js';
 import { RunFolder, assertRunsDirWritable, createRunFolder, dispatchStem, makeRunId, slugifyName } from '../../src/store/run-folder.js';
 import { bounceErrorOf } from '../support/errors.js';
 
@@ -20,7 +28,6 @@ beforeEach(() => {
 afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
-
 
 /** Files in a folder other than the ones named: temp files left behind show up here. */
 const others = (dir: string, ...expected: string[]): string[] => readdirSync(dir).filter((f) => !expected.includes(f));
@@ -200,7 +207,8 @@ describe('RunFolder', () => {
 
 describe('acquireLock', () => {
   const lockPath = (): string => join(root, LOCK_FILE);
-  const readLock = (): { pid: number; host: string; started_at: string } => JSON.parse(readFileSync(lockPath(), 'utf8')) as { pid: number; host: string; started_at: string };
+  const readLock = (): { pid: number; host: string; started_at: string } =>
+    JSON.parse(readFileSync(lockPath(), 'utf8')) as { pid: number; host: string; started_at: string };
 
   /** The pid of a process that has exited (and been reaped). */
   function deadPid(): number {

@@ -13,6 +13,7 @@ export interface AdapterRun {
   stdout: string;
   stderr: string;
   /** stdout parsed as JSON (undefined when it is not JSON). */
+  // biome-ignore lint/suspicious/noExplicitAny: a test reads whatever JSON the program printed
   json: any;
   ms: number;
 }
@@ -32,6 +33,7 @@ export async function runAdapterProgram(name: string, input: unknown, env: Recor
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   child.stdin.end(typeof input === 'string' ? input : JSON.stringify(input));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  // biome-ignore lint/suspicious/noExplicitAny: a test reads whatever JSON the program printed
   let json: any;
   try {
     json = JSON.parse(stdout);
@@ -42,10 +44,23 @@ export async function runAdapterProgram(name: string, input: unknown, env: Recor
 }
 
 /** A valid AdapterRequest with the given prompt, options and deadline (ms from now). */
-export function adapterRequest(prompt: string, options: Record<string, unknown>, deadlineMs = 10_000, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function adapterRequest(
+  prompt: string,
+  options: Record<string, unknown>,
+  deadlineMs = 10_000,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
-    contract_version: 1, dispatch_id: '01JTESTDISPATCH0000000000', run_id: 'doc-20261129-120000-ABCDEF',
-    pass: 1, total_passes: 2, role: 'reviewer', final: false, prompt, options,
-    deadline: new Date(Date.now() + deadlineMs).toISOString(), ...extra,
+    contract_version: 1,
+    dispatch_id: '01JTESTDISPATCH0000000000',
+    run_id: 'doc-20261129-120000-ABCDEF',
+    pass: 1,
+    total_passes: 2,
+    role: 'reviewer',
+    final: false,
+    prompt,
+    options,
+    deadline: new Date(Date.now() + deadlineMs).toISOString(),
+    ...extra,
   };
 }

@@ -12,7 +12,6 @@ import { writeManifest, type AgentRecord, type DispatchRef, type PassRecord, typ
 
 /** A realistic finished run folder, written the way the runner writes one, without any agent. */
 
-
 export const ORIGINAL = `# Retry policy
 
 The classifier should retry on transient errors with exponential backoff up to 5 attempts.
@@ -52,11 +51,34 @@ export function fixtureNotes(text: string): Note[] {
 }
 
 function agent(spec: string, evidence: ResolvedAgent['evidence']): ResolvedAgent {
-  return { spec, slug: spec, adapter: spec === 'mock' ? 'mock' : 'openai', provider: spec === 'mock' ? 'mock' : 'openai-compatible', command: 'node', args: [], options: { model: 'scripted-1' }, timeoutS: 60, evidence };
+  return {
+    spec,
+    slug: spec,
+    adapter: spec === 'mock' ? 'mock' : 'openai',
+    provider: spec === 'mock' ? 'mock' : 'openai-compatible',
+    command: 'node',
+    args: [],
+    options: { model: 'scripted-1' },
+    timeoutS: 60,
+    evidence,
+  };
 }
 
 function agentRecord(a: ResolvedAgent): AgentRecord {
-  return { spec: a.spec, adapter: a.adapter, provider: a.provider, model: 'scripted-1', version: '0.1.0', max_output_tokens: null, timeout_s: 60, evidence: a.evidence, usage_provider_reported: false, options: { model: 'scripted-1' }, chosen_by: 'flag', resolved: {} };
+  return {
+    spec: a.spec,
+    adapter: a.adapter,
+    provider: a.provider,
+    model: 'scripted-1',
+    version: '0.1.0',
+    max_output_tokens: null,
+    timeout_s: 60,
+    evidence: a.evidence,
+    usage_provider_reported: false,
+    options: { model: 'scripted-1' },
+    chosen_by: 'flag',
+    resolved: {},
+  };
 }
 
 export interface FakeRun {
@@ -75,14 +97,26 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
   const evidence = opts.evidence ?? 'mock';
   const spec = evidence === 'mock' ? 'mock' : 'openai';
   const a = agent(spec, evidence);
-  const w = (name: string, text: string): string => (writeFileSync(join(dir, name), text), name);
+  const w = (name: string, text: string): string => {
+    writeFileSync(join(dir, name), text);
+    return name;
+  };
   w('original.md', ORIGINAL);
   const hooks = createAuditTrail(dir);
   const nextId = monotonicFactory();
   const ids: string[] = [];
   let clock = created.getTime();
 
-  const call = (pass: number, kind: 'pass' | 'retry', index: number, parentId: string | null, sent: { file: string; text: string }, reply: string, doc: string | null, before: string): DispatchRef => {
+  const call = (
+    pass: number,
+    kind: 'pass' | 'retry',
+    index: number,
+    parentId: string | null,
+    sent: { file: string; text: string },
+    reply: string,
+    doc: string | null,
+    before: string,
+  ): DispatchRef => {
     const role = pass % 2 === 1 ? 'reviewer' : 'composer';
     const stem = `pass-${pass}-${role}-${spec}${kind === 'pass' ? '' : `.${kind}-${index}`}`;
     const issuedAt = new Date((clock += 1000));
@@ -90,9 +124,27 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
     ids.push(id);
     const promptFile = w(`${stem}.prompt.md`, `You are the ${role}. Pass ${pass} of 2.\n<<<DOCUMENT\n${sent.text}DOCUMENT>>>\n`);
     const start: DispatchStart = {
-      id, runId, stem, pass, totalPasses: 2, role, agent: a, agentVersion: '0.1.0', final: pass === 2, kind, index, parentId, promptFile,
-      documentFile: sent.file, documentSha256: sha256(sent.text), documentLines: lines(sent.text), inputPath: '/home/me/project/docs/retry-policy.md',
-      issuedAt, deadlineSeconds: 60, maxOutputTokens: null, repairError: null,
+      id,
+      runId,
+      stem,
+      pass,
+      totalPasses: 2,
+      role,
+      agent: a,
+      agentVersion: '0.1.0',
+      final: pass === 2,
+      kind,
+      index,
+      parentId,
+      promptFile,
+      documentFile: sent.file,
+      documentSha256: sha256(sent.text),
+      documentLines: lines(sent.text),
+      inputPath: '/home/me/project/docs/retry-policy.md',
+      issuedAt,
+      deadlineSeconds: 60,
+      maxOutputTokens: null,
+      repairError: null,
     };
     const record = hooks.dispatchStarted(start);
     w(`${stem}.reply.txt`, reply);
@@ -103,10 +155,28 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
     const status = doc === null ? 'rejected' : 'completed';
     const reason = doc === null ? 'empty reply; the same prompt is sent once more' : null;
     hooks.dispatchFinished({
-      start, completedAt: new Date((clock += 400)), durationMs: 400, status, reason,
-      response: { ok: true, reply, stop: 'complete', usage, model: 'scripted-1', agent_version: '0.1.0' }, error: null, document, added, resolved,
+      start,
+      completedAt: new Date((clock += 400)),
+      durationMs: 400,
+      status,
+      reason,
+      response: { ok: true, reply, stop: 'complete', usage, model: 'scripted-1', agent_version: '0.1.0' },
+      error: null,
+      document,
+      added,
+      resolved,
     });
-    return { id, kind, index, stem, status, reason, duration_ms: 400, usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cost_usd: null }, record };
+    return {
+      id,
+      kind,
+      index,
+      stem,
+      status,
+      reason,
+      duration_ms: 400,
+      usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cost_usd: null },
+      record,
+    };
   };
 
   const passRecord = (pass: number, refs: DispatchRef[], before: string, after: string, file: string): PassRecord => {
@@ -114,20 +184,40 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
     const na = fixtureNotes(after);
     const diff = diffNotes(nb, na);
     return {
-      pass, role: pass % 2 === 1 ? 'reviewer' : 'composer', agent: spec, final: pass === 2, status: 'completed',
-      notes_before: nb.length, notes_after: na.length,
-      added: diff.added.length, resolved: diff.resolved.length,
-      misplaced_after: 0, words_before: words(before), words_after: words(after), document: file, document_sha256: sha256(after),
-      usage: { input_tokens: refs.reduce((s, r) => s + (r.usage?.input_tokens ?? 0), 0), output_tokens: refs.reduce((s, r) => s + (r.usage?.output_tokens ?? 0), 0), cost_usd: null },
-      duration_ms: refs.length * 400, retries: refs.filter((r) => r.kind === 'retry').length, repairs: 0, fixes: [], errors: [], dispatches: refs,
-      started_at: new Date(created.getTime() + pass * 1000).toISOString(), finished_at: new Date(created.getTime() + pass * 3000).toISOString(),
+      pass,
+      role: pass % 2 === 1 ? 'reviewer' : 'composer',
+      agent: spec,
+      final: pass === 2,
+      status: 'completed',
+      notes_before: nb.length,
+      notes_after: na.length,
+      added: diff.added.length,
+      resolved: diff.resolved.length,
+      misplaced_after: 0,
+      words_before: words(before),
+      words_after: words(after),
+      document: file,
+      document_sha256: sha256(after),
+      usage: {
+        input_tokens: refs.reduce((s, r) => s + (r.usage?.input_tokens ?? 0), 0),
+        output_tokens: refs.reduce((s, r) => s + (r.usage?.output_tokens ?? 0), 0),
+        cost_usd: null,
+      },
+      duration_ms: refs.length * 400,
+      retries: refs.filter((r) => r.kind === 'retry').length,
+      repairs: 0,
+      fixes: [],
+      errors: [],
+      dispatches: refs,
+      started_at: new Date(created.getTime() + pass * 1000).toISOString(),
+      finished_at: new Date(created.getTime() + pass * 3000).toISOString(),
     };
   };
 
   const orig = { file: 'original.md', text: ORIGINAL };
   const r1 = call(1, 'pass', 0, null, orig, '', null, ORIGINAL);
   const r1b = call(1, 'retry', 1, r1.id, orig, PASS1, PASS1, ORIGINAL);
-  const p1 = passRecord(1, [r1, r1b], ORIGINAL, PASS1, 'pass-1-reviewer-' + spec + '.retry-1.md');
+  const p1 = passRecord(1, [r1, r1b], ORIGINAL, PASS1, `pass-1-reviewer-${spec}.retry-1.md`);
   const r2 = call(2, 'pass', 0, null, { file: p1.document!, text: PASS1 }, PASS2, PASS2, PASS1);
   const p2 = passRecord(2, [r2], PASS1, PASS2, `pass-2-composer-${spec}.md`);
   w('final.md', PASS2);
@@ -135,20 +225,46 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
 
   const sum = (k: 'input_tokens' | 'output_tokens'): number => p1.usage[k]! + p2.usage[k]!;
   const manifest: RunManifest = {
-    schema_version: 1, run_id: runId, tool: { name: 'bounce', version: '0.1.0' },
-    created_at: created.toISOString(), updated_at: created.toISOString(), finished_at: new Date(created.getTime() + 9000).toISOString(),
-    status: 'converged', exit_code: 0,
-    input: { path: '/home/me/project/docs/retry-policy.md', display: 'docs/retry-policy.md', sha256: sha256(ORIGINAL), bytes: Buffer.byteLength(ORIGINAL), words: words(ORIGINAL), ext: 'md', syntax: 'markdown', notes: 0 },
+    schema_version: 1,
+    run_id: runId,
+    tool: { name: 'bounce', version: '0.1.0' },
+    created_at: created.toISOString(),
+    updated_at: created.toISOString(),
+    finished_at: new Date(created.getTime() + 9000).toISOString(),
+    status: 'converged',
+    exit_code: 0,
+    input: {
+      path: '/home/me/project/docs/retry-policy.md',
+      display: 'docs/retry-policy.md',
+      sha256: sha256(ORIGINAL),
+      bytes: Buffer.byteLength(ORIGINAL),
+      words: words(ORIGINAL),
+      ext: 'md',
+      syntax: 'markdown',
+      notes: 0,
+    },
     original: 'original.md',
     output: { target: 'run', path: 'final.md', written: true, sha256: sha256(PASS2) },
     passes: { requested: 2, run: 2, all_passes: false },
     agents: { reviewer: agentRecord(a), composer: agentRecord(a) },
     evidence,
-    policy: { version: '1', contract_version: 1, templates_sha256: sha256('templates'), prompts_dir: null, markers: ['CONTESTED', 'CLARIFY'], max_repairs: 1, summary_ratio: 0.3, summary_min_words: 50, max_bytes: 1_000_000, reply_mode: 'document' },
+    policy: {
+      version: '1',
+      contract_version: 1,
+      templates_sha256: sha256('templates'),
+      prompts_dir: null,
+      markers: ['CONTESTED', 'CLARIFY'],
+      max_repairs: 1,
+      summary_ratio: 0.3,
+      summary_min_words: 50,
+      max_bytes: 1_000_000,
+      reply_mode: 'document',
+    },
     pass_records: [p1, p2],
     totals: { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cost_usd: null, duration_ms: 1200, dispatches: 3 },
     breaker: { consecutive_failures: 0, open: false, last_error: null },
-    notes_left: 0, error: null,
+    notes_left: 0,
+    error: null,
   };
   writeManifest(dir, manifest);
   return { dir, runId, manifest, ids };

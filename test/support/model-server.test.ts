@@ -1,21 +1,28 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  CLARIFY_NOTE, CONTESTED_NOTE, estimateTokens, insertNote, readTurn, removeNotes, startModelServer, type ModelServer,
-} from './model-server.js';
+import { CLARIFY_NOTE, CONTESTED_NOTE, estimateTokens, insertNote, readTurn, removeNotes, startModelServer, type ModelServer } from './model-server.js';
 
 const DOC = '# Title\n\nFirst paragraph, with some words in it.\n\nSecond paragraph.\n';
 const prompt = (role: string, doc = DOC, extra = ''): string =>
   `Role: ${role}\n${extra}Pass 1 of 2.\n<<<BOUNCE-DOCUMENT-0a1b2c>>>\n${doc}\n<<<END-BOUNCE-DOCUMENT-0a1b2c>>>\n`;
 
-interface Sse { event: string | null; data: string }
+interface Sse {
+  event: string | null;
+  data: string;
+}
 function parseSse(text: string): Sse[] {
-  return text.split('\n\n').filter((b) => b.trim() !== '').map((block) => {
-    const lines = block.split('\n');
-    return {
-      event: lines.find((l) => l.startsWith('event: '))?.slice(7) ?? null,
-      data: lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n'),
-    };
-  });
+  return text
+    .split('\n\n')
+    .filter((b) => b.trim() !== '')
+    .map((block) => {
+      const lines = block.split('\n');
+      return {
+        event: lines.find((l) => l.startsWith('event: '))?.slice(7) ?? null,
+        data: lines
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6))
+          .join('\n'),
+      };
+    });
 }
 
 type Api = 'anthropic' | 'responses' | 'chat';
@@ -29,35 +36,67 @@ function body(api: Api, text: string, stream: boolean): Record<string, unknown> 
 /** Call the server and fold the answer (streamed or not) into text, stop reason and usage. */
 async function call(server: ModelServer, api: Api, text: string, stream = false) {
   const res = await fetch(server.url + paths[api], {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test-SEEN', 'x-api-key': 'sk-ant-SEEN' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test-SEEN', 'x-api-key': 'sk-ant-SEEN' },
     body: JSON.stringify(body(api, text, stream)),
   });
   const raw = await res.text();
   if (!res.ok) return { status: res.status, headers: res.headers, raw, text: '', stop: '', input: -1, output: -1 };
-  let out = ''; let stop = ''; let input = -1; let output = -1;
+  let out = '';
+  let stop = '';
+  let input = -1;
+  let output = -1;
   if (!stream) {
     const j = JSON.parse(raw);
-    if (api === 'anthropic') { out = j.content.map((c: { text: string }) => c.text).join(''); stop = j.stop_reason; input = j.usage.input_tokens; output = j.usage.output_tokens; }
-    if (api === 'responses') { out = j.output[0].content[0].text; stop = j.status; input = j.usage.input_tokens; output = j.usage.output_tokens; }
-    if (api === 'chat') { out = j.choices[0].message.content; stop = j.choices[0].finish_reason; input = j.usage.prompt_tokens; output = j.usage.completion_tokens; }
+    if (api === 'anthropic') {
+      out = j.content.map((c: { text: string }) => c.text).join('');
+      stop = j.stop_reason;
+      input = j.usage.input_tokens;
+      output = j.usage.output_tokens;
+    }
+    if (api === 'responses') {
+      out = j.output[0].content[0].text;
+      stop = j.status;
+      input = j.usage.input_tokens;
+      output = j.usage.output_tokens;
+    }
+    if (api === 'chat') {
+      out = j.choices[0].message.content;
+      stop = j.choices[0].finish_reason;
+      input = j.usage.prompt_tokens;
+      output = j.usage.completion_tokens;
+    }
   } else {
     for (const e of parseSse(raw)) {
-      if (e.data === '[DONE]') { stop += '|DONE'; continue; }
+      if (e.data === '[DONE]') {
+        stop += '|DONE';
+        continue;
+      }
       const d = JSON.parse(e.data);
       if (api === 'anthropic') {
         expect(e.event).toBe(d.type);
         if (d.type === 'message_start') input = d.message.usage.input_tokens;
         if (d.type === 'content_block_delta') out += d.delta.text;
-        if (d.type === 'message_delta') { stop = d.delta.stop_reason; output = d.usage.output_tokens; }
+        if (d.type === 'message_delta') {
+          stop = d.delta.stop_reason;
+          output = d.usage.output_tokens;
+        }
       } else if (api === 'responses') {
         expect(e.event).toBe(d.type);
         if (d.type === 'response.output_text.delta') out += d.delta;
         if (d.type === 'response.output_text.done') expect(d.text).toBe(out);
-        if (d.type === 'response.completed' || d.type === 'response.incomplete') { stop = d.response.status; input = d.response.usage.input_tokens; output = d.response.usage.output_tokens; }
+        if (d.type === 'response.completed' || d.type === 'response.incomplete') {
+          stop = d.response.status;
+          input = d.response.usage.input_tokens;
+          output = d.response.usage.output_tokens;
+        }
       } else {
         if (d.choices[0]?.delta?.content) out += d.choices[0].delta.content;
         if (d.choices[0]?.finish_reason) stop = d.choices[0].finish_reason;
-        if (d.usage) { input = d.usage.prompt_tokens; output = d.usage.completion_tokens; }
+        if (d.usage) {
+          input = d.usage.prompt_tokens;
+          output = d.usage.completion_tokens;
+        }
       }
     }
   }
@@ -85,8 +124,12 @@ describe('model-turn (pure)', () => {
 
 describe('model server over HTTP', () => {
   let server: ModelServer;
-  beforeEach(async () => { server = await startModelServer(); });
-  afterEach(async () => { await server.close(); });
+  beforeEach(async () => {
+    server = await startModelServer();
+  });
+  afterEach(async () => {
+    await server.close();
+  });
 
   for (const api of ['anthropic', 'responses', 'chat'] as const) {
     for (const stream of [false, true]) {
@@ -138,7 +181,11 @@ describe('model server over HTTP', () => {
   it('stall never answers and lets the client go away', async () => {
     server.setDefault('stall');
     await expect(
-      fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(body('chat', prompt('reviewer'), false)), signal: AbortSignal.timeout(300) }),
+      fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify(body('chat', prompt('reviewer'), false)),
+        signal: AbortSignal.timeout(300),
+      }),
     ).rejects.toThrow();
     expect(server.requests[0]).toMatchObject({ scripted: true, behaviour: 'stall', reply: null });
   });

@@ -78,7 +78,11 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
 
   function handle(req: IncomingMessage, res: ServerResponse, raw: string): void {
     const path = req.url ?? '/';
-    const route = path.split('?')[0]!.replace(/^\/v1(?=\/)/, '').replace(/\/+$/, '') || '/';
+    const route =
+      path
+        .split('?')[0]!
+        .replace(/^\/v1(?=\/)/, '')
+        .replace(/\/+$/, '') || '/';
     let body: unknown = raw === '' ? undefined : raw;
     try {
       if (raw !== '') body = JSON.parse(raw);
@@ -86,21 +90,32 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
       /* keep the raw text */
     }
     const rec: RecordedRequest = {
-      method: req.method ?? 'GET', path, headers: req.headers, body, api: 'other', stream: false,
-      prompt: null, turn: null, scripted: false, behaviour: null, reply: null,
+      method: req.method ?? 'GET',
+      path,
+      headers: req.headers,
+      body,
+      api: 'other',
+      stream: false,
+      prompt: null,
+      turn: null,
+      scripted: false,
+      behaviour: null,
+      reply: null,
     };
     requests.push(rec);
     const json = (status: number, value: unknown): void => {
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
     };
 
-    if (route === '/' && (req.method === 'GET' || req.method === 'HEAD')) return void res.writeHead(200, { 'content-type': 'text/plain' }).end(req.method === 'GET' ? 'ok' : undefined);
+    if (route === '/' && (req.method === 'GET' || req.method === 'HEAD'))
+      return void res.writeHead(200, { 'content-type': 'text/plain' }).end(req.method === 'GET' ? 'ok' : undefined);
     if (route === '/models' && req.method === 'GET') {
       return json(200, { object: 'list', data: MODELS.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'bounce-test' })) });
     }
     const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     if (route === '/messages/count_tokens' && req.method === 'POST') return json(200, { input_tokens: estimateTokens(raw) });
-    const api: Api | null = req.method !== 'POST' ? null : route === '/messages' ? 'anthropic' : route === '/responses' ? 'responses' : route === '/chat/completions' ? 'chat' : null;
+    const api: Api | null =
+      req.method !== 'POST' ? null : route === '/messages' ? 'anthropic' : route === '/responses' ? 'responses' : route === '/chat/completions' ? 'chat' : null;
     if (api === null) return json(404, { type: 'error', error: { type: 'not_found_error', message: `no route for ${req.method} ${path}` } });
     if (typeof body !== 'object' || body === null) return sendError(res, api, 400, 'request body is not a JSON object');
 
@@ -108,7 +123,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     rec.stream = b.stream === true;
     rec.prompt = promptOf(api, b);
     rec.turn = readTurn(rec.prompt);
-    const model = typeof b.model === 'string' && b.model !== '' ? b.model : opts.model ?? 'mock-model';
+    const model = typeof b.model === 'string' && b.model !== '' ? b.model : (opts.model ?? 'mock-model');
     const input = estimateTokens(rec.prompt);
     let reply: Reply = { text: 'OK.', truncated: false };
     if (rec.turn.document !== null) {

@@ -111,7 +111,12 @@ export function removeNotes(doc: string): string {
 
 /** A one-sentence summary: far under 30% of the words of any real document. */
 export function summarise(doc: string): string {
-  const first = doc.split('\n').find((l) => l.trim() !== '')?.replace(/^[#>\s*-]+/, '').trim() ?? 'nothing';
+  const first =
+    doc
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.replace(/^[#>\s*-]+/, '')
+      .trim() ?? 'nothing';
   const words = doc.split(/\s+/).filter(Boolean).length;
   return `In short, this ${words}-word document is about ${first.split(/\s+/).slice(0, 8).join(' ')}.`;
 }
@@ -127,8 +132,7 @@ export interface Reply {
  */
 export function replyFor(turn: Turn & { document: string }, behaviour: Behaviour): Reply {
   const doc = turn.document;
-  const edit = (): string =>
-    turn.role === 'reviewer' && !turn.final && !turn.repair ? insertNote(doc, CONTESTED_NOTE) : removeNotes(doc);
+  const edit = (): string => (turn.role === 'reviewer' && !turn.final && !turn.repair ? insertNote(doc, CONTESTED_NOTE) : removeNotes(doc));
   if (typeof behaviour === 'object') {
     if ('reply' in behaviour) return { text: behaviour.reply, truncated: behaviour.truncated ?? false };
     return { text: edit(), truncated: false };

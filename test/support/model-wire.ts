@@ -69,10 +69,15 @@ export function sendResponses(res: ServerResponse, a: Answer): void {
     total_tokens: a.usage.input + a.usage.output,
   };
   const response = {
-    id: id('resp_'), object: 'response', created_at: Math.floor(Date.now() / 1000), model: a.model,
+    id: id('resp_'),
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    model: a.model,
     status: a.reply.truncated ? 'incomplete' : 'completed',
     incomplete_details: a.reply.truncated ? { reason: 'max_output_tokens' } : null,
-    error: null, output: [item], usage,
+    error: null,
+    output: [item],
+    usage,
   };
   if (!a.stream) {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -118,12 +123,23 @@ export function sendChat(res: ServerResponse, a: Answer): void {
 }
 
 const ANTHROPIC_ERRORS: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
-  413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error',
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
 };
 const OPENAI_ERRORS: Record<number, [type: string, code: string | null]> = {
-  400: ['invalid_request_error', null], 401: ['invalid_request_error', 'invalid_api_key'], 403: ['invalid_request_error', 'unsupported_country_region_territory'],
-  404: ['invalid_request_error', 'model_not_found'], 429: ['requests', 'rate_limit_exceeded'], 500: ['server_error', null], 503: ['server_error', null],
+  400: ['invalid_request_error', null],
+  401: ['invalid_request_error', 'invalid_api_key'],
+  403: ['invalid_request_error', 'unsupported_country_region_territory'],
+  404: ['invalid_request_error', 'model_not_found'],
+  429: ['requests', 'rate_limit_exceeded'],
+  500: ['server_error', null],
+  503: ['server_error', null],
 };
 
 /** An HTTP error in the API's own error shape, with `Retry-After` (seconds) when given. */
@@ -134,6 +150,13 @@ export function sendError(res: ServerResponse, api: Api, status: number, message
   const body =
     api === 'anthropic'
       ? { type: 'error', error: { type: ANTHROPIC_ERRORS[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message: text } }
-      : { error: { message: text, type: (OPENAI_ERRORS[status] ?? [status >= 500 ? 'server_error' : 'invalid_request_error'])[0], param: null, code: OPENAI_ERRORS[status]?.[1] ?? null } };
+      : {
+          error: {
+            message: text,
+            type: (OPENAI_ERRORS[status] ?? [status >= 500 ? 'server_error' : 'invalid_request_error'])[0],
+            param: null,
+            code: OPENAI_ERRORS[status]?.[1] ?? null,
+          },
+        };
   res.writeHead(status, headers).end(JSON.stringify(body));
 }
