@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AdapterErrorTypeSchema, AttemptKindSchema, RoleSchema, StopReasonSchema } from '../vocabulary.js';
 
 /**
  * The adapter contract: the runner writes one AdapterRequest as JSON to the adapter's
@@ -7,9 +8,7 @@ import { z } from 'zod';
  */
 export const CONTRACT_VERSION = 1;
 
-export const ROLES = ['reviewer', 'composer'] as const;
-export const RoleSchema = z.enum(ROLES);
-export type Role = z.infer<typeof RoleSchema>;
+export { ROLES, RoleSchema, type Role } from '../vocabulary.js';
 
 /** Options an agent is configured with; forwarded to its adapter verbatim. */
 export const AgentOptionsSchema = z
@@ -50,10 +49,7 @@ export const AdapterRequestSchema = z
     /** Set on a repair request: why the previous reply was rejected. */
     repair_error: z.string().optional(),
     /** Which call of this pass this is: the first, a resend (retry) or a repair, and its number. */
-    attempt: z
-      .object({ kind: z.enum(['pass', 'retry', 'repair']), index: z.number().int().nonnegative() })
-      .strict()
-      .optional(),
+    attempt: z.object({ kind: AttemptKindSchema, index: z.number().int().nonnegative() }).strict().optional(),
   })
   .strict();
 export type AdapterRequest = z.infer<typeof AdapterRequestSchema>;
@@ -69,10 +65,9 @@ export const UsageSchema = z
   .strict();
 export type Usage = z.infer<typeof UsageSchema>;
 
-export const ERROR_TYPES = ['auth', 'config', 'network', 'rate_limit', 'timeout', 'provider'] as const;
 export const AdapterErrorSchema = z
   .object({
-    type: z.enum(ERROR_TYPES),
+    type: AdapterErrorTypeSchema,
     message: z.string(),
     retry_after_ms: z.number().int().nonnegative().optional(),
     /** HTTP status when the error came from an HTTP API. */
@@ -85,7 +80,7 @@ export const AdapterSuccessSchema = z
   .object({
     ok: z.literal(true),
     reply: z.string(),
-    stop: z.enum(['complete', 'truncated']),
+    stop: StopReasonSchema,
     usage: UsageSchema,
     model: z.string().nullable(),
     agent_version: z.string().nullable(),

@@ -1,10 +1,10 @@
 import { execa } from 'execa';
-import { AdapterResponseSchema, CheckResultSchema, ERROR_TYPES, type AdapterRequest, type AdapterSuccess, type CheckResult, type Usage } from './contract.js';
+import type { HostErrorType } from '../vocabulary.js';
+import { AdapterResponseSchema, CheckResultSchema, type AdapterRequest, type AdapterSuccess, type CheckResult, type Usage } from './contract.js';
 import type { ResolvedAgent } from './registry.js';
 
 /** Failures the runner sees: the adapter's own typed errors plus what the host observed. */
-export const HOST_ERROR_TYPES = [...ERROR_TYPES, 'crash', 'invalid_response', 'not_found', 'interrupted'] as const;
-export type HostErrorType = (typeof HOST_ERROR_TYPES)[number];
+export type { HostErrorType } from '../vocabulary.js';
 
 export interface HostError {
   type: HostErrorType;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AttemptKindSchema, DispatchStatusSchema, StopReasonSchema } from '../vocabulary.js';
 
 /**
  * One YAML record per dispatch, `audit/dispatches/<UTC yyyy-mm-dd>/<ULID>.yaml`, after
@@ -6,7 +7,6 @@ import { z } from 'zod';
  * `outcome` after it. docs/run-folder.md documents every field.
  */
 export const PROTOCOL_VERSION = 1;
-export const DISPATCH_STATUSES = ['pending', 'completed', 'timeout', 'error', 'rejected'] as const;
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 
 const Sha = z.string().regex(/^[0-9a-f]{64}$/, 'must be a full sha256 in hex');
@@ -42,7 +42,7 @@ export const RequestSchema = z
         document: z.string().nullable(),
         pass: z.number().int().positive(),
         total_passes: z.number().int().positive(),
-        attempt: z.object({ kind: z.enum(['pass', 'retry', 'repair']), index: Count }).strict(),
+        attempt: z.object({ kind: AttemptKindSchema, index: Count }).strict(),
         parent_dispatch: Ulid.nullable(),
       })
       .strict(),
@@ -108,7 +108,7 @@ export const ResponseSchema = z
     completed_at: Iso,
     duration_ms: Count,
     /** Whether the adapter said the reply was complete or cut at the output limit; null on an error. */
-    stop: z.enum(['complete', 'truncated']).nullable(),
+    stop: StopReasonSchema.nullable(),
     /** The document this reply produced, when it could be read as one. */
     document: z
       .object({ path: z.string().min(1), sha256: Sha, lines: Count })
@@ -146,7 +146,7 @@ export type DispatchResponse = z.infer<typeof ResponseSchema>;
 
 export const OutcomeSchema = z
   .object({
-    status: z.enum(DISPATCH_STATUSES),
+    status: DispatchStatusSchema,
     reason: z.string().nullable(),
     /** Left for an offline grader; bounce never fills them. */
     graded_at: z.null(),

@@ -7,7 +7,8 @@ import { markdownRegions } from './code-ranges.js';
 
 export { countByKind, diffNotes, noteKey } from './notes-diff.js';
 
-export type Syntax = 'markdown' | 'plain';
+export type { Syntax } from '../vocabulary.js';
+import type { Syntax } from '../vocabulary.js';
 
 export const DEFAULT_MARKERS: readonly string[] = ['CONTESTED', 'CLARIFY'];
 

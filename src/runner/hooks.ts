@@ -32,7 +32,7 @@ export interface DispatchStart {
   repairError: string | null;
 }
 
-export type DispatchStatus = 'completed' | 'timeout' | 'error' | 'rejected';
+export type DispatchStatus = Exclude<import('../vocabulary.js').DispatchStatus, 'pending'>;
 
 /** What the loop knows after the call (written after it). */
 export interface DispatchEnd {

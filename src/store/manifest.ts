@@ -1,11 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import {
+  AttemptKindSchema,
+  DispatchStatusSchema,
+  EvidenceSchema,
+  OutputKindSchema,
+  PassStatusSchema,
+  RoleSchema,
+  RunEvidenceSchema,
+  RunStatusSchema,
+  SyntaxSchema,
+} from '../vocabulary.js';
 import { writeFileAtomic } from './atomic.js';
 
 /** run.json: the manifest of one run, rewritten atomically after every dispatch. */
-export const RUN_STATUSES = ['running', 'converged', 'not-converged', 'failed', 'interrupted'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+export type { RunStatus } from '../vocabulary.js';
 
 const Tokens = z.number().int().nonnegative().nullable();
 
@@ -28,7 +38,7 @@ export const AgentRecordSchema = z
     version: z.string().nullable(),
     max_output_tokens: z.number().int().positive().nullable(),
     timeout_s: z.number().positive(),
-    evidence: z.enum(['live', 'mock', 'external']),
+    evidence: EvidenceSchema,
     /** Whether this agent's usage numbers came from its provider; null until it answered. */
     usage_provider_reported: z.boolean().nullable(),
     /** Options as configured (model, base_url, api_key_env name...): never a key value. */
@@ -44,11 +54,11 @@ export type AgentRecord = z.infer<typeof AgentRecordSchema>;
 export const DispatchRefSchema = z
   .object({
     id: z.string(),
-    kind: z.enum(['pass', 'retry', 'repair']),
+    kind: AttemptKindSchema,
     index: z.number().int().nonnegative(),
     /** Artifact stem: `pass-<n>-<role>-<agent>[.retry-<k>|.repair-<k>]`. */
     stem: z.string(),
-    status: z.enum(['pending', 'completed', 'timeout', 'error', 'rejected']),
+    status: DispatchStatusSchema,
     reason: z.string().nullable(),
     duration_ms: z.number().int().nonnegative().nullable(),
     usage: UsageTotalsSchema.nullable(),
@@ -60,10 +70,10 @@ export type DispatchRef = z.infer<typeof DispatchRefSchema>;
 export const PassRecordSchema = z
   .object({
     pass: z.number().int().positive(),
-    role: z.enum(['reviewer', 'composer']),
+    role: RoleSchema,
     agent: z.string(),
     final: z.boolean(),
-    status: z.enum(['running', 'completed', 'failed', 'interrupted']),
+    status: PassStatusSchema,
     notes_before: z.number().int().nonnegative(),
     notes_after: z.number().int().nonnegative().nullable(),
     added: z.number().int().nonnegative().nullable(),
@@ -95,7 +105,7 @@ export const RunManifestSchema = z
     created_at: z.string(),
     updated_at: z.string(),
     finished_at: z.string().nullable(),
-    status: z.enum(RUN_STATUSES),
+    status: RunStatusSchema,
     exit_code: z.number().int().nullable(),
     input: z
       .object({
@@ -106,14 +116,14 @@ export const RunManifestSchema = z
         bytes: z.number().int().nonnegative(),
         words: z.number().int().nonnegative(),
         ext: z.string(),
-        syntax: z.enum(['markdown', 'plain']),
+        syntax: SyntaxSchema,
         notes: z.number().int().nonnegative(),
       })
       .strict(),
     original: z.string(),
     output: z
       .object({
-        target: z.enum(['run', 'file', 'stdout', 'in-place']),
+        target: OutputKindSchema,
         path: z.string().nullable(),
         written: z.boolean(),
         sha256: z.string().nullable(),
@@ -121,7 +131,7 @@ export const RunManifestSchema = z
       .strict(),
     passes: z.object({ requested: z.number().int().positive(), run: z.number().int().nonnegative(), all_passes: z.boolean() }).strict(),
     agents: z.object({ reviewer: AgentRecordSchema, composer: AgentRecordSchema }).strict(),
-    evidence: z.enum(['live', 'mock', 'external', 'mixed']),
+    evidence: RunEvidenceSchema,
     policy: z
       .object({
         version: z.string(),

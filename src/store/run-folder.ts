@@ -52,7 +52,8 @@ export function createRunFolder(runsDir: string, runId: string): string {
   return dir;
 }
 
-export type AttemptKind = 'pass' | 'retry' | 'repair';
+export type { AttemptKind } from '../vocabulary.js';
+import type { AttemptKind } from '../vocabulary.js';
 
 /** Artifact stem of one dispatch: `pass-<n>-<role>-<agent>[.retry-<k>|.repair-<k>]`. */
 export function dispatchStem(pass: number, role: string, agentSlug: string, kind: AttemptKind, index: number): string {

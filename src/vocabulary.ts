@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/**
+ * The words bounce uses in run.json, dispatch records, the adapter contract and --json,
+ * declared once. Every schema and type imports its enum from here.
+ */
+
+/** Who takes a pass: the reviewer on odd passes, the composer on even ones. */
+export const RoleSchema = z.enum(['reviewer', 'composer']);
+export type Role = z.infer<typeof RoleSchema>;
+export const ROLES = RoleSchema.options;
+
+/** Which call of a pass a dispatch is: the first, a resend of the same prompt, or a repair. */
+export const AttemptKindSchema = z.enum(['pass', 'retry', 'repair']);
+export type AttemptKind = z.infer<typeof AttemptKindSchema>;
+
+/** A dispatch's outcome, in run.json and in its record. `pending`: written before the call. */
+export const DispatchStatusSchema = z.enum(['pending', 'completed', 'timeout', 'error', 'rejected']);
+export type DispatchStatus = z.infer<typeof DispatchStatusSchema>;
+
+/** A run's status; every one but `running` ends the run. */
+export const RunStatusSchema = z.enum(['running', 'converged', 'not-converged', 'failed', 'interrupted']);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+export type FinalStatus = Exclude<RunStatus, 'running'>;
+
+/** A pass's status in run.json. */
+export const PassStatusSchema = z.enum(['running', 'completed', 'failed', 'interrupted']);
+export type PassStatus = z.infer<typeof PassStatusSchema>;
+
+/** Errors an adapter reports in its response (the adapter contract). */
+export const AdapterErrorTypeSchema = z.enum(['auth', 'config', 'network', 'rate_limit', 'timeout', 'provider']);
+export type AdapterErrorType = z.infer<typeof AdapterErrorTypeSchema>;
+
+/** Failures the runner sees: the adapter's own errors plus what the host observed. */
+export const HostErrorTypeSchema = z.enum([...AdapterErrorTypeSchema.options, 'crash', 'invalid_response', 'not_found', 'interrupted']);
+export type HostErrorType = z.infer<typeof HostErrorTypeSchema>;
+
+/** Adapter errors worth another try with backoff (a `provider` error only when 5xx or without a status). */
+export const TRANSIENT_ERROR_TYPES: ReadonlySet<HostErrorType> = new Set(['rate_limit', 'network', 'provider']);
+
+/** How a run ended when it did not converge or fail on an adapter error (`error.type` in run.json and --json). */
+export const RunErrorTypeSchema = z.enum([...HostErrorTypeSchema.options, 'truncated', 'malformed', 'breaker', 'not-converged', 'output']);
+export type RunErrorType = z.infer<typeof RunErrorTypeSchema>;
+
+/** How a reply ended: whole, or cut at the output limit. */
+export const StopReasonSchema = z.enum(['complete', 'truncated']);
+export type StopReason = z.infer<typeof StopReasonSchema>;
+
+/** How a document is read: CommonMark, or plain text where every marker counts. */
+export const SyntaxSchema = z.enum(['markdown', 'plain']);
+export type Syntax = z.infer<typeof SyntaxSchema>;
+
+/** Where an agent's answers come from: a real model, scripted replies, or a program bounce cannot vouch for. */
+export const EvidenceSchema = z.enum(['live', 'mock', 'external']);
+export type Evidence = z.infer<typeof EvidenceSchema>;
+export const RunEvidenceSchema = z.enum([...EvidenceSchema.options, 'mixed']);
+export type RunEvidence = z.infer<typeof RunEvidenceSchema>;
+
+/** Where a converged document goes. */
+export const OutputKindSchema = z.enum(['run', 'file', 'stdout', 'in-place']);
+export type OutputKind = z.infer<typeof OutputKindSchema>;
+
+/** Who answers for a built-in adapter: a CLI on PATH, an HTTP API, or nothing (mock). */
+export const AdapterKindSchema = z.enum(['cli', 'http', 'mock']);
+export type AdapterKind = z.infer<typeof AdapterKindSchema>;
+
+/** What an agent check found wrong; `bounce check` sorts its columns by this, never by wording. */
+export const CheckProblemKindSchema = z.enum(['not_found', 'version', 'credentials', 'login_unverified', 'config', 'unreachable', 'no_check']);
+export type CheckProblemKind = z.infer<typeof CheckProblemKindSchema>;
