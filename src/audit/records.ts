@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Document, isScalar, isSeq, parse, visit } from 'yaml';
+import type { AdapterSuccess } from '../adapters/contract.js';
 import { CONTRACT_VERSION } from '../adapters/contract.js';
-import type { DispatchEnd, DispatchStart, RunHooks } from '../runner/hooks.js';
-import { writeFileAtomic } from '../store/atomic.js';
-import { sha256 } from '../store/hash.js';
+import type { HostError } from '../adapters/host.js';
+import type { ResolvedAgent } from '../adapters/registry.js';
+import type { AttemptKind, DispatchStatus, Role } from '../vocabulary.js';
 import {
   DispatchRecordSchema,
   PROTOCOL_VERSION,
@@ -16,6 +17,50 @@ import {
 } from './schema.js';
 
 export const DISPATCHES_DIR = 'audit/dispatches';
+
+/** What the engine knows when it is about to call an agent (written before the call). */
+export interface DispatchStart {
+  id: string;
+  runId: string;
+  stem: string;
+  pass: number;
+  totalPasses: number;
+  role: Role;
+  agent: ResolvedAgent;
+  agentVersion: string | null;
+  final: boolean;
+  kind: AttemptKind;
+  index: number;
+  /** The dispatch this one retries or repairs; null for the first call of a pass. */
+  parentId: string | null;
+  /** Run-folder-relative file names. */
+  promptFile: string;
+  /** The document the agent was asked to revise, as a run-folder file, its sha and line count. */
+  documentFile: string;
+  documentSha256: string;
+  documentLines: number;
+  inputPath: string | null;
+  issuedAt: Date;
+  deadlineSeconds: number;
+  maxOutputTokens: number | null;
+  repairError: string | null;
+}
+
+/** What the engine knows after the call (written after it). */
+export interface DispatchEnd {
+  start: DispatchStart;
+  completedAt: Date;
+  durationMs: number;
+  status: Exclude<DispatchStatus, 'pending'>;
+  reason: string | null;
+  response: AdapterSuccess | null;
+  error: HostError | null;
+  /** The document this reply produced, when it could be read as one. */
+  document: { file: string; sha256: string; lines: number } | null;
+  /** Notes the reply added and resolved, from the scanner, never from the agent's word. */
+  added: NoteLike[];
+  resolved: NoteLike[];
+}
 
 /** What the audit trail reads of a scanner note. */
 export interface NoteLike {
@@ -40,7 +85,10 @@ export function recordPath(id: string, issuedAt: Date): string {
 }
 
 export function countLines(text: string): number {
-  return text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  if (text === '') return 0;
+  let breaks = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) breaks++;
+  return breaks + 1 - (text.endsWith('\n') ? 1 : 0);
 }
 
 /** Severity by marker kind: a disagreement weighs more than a question. */
@@ -60,20 +108,13 @@ export function noteRange(note: NoteLike, lines: readonly string[] | null): [num
   return [note.line, end];
 }
 
-function readLines(runDir: string, rel: string): string[] | null {
-  const path = join(runDir, rel);
-  return existsSync(path) ? readFileSync(path, 'utf8').split(/\r?\n/) : null;
-}
+/** A file as a record cites it: its sha256 (null when missing) and line count. */
+export type FileFacts = (rel: string) => { sha256: string | null; lines: number };
+/** A run-folder file split into lines, or null when missing. */
+export type FileLines = (rel: string) => string[] | null;
 
-function fileSha(runDir: string, rel: string): { sha256: string | null; lines: number } {
-  const path = join(runDir, rel);
-  if (!existsSync(path)) return { sha256: null, lines: 0 };
-  const data = readFileSync(path);
-  return { sha256: sha256(data), lines: countLines(data.toString('utf8')) };
-}
-
-export function buildRequest(runDir: string, start: DispatchStart): DispatchRequest {
-  const prompt = fileSha(runDir, start.promptFile);
+export function buildRequest(start: DispatchStart, facts: FileFacts): DispatchRequest {
+  const prompt = facts(start.promptFile);
   const what =
     start.kind === 'pass' ? 'revise' : start.kind === 'retry' ? `resend (retry ${start.index}) to revise` : `repair (repair ${start.index}) of the reply to`;
   return {
@@ -107,17 +148,16 @@ export function buildRequest(runDir: string, start: DispatchStart): DispatchRequ
  * `passInput` is the document the pass began with: resolved notes are counted against it,
  * and a repair may have been sent a rejected reply instead.
  */
-export function buildResponse(runDir: string, end: DispatchEnd, passInput?: { file: string; sha256: string }): DispatchResponse {
+export function buildResponse(end: DispatchEnd, passInput: { file: string; sha256: string }, facts: FileFacts, lines: FileLines): DispatchResponse {
   const { start, response, document } = end;
-  const input = passInput ?? { file: start.documentFile, sha256: start.documentSha256 };
   const artifacts = [`${start.stem}.reply.txt`, `${start.stem}.stderr.log`].flatMap((path) => {
-    const sha = fileSha(runDir, path).sha256;
+    const sha = facts(path).sha256;
     return sha ? [{ path, sha256: sha }] : [];
   });
   const usage = response?.usage;
   const tokens = usage && (usage.input_tokens !== null || usage.output_tokens !== null) ? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) : null;
-  const docLines = document ? readLines(runDir, document.file) : null;
-  const inputLines = end.resolved.length ? readLines(runDir, input.file) : null;
+  const docLines = document && end.added.length ? lines(document.file) : null;
+  const inputLines = end.resolved.length ? lines(passInput.file) : null;
   const findings: Finding[] = document
     ? end.added.map((note, i) => ({
         id: `${start.id}/${String(i + 1).padStart(3, '0')}`,
@@ -135,7 +175,7 @@ export function buildResponse(runDir: string, end: DispatchEnd, passInput?: { fi
     type: note.kind.toLowerCase(),
     message: note.text,
     line_range: noteRange(note, inputLines),
-    citations: { evidence: [{ file: input.file, sha256: input.sha256, line_range: noteRange(note, inputLines) }] },
+    citations: { evidence: [{ file: passInput.file, sha256: passInput.sha256, line_range: noteRange(note, inputLines) }] },
   }));
   return {
     dispatch_id: start.id,
@@ -175,12 +215,6 @@ export function renderRecord(record: DispatchRecord): string {
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 
-function writeRecord(runDir: string, rel: string, record: DispatchRecord): void {
-  const path = join(runDir, rel);
-  mkdirSync(join(path, '..'), { recursive: true });
-  writeFileAtomic(path, renderRecord(record));
-}
-
 /** Parses and validates one record file; throws with the file named on any problem. */
 export function readRecord(path: string): DispatchRecord {
   const doc: unknown = parse(readFileSync(path, 'utf8'));
@@ -190,33 +224,6 @@ export function readRecord(path: string): DispatchRecord {
     throw new Error(`${path}: not a valid dispatch record: ${first.join('; ')}`);
   }
   return result.data;
-}
-
-/** The audit trail as run hooks: a record opened before each call and closed after it. */
-export function createAuditTrail(runDir: string): RunHooks {
-  const requests = new Map<string, DispatchRequest>();
-  const passInputs = new Map<number, { file: string; sha256: string }>();
-  return {
-    dispatchStarted(start) {
-      if (start.kind === 'pass' || !passInputs.has(start.pass)) passInputs.set(start.pass, { file: start.documentFile, sha256: start.documentSha256 });
-      const request = buildRequest(runDir, start);
-      const rel = recordPath(start.id, start.issuedAt);
-      writeRecord(runDir, rel, { request, response: null, outcome: { status: 'pending', reason: null, graded_at: null, grade: null } });
-      requests.set(start.id, request);
-      return rel;
-    },
-    dispatchFinished(end) {
-      const rel = recordPath(end.start.id, end.start.issuedAt);
-      // Keep the request exactly as written before the call, even if files changed since.
-      const request = requests.get(end.start.id) ?? buildRequest(runDir, end.start);
-      requests.delete(end.start.id);
-      writeRecord(runDir, rel, {
-        request,
-        response: buildResponse(runDir, end, passInputs.get(end.start.pass)),
-        outcome: { status: end.status, reason: end.reason, graded_at: null, grade: null },
-      });
-    },
-  };
 }
 
 /** Every `<date>/<file>.yaml` under audit/dispatches, run-folder-relative, sorted. */
@@ -234,21 +241,4 @@ export function listRecordFiles(runDir: string): string[] {
       out.push(`${DISPATCHES_DIR}/${day}/${f}`);
   }
   return out;
-}
-
-/** Resume: a record still `pending` belongs to a crashed run; it becomes `error` with the reason. */
-export function markStalePending(runDir: string, reason: string): string[] {
-  const ids: string[] = [];
-  for (const rel of listRecordFiles(runDir)) {
-    let record: DispatchRecord;
-    try {
-      record = readRecord(join(runDir, rel));
-    } catch {
-      continue; // an unreadable record is for `bounce audit` to name, not for resume to fail on
-    }
-    if (record.outcome.status !== 'pending') continue;
-    writeRecord(runDir, rel, { ...record, outcome: { status: 'error', reason, graded_at: null, grade: null } });
-    ids.push(record.request.id);
-  }
-  return ids;
 }

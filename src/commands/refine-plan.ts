@@ -1,16 +1,12 @@
 import { basename, dirname, resolve } from 'node:path';
 import { chooseAgents } from '../adapters/choose.js';
-import type { Role } from '../adapters/contract.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
-import type { Config } from '../config/schema.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
-import { DEFAULT_MARKERS } from '../protocol/scanner.js';
-import { readInput } from '../runner/input.js';
-import { outputTarget } from '../runner/output.js';
-import type { RunPlan } from '../runner/plan.js';
-import { assertFitsBudget, outputBudget, preflight } from '../runner/preflight.js';
-import { loadTemplates } from '../runner/prompt.js';
+import { outputTarget } from '../engine/output.js';
+import type { RunPlan } from '../engine/plan.js';
+import { readInput } from './input.js';
+import { completePlan, type PlanRequest, perRole } from './plan.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
 
 export interface RefineOptions {
@@ -34,11 +30,7 @@ export interface RefineOptions {
 
 export const DEFAULT_PASSES = 2;
 
-/** The markers a run looks for: the protocol's two plus any configured extra names. */
-export function markersFor(config: Config): string[] {
-  return [...DEFAULT_MARKERS, ...config.markers.map((m) => m.toUpperCase()).filter((m) => !DEFAULT_MARKERS.includes(m))];
-}
-export const DEFAULT_TIMEOUT_S = 600;
+export { DEFAULT_TIMEOUT_S, markersFor } from './plan.js';
 
 /** An integer flag in [min, max]; `2.5`, `abc`, `-1` and out-of-range values are usage errors. */
 export function intFlag(flag: string, value: string | number | undefined, fallback: number, min: number, max: number): number {
@@ -79,34 +71,20 @@ export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { 
   const runsDir = runsDirFor(io.cwd, loaded, opts.runsDir);
   if (!opts.dryRun) assertRunsDirWritable(runsDir);
   const promptsDir = opts.prompts ? resolve(io.cwd, opts.prompts) : null;
-  const templates = await loadTemplates(promptsDir ?? undefined);
   const { agents, chosenBy } = await chooseAgents({ flags: { reviewer: opts.reviewer, composer: opts.composer }, config, configDir, cwd: io.cwd, env: io.env });
-  const roles = ['reviewer', 'composer'] as const;
-  for (const role of roles) if (role === 'reviewer' || passes > 1) assertFitsBudget(input.text, role, agents[role]);
-  const checks = checkAgents ? await preflight(agents, io.env) : null;
-  const perRole = <T>(f: (role: Role) => T): Record<Role, T> => ({ reviewer: f('reviewer'), composer: f('composer') });
-  const plan: RunPlan = {
+  const request: PlanRequest = {
     input,
     passes,
     allPasses: Boolean(opts.allPasses),
     agents,
-    agentVersions: perRole((r) => checks?.[r].version ?? null),
-    resolved: perRole((r) => checks?.[r].resolved ?? {}),
     chosenBy,
-    templates,
     promptsDir,
-    markers: markersFor(config),
     maxRepairs,
-    maxBytes: config.max_bytes,
-    timeoutMs: perRole((r) => Math.round((timeoutS ?? agents[r].timeoutS ?? DEFAULT_TIMEOUT_S) * 1000)),
-    maxOutputTokens: perRole((r) => outputBudget(agents[r])),
-    summaryRatio: config.summary_ratio,
-    summaryMinWords: config.summary_min_words,
+    timeoutS: perRole(() => timeoutS),
     output,
     runsDir,
     name: opts.name ?? (input.path ? basename(input.path).replace(/\.[^.]+$/, '') : 'stdin'),
     replyMode: 'document',
   };
-  const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
-  return { plan, warnings };
+  return completePlan(request, config, io.env, { checkAgents });
 }

@@ -1,18 +1,29 @@
+import { callAdapter } from '../adapters/host.js';
+import type { EngineDeps } from '../engine/deps.js';
+import type { RunPlan } from '../engine/plan.js';
+import { buildPassPrompt } from '../engine/prompt.js';
+import { runDocument } from '../engine/run-document.js';
 import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
-import { createAuditTrail } from '../audit/records.js';
-import { runLoop } from '../runner/loop.js';
-import { finishRun, type RefineJson } from '../runner/finish.js';
-import { createProgress } from '../runner/progress.js';
-import { buildPassPrompt } from '../runner/prompt.js';
-import { startRun } from '../runner/start.js';
-import { acquireLock } from '../store/lock.js';
-import type { RunPlan } from '../runner/plan.js';
+import { createProgress, progressEvents } from '../ui/progress.js';
+import { errorJson, printRunResult } from '../ui/run-summary.js';
 import { buildPlan, type RefineOptions } from './refine-plan.js';
 
 export type { RefineOptions } from './refine-plan.js';
+export { errorJson } from '../ui/run-summary.js';
 
-/** `bounce refine <doc|->`: validate, snapshot, run the passes, write the output. */
+/** What the engine gets from a command run in this process: the real dispatcher, the Io's signal and env, progress on stderr. */
+export function engineDeps(io: Io, quiet: boolean): EngineDeps {
+  return {
+    dispatch: callAdapter,
+    signal: io.signal,
+    env: io.env,
+    events: progressEvents(createProgress(io, quiet), io, quiet),
+    retryBaseMs: Number(io.env.BOUNCE_RETRY_BASE_MS) || 1000,
+  };
+}
+
+/** `bounce refine <doc|->`: validate, plan, run the engine, print the result. */
 export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   // A problem found here throws: src/cli.ts prints it (and the --json error object).
   const { plan, warnings } = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
@@ -28,42 +39,9 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
     const a = plan.agents;
     io.stderr.write(`reviewer: ${a.reviewer.spec} (${plan.chosenBy.reviewer}), composer: ${a.composer.spec} (${plan.chosenBy.composer})\n`);
   }
-  const { folder, manifest } = startRun(plan);
-  const state = {
-    plan,
-    folder,
-    manifest,
-    hooks: createAuditTrail(folder.dir),
-    io,
-    progress: createProgress(io, Boolean(opts.quiet)),
-    current: { text: plan.input.text, file: manifest.original },
-    retryBaseMs: Number(io.env.BOUNCE_RETRY_BASE_MS) || 1000,
-  };
-  const release = acquireLock(folder.dir);
-  try {
-    const result = await runLoop(state);
-    return finishRun(state, result, opts).exitCode;
-  } finally {
-    release();
-  }
-}
-
-export function errorJson(exitCode: number, type: string, message: string): RefineJson {
-  return {
-    run_id: null,
-    run_dir: null,
-    status: 'error',
-    exit_code: exitCode,
-    notes_left: null,
-    output: null,
-    passes_run: 0,
-    passes: [],
-    duration_ms: 0,
-    usage: { input_tokens: null, output_tokens: null },
-    cost_usd: null,
-    evidence: null,
-    error: { type, message },
-  };
+  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet)));
+  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
+  return result.exitCode;
 }
 
 function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {

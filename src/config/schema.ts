@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AgentOptionsSchema } from '../adapters/contract.js';
-import { REPLY_DEFAULTS } from '../runner/reply.js';
+import { REPLY_DEFAULTS } from '../engine/reply.js';
 
 /** One entry under `agents:` in bounce.config.yaml. */
 export const AgentConfigSchema = AgentOptionsSchema.extend({

@@ -12,7 +12,6 @@ import {
   RunStatusSchema,
   SyntaxSchema,
 } from '../vocabulary.js';
-import { writeFileAtomic } from './atomic.js';
 
 /** run.json: the manifest of one run, rewritten atomically after every dispatch. */
 export type { RunStatus } from '../vocabulary.js';
@@ -163,13 +162,12 @@ export type RunManifest = z.infer<typeof RunManifestSchema>;
 
 export const MANIFEST_FILE = 'run.json';
 
-export function writeManifest(runDir: string, manifest: RunManifest): void {
-  manifest.updated_at = new Date().toISOString();
-  // Validate before writing: a manifest that does not parse is a bug, not a file to leave behind.
-  const checked = RunManifestSchema.parse(manifest);
-  writeFileAtomic(join(runDir, MANIFEST_FILE), `${JSON.stringify(checked, null, 2)}\n`);
-}
-
 export function readManifest(runDir: string): RunManifest {
   return RunManifestSchema.parse(JSON.parse(readFileSync(join(runDir, MANIFEST_FILE), 'utf8')));
+}
+
+export function addUsage(into: UsageTotals, add: UsageTotals): void {
+  if (add.input_tokens !== null) into.input_tokens = (into.input_tokens ?? 0) + add.input_tokens;
+  if (add.output_tokens !== null) into.output_tokens = (into.output_tokens ?? 0) + add.output_tokens;
+  if (add.cost_usd !== null) into.cost_usd = (into.cost_usd ?? 0) + add.cost_usd;
 }

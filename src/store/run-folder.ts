@@ -1,8 +1,7 @@
-import { accessSync, appendFileSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ulid } from 'ulid';
 import { usageError } from '../errors.js';
-import { writeFileAtomic } from './atomic.js';
 
 /** `<slug>-<UTC yyyymmdd-hhmmss>-<last 6 of a ULID>`: sortable, unique, readable. */
 export function makeRunId(name: string, now = new Date(), id = ulid(now.getTime()), isFileName = true): string {
@@ -41,17 +40,6 @@ export function assertRunsDirWritable(runsDir: string): void {
   }
 }
 
-/** Creates the runs dir (with a `.gitignore` of `*` when bounce made it) and the run folder. */
-export function createRunFolder(runsDir: string, runId: string): string {
-  if (!existsSync(runsDir)) {
-    mkdirSync(runsDir, { recursive: true });
-    writeFileSync(join(runsDir, '.gitignore'), '*\n');
-  }
-  const dir = join(runsDir, runId);
-  mkdirSync(dir);
-  return dir;
-}
-
 export type { AttemptKind } from '../vocabulary.js';
 import type { AttemptKind } from '../vocabulary.js';
 
@@ -59,22 +47,4 @@ import type { AttemptKind } from '../vocabulary.js';
 export function dispatchStem(pass: number, role: string, agentSlug: string, kind: AttemptKind, index: number): string {
   const base = `pass-${pass}-${role}-${agentSlug}`;
   return kind === 'pass' ? base : `${base}.${kind}-${index}`;
-}
-
-export class RunFolder {
-  constructor(readonly dir: string) {}
-
-  path(name: string): string {
-    return join(this.dir, name);
-  }
-
-  write(name: string, data: string | Uint8Array): string {
-    writeFileAtomic(this.path(name), data);
-    return name;
-  }
-
-  /** Appends one timestamped line to run.log (append-only, so no temp file). */
-  log(line: string): void {
-    appendFileSync(this.path('run.log'), `${new Date().toISOString()} ${line}\n`);
-  }
 }

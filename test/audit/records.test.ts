@@ -2,10 +2,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAuditTrail, listRecordFiles, markStalePending, noteRange, readRecord, recordPath } from '../../src/audit/records.js';
+import { type DispatchStart, listRecordFiles, noteRange, readRecord, recordPath } from '../../src/audit/records.js';
+import { readManifest } from '../../src/store/manifest.js';
+import { STALE_REASON } from '../../src/store/reconcile.js';
+import { RunRecorder } from '../../src/store/recorder.js';
 import { sha256 } from '../../src/store/hash.js';
-import type { DispatchStart } from '../../src/runner/hooks.js';
 import { fixtureNotes, makeFakeRun, ORIGINAL, PASS1, type FakeRun } from '../support/fake-run.js';
+import { recordWriter } from '../support/records.js';
 
 const MOCK = { spec: 'mock', slug: 'mock', adapter: 'mock', provider: 'mock', command: 'node', args: [], options: {}, timeoutS: 60, evidence: 'mock' } as const;
 
@@ -113,30 +116,33 @@ describe('dispatch records', () => {
     expect(text).toMatch(/lines: \[1, \d+\]/);
   });
 
-  it('leaves pending after a crash and turns stale pending into error on resume', () => {
+  it('leaves pending after a crash; reopening the run turns it into error and lists it in run.json', () => {
     const run = makeFakeRun(tmp);
-    const hooks = createAuditTrail(run.dir);
     const id = '01JV0000000000000000000000';
-    const rel = hooks.dispatchStarted(startFor(run, { kind: 'repair', index: 1, parentId: run.ids[2]!, repairError: 'notes left' }));
+    const rel = recordWriter(run.dir).started(startFor(run, { kind: 'repair', index: 1, parentId: run.ids[2]!, repairError: 'notes left' }));
     expect(rel).toBe(`audit/dispatches/2026-05-15/${id}.yaml`);
-    const pending = readRecord(join(run.dir, rel!));
+    const pending = readRecord(join(run.dir, rel));
     expect(pending.response).toBeNull();
     expect(pending.outcome).toEqual({ status: 'pending', reason: null, graded_at: null, grade: null });
     expect(pending.request.expected_output.repair_error).toBe('notes left');
 
-    expect(markStalePending(run.dir, 'the run was interrupted before this dispatch finished')).toEqual([id]);
-    expect(readRecord(join(run.dir, rel!)).outcome).toMatchObject({ status: 'error', reason: 'the run was interrupted before this dispatch finished' });
-    expect(markStalePending(run.dir, 'again')).toEqual([]);
+    const { recorder, reconciled } = RunRecorder.reopen(run.dir);
+    recorder.close();
+    expect(reconciled).toEqual([id]);
+    expect(readRecord(join(run.dir, rel)).outcome).toMatchObject({ status: 'error', reason: STALE_REASON });
+    const pass2 = readManifest(run.dir).pass_records[1]!;
+    expect(pass2.dispatches.at(-1)).toMatchObject({ id, kind: 'repair', index: 1, stem: 'p', status: 'error', record: rel });
+    expect(RunRecorder.reopen(run.dir).reconciled).toEqual([]);
   });
 
   it('cites resolved notes in the document the pass began with, even on a repair', () => {
     const run = makeFakeRun(tmp);
-    const hooks = createAuditTrail(run.dir);
+    const hooks = recordWriter(run.dir);
     const passDoc = 'pass-1-reviewer-mock.retry-1.md';
     const first = startFor(run, { id: '01JV0000000000000000000001', documentFile: passDoc, documentSha256: sha256(PASS1) });
-    hooks.dispatchStarted(first);
+    hooks.started(first);
     const end = { completedAt: new Date('2026-05-15T00:01:01Z'), durationMs: 5, response: null, error: null, document: null, added: [], resolved: [] };
-    hooks.dispatchFinished({ ...end, start: first, status: 'rejected', reason: 'notes left' });
+    hooks.finished({ ...end, start: first, status: 'rejected', reason: 'notes left' });
     writeFileSync(join(run.dir, 'rejected.md'), 'rejected\n');
     const repair = startFor(run, {
       id: '01JV0000000000000000000002',
@@ -146,8 +152,8 @@ describe('dispatch records', () => {
       documentFile: 'rejected.md',
       documentSha256: sha256('rejected\n'),
     });
-    const rel = hooks.dispatchStarted(repair)!;
-    hooks.dispatchFinished({
+    const rel = hooks.started(repair);
+    hooks.finished({
       ...end,
       start: repair,
       status: 'completed',

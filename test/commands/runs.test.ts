@@ -6,7 +6,8 @@ import { runDiff } from '../../src/commands/diff.js';
 import { runRuns } from '../../src/commands/runs.js';
 import { runShow } from '../../src/commands/show.js';
 import { isBounceError } from '../../src/errors.js';
-import { readManifest, writeManifest } from '../../src/store/manifest.js';
+import { readManifest } from '../../src/store/manifest.js';
+import { writeManifest } from '../../src/store/recorder.js';
 import { listRuns, resolveRunDir } from '../../src/store/resolve-run.js';
 import { makeFakeRun, memIo, type FakeRun } from '../support/fake-run.js';
 

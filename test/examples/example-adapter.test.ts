@@ -12,7 +12,7 @@ import { AdapterRequestSchema, AdapterResponseSchema, CheckResultSchema, type Ad
 import { callAdapter, checkAdapter } from '../../src/adapters/host.js';
 import { resolveAgent } from '../../src/adapters/registry.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
-import { buildPassPrompt, loadTemplates } from '../../src/runner/prompt.js';
+import { buildPassPrompt, loadTemplates } from '../../src/engine/prompt.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ADAPTER = fileURLToPath(new URL('../../examples/adapters/upper-adapter.mjs', import.meta.url));

@@ -7,14 +7,14 @@ import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import { intFlag } from '../../src/commands/refine-plan.js';
 import { BounceError } from '../../src/errors.js';
 import type { Io } from '../../src/io.js';
-import { backoffMs, sleep } from '../../src/runner/backoff.js';
-import { readInput } from '../../src/runner/input.js';
-import { displayPath, outputTarget, writeOutput } from '../../src/runner/output.js';
-import { roleForPass, type RunPlan } from '../../src/runner/plan.js';
-import { policyOf } from '../../src/runner/policy.js';
+import { backoffMs, sleep } from '../../src/engine/backoff.js';
+import { readInput } from '../../src/commands/input.js';
+import { displayPath, outputTarget, writeOutput } from '../../src/engine/output.js';
+import { roleForPass, type RunPlan } from '../../src/engine/plan.js';
+import { policyOf } from '../../src/engine/policy.js';
 import { DEFAULT_OUTPUT_TOKENS, assertFitsBudget, estimateTokens, outputBudget } from '../../src/runner/preflight.js';
-import { createProgress } from '../../src/runner/progress.js';
-import { templatesHash, type Templates } from '../../src/runner/prompt.js';
+import { createProgress } from '../../src/ui/progress.js';
+import { templatesHash, type Templates } from '../../src/engine/prompt.js';
 import { sha256 } from '../../src/store/hash.js';
 import { usageErrorOf } from '../support/errors.js';
 
@@ -194,38 +194,35 @@ describe('outputTarget', () => {
 });
 
 describe('writeOutput', () => {
-  const sink = (): { write(s: string): void; text: string } => {
-    const s = { text: '', write: (t: string) => void (s.text += t) };
-    return s;
-  };
-
   it('run: writes nothing and returns the sha', () => {
-    const out = sink();
-    expect(writeOutput({ kind: 'run' }, 'doc\n', 'x', out)).toEqual({ path: null, sha256: sha256('doc\n') });
-    expect(out.text).toBe('');
+    expect(writeOutput({ kind: 'run' }, 'doc\n', 'x')).toEqual({ path: null, sha256: sha256('doc\n') });
     expect(readdirSync(root)).toEqual([]);
   });
 
-  it('stdout: writes the document to stdout', () => {
-    const out = sink();
-    expect(writeOutput({ kind: 'stdout' }, 'doc\n', 'x', out)).toEqual({ path: null, sha256: sha256('doc\n') });
-    expect(out.text).toBe('doc\n');
+  it('stdout: writes nothing (the command prints the document) and returns the sha', () => {
+    expect(writeOutput({ kind: 'stdout' }, 'doc\n', 'x')).toEqual({ path: null, sha256: sha256('doc\n') });
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('in-place: a file that already holds the converged document is left as it is (a crash came after that write)', () => {
+    const path = join(root, 'doc.md');
+    writeFileSync(path, 'refined\n');
+    expect(writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n'))).toEqual({ path, sha256: sha256('refined\n') });
+    expect(readFileSync(path, 'utf8')).toBe('refined\n');
   });
 
   it('file: writes atomically (no temp file left), replacing an existing file', () => {
     const path = join(root, 'out.md');
     writeFileSync(path, 'old\n');
-    const out = sink();
-    expect(writeOutput({ kind: 'file', path }, 'new ✓\n', 'x', out)).toEqual({ path, sha256: sha256('new ✓\n') });
+    expect(writeOutput({ kind: 'file', path }, 'new ✓\n', 'x')).toEqual({ path, sha256: sha256('new ✓\n') });
     expect(readFileSync(path, 'utf8')).toBe('new ✓\n');
     expect(readdirSync(root)).toEqual(['out.md']);
-    expect(out.text).toBe('');
   });
 
   it('in-place: overwrites the input when it is unchanged since the run began', () => {
     const path = join(root, 'doc.md');
     writeFileSync(path, 'original\n');
-    const result = writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n'), sink());
+    const result = writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n'));
     expect(result).toEqual({ path, sha256: sha256('refined\n') });
     expect(readFileSync(path, 'utf8')).toBe('refined\n');
     expect(readdirSync(root)).toEqual(['doc.md']);
@@ -234,7 +231,7 @@ describe('writeOutput', () => {
   it('in-place: refused when the input changed, and the file is left untouched', () => {
     const path = join(root, 'doc.md');
     writeFileSync(path, 'edited by someone else\n');
-    const err = usageErrorOf(() => writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n'), sink()));
+    const err = usageErrorOf(() => writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n')));
     expect(err.code).toBe('input');
     expect(err.message).toContain('changed since the run began');
     expect(err.line).toContain('final.');
@@ -244,14 +241,14 @@ describe('writeOutput', () => {
 
   it('in-place: refused when the input was deleted meanwhile, and nothing is created', () => {
     const path = join(root, 'doc.md');
-    usageErrorOf(() => writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n'), sink()));
+    usageErrorOf(() => writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n')));
     expect(readdirSync(root)).toEqual([]);
   });
 
   it('in-place compares bytes: a BOM or CRLF difference is a change', () => {
     const path = join(root, 'doc.md');
     writeFileSync(path, 'a\r\nb\r\n');
-    usageErrorOf(() => writeOutput({ kind: 'in-place', path }, 'x', sha256('a\nb\n'), sink()));
+    usageErrorOf(() => writeOutput({ kind: 'in-place', path }, 'x', sha256('a\nb\n')));
     expect(readFileSync(path, 'utf8')).toBe('a\r\nb\r\n');
   });
 });

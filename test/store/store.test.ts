@@ -7,16 +7,9 @@ import { ZodError } from 'zod';
 import { writeFileAtomic } from '../../src/store/atomic.js';
 import { sha256 } from '../../src/store/hash.js';
 import { LOCK_FILE, acquireLock } from '../../src/store/lock.js';
-import {
-  MANIFEST_FILE,
-  RunManifestSchema,
-  readManifest,
-  writeManifest,
-  type AgentRecord,
-  type PassRecord,
-  type RunManifest,
-} from '../../src/store/manifest.js';
-import { RunFolder, assertRunsDirWritable, createRunFolder, dispatchStem, makeRunId, slugifyName } from '../../src/store/run-folder.js';
+import { MANIFEST_FILE, RunManifestSchema, readManifest, type AgentRecord, type PassRecord, type RunManifest } from '../../src/store/manifest.js';
+import { writeManifest } from '../../src/store/recorder.js';
+import { assertRunsDirWritable, dispatchStem, makeRunId, slugifyName } from '../../src/store/run-folder.js';
 import { bounceErrorOf } from '../support/errors.js';
 
 let root: string;
@@ -125,48 +118,6 @@ describe('dispatchStem', () => {
   });
 });
 
-describe('createRunFolder', () => {
-  it('creates a missing runs dir (with parents) and gives it a .gitignore of *', () => {
-    const runs = join(root, 'a', 'b', 'runs');
-    const dir = createRunFolder(runs, 'doc-20260101-000000-ABCDEF');
-    expect(dir).toBe(join(runs, 'doc-20260101-000000-ABCDEF'));
-    expect(existsSync(dir)).toBe(true);
-    expect(readFileSync(join(runs, '.gitignore'), 'utf8')).toBe('*\n');
-  });
-
-  it('leaves an existing runs dir without a .gitignore as it is', () => {
-    const runs = join(root, 'runs');
-    mkdirSync(runs);
-    createRunFolder(runs, 'r1');
-    expect(existsSync(join(runs, '.gitignore'))).toBe(false);
-    expect(readdirSync(runs)).toEqual(['r1']);
-  });
-
-  it('does not overwrite an existing .gitignore', () => {
-    const runs = join(root, 'runs');
-    mkdirSync(runs);
-    writeFileSync(join(runs, '.gitignore'), 'keep-me\n');
-    createRunFolder(runs, 'r1');
-    expect(readFileSync(join(runs, '.gitignore'), 'utf8')).toBe('keep-me\n');
-  });
-
-  it('a second run in the same runs dir adds no .gitignore', () => {
-    const runs = join(root, 'runs');
-    createRunFolder(runs, 'r1');
-    rmSync(join(runs, '.gitignore'));
-    createRunFolder(runs, 'r2');
-    expect(existsSync(join(runs, '.gitignore'))).toBe(false);
-  });
-
-  it('refuses to reuse an existing run folder', () => {
-    const runs = join(root, 'runs');
-    createRunFolder(runs, 'r1');
-    writeFileSync(join(runs, 'r1', 'run.json'), '{}');
-    expect(() => createRunFolder(runs, 'r1')).toThrow();
-    expect(readFileSync(join(runs, 'r1', 'run.json'), 'utf8')).toBe('{}');
-  });
-});
-
 describe('assertRunsDirWritable', () => {
   it('accepts an existing folder and a missing one under a writable folder', () => {
     expect(() => assertRunsDirWritable(root)).not.toThrow();
@@ -187,21 +138,6 @@ describe('assertRunsDirWritable', () => {
   it('a runs dir that is itself a regular file is a usage error', () => {
     writeFileSync(join(root, 'runs'), 'x');
     expect(bounceErrorOf(() => assertRunsDirWritable(join(root, 'runs'))).exitCode).toBe(2);
-  });
-});
-
-describe('RunFolder', () => {
-  it('writes files atomically and returns their names; log appends timestamped lines', () => {
-    const run = new RunFolder(root);
-    expect(run.write('pass-1.md', 'text\n')).toBe('pass-1.md');
-    expect(readFileSync(run.path('pass-1.md'), 'utf8')).toBe('text\n');
-    run.log('first');
-    run.log('second');
-    const lines = readFileSync(run.path('run.log'), 'utf8').split('\n');
-    expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z first$/);
-    expect(lines[1]).toMatch(/Z second$/);
-    expect(lines[2]).toBe('');
   });
 });
 

@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { monotonicFactory } from 'ulid';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
-import { createAuditTrail } from '../../src/audit/records.js';
+import type { DispatchStart } from '../../src/audit/records.js';
 import type { Io } from '../../src/io.js';
 import { diffNotes, scanNotes, type Note } from '../../src/protocol/scanner.js';
-import type { DispatchStart } from '../../src/runner/hooks.js';
 import { sha256 } from '../../src/store/hash.js';
-import { writeManifest, type AgentRecord, type DispatchRef, type PassRecord, type RunManifest } from '../../src/store/manifest.js';
+import type { AgentRecord, DispatchRef, PassRecord, RunManifest } from '../../src/store/manifest.js';
+import { writeManifest } from '../../src/store/recorder.js';
+import { recordWriter } from './records.js';
 
 /** A realistic finished run folder, written the way the runner writes one, without any agent. */
 
@@ -102,7 +103,7 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
     return name;
   };
   w('original.md', ORIGINAL);
-  const hooks = createAuditTrail(dir);
+  const hooks = recordWriter(dir);
   const nextId = monotonicFactory();
   const ids: string[] = [];
   let clock = created.getTime();
@@ -146,7 +147,7 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
       maxOutputTokens: null,
       repairError: null,
     };
-    const record = hooks.dispatchStarted(start);
+    const record = hooks.started(start);
     w(`${stem}.reply.txt`, reply);
     w(`${stem}.stderr.log`, '');
     const document = doc === null ? null : { file: w(`${stem}.md`, doc), sha256: sha256(doc), lines: lines(doc) };
@@ -154,7 +155,7 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
     const usage = { input_tokens: 120 * pass, output_tokens: 80 * pass, cost_usd: null, provider_reported: false };
     const status = doc === null ? 'rejected' : 'completed';
     const reason = doc === null ? 'empty reply; the same prompt is sent once more' : null;
-    hooks.dispatchFinished({
+    hooks.finished({
       start,
       completedAt: new Date((clock += 400)),
       durationMs: 400,

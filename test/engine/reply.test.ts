@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BounceError } from '../../src/errors.js';
-import { makeDelimiters } from '../../src/runner/prompt.js';
+import { makeDelimiters } from '../../src/engine/prompt.js';
 import {
   REPLY_DEFAULTS,
   countWords,
@@ -10,7 +10,7 @@ import {
   restoreConventions,
   type ReplyContext,
   type ReplyVerdict,
-} from '../../src/runner/reply.js';
+} from '../../src/engine/reply.js';
 
 const delimiters = makeDelimiters('', () => 'abcdefabcdef');
 const SHORT = 'Rate-limit all endpoints.\n';
@@ -20,10 +20,13 @@ function ctx(sent: string = SHORT, over: Partial<ReplyContext> = {}): ReplyConte
   return { sent, original: sent, delimiters, maxBytes: 1_000_000, ...REPLY_DEFAULTS, ...over };
 }
 
-function accept(reply: string, c: ReplyContext = ctx()): Extract<ReplyVerdict, { ok: true }> {
+/** An accepted verdict; its word count is checked against the document here and left out of the value. */
+function accept(reply: string, c: ReplyContext = ctx()): Omit<Extract<ReplyVerdict, { ok: true }>, 'words'> {
   const v = documentMode.accept(reply, c);
   if (!v.ok) throw new Error(`rejected: ${v.kind}: ${v.reason}`);
-  return v;
+  const { words: count, ...rest } = v;
+  expect(count).toBe(countWords(v.document));
+  return rest;
 }
 
 function rejected(reply: string, c: ReplyContext = ctx()): Extract<ReplyVerdict, { ok: false }> {
@@ -270,5 +273,16 @@ describe('replyMode', () => {
   it('refuses an unknown mode with a usage error', () => {
     expect(() => replyMode('edit-blocks')).toThrow(BounceError);
     expect(() => replyMode('toString')).toThrow(/unknown reply mode/);
+  });
+});
+
+describe('countWords', () => {
+  it('counts what splitting on the regex \\s gives, for every kind of whitespace', () => {
+    const spaces = [' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
+    for (const sp of spaces) expect(countWords(`a${sp}b${sp}${sp}c${sp}`)).toBe(3);
+    // Not whitespace to the regex: zero-width space, NEL.
+    expect(countWords('a\u200bb\u0085c')).toBe(1);
+    const mixed = ' x\u3000yz \n\n\u00a0 ü ';
+    expect(countWords(mixed)).toBe(mixed.split(/\s+/).filter(Boolean).length);
   });
 });

@@ -4,7 +4,7 @@ import type { Io } from '../io.js';
 import { usageError } from '../errors.js';
 import { syntaxForPath } from '../protocol/scanner.js';
 import { sha256 } from '../store/hash.js';
-import type { RunPlan } from './plan.js';
+import type { RunPlan } from '../engine/plan.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

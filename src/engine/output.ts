@@ -44,26 +44,23 @@ function sameFile(a: string, b: string): boolean {
 
 /**
  * Writes the converged document to its target, atomically. In place is refused when the
- * input changed since the run began (someone else edited it: their work wins).
+ * input changed since the run began (someone else edited it: their work wins), unless it
+ * already holds this very document (a crash came between that write and run.json's).
  */
-export function writeOutput(
-  target: OutputTarget,
-  text: string,
-  inputSha: string,
-  stdout: { write(s: string): unknown },
-): { path: string | null; sha256: string } {
+export function writeOutput(target: OutputTarget, text: string, inputSha: string): { path: string | null; sha256: string } {
   const sha = sha256(text);
   switch (target.kind) {
     case 'run':
       return { path: null, sha256: sha };
     case 'stdout':
-      stdout.write(text);
+      // The command prints it: the engine never writes to the terminal.
       return { path: null, sha256: sha };
     case 'file':
       writeFileAtomic(target.path, text);
       return { path: target.path, sha256: sha };
     case 'in-place': {
       const now = existsSync(target.path) ? sha256(readFileSync(target.path)) : null;
+      if (now === sha) return { path: target.path, sha256: sha };
       if (now !== inputSha)
         throw usageError(
           `${target.path} changed since the run began, so it was not overwritten`,

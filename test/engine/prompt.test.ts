@@ -18,7 +18,7 @@ import {
   templatesHash,
   type PassPromptInput,
   type Templates,
-} from '../../src/runner/prompt.js';
+} from '../../src/engine/prompt.js';
 
 const MARKERS = ['[CONTESTED]', '[CLARIFY]'];
 const input = (over: Partial<PassPromptInput> = {}): PassPromptInput => ({

@@ -1,4 +1,5 @@
 import { usageError } from '../errors.js';
+import { countWords } from './words.js';
 import type { Delimiters } from './prompt.js';
 
 /**
@@ -20,11 +21,13 @@ export interface ReplyContext {
   summaryRatio: number;
   /** The summary check applies only when `sent` has more words than this. */
   summaryMinWords: number;
+  /** countWords(sent), when the caller knows it already. */
+  sentWords?: number;
 }
 
 export type RejectKind = 'empty' | 'summary' | 'malformed';
 export type ReplyRejection = { ok: false; kind: RejectKind; reason: string };
-export type ReplyVerdict = { ok: true; document: string; fixes: string[] } | ReplyRejection;
+export type ReplyVerdict = { ok: true; document: string; fixes: string[]; words: number } | ReplyRejection;
 
 export const REPLY_DEFAULTS: { summaryRatio: number; summaryMinWords: number } = {
   summaryRatio: 0.3,
@@ -36,10 +39,7 @@ export interface ReplyMode {
   accept(reply: string, ctx: ReplyContext): ReplyVerdict;
 }
 
-/** Whitespace-separated tokens. */
-export function countWords(text: string): number {
-  return text.match(/\S+/g)?.length ?? 0;
-}
+export { countWords } from './words.js';
 
 /** The checks every mode shares: empty, NUL bytes, size. */
 export function precheck(reply: string, ctx: Pick<ReplyContext, 'maxBytes'>): ReplyRejection | undefined {
@@ -59,7 +59,7 @@ export const documentMode: ReplyMode = {
     const lf = reply.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
     const body = unwrap(lf, ctx, fixes);
     if (body.trim() === '') return reject('empty', 'The reply held no document text once its wrapping was removed.');
-    const sentWords = countWords(ctx.sent);
+    const sentWords = ctx.sentWords ?? countWords(ctx.sent);
     const words = countWords(body);
     if (sentWords > ctx.summaryMinWords && words < ctx.summaryRatio * sentWords) {
       const pct = Math.round(ctx.summaryRatio * 100);
@@ -75,7 +75,7 @@ export const documentMode: ReplyMode = {
       seen.leadingBlank = false;
     }
     const restored = restoreConventions(body, ctx.original, seen);
-    return { ok: true, document: restored.text, fixes: [...fixes, ...restored.fixes] };
+    return { ok: true, document: restored.text, fixes: [...fixes, ...restored.fixes], words };
   },
 };
 

@@ -1,4 +1,5 @@
 import { createColors } from 'picocolors';
+import type { EventSink } from '../engine/deps.js';
 import type { Io } from '../io.js';
 
 /**
@@ -50,5 +51,28 @@ export function createProgress(io: Io, quiet: boolean): Progress {
       if (tty && timer) draw();
     },
     close: stop,
+  };
+}
+
+/** Renders the engine's events as progress lines. */
+export function progressEvents(progress: Progress, io: Io, quiet: boolean): EventSink {
+  return (e) => {
+    switch (e.type) {
+      case 'run-started':
+        if (e.resumedAfter !== null && !quiet) io.stderr.write(`resuming ${e.runId} after pass ${e.resumedAfter} of ${e.totalPasses}\n`);
+        return;
+      case 'pass-started':
+        return progress.passStarted(e.pass, e.totalPasses, e.role, e.agent, e.notesIn);
+      case 'pass-finished':
+        return progress.passFinished(e.pass, e.notesAfter, e.outcome);
+      case 'retry-scheduled':
+        if (e.why === 'transient') return progress.note(`pass ${e.pass}: ${e.message}; retrying in ${(e.waitMs / 1000).toFixed(1)}s`);
+        if (e.why === 'empty') return progress.note(`pass ${e.pass}: ${e.message}; resending`);
+        return progress.note(`pass ${e.pass}: ${e.message}; sending a repair request to ${e.agent}`);
+      case 'run-finished':
+        return progress.close();
+      default:
+        return;
+    }
   };
 }

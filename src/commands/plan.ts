@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { resolveAgent, type ResolvedAgent } from '../adapters/registry.js';
+import type { Config } from '../config/schema.js';
+import { loadConfig } from '../config/load.js';
+import type { OutputTarget, RunPlan } from '../engine/plan.js';
+import { loadTemplates } from '../engine/prompt.js';
+import type { Io } from '../io.js';
+import { DEFAULT_MARKERS } from '../protocol/scanner.js';
+import { assertFitsBudget, outputBudget, preflight } from '../runner/preflight.js';
+import type { RunManifest } from '../store/manifest.js';
+import { ROLES, type Role } from '../vocabulary.js';
+import { outputTarget } from '../engine/output.js';
+
+export const DEFAULT_TIMEOUT_S = 600;
+
+/** The markers a run looks for: the protocol's two plus any configured extra names. */
+export function markersFor(config: Config): string[] {
+  return [...DEFAULT_MARKERS, ...config.markers.map((m) => m.toUpperCase()).filter((m) => !DEFAULT_MARKERS.includes(m))];
+}
+
+export const perRole = <T>(f: (role: Role) => T): Record<Role, T> => ({ reviewer: f('reviewer'), composer: f('composer') });
+
+/**
+ * What a run is asked to do, before the settings that come from config, templates and the
+ * agents' checks are added: refine builds it from flags, resume from run.json.
+ */
+export interface PlanRequest {
+  input: RunPlan['input'];
+  passes: number;
+  allPasses: boolean;
+  agents: Record<Role, ResolvedAgent>;
+  chosenBy: Record<Role, string>;
+  promptsDir: string | null;
+  maxRepairs: number;
+  /** Per-dispatch deadline per role in seconds; undefined: the agent's timeout_s, else the default. */
+  timeoutS: Record<Role, number | undefined>;
+  output: OutputTarget;
+  runsDir: string;
+  name: string;
+  replyMode: string;
+  /** What an earlier session of the run found, used where today's checks find nothing. */
+  recorded?: { versions: Record<Role, string | null>; resolved: RunPlan['resolved'] };
+}
+
+/**
+ * The one function that turns a request into a plan, for refine and resume alike, so a
+ * plan field cannot be set one way for new runs and another for resumed ones.
+ */
+export async function completePlan(
+  req: PlanRequest,
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  opts: { checkAgents: boolean },
+): Promise<{ plan: RunPlan; warnings: string[] }> {
+  const templates = await loadTemplates(req.promptsDir ?? undefined);
+  const used = ROLES.filter((role) => role === 'reviewer' || req.passes > 1);
+  for (const role of used) assertFitsBudget(req.input.text, role, req.agents[role]);
+  const checks = opts.checkAgents ? await preflight(req.agents, env) : null;
+  const plan: RunPlan = {
+    input: req.input,
+    passes: req.passes,
+    allPasses: req.allPasses,
+    agents: req.agents,
+    agentVersions: perRole((r) => checks?.[r].version ?? req.recorded?.versions[r] ?? null),
+    resolved: perRole((r) => checks?.[r].resolved ?? req.recorded?.resolved[r] ?? {}),
+    chosenBy: req.chosenBy,
+    templates,
+    promptsDir: req.promptsDir,
+    markers: markersFor(config),
+    maxRepairs: req.maxRepairs,
+    maxBytes: config.max_bytes,
+    timeoutMs: perRole((r) => Math.round((req.timeoutS[r] ?? req.agents[r].timeoutS ?? DEFAULT_TIMEOUT_S) * 1000)),
+    maxOutputTokens: perRole((r) => outputBudget(req.agents[r])),
+    summaryRatio: config.summary_ratio,
+    summaryMinWords: config.summary_min_words,
+    output: req.output,
+    runsDir: req.runsDir,
+    name: req.name,
+    replyMode: req.replyMode,
+  };
+  const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
+  return { plan, warnings };
+}
+
+export interface ResumeFlags {
+  out?: string;
+  inPlace?: boolean;
+  json?: boolean;
+  config?: string;
+}
+
+/** The request a run was made with, from its run.json, its folder and today's config (agents are resolved again). */
+export function requestFromManifest(m: RunManifest, runDir: string, io: Io, flags: ResumeFlags): { request: PlanRequest; config: Config } {
+  const { config, path } = loadConfig(io.cwd, io.env, flags.config);
+  const configDir = path ? dirname(path) : null;
+  const text = readFileSync(join(runDir, m.original), 'utf8');
+  const recordedOutput: OutputTarget =
+    m.output.target === 'file' || m.output.target === 'in-place' ? { kind: m.output.target, path: m.output.path as string } : { kind: m.output.target };
+  const overridden = flags.out !== undefined || flags.inPlace;
+  const request: PlanRequest = {
+    input: { path: m.input.path, display: m.input.display, text, bytes: m.input.bytes, sha256: m.input.sha256, ext: m.input.ext, syntax: m.input.syntax },
+    passes: m.passes.requested,
+    allPasses: m.passes.all_passes,
+    agents: perRole((role) => resolveAgent(m.agents[role].spec, config, io.cwd, configDir)),
+    chosenBy: perRole((r) => m.agents[r].chosen_by),
+    promptsDir: m.policy.prompts_dir,
+    maxRepairs: m.policy.max_repairs,
+    timeoutS: perRole((r) => m.agents[r].timeout_s),
+    output: overridden ? outputTarget({ out: flags.out, inPlace: flags.inPlace, json: flags.json }, m.input.path, io.cwd) : recordedOutput,
+    runsDir: dirname(runDir),
+    name: m.run_id,
+    replyMode: m.policy.reply_mode,
+    recorded: { versions: perRole((r) => m.agents[r].version), resolved: perRole((r) => m.agents[r].resolved) },
+  };
+  return { request, config };
+}

@@ -1,0 +1,47 @@
+import type { AdapterRequest } from '../adapters/contract.js';
+import type { CallOptions, HostResult } from '../adapters/host.js';
+import type { ResolvedAgent } from '../adapters/registry.js';
+import type { RecorderOptions } from '../store/recorder.js';
+import type { AttemptKind, DispatchStatus, FinalStatus, Role } from '../vocabulary.js';
+import { sleep } from './backoff.js';
+
+/** Calls one agent once: the adapter host for programs, the in-process runner for built-ins. */
+export type Dispatcher = (agent: ResolvedAgent, request: AdapterRequest, opts: CallOptions) => Promise<HostResult>;
+
+/** Time as the engine sees it, so tests can make backoff instant. */
+export interface Clock {
+  now(): number;
+  /** Resolves true after `ms`, or false as soon as the signal aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<boolean>;
+}
+
+export const systemClock: Clock = { now: () => Date.now(), sleep };
+
+/** What a pass ended as, in the words progress shows. */
+export type PassEnd = 'done' | 'not converged' | 'failed' | 'interrupted';
+
+/** What the engine tells its observer; it never writes to a terminal itself. */
+export type EngineEvent =
+  | { type: 'run-started'; runId: string; runDir: string; resumedAfter: number | null; totalPasses: number }
+  | { type: 'pass-started'; pass: number; totalPasses: number; role: Role; agent: string; notesIn: number }
+  | { type: 'dispatch-started'; pass: number; id: string; kind: AttemptKind; index: number; stem: string }
+  | { type: 'dispatch-finished'; pass: number; id: string; status: Exclude<DispatchStatus, 'pending'>; reason: string | null; durationMs: number }
+  | { type: 'retry-scheduled'; pass: number; agent: string; why: 'transient' | 'empty' | 'repair'; message: string; waitMs: number }
+  | { type: 'pass-finished'; pass: number; notesAfter: number | null; outcome: PassEnd }
+  | { type: 'run-finished'; runId: string; status: FinalStatus; exitCode: number };
+
+export type EventSink = (event: EngineEvent) => void;
+
+/** Everything a run needs from outside; two runs in one process share nothing else. */
+export interface EngineDeps {
+  dispatch: Dispatcher;
+  /** Aborting it stops the run cleanly: the run is `interrupted` and resumable. */
+  signal: AbortSignal;
+  /** The agents' environment (adapters get this and nothing else). */
+  env: NodeJS.ProcessEnv;
+  events?: EventSink;
+  clock?: Clock;
+  /** Base delay of transient retries in ms (default 1000). */
+  retryBaseMs?: number;
+  recorder?: RecorderOptions;
+}

@@ -1,0 +1,59 @@
+import { scanNotes } from '../protocol/scanner.js';
+import type { AgentRecord, RunManifest } from '../store/manifest.js';
+import type { RunOpening } from '../store/recorder.js';
+import { makeRunId } from '../store/run-folder.js';
+import type { Role } from '../vocabulary.js';
+import type { RunPlan } from './plan.js';
+import { policyOf } from './policy.js';
+import { countWords } from './words.js';
+
+function agentRecord(plan: RunPlan, role: Role): AgentRecord {
+  const a = plan.agents[role];
+  const resolvedModel = plan.resolved[role].model;
+  return {
+    spec: a.spec,
+    adapter: a.adapter,
+    provider: a.provider,
+    model: a.options.model ?? (typeof resolvedModel === 'string' ? resolvedModel : null),
+    version: plan.agentVersions[role],
+    max_output_tokens: plan.maxOutputTokens[role],
+    timeout_s: plan.timeoutMs[role] / 1000,
+    evidence: a.evidence,
+    usage_provider_reported: null,
+    options: { ...a.options, ...(a.adapter === 'cmd' ? { command: a.command } : {}) },
+    chosen_by: plan.chosenBy[role],
+    resolved: plan.resolved[role],
+  };
+}
+
+function evidenceOf(plan: RunPlan): RunManifest['evidence'] {
+  const kinds = new Set([plan.agents.reviewer.evidence, ...(plan.passes > 1 ? [plan.agents.composer.evidence] : [])]);
+  return kinds.size === 1 ? [...kinds][0]! : 'mixed';
+}
+
+/** What run.json says of a new run before pass 1. */
+export function openingOf(plan: RunPlan, now: Date): RunOpening {
+  const runId = makeRunId(plan.name, now, undefined, false);
+  return {
+    run_id: runId,
+    createdAt: now,
+    input: {
+      path: plan.input.path,
+      display: plan.input.display,
+      sha256: plan.input.sha256,
+      bytes: plan.input.bytes,
+      words: countWords(plan.input.text),
+      ext: plan.input.ext,
+      syntax: plan.input.syntax,
+      notes: scanNotes(plan.input.text, { syntax: plan.input.syntax, markers: plan.markers }).length,
+    },
+    original: `original.${plan.input.ext}`,
+    originalText: plan.input.text,
+    output: { target: plan.output.kind, path: 'path' in plan.output ? plan.output.path : null },
+    passes: { requested: plan.passes, run: 0, all_passes: plan.allPasses },
+    agents: { reviewer: agentRecord(plan, 'reviewer'), composer: agentRecord(plan, 'composer') },
+    evidence: evidenceOf(plan),
+    policy: policyOf(plan),
+    logLine: `run ${runId} started: ${plan.input.display}, ${plan.passes} passes, reviewer ${plan.agents.reviewer.spec}, composer ${plan.agents.composer.spec}`,
+  };
+}

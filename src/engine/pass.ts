@@ -1,0 +1,356 @@
+import { ulid } from 'ulid';
+import { type AdapterRequest, type AdapterSuccess, CONTRACT_VERSION, type Usage } from '../adapters/contract.js';
+import type { HostError, HostResult } from '../adapters/host.js';
+import type { DispatchEnd, DispatchStart } from '../audit/records.js';
+import { countLines } from '../audit/records.js';
+import { diffNotes, type Note, scanNotes } from '../protocol/scanner.js';
+import { sha256 } from '../store/hash.js';
+import type { RunManifest } from '../store/manifest.js';
+import { openClosing, type PassClosing, type RunRecorder } from '../store/recorder.js';
+import { dispatchStem } from '../store/run-folder.js';
+import { type AttemptKind, type PassStatus, type Role, TRANSIENT_ERROR_TYPES } from '../vocabulary.js';
+import { backoffMs } from './backoff.js';
+import type { Clock, EngineDeps, EventSink } from './deps.js';
+import { type RunPlan, roleForPass } from './plan.js';
+import { buildPassPrompt, buildRepairPrompt, type Delimiters, type PassPromptInput, promptDocument } from './prompt.js';
+import { type ReplyMode, replyMode } from './reply.js';
+
+/** The document the next pass revises: its text, its run-folder file, and what is known of it. */
+export interface Current {
+  text: string;
+  file: string;
+  notes: Note[];
+  words: number;
+}
+
+/** What one run shares between its passes. */
+export interface RunContext {
+  plan: RunPlan;
+  deps: EngineDeps & { clock: Clock; events: EventSink; retryBaseMs: number };
+  rec: RunRecorder;
+  current: Current;
+  breaker: RunManifest['breaker'];
+  /** Wall time of the run so far, earlier sessions of a resumed run included. */
+  runMs(): number;
+}
+
+export type PassOutcome =
+  | { kind: 'accepted'; current: Current }
+  | { kind: 'not-converged'; notes: Note[]; reason: string }
+  | { kind: 'failed'; type: string; message: string }
+  | { kind: 'interrupted' };
+
+/** What one dispatch led to: the pass is over, or another attempt follows. */
+type Step = PassOutcome | 'again';
+
+export const BREAKER_THRESHOLD = 3;
+export const MAX_TRANSIENT_RETRIES = 2;
+
+/** A provider error is transient only when it is a 5xx (or carries no HTTP status). */
+export const isTransient = (e: HostError): boolean => TRANSIENT_ERROR_TYPES.has(e.type) && (e.type !== 'provider' || e.status === undefined || e.status >= 500);
+
+export function scan(plan: RunPlan, text: string): Note[] {
+  return scanNotes(text, { syntax: plan.input.syntax, markers: plan.markers });
+}
+
+interface Attempt {
+  kind: AttemptKind;
+  index: number;
+  parentId: string | null;
+  prompt: string;
+  /** The document the agent revises in this attempt (for a repair of notes: the rejected reply). */
+  documentFile: string;
+  documentText: string;
+  repairError: string | null;
+}
+
+interface Dispatched {
+  start: DispatchStart;
+  host: HostResult;
+}
+
+/**
+ * One pass: dispatch, validate, then retry, repair, accept or fail per the policy table
+ * (README "Replies, retries and repairs"), recording every step through the recorder.
+ */
+export function runPass(ctx: RunContext, pass: number): Promise<PassOutcome> {
+  return new PassRun(ctx, pass).run();
+}
+
+class PassRun {
+  private readonly role: Role;
+  private readonly final: boolean;
+  private readonly sent: Current;
+  private readonly index: number;
+  private readonly started: number;
+  private readonly mode: ReplyMode;
+  private readonly promptInput: PassPromptInput;
+  private readonly closing: PassClosing;
+  private attempt: Attempt;
+  private delimiters: Delimiters;
+  private emptyResent = false;
+  private transient = 0;
+
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly pass: number,
+  ) {
+    const { plan, rec, current } = ctx;
+    this.role = roleForPass(pass);
+    this.final = pass === plan.passes;
+    this.sent = current;
+    this.started = ctx.deps.clock.now();
+    ctx.deps.events({ type: 'pass-started', pass, totalPasses: plan.passes, role: this.role, agent: this.agent, notesIn: current.notes.length });
+    this.index = rec.openPass({
+      pass,
+      role: this.role,
+      agent: this.agent,
+      final: this.final,
+      notes_before: current.notes.length,
+      words_before: current.words,
+      input: { file: current.file, sha256: sha256(current.text) },
+    });
+    this.closing = openClosing();
+    this.mode = replyMode(plan.replyMode);
+    this.promptInput = { document: current.text, pass, totalPasses: plan.passes, role: this.role, final: this.final, markers: plan.markers };
+    const first = buildPassPrompt(plan.templates, this.promptInput);
+    this.delimiters = first.delimiters;
+    this.attempt = { kind: 'pass', index: 0, parentId: null, prompt: first.prompt, documentFile: current.file, documentText: current.text, repairError: null };
+  }
+
+  private get agent(): string {
+    return this.ctx.plan.agents[this.role].spec;
+  }
+
+  async run(): Promise<PassOutcome> {
+    for (;;) {
+      if (this.ctx.deps.signal.aborted) return this.close('interrupted', { kind: 'interrupted' });
+      const d = await this.dispatch();
+      const step = d.host.ok ? this.onReply(d, d.host.response) : await this.onFailure(d, d.host.error);
+      if (step !== 'again') return step;
+    }
+  }
+
+  /** One call: the prompt is written and the record opened before it, the raw reply and stderr kept after it. */
+  private async dispatch(): Promise<Dispatched> {
+    const { plan, rec, deps } = this.ctx;
+    const agent = plan.agents[this.role];
+    const now = deps.clock.now();
+    const id = ulid(now);
+    const stem = rec.freeStem(dispatchStem(this.pass, this.role, agent.slug, this.attempt.kind, this.attempt.index));
+    const promptFile = rec.artifact(`${stem}.prompt.md`, this.attempt.prompt);
+    const timeoutMs = plan.timeoutMs[this.role];
+    const start: DispatchStart = {
+      id,
+      runId: rec.manifest.run_id,
+      stem,
+      pass: this.pass,
+      totalPasses: plan.passes,
+      role: this.role,
+      agent,
+      agentVersion: plan.agentVersions[this.role],
+      final: this.final,
+      kind: this.attempt.kind,
+      index: this.attempt.index,
+      parentId: this.attempt.parentId,
+      promptFile,
+      documentFile: this.attempt.documentFile,
+      documentSha256: sha256(this.attempt.documentText),
+      documentLines: countLines(this.attempt.documentText),
+      inputPath: plan.input.path,
+      issuedAt: new Date(now),
+      deadlineSeconds: Math.round(timeoutMs / 1000),
+      maxOutputTokens: plan.maxOutputTokens[this.role],
+      repairError: this.attempt.repairError,
+    };
+    rec.startDispatch(this.index, start);
+    deps.events({ type: 'dispatch-started', pass: this.pass, id, kind: start.kind, index: start.index, stem });
+    const request: AdapterRequest = {
+      contract_version: CONTRACT_VERSION,
+      dispatch_id: id,
+      run_id: start.runId,
+      pass: this.pass,
+      total_passes: plan.passes,
+      role: this.role,
+      final: this.final,
+      prompt: this.attempt.prompt,
+      options: agent.options,
+      deadline: new Date(now + timeoutMs).toISOString(),
+      ...(this.attempt.repairError ? { repair_error: this.attempt.repairError } : {}),
+      attempt: { kind: this.attempt.kind, index: this.attempt.index },
+    };
+    // Room for the reply (bounded by max_bytes, JSON-escaped) plus the envelope.
+    const host = await deps.dispatch(agent, request, { timeoutMs, signal: deps.signal, maxOutputBytes: plan.maxBytes * 8 + 1_000_000, env: deps.env });
+    const replyText = host.ok ? host.response.reply : host.stdout;
+    if (replyText) rec.artifact(`${stem}.reply.txt`, replyText);
+    rec.artifact(`${stem}.stderr.log`, host.stderr);
+    return { start, host };
+  }
+
+  /** Closes a dispatch: its outcome goes to the record and run.json. */
+  private finish(
+    d: Dispatched,
+    status: DispatchEnd['status'],
+    reason: string | null,
+    doc?: { file: string; text: string; added: Note[]; resolved: Note[] },
+  ): void {
+    const { host } = d;
+    const usage: Usage | undefined = host.ok ? host.response.usage : host.usage;
+    const end: DispatchEnd = {
+      start: d.start,
+      completedAt: new Date(this.ctx.deps.clock.now()),
+      durationMs: host.durationMs,
+      status,
+      reason,
+      response: host.ok ? host.response : null,
+      error: host.ok ? null : host.error,
+      document: doc ? { file: doc.file, sha256: sha256(doc.text), lines: countLines(doc.text) } : null,
+      added: doc?.added ?? [],
+      resolved: doc?.resolved ?? [],
+    };
+    this.ctx.rec.finishDispatch(this.index, end, {
+      usage: usage ? { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cost_usd: usage.cost_usd } : null,
+      providerReported: usage ? usage.provider_reported : null,
+      model: host.ok ? host.response.model : null,
+      agentVersion: host.ok ? host.response.agent_version : null,
+      breaker: this.ctx.breaker,
+    });
+    this.ctx.deps.events({ type: 'dispatch-finished', pass: this.pass, id: d.start.id, status, reason, durationMs: host.durationMs });
+  }
+
+  private async onFailure(d: Dispatched, error: HostError): Promise<Step> {
+    if (error.type === 'interrupted') {
+      this.finish(d, 'error', 'interrupted by the user');
+      return this.close('interrupted', { kind: 'interrupted' });
+    }
+    const b = this.ctx.breaker;
+    b.consecutive_failures += 1;
+    b.last_error = `${error.type}: ${error.message}`.slice(0, 500);
+    if (b.consecutive_failures >= BREAKER_THRESHOLD) b.open = true;
+    this.finish(d, error.type === 'timeout' ? 'timeout' : 'error', `${error.type}: ${error.message}`);
+    if (b.open) {
+      const message = `circuit breaker opened after ${BREAKER_THRESHOLD} consecutive agent failures (last: ${error.type}: ${error.message})`;
+      return this.close('failed', { kind: 'failed', type: 'breaker', message });
+    }
+    if (!isTransient(error) || this.transient >= MAX_TRANSIENT_RETRIES)
+      return this.close('failed', { kind: 'failed', type: error.type, message: error.message });
+    this.transient += 1;
+    const wait = backoffMs(this.transient, error.retry_after_ms, this.ctx.deps.retryBaseMs);
+    this.ctx.deps.events({
+      type: 'retry-scheduled',
+      pass: this.pass,
+      agent: this.agent,
+      why: 'transient',
+      message: `${error.type} from ${this.agent}`,
+      waitMs: wait,
+    });
+    if (!(await this.ctx.deps.clock.sleep(wait, this.ctx.deps.signal))) return this.close('interrupted', { kind: 'interrupted' });
+    this.retry(d);
+    return 'again';
+  }
+
+  private onReply(d: Dispatched, response: AdapterSuccess): Step {
+    const { plan } = this.ctx;
+    this.ctx.breaker.consecutive_failures = 0;
+    if (response.stop === 'truncated') {
+      this.finish(d, 'rejected', 'reply cut at the output limit');
+      const budget = plan.maxOutputTokens[this.role];
+      const message = `${this.agent} stopped at its output limit${budget ? ` (${budget} tokens)` : ''}, so its reply is a cut-off document: raise max_output_tokens for this agent in bounce.config.yaml`;
+      return this.close('failed', { kind: 'failed', type: 'truncated', message });
+    }
+    const verdict = this.mode.accept(response.reply, {
+      sent: promptDocument(this.sent.text),
+      sentWords: this.sent.words,
+      original: plan.input.text,
+      delimiters: this.delimiters,
+      maxBytes: plan.maxBytes,
+      summaryRatio: plan.summaryRatio,
+      summaryMinWords: plan.summaryMinWords,
+    });
+    if (verdict.ok) {
+      for (const f of verdict.fixes) if (!this.closing.fixes.includes(f)) this.closing.fixes.push(f);
+      return this.onDocument(d, verdict.document, verdict.words);
+    }
+    if (verdict.kind === 'empty' && !this.emptyResent) {
+      this.emptyResent = true;
+      this.finish(d, 'rejected', 'empty reply; the same prompt is sent once more');
+      this.ctx.deps.events({ type: 'retry-scheduled', pass: this.pass, agent: this.agent, why: 'empty', message: `empty reply from ${this.agent}`, waitMs: 0 });
+      this.retry(d);
+      return 'again';
+    }
+    return this.onUnusable(d, verdict.kind === 'empty' ? 'the reply was empty again after a resend' : verdict.reason);
+  }
+
+  /** A reply that reads as a document: accepted, unless the final pass left notes in it. */
+  private onDocument(d: Dispatched, text: string, words: number): Step {
+    const file = this.ctx.rec.artifact(`${d.start.stem}.${this.ctx.plan.input.ext}`, text);
+    const notes = scan(this.ctx.plan, text);
+    const { added, resolved } = diffNotes(this.sent.notes, notes);
+    Object.assign(this.closing, { notes_after: notes.length, added: added.length, resolved: resolved.length, document: file, document_sha256: sha256(text) });
+    if (!(this.final && notes.length > 0)) {
+      this.finish(d, 'completed', null, { file, text, added, resolved });
+      Object.assign(this.closing, { misplaced_after: notes.filter((n) => !n.canonical).length, words_after: words });
+      return this.close('completed', { kind: 'accepted', current: { text, file, notes, words } });
+    }
+    const reason = `${notes.length} note${notes.length === 1 ? '' : 's'} left on the final pass, which must resolve every note and add none (${noteLines(notes)})`;
+    this.finish(d, 'rejected', reason, { file, text, added, resolved });
+    if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, reason);
+    return this.close('failed', { kind: 'not-converged', notes, reason });
+  }
+
+  /** A summary, a malformed or a twice-empty reply: repaired while repairs remain. */
+  private onUnusable(d: Dispatched, reason: string): Step {
+    this.finish(d, 'rejected', reason);
+    // Such a reply is no document to correct: the repair revises the pass's input again.
+    if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, this.sent, `your previous reply was rejected: ${reason}`);
+    if (this.final && this.sent.notes.length > 0) {
+      return this.close('failed', { kind: 'not-converged', notes: this.sent.notes, reason: `no usable reply on the final pass: ${reason}` });
+    }
+    const repairs = `${this.closing.repairs} repair${this.closing.repairs === 1 ? '' : 's'}`;
+    return this.close('failed', { kind: 'failed', type: 'malformed', message: `${this.agent} gave no usable document after ${repairs}: ${reason}` });
+  }
+
+  private retry(d: Dispatched): void {
+    this.closing.retries += 1;
+    this.attempt = { ...this.attempt, kind: 'retry', index: this.closing.retries, parentId: d.start.id };
+  }
+
+  private repair(d: Dispatched, rejected: { text: string; file: string }, reason: string): 'again' {
+    this.closing.repairs += 1;
+    const built = buildRepairPrompt(this.ctx.plan.templates, { ...this.promptInput, rejected: rejected.text, reason });
+    this.delimiters = built.delimiters;
+    this.attempt = {
+      kind: 'repair',
+      index: this.closing.repairs,
+      parentId: d.start.id,
+      prompt: built.prompt,
+      documentFile: rejected.file,
+      documentText: rejected.text,
+      repairError: reason,
+    };
+    this.ctx.deps.events({ type: 'retry-scheduled', pass: this.pass, agent: this.agent, why: 'repair', message: reason, waitMs: 0 });
+    return 'again';
+  }
+
+  private close(status: PassStatus, outcome: PassOutcome): PassOutcome {
+    this.closing.status = status;
+    if (outcome.kind === 'failed') this.closing.errors.push(`${outcome.type}: ${outcome.message}`);
+    if (outcome.kind === 'not-converged') this.closing.errors.push(outcome.reason);
+    const accepted = outcome.kind === 'accepted';
+    const notConverged = outcome.kind === 'not-converged';
+    const { rec } = this.ctx;
+    rec.closePass(this.index, this.closing, {
+      passesRun: accepted || notConverged ? this.pass : null,
+      notesLeft: accepted ? outcome.current.notes.length : notConverged ? outcome.notes.length : rec.manifest.notes_left,
+      passMs: this.ctx.deps.clock.now() - this.started,
+      runMs: this.ctx.runMs(),
+    });
+    return outcome;
+  }
+}
+
+/** The first few notes by line number, for a repair reason or a log line. */
+export function noteLines(notes: Note[]): string {
+  const shown = notes.slice(0, 3).map((n) => `line ${n.line}: ${n.text.length > 80 ? `${n.text.slice(0, 79)}…` : n.text}`);
+  return shown.join('; ') + (notes.length > 3 ? `; and ${notes.length - 3} more` : '');
+}

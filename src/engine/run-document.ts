@@ -1,0 +1,158 @@
+import { readFileSync } from 'node:fs';
+import { EXIT, isBounceError } from '../errors.js';
+import { type ManifestView, RunRecorder } from '../store/recorder.js';
+import type { FinalStatus } from '../vocabulary.js';
+import { type Clock, type EngineDeps, systemClock } from './deps.js';
+import { openingOf } from './opening.js';
+import { writeOutput } from './output.js';
+import { type Current, type RunContext, runPass, scan } from './pass.js';
+import type { RunPlan } from './plan.js';
+import { countWords } from './words.js';
+
+export const EXIT_FOR_STATUS: Readonly<Record<FinalStatus, number>> = {
+  converged: EXIT.ok,
+  'not-converged': EXIT.notConverged,
+  failed: EXIT.agent,
+  interrupted: EXIT.interrupted,
+};
+
+/** How a run ended. The engine prints nothing: commands turn this into output. */
+export interface RunResult {
+  runId: string;
+  runDir: string;
+  status: FinalStatus;
+  exitCode: number;
+  /** The converged document, when there is one. */
+  document: string | null;
+  /** Where the converged document was written (final.<ext>, --out FILE or the input); null for --out - or no output. */
+  outputPath: string | null;
+  notesLeft: number | null;
+  error: { type: string; message: string } | null;
+  /** run.json as the run left it. */
+  manifest: ManifestView;
+}
+
+/** Where to pick a run up again: its folder (the plan is the recorded one, rebuilt). */
+export interface ResumeFrom {
+  runDir: string;
+}
+
+interface LoopEnd {
+  status: FinalStatus;
+  document: string | null;
+  notesLeft: number | null;
+  error: { type: string; message: string } | null;
+}
+
+/**
+ * Runs one document from a plan to a result: a new run folder, or with `from` the recorded
+ * run continued after its last completed pass. Everything outside comes through `deps`.
+ */
+export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: ResumeFrom): Promise<RunResult> {
+  const clock: Clock = deps.clock ?? systemClock;
+  const full = { ...deps, clock, events: deps.events ?? (() => {}), retryBaseMs: deps.retryBaseMs ?? 1000 };
+  const { rec, current, resumedAfter } = from ? reopen(plan, from, full.recorder) : open(plan, clock, full.recorder);
+  try {
+    const started = clock.now();
+    const base = rec.manifest.totals.duration_ms;
+    const ctx: RunContext = { plan, deps: full, rec, current, breaker: { ...rec.manifest.breaker }, runMs: () => base + (clock.now() - started) };
+    // A resumed run starts with the breaker closed: its cause is the user's to fix, and the count is new.
+    if (from) ctx.breaker = { consecutive_failures: 0, open: false, last_error: ctx.breaker.last_error };
+    full.events({ type: 'run-started', runId: rec.manifest.run_id, runDir: rec.dir, resumedAfter, totalPasses: plan.passes });
+    const end = await loop(ctx, resumedAfter ?? 0);
+    return finish(ctx, end);
+  } finally {
+    rec.close();
+  }
+}
+
+function open(plan: RunPlan, clock: Clock, opts: EngineDeps['recorder']): { rec: RunRecorder; current: Current; resumedAfter: null } {
+  const opening = openingOf(plan, new Date(clock.now()));
+  const rec = RunRecorder.create(plan.runsDir, opening, opts);
+  const notes = scan(plan, plan.input.text);
+  return { rec, current: { text: plan.input.text, file: opening.original, notes, words: opening.input.words }, resumedAfter: null };
+}
+
+function reopen(plan: RunPlan, from: ResumeFrom, opts: EngineDeps['recorder']): { rec: RunRecorder; current: Current; resumedAfter: number } {
+  const { recorder: rec, reconciled } = RunRecorder.reopen(from.runDir, opts);
+  const m = rec.manifest;
+  const last = [...m.pass_records].reverse().find((r) => r.status === 'completed' && r.document);
+  const text = last?.document ? readFileSync(rec.path(last.document), 'utf8') : plan.input.text;
+  const file = last?.document ?? m.original;
+  rec.log(`resume: continuing after pass ${last?.pass ?? 0}${reconciled.length ? `; ${reconciled.length} dispatch record(s) reconciled with run.json` : ''}`);
+  return { rec, current: { text, file, notes: scan(plan, text), words: countWords(text) }, resumedAfter: last?.pass ?? 0 };
+}
+
+/**
+ * Runs passes from the first one not yet completed to the budget, stopping early on zero
+ * notes (unless --all-passes).
+ */
+async function loop(ctx: RunContext, done: number): Promise<LoopEnd> {
+  const { plan, deps } = ctx;
+  // A run that stopped after converging but before it was closed (a crash, say) is done.
+  if (done > 0 && ctx.current.notes.length === 0 && !plan.allPasses) return { status: 'converged', document: ctx.current.text, notesLeft: 0, error: null };
+  for (let pass = done + 1; pass <= plan.passes; pass++) {
+    const outcome = await runPass(ctx, pass);
+    switch (outcome.kind) {
+      case 'accepted': {
+        ctx.current = outcome.current;
+        const left = outcome.current.notes.length;
+        deps.events({ type: 'pass-finished', pass, notesAfter: left, outcome: 'done' });
+        if (left === 0 && (!plan.allPasses || pass === plan.passes)) return { status: 'converged', document: outcome.current.text, notesLeft: 0, error: null };
+        break;
+      }
+      case 'not-converged':
+        deps.events({ type: 'pass-finished', pass, notesAfter: outcome.notes.length, outcome: 'not converged' });
+        return { status: 'not-converged', document: null, notesLeft: outcome.notes.length, error: { type: 'not-converged', message: outcome.reason } };
+      case 'failed':
+        deps.events({ type: 'pass-finished', pass, notesAfter: null, outcome: 'failed' });
+        return { status: 'failed', document: null, notesLeft: ctx.rec.manifest.notes_left, error: { type: outcome.type, message: outcome.message } };
+      case 'interrupted':
+        deps.events({ type: 'pass-finished', pass, notesAfter: null, outcome: 'interrupted' });
+        return {
+          status: 'interrupted',
+          document: null,
+          notesLeft: ctx.rec.manifest.notes_left,
+          error: { type: 'interrupted', message: 'interrupted by the user; run `bounce resume` to finish it' },
+        };
+    }
+  }
+  // Every pass ran and the last one accepted a document: by rule 3 it has no notes.
+  return { status: 'converged', document: ctx.current.text, notesLeft: 0, error: null };
+}
+
+/** Ends a run: on convergence writes final.<ext> and the requested output, then records the status. */
+function finish(ctx: RunContext, end: LoopEnd): RunResult {
+  const { plan, rec } = ctx;
+  let exitCode = EXIT_FOR_STATUS[end.status];
+  let error = end.error;
+  let outputPath: string | null = null;
+  let output: { written: boolean; sha256: string | null; path: string | null } | null = null;
+  if (end.status === 'converged' && end.document !== null) {
+    const finalName = rec.artifact(`final.${plan.input.ext}`, end.document);
+    outputPath = rec.path(finalName);
+    try {
+      const written = writeOutput(plan.output, end.document, plan.input.sha256);
+      if (written.path) outputPath = written.path;
+      if (plan.output.kind === 'stdout') outputPath = null;
+      output = { written: true, sha256: written.sha256, path: written.path ?? (plan.output.kind === 'run' ? finalName : null) };
+    } catch (err) {
+      if (!isBounceError(err)) throw err;
+      exitCode = err.exitCode;
+      error = { type: err.code, message: err.line };
+    }
+  }
+  rec.finishRun({ status: end.status, exit_code: exitCode, error, notes_left: end.notesLeft, output }, ctx.runMs());
+  ctx.deps.events({ type: 'run-finished', runId: rec.manifest.run_id, status: end.status, exitCode });
+  return {
+    runId: rec.manifest.run_id,
+    runDir: rec.dir,
+    status: end.status,
+    exitCode,
+    document: end.document,
+    outputPath,
+    notesLeft: end.notesLeft,
+    error,
+    manifest: rec.manifest,
+  };
+}

@@ -1,0 +1,103 @@
+import { join } from 'node:path';
+import { listRecordFiles, readRecord } from '../audit/records.js';
+import type { DispatchRecord } from '../audit/schema.js';
+import { addUsage, type DispatchRef, type PassRecord, type RunManifest, type UsageTotals } from './manifest.js';
+
+export const STALE_REASON = 'the runner stopped before this dispatch finished';
+
+/** What a record says a dispatch used, when it got as far as a response. */
+function usageOf(record: DispatchRecord): UsageTotals | null {
+  const m = record.response?.metadata;
+  if (!m || (m.input_tokens === null && m.output_tokens === null && m.cost_usd === null)) return null;
+  return { input_tokens: m.input_tokens, output_tokens: m.output_tokens, cost_usd: m.cost_usd };
+}
+
+/** `pass-1-reviewer-mock.retry-1.prompt.md` -> `pass-1-reviewer-mock.retry-1`. */
+function stemOf(record: DispatchRecord): string {
+  const prompt = record.request.context.files.find((f) => f.purpose === 'prompt');
+  return prompt ? prompt.path.replace(/\.prompt\.md$/, '') : record.request.id;
+}
+
+/** The pass record a dispatch of pass `pass` belongs to: the newest one with that number. */
+function passFor(m: RunManifest, pass: number): PassRecord | undefined {
+  return [...m.pass_records].reverse().find((p) => p.pass === pass);
+}
+
+/**
+ * Makes run.json agree with the dispatch records after a crash, in place. The recorder
+ * writes a record before the run.json that mentions it, so the records are the newer truth:
+ * - a record still `pending` is a call that never finished: it becomes `error`;
+ * - a record run.json does not list is adopted into its pass;
+ * - an outcome run.json has not caught up with is copied into it, usage included;
+ * - a pass still `running` was cut short: it becomes `interrupted` (its rerun gets a new record).
+ * Writing is idempotent, so a crash during reconciliation is reconciled by the next resume.
+ * Returns the ids of the dispatches it changed.
+ */
+export function reconcile(runDir: string, m: RunManifest, io: { writeRecord(rel: string, record: DispatchRecord): void }): string[] {
+  const changed: string[] = [];
+  const refs = new Map<string, { ref: DispatchRef; pass: PassRecord }>();
+  for (const pass of m.pass_records) for (const ref of pass.dispatches) refs.set(ref.id, { ref, pass });
+  const seen = new Set<string>();
+  for (const rel of listRecordFiles(runDir)) {
+    let record: DispatchRecord;
+    try {
+      record = readRecord(join(runDir, rel));
+    } catch {
+      continue; // an unreadable record is for `bounce audit` to name, not for resume to fail on
+    }
+    const id = record.request.id;
+    seen.add(id);
+    if (record.outcome.status === 'pending') {
+      record = { ...record, outcome: { status: 'error', reason: STALE_REASON, graded_at: null, grade: null } };
+      io.writeRecord(rel, record);
+      changed.push(id);
+    }
+    const known = refs.get(id);
+    if (known) {
+      const { ref, pass } = known;
+      if (ref.status === record.outcome.status) continue;
+      ref.status = record.outcome.status;
+      ref.reason = record.outcome.reason;
+      ref.duration_ms ??= record.response?.duration_ms ?? null;
+      if (ref.usage === null) {
+        ref.usage = usageOf(record);
+        if (ref.usage) {
+          addUsage(pass.usage, ref.usage);
+          addUsage(m.totals, ref.usage);
+        }
+      }
+      if (!changed.includes(id)) changed.push(id);
+      continue;
+    }
+    const pass = passFor(m, record.request.plan_ancestry.pass);
+    if (!pass) continue; // a record of no pass in run.json: audit names it
+    const usage = usageOf(record);
+    const { kind, index } = record.request.plan_ancestry.attempt;
+    pass.dispatches.push({
+      id,
+      kind,
+      index,
+      stem: stemOf(record),
+      status: record.outcome.status,
+      reason: record.outcome.reason,
+      duration_ms: record.response?.duration_ms ?? null,
+      usage,
+      record: rel,
+    });
+    if (usage) {
+      addUsage(pass.usage, usage);
+      addUsage(m.totals, usage);
+    }
+    m.totals.dispatches += 1;
+    if (!changed.includes(id)) changed.push(id);
+  }
+  // A dispatch run.json lists without any record never reached its agent (older runs only).
+  for (const [id, { ref, pass }] of refs) {
+    if (seen.has(id) || ref.status !== 'pending') continue;
+    pass.dispatches = pass.dispatches.filter((d) => d !== ref);
+    m.totals.dispatches -= 1;
+    changed.push(id);
+  }
+  for (const pass of m.pass_records) if (pass.status === 'running') pass.status = 'interrupted';
+  return changed;
+}

@@ -1,0 +1,396 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { buildRequest, buildResponse, countLines, type DispatchEnd, type DispatchStart, recordPath, renderRecord } from '../audit/records.js';
+import type { DispatchRecord, DispatchRequest } from '../audit/schema.js';
+import type { FinalStatus } from '../vocabulary.js';
+import { VERSION } from '../version.js';
+import { writeFileAtomic } from './atomic.js';
+import { sha256 } from './hash.js';
+import { acquireLock } from './lock.js';
+import { addUsage, type DispatchRef, MANIFEST_FILE, type PassRecord, type RunManifest, RunManifestSchema, readManifest, type UsageTotals } from './manifest.js';
+import { reconcile } from './reconcile.js';
+
+/**
+ * The recorder is the only writer of a run's files: run.json, run.log, the dispatch
+ * records and the artifacts. Every write is atomic (a rename), and they come in an order
+ * that a crash between any two of them leaves a run `reopen` can make consistent again:
+ *
+ *   start of a dispatch:  prompt artifact -> record (pending) -> run.json (listed, pending)
+ *   end of a dispatch:    reply, stderr, document artifacts -> record (outcome) -> run.json
+ *
+ * So a record is always at least as new as run.json: on reopen, a record run.json does not
+ * list is adopted, an outcome run.json has not seen is copied into it, and a record still
+ * pending becomes `error` (docs/run-folder.md, "Crashes and resume").
+ */
+
+export type WriteKind = 'folder' | 'artifact' | 'record' | 'manifest' | 'log';
+
+export interface RecorderOptions {
+  /** Fault injection for tests: called before every write; a throw there stands for a crash at that point. */
+  beforeWrite?: (kind: WriteKind, name: string) => void;
+}
+
+type DeepReadonly<T> = T extends (infer U)[] ? readonly DeepReadonly<U>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+export type ManifestView = DeepReadonly<RunManifest>;
+
+/** What a new run starts from: everything in run.json that the engine decides before pass 1. */
+export type RunOpening = Pick<RunManifest, 'run_id' | 'input' | 'original' | 'passes' | 'agents' | 'evidence' | 'policy'> & {
+  createdAt: Date;
+  originalText: string;
+  output: Pick<RunManifest['output'], 'target' | 'path'>;
+  logLine: string;
+};
+
+export type PassOpening = Pick<PassRecord, 'pass' | 'role' | 'agent' | 'final' | 'notes_before' | 'words_before'> & {
+  /** The document the pass revises: resolved notes are cited against it. */
+  input: { file: string; sha256: string };
+};
+
+/** Everything a pass learnt, handed over when it ends. */
+export type PassClosing = Pick<
+  PassRecord,
+  | 'status'
+  | 'notes_after'
+  | 'added'
+  | 'resolved'
+  | 'misplaced_after'
+  | 'words_after'
+  | 'document'
+  | 'document_sha256'
+  | 'retries'
+  | 'repairs'
+  | 'fixes'
+  | 'errors'
+>;
+
+export interface DispatchTally {
+  usage: UsageTotals | null;
+  /** Whether the usage came from the provider; null when the agent reported none. */
+  providerReported: boolean | null;
+  model: string | null;
+  agentVersion: string | null;
+  breaker: RunManifest['breaker'];
+}
+
+export type RunClosing = Pick<RunManifest, 'exit_code' | 'error' | 'notes_left'> & {
+  status: FinalStatus;
+  output: Pick<RunManifest['output'], 'written' | 'sha256' | 'path'> | null;
+};
+
+/** What a pass's record says before the pass has learnt anything. */
+export function openClosing(): PassClosing {
+  return {
+    status: 'running',
+    notes_after: null,
+    added: null,
+    resolved: null,
+    misplaced_after: null,
+    words_after: null,
+    document: null,
+    document_sha256: null,
+    retries: 0,
+    repairs: 0,
+    fixes: [],
+    errors: [],
+  };
+}
+
+export class RecorderCrashed extends Error {
+  constructor() {
+    super('the recorder stopped at an injected fault');
+  }
+}
+
+const TEXTS_KEPT = 4;
+
+export class RunRecorder {
+  private readonly facts = new Map<string, { sha256: string; lines: number }>();
+  /** The last few texts written, so records need not read back what was just written. */
+  private readonly texts = new Map<string, string>();
+  private readonly requests = new Map<string, DispatchRequest>();
+  private readonly passInputs = new Map<number, { file: string; sha256: string }>();
+  private dead = false;
+
+  private constructor(
+    readonly dir: string,
+    private readonly m: RunManifest,
+    private readonly opts: RecorderOptions,
+    private readonly unlock: () => void,
+  ) {}
+
+  /**
+   * Creates the run folder whole or not at all: the original and the first run.json are
+   * written into a hidden folder that is then renamed into place, and the run is locked.
+   */
+  static create(runsDir: string, o: RunOpening, opts: RecorderOptions = {}): RunRecorder {
+    const step = (kind: WriteKind, name: string): void => opts.beforeWrite?.(kind, name);
+    if (!existsSync(runsDir)) {
+      mkdirSync(runsDir, { recursive: true });
+      writeFileSync(join(runsDir, '.gitignore'), '*\n');
+    }
+    const dir = join(runsDir, o.run_id);
+    if (existsSync(dir)) throw new Error(`run folder ${dir} exists already`);
+    const stamp = o.createdAt.toISOString();
+    const manifest: RunManifest = {
+      schema_version: 1,
+      run_id: o.run_id,
+      tool: { name: 'bounce', version: VERSION },
+      created_at: stamp,
+      updated_at: stamp,
+      finished_at: null,
+      status: 'running',
+      exit_code: null,
+      input: o.input,
+      original: o.original,
+      output: { ...o.output, written: false, sha256: null },
+      passes: o.passes,
+      agents: o.agents,
+      evidence: o.evidence,
+      policy: o.policy,
+      pass_records: [],
+      totals: { input_tokens: null, output_tokens: null, cost_usd: null, duration_ms: 0, dispatches: 0 },
+      breaker: { consecutive_failures: 0, open: false, last_error: null },
+      notes_left: null,
+      error: null,
+    };
+    const tmp = join(runsDir, `.${o.run_id}.tmp`);
+    mkdirSync(tmp);
+    try {
+      step('artifact', o.original);
+      writeFileAtomic(join(tmp, o.original), o.originalText);
+      step('manifest', MANIFEST_FILE);
+      writeManifest(tmp, manifest);
+      appendFileSync(join(tmp, 'run.log'), logLine(o.logLine));
+      step('folder', o.run_id);
+      renameSync(tmp, dir);
+    } catch (err) {
+      rmSync(tmp, { recursive: true, force: true });
+      throw err;
+    }
+    const rec = new RunRecorder(dir, manifest, opts, acquireLock(dir));
+    rec.remember(o.original, o.originalText);
+    return rec;
+  }
+
+  /** Reads run.json without taking the run: for the checks that come before a resume. */
+  static read(runDir: string): RunManifest {
+    return readManifest(runDir);
+  }
+
+  /**
+   * Takes the run for a resume: locks it, then makes run.json and the records agree
+   * (see the header) and marks a pass a crash cut short as interrupted.
+   */
+  static reopen(runDir: string, opts: RecorderOptions = {}): { recorder: RunRecorder; reconciled: string[] } {
+    const unlock = acquireLock(runDir);
+    try {
+      const manifest = readManifest(runDir);
+      const rec = new RunRecorder(runDir, manifest, opts, unlock);
+      const reconciled = reconcile(runDir, manifest, {
+        writeRecord: (rel, record) => rec.writeRecord(rel, record),
+      });
+      manifest.status = 'running';
+      manifest.exit_code = null;
+      manifest.error = null;
+      manifest.finished_at = null;
+      rec.saveManifest();
+      return { recorder: rec, reconciled };
+    } catch (err) {
+      unlock();
+      throw err;
+    }
+  }
+
+  /** run.json as it stands, read-only: change it through the recorder's methods. */
+  get manifest(): ManifestView {
+    return this.m;
+  }
+
+  path(name: string): string {
+    return join(this.dir, name);
+  }
+
+  /** Writes a file of the run (prompt, reply, stderr, a pass's document, final.<ext>). */
+  artifact(name: string, data: string): string {
+    this.step('artifact', name);
+    writeFileAtomic(this.path(name), data);
+    this.remember(name, data);
+    return name;
+  }
+
+  /** A stem whose artifacts do not exist yet: a pass rerun after a resume gets `.resume-<k>`. */
+  freeStem(stem: string): string {
+    if (!existsSync(this.path(`${stem}.prompt.md`))) return stem;
+    for (let k = 1; ; k++) if (!existsSync(this.path(`${stem}.resume-${k}.prompt.md`))) return `${stem}.resume-${k}`;
+  }
+
+  /** Appends one timestamped line to run.log. */
+  log(line: string): void {
+    this.step('log', 'run.log');
+    appendFileSync(this.path('run.log'), logLine(line));
+  }
+
+  /** Opens the record of a pass; a pass left half-done keeps its record and a rerun gets a new one. */
+  openPass(p: PassOpening): number {
+    const { input, ...fields } = p;
+    const rec: PassRecord = {
+      ...fields,
+      ...openClosing(),
+      usage: { input_tokens: null, output_tokens: null, cost_usd: null },
+      duration_ms: null,
+      dispatches: [],
+      started_at: new Date().toISOString(),
+      finished_at: null,
+    };
+    const index = this.m.pass_records.push(rec) - 1;
+    this.passInputs.set(index, input);
+    this.saveManifest();
+    return index;
+  }
+
+  /** Before the call: the record (pending), then run.json listing it. The prompt artifact is written already. */
+  startDispatch(passIndex: number, start: DispatchStart): void {
+    const request = buildRequest(start, (rel) => this.factsOf(rel));
+    const rel = recordPath(start.id, start.issuedAt);
+    this.writeRecord(rel, { request, response: null, outcome: { status: 'pending', reason: null, graded_at: null, grade: null } });
+    this.requests.set(start.id, request);
+    const ref: DispatchRef = {
+      id: start.id,
+      kind: start.kind,
+      index: start.index,
+      stem: start.stem,
+      status: 'pending',
+      reason: null,
+      duration_ms: null,
+      usage: null,
+      record: rel,
+    };
+    this.pass(passIndex).dispatches.push(ref);
+    this.m.totals.dispatches += 1;
+    this.saveManifest();
+    this.log(`dispatch ${start.id} ${start.stem} -> ${start.agent.spec}`);
+  }
+
+  /** After the call: the record's response and outcome, then run.json. Artifacts are written already. */
+  finishDispatch(passIndex: number, end: DispatchEnd, tally: DispatchTally): void {
+    const { id } = end.start;
+    const rel = recordPath(id, end.start.issuedAt);
+    const request = this.requests.get(id) ?? buildRequest(end.start, (r) => this.factsOf(r));
+    this.requests.delete(id);
+    const input = this.passInputs.get(passIndex) ?? { file: end.start.documentFile, sha256: end.start.documentSha256 };
+    const response = buildResponse(
+      end,
+      input,
+      (r) => this.factsOf(r),
+      (r) => this.linesOf(r),
+    );
+    this.writeRecord(rel, { request, response, outcome: { status: end.status, reason: end.reason, graded_at: null, grade: null } });
+    const pass = this.pass(passIndex);
+    const ref = pass.dispatches.find((d) => d.id === id);
+    if (!ref) throw new Error(`dispatch ${id} was never started`);
+    ref.status = end.status;
+    ref.reason = end.reason;
+    ref.duration_ms = Math.max(0, Math.round(end.durationMs));
+    const agent = this.m.agents[end.start.role];
+    if (tally.usage) {
+      ref.usage = { ...tally.usage };
+      addUsage(pass.usage, tally.usage);
+      addUsage(this.m.totals, tally.usage);
+    }
+    if (tally.providerReported !== null) agent.usage_provider_reported = (agent.usage_provider_reported ?? true) && tally.providerReported;
+    agent.model ??= tally.model;
+    agent.version ??= tally.agentVersion;
+    this.m.breaker = { ...tally.breaker };
+    this.saveManifest();
+    this.log(`dispatch ${id} ${end.status}${end.reason ? `: ${end.reason}` : ''} (${ref.duration_ms} ms)`);
+  }
+
+  /** Ends a pass; `run` carries what the run learnt from it. */
+  closePass(passIndex: number, c: PassClosing, run: { passesRun: number | null; notesLeft: number | null; passMs: number; runMs: number }): void {
+    const pass = this.pass(passIndex);
+    Object.assign(pass, c, { duration_ms: Math.max(0, Math.round(run.passMs)), finished_at: new Date().toISOString() });
+    if (run.passesRun !== null) this.m.passes.run = run.passesRun;
+    this.m.notes_left = run.notesLeft;
+    this.m.totals.duration_ms = Math.max(0, Math.round(run.runMs));
+    this.saveManifest();
+  }
+
+  /** Records the end of the run. */
+  finishRun(c: RunClosing, durationMs: number): void {
+    this.m.status = c.status;
+    this.m.exit_code = c.exit_code;
+    this.m.error = c.error;
+    this.m.notes_left = c.notes_left;
+    if (c.output) this.m.output = { ...this.m.output, ...c.output };
+    this.m.totals.duration_ms = Math.max(0, Math.round(durationMs));
+    this.m.finished_at = new Date().toISOString();
+    this.saveManifest();
+    this.log(`run ${c.status}, exit ${c.exit_code}${c.error ? `: ${c.error.message}` : ''}`);
+  }
+
+  /** Releases the run's lock. */
+  close(): void {
+    this.unlock();
+  }
+
+  private pass(index: number): PassRecord {
+    const p = this.m.pass_records[index];
+    if (!p) throw new Error(`no pass record ${index}`);
+    return p;
+  }
+
+  private step(kind: WriteKind, name: string): void {
+    if (this.dead) throw new RecorderCrashed();
+    try {
+      this.opts.beforeWrite?.(kind, name);
+    } catch (err) {
+      this.dead = true;
+      throw err;
+    }
+  }
+
+  private saveManifest(): void {
+    this.step('manifest', MANIFEST_FILE);
+    writeManifest(this.dir, this.m);
+  }
+
+  private writeRecord(rel: string, record: DispatchRecord): void {
+    this.step('record', rel);
+    const path = this.path(rel);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileAtomic(path, renderRecord(record));
+  }
+
+  private remember(name: string, text: string): void {
+    this.facts.set(name, { sha256: sha256(text), lines: countLines(text) });
+    this.texts.delete(name);
+    this.texts.set(name, text);
+    if (this.texts.size > TEXTS_KEPT) this.texts.delete(this.texts.keys().next().value as string);
+  }
+
+  private factsOf(rel: string): { sha256: string | null; lines: number } {
+    const known = this.facts.get(rel);
+    if (known) return known;
+    const path = this.path(rel);
+    if (!existsSync(path)) return { sha256: null, lines: 0 };
+    const data = readFileSync(path);
+    return { sha256: sha256(data), lines: countLines(data.toString('utf8')) };
+  }
+
+  private linesOf(rel: string): string[] | null {
+    const text = this.texts.get(rel) ?? (existsSync(this.path(rel)) ? readFileSync(this.path(rel), 'utf8') : null);
+    return text === null ? null : text.split(/\r?\n/);
+  }
+}
+
+function logLine(line: string): string {
+  return `${new Date().toISOString()} ${line}\n`;
+}
+
+/** Validates and writes run.json atomically (the recorder's own write; tests use it to build fixtures). */
+export function writeManifest(dir: string, manifest: RunManifest): void {
+  manifest.updated_at = new Date().toISOString();
+  // Validate before writing: a manifest that does not parse is a bug, not a file to leave behind.
+  const checked = RunManifestSchema.parse(manifest);
+  writeFileAtomic(join(dir, MANIFEST_FILE), `${JSON.stringify(checked, null, 2)}\n`);
+}

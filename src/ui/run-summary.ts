@@ -1,0 +1,98 @@
+import { createColors } from 'picocolors';
+import type { RunResult } from '../engine/run-document.js';
+import { EXIT } from '../errors.js';
+import type { Io } from '../io.js';
+import { displayPath } from '../engine/output.js';
+
+/** The one object `--json` prints for refine and resume, for every exit. */
+export interface RefineJson {
+  run_id: string | null;
+  run_dir: string | null;
+  status: string;
+  exit_code: number;
+  notes_left: number | null;
+  output: string | null;
+  passes_run: number;
+  /** One entry per pass attempted: wall time, notes left, tokens. */
+  passes: { pass: number; role: string; agent: string; status: string; duration_ms: number | null; notes_after: number | null; tokens: number | null }[];
+  duration_ms: number;
+  usage: { input_tokens: number | null; output_tokens: number | null };
+  cost_usd: number | null;
+  evidence: string | null;
+  error: { type: string; message: string } | null;
+}
+
+const sumTokens = (u: { input_tokens: number | null; output_tokens: number | null }): number | null =>
+  u.input_tokens === null && u.output_tokens === null ? null : (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
+
+export function runJson(r: RunResult): RefineJson {
+  const m = r.manifest;
+  return {
+    run_id: r.runId,
+    run_dir: r.runDir,
+    status: r.status,
+    exit_code: r.exitCode,
+    notes_left: r.notesLeft,
+    output: r.outputPath,
+    passes_run: m.passes.run,
+    passes: m.pass_records.map((p) => ({
+      pass: p.pass,
+      role: p.role,
+      agent: p.agent,
+      status: p.status,
+      duration_ms: p.duration_ms,
+      notes_after: p.notes_after,
+      tokens: sumTokens(p.usage),
+    })),
+    duration_ms: m.totals.duration_ms,
+    usage: { input_tokens: m.totals.input_tokens, output_tokens: m.totals.output_tokens },
+    cost_usd: m.totals.cost_usd,
+    evidence: m.evidence,
+    error: r.error,
+  };
+}
+
+/** The --json object of a refine or resume that ended before a run folder was made. */
+export function errorJson(exitCode: number, type: string, message: string): RefineJson {
+  return {
+    run_id: null,
+    run_dir: null,
+    status: 'error',
+    exit_code: exitCode,
+    notes_left: null,
+    output: null,
+    passes_run: 0,
+    passes: [],
+    duration_ms: 0,
+    usage: { input_tokens: null, output_tokens: null },
+    cost_usd: null,
+    evidence: null,
+    error: { type, message },
+  };
+}
+
+/** The summary on stderr: outcome, passes, dispatches, tokens, cost, time, per-pass times, the run folder, the error. */
+export function summaryLines(r: RunResult, io: Io): string {
+  const m = r.manifest;
+  const c = createColors(Boolean(io.stderr.isTTY) && !io.env.NO_COLOR);
+  const t = m.totals;
+  const total = sumTokens(t);
+  const tokens = total === null ? 'tokens unknown' : `${total} tokens`;
+  const cost = t.cost_usd === null ? 'cost unknown' : `$${t.cost_usd.toFixed(4)}`;
+  const head = r.exitCode === EXIT.ok ? c.green(r.status) : c.red(r.status);
+  const anyMock = m.evidence === 'mock' || (m.evidence === 'mixed' && [m.agents.reviewer, m.agents.composer].some((a) => a.evidence === 'mock'));
+  const mock = anyMock ? c.yellow(' (mock agents: not a live result)') : '';
+  const facts = `${m.passes.run}/${m.passes.requested} passes, ${t.dispatches} dispatches, ${tokens}, ${cost}, ${(t.duration_ms / 1000).toFixed(1)}s`;
+  const perPass = m.pass_records.map((p) => `${p.pass} ${p.role} ${((p.duration_ms ?? 0) / 1000).toFixed(1)}s`).join(', ');
+  const lines = [`${head}${mock}: ${facts}`, ...(perPass ? [`pass times: ${perPass}`] : []), `run folder: ${displayPath(r.runDir, io.cwd)}`];
+  if (r.error) lines.push(`${c.red('error')}: ${r.error.message}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** What refine and resume print when a run ends: the output (or its path, or --json) on stdout, the summary on stderr. */
+export function printRunResult(r: RunResult, io: Io, opts: { json?: boolean; quiet?: boolean; stdoutDocument: boolean }): void {
+  if (opts.stdoutDocument && r.document !== null && r.exitCode === EXIT.ok) io.stdout.write(r.document);
+  if (opts.json) io.stdout.write(`${JSON.stringify(runJson(r))}\n`);
+  else if (r.outputPath && r.exitCode === EXIT.ok) io.stdout.write(`${displayPath(r.outputPath, io.cwd)}\n`);
+  if (!opts.quiet || r.exitCode !== EXIT.ok) io.stderr.write(summaryLines(r, io));
+}

@@ -1,0 +1,365 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyRun } from '../../src/audit/verify.js';
+import { runDocument } from '../../src/engine/run-document.js';
+import { readManifest } from '../../src/store/manifest.js';
+import { listRuns } from '../../src/store/resolve-run.js';
+import { type Answer, DOC, engineDeps, fakeDispatcher, instantClock, NOTED, testPlan } from '../support/engine.js';
+
+let runs: string;
+beforeEach(() => {
+  runs = mkdtempSync(join(tmpdir(), 'bounce-engine-'));
+});
+afterEach(() => rmSync(runs, { recursive: true, force: true }));
+
+/** A document long enough for the summary check (over 50 words). */
+const LONG = `${Array.from({ length: 12 }, (_, i) => `Paragraph ${i} says what the service does when a call fails.`).join('\n\n')}\n`;
+const LONG_NOTED = `${LONG}[CONTESTED] Two retries, not five.\n`;
+const SUMMARY = 'The service retries.\n';
+const fail = (type: Extract<Answer, { error: unknown }>['error']['type'], extra: { status?: number; retry_after_ms?: number } = {}): Answer => ({
+  error: { type, ...extra },
+});
+
+interface Row {
+  name: string;
+  script: Answer[];
+  input?: string;
+  passes?: number;
+  maxRepairs?: number;
+  allPasses?: boolean;
+  status: 'converged' | 'not-converged' | 'failed';
+  exitCode: number;
+  errorType?: string;
+  /** Per pass, the dispatches as `<kind>:<status>`. */
+  passes_: string[][];
+  slept?: number[];
+  breaker?: { consecutive_failures: number; open: boolean };
+}
+
+// The README's table "Replies, retries and repairs", row by row, against a fake dispatcher.
+const ROWS: Row[] = [
+  {
+    name: 'two clean passes converge in two calls',
+    script: [{ reply: NOTED }, { reply: DOC }],
+    status: 'converged',
+    exitCode: 0,
+    passes_: [['pass:completed'], ['pass:completed']],
+  },
+  {
+    name: 'an empty reply is sent once more (a retry, not a repair)',
+    script: [{ reply: '' }, { reply: NOTED }, { reply: DOC }],
+    status: 'converged',
+    exitCode: 0,
+    passes_: [['pass:rejected', 'retry:completed'], ['pass:completed']],
+  },
+  {
+    name: 'an empty reply after its resend is repaired',
+    script: [{ reply: '' }, { reply: ' \n' }, { reply: NOTED }, { reply: DOC }],
+    status: 'converged',
+    exitCode: 0,
+    passes_: [['pass:rejected', 'retry:rejected', 'repair:completed'], ['pass:completed']],
+  },
+  {
+    name: 'a summary instead of the document is repaired',
+    input: LONG,
+    script: [{ reply: SUMMARY }, { reply: LONG_NOTED }, { reply: LONG }],
+    status: 'converged',
+    exitCode: 0,
+    passes_: [['pass:rejected', 'repair:completed'], ['pass:completed']],
+  },
+  {
+    name: 'notes left on the final pass are repaired',
+    script: [{ reply: NOTED }, { reply: NOTED }, { reply: DOC }],
+    status: 'converged',
+    exitCode: 0,
+    passes_: [['pass:completed'], ['pass:rejected', 'repair:completed']],
+  },
+  {
+    name: 'notes still left after the repair: not-converged, exit 1',
+    script: [{ reply: NOTED }, { reply: NOTED }, { reply: NOTED }],
+    status: 'not-converged',
+    exitCode: 1,
+    errorType: 'not-converged',
+    passes_: [['pass:completed'], ['pass:rejected', 'repair:rejected']],
+  },
+  {
+    name: 'a reply cut at the output limit fails the pass, exit 3, no repair',
+    script: [{ reply: NOTED, stop: 'truncated' }],
+    status: 'failed',
+    exitCode: 3,
+    errorType: 'truncated',
+    passes_: [['pass:rejected']],
+  },
+  {
+    name: 'no usable document after the repair on a pass that is not final: failed, exit 3',
+    input: LONG,
+    script: [{ reply: SUMMARY }, { reply: SUMMARY }],
+    status: 'failed',
+    exitCode: 3,
+    errorType: 'malformed',
+    passes_: [['pass:rejected', 'repair:rejected']],
+  },
+  {
+    name: 'no usable reply after the repair on the final pass with notes: not-converged, exit 1',
+    script: [{ reply: NOTED }, { reply: '' }, { reply: '' }, { reply: '' }],
+    status: 'not-converged',
+    exitCode: 1,
+    errorType: 'not-converged',
+    passes_: [['pass:completed'], ['pass:rejected', 'retry:rejected', 'repair:rejected']],
+  },
+  {
+    name: 'a rate limit is retried after its Retry-After',
+    script: [fail('rate_limit', { status: 429, retry_after_ms: 3000 }), { reply: NOTED }, { reply: DOC }],
+    status: 'converged',
+    exitCode: 0,
+    passes_: [['pass:error', 'retry:completed'], ['pass:completed']],
+    slept: [3000],
+    breaker: { consecutive_failures: 0, open: false },
+  },
+  {
+    name: 'network errors and 5xx back off exponentially',
+    script: [fail('network'), fail('provider', { status: 503 }), { reply: NOTED }, { reply: DOC }],
+    status: 'converged',
+    exitCode: 0,
+    passes_: [['pass:error', 'retry:error', 'retry:completed'], ['pass:completed']],
+    slept: [1000, 2000],
+  },
+  {
+    name: 'at most 2 transient retries a pass, even when a reply in between resets the breaker',
+    script: [fail('provider', { status: 500 }), fail('provider', { status: 500 }), { reply: '' }, fail('provider', { status: 500 })],
+    status: 'failed',
+    exitCode: 3,
+    errorType: 'provider',
+    passes_: [['pass:error', 'retry:error', 'retry:rejected', 'retry:error']],
+    slept: [1000, 2000],
+    breaker: { consecutive_failures: 1, open: false },
+  },
+  {
+    name: 'auth fails at once and counts toward the breaker',
+    script: [fail('auth', { status: 401 })],
+    status: 'failed',
+    exitCode: 3,
+    errorType: 'auth',
+    passes_: [['pass:error']],
+    breaker: { consecutive_failures: 1, open: false },
+  },
+  {
+    name: 'a 4xx provider error is not retried',
+    script: [fail('provider', { status: 400 })],
+    status: 'failed',
+    exitCode: 3,
+    errorType: 'provider',
+    passes_: [['pass:error']],
+  },
+  {
+    name: 'a timeout fails at once with dispatch status timeout',
+    script: [fail('timeout')],
+    status: 'failed',
+    exitCode: 3,
+    errorType: 'timeout',
+    passes_: [['pass:timeout']],
+  },
+  {
+    name: 'an adapter not found, a crash or invalid output fail at once',
+    script: [fail('not_found')],
+    status: 'failed',
+    exitCode: 3,
+    errorType: 'not_found',
+    passes_: [['pass:error']],
+  },
+  {
+    name: 'three counted failures in a row open the breaker',
+    script: [fail('provider', { status: 500 }), fail('network'), fail('rate_limit')],
+    status: 'failed',
+    exitCode: 3,
+    errorType: 'breaker',
+    passes_: [['pass:error', 'retry:error', 'retry:error']],
+    breaker: { consecutive_failures: 3, open: true },
+  },
+  {
+    name: 'a success resets the breaker count across passes',
+    script: [fail('network'), fail('network'), { reply: NOTED }, fail('network'), fail('network'), { reply: DOC }],
+    status: 'converged',
+    exitCode: 0,
+    passes_: [
+      ['pass:error', 'retry:error', 'retry:completed'],
+      ['pass:error', 'retry:error', 'retry:completed'],
+    ],
+    breaker: { consecutive_failures: 0, open: false },
+  },
+  {
+    name: '--max-repairs 0 sends no repair',
+    maxRepairs: 0,
+    script: [{ reply: NOTED }, { reply: NOTED }],
+    status: 'not-converged',
+    exitCode: 1,
+    passes_: [['pass:completed'], ['pass:rejected']],
+  },
+  {
+    name: '--max-repairs 2 sends two repairs in one pass',
+    maxRepairs: 2,
+    script: [{ reply: NOTED }, { reply: NOTED }, { reply: NOTED }, { reply: DOC }],
+    status: 'converged',
+    exitCode: 0,
+    passes_: [['pass:completed'], ['pass:rejected', 'repair:rejected', 'repair:completed']],
+  },
+  { name: 'zero notes stop the run early', passes: 4, script: [{ reply: DOC }], status: 'converged', exitCode: 0, passes_: [['pass:completed']] },
+  {
+    name: '--all-passes runs every pass',
+    passes: 3,
+    allPasses: true,
+    script: [{ reply: DOC }, { reply: DOC }, { reply: DOC }],
+    status: 'converged',
+    exitCode: 0,
+    passes_: [['pass:completed'], ['pass:completed'], ['pass:completed']],
+  },
+];
+
+describe('the engine, row by row of the retry and repair table', () => {
+  it.each(ROWS)('$name', async (row) => {
+    const plan = await testPlan(runs, { passes: row.passes ?? 2, maxRepairs: row.maxRepairs ?? 1, allPasses: row.allPasses ?? false }, row.input);
+    const dispatch = fakeDispatcher([...row.script]);
+    const clock = instantClock();
+    const r = await runDocument(plan, engineDeps(dispatch, { clock }));
+    expect(dispatch.requests).toHaveLength(row.script.length);
+    expect({ status: r.status, exitCode: r.exitCode }).toEqual({ status: row.status, exitCode: row.exitCode });
+    if (row.errorType) expect(r.error?.type).toBe(row.errorType);
+    const m = readManifest(r.runDir);
+    expect(m.status).toBe(row.status);
+    expect(m.exit_code).toBe(row.exitCode);
+    expect(m.pass_records.map((p) => p.dispatches.map((d) => `${d.kind}:${d.status}`))).toEqual(row.passes_);
+    expect(m.totals.dispatches).toBe(row.script.length);
+    if (row.slept) expect(clock.slept).toEqual(row.slept);
+    if (row.breaker) expect(m.breaker).toMatchObject(row.breaker);
+    expect(existsSync(join(r.runDir, 'final.md'))).toBe(row.status === 'converged');
+    if (row.status === 'converged') expect(readFileSync(join(r.runDir, 'final.md'), 'utf8')).toBe(r.document);
+    // Whatever the outcome, the run folder passes the audit.
+    expect(verifyRun(r.runDir).problems).toEqual([]);
+  });
+
+  it('a repair of notes carries the rejected reply; a repair of a summary carries the pass input again', async () => {
+    const plan = await testPlan(runs, {}, LONG);
+    const dispatch = fakeDispatcher([{ reply: SUMMARY }, { reply: LONG_NOTED }, { reply: LONG_NOTED }, { reply: LONG }]);
+    const r = await runDocument(plan, engineDeps(dispatch));
+    expect(r.status).toBe('converged');
+    const [, summaryRepair, , notesRepair] = dispatch.requests;
+    expect(summaryRepair?.attempt).toEqual({ kind: 'repair', index: 1 });
+    expect(summaryRepair?.prompt).toContain('Paragraph 11');
+    expect(summaryRepair?.prompt).not.toContain('Two retries, not five');
+    expect(notesRepair?.prompt).toContain('Two retries, not five');
+    expect(notesRepair?.repair_error).toMatch(/^1 note left on the final pass.*line 24/);
+  });
+});
+
+describe('runDocument', () => {
+  it('emits events in order and writes nothing to the terminal', async () => {
+    const deps = engineDeps(fakeDispatcher([{ reply: NOTED }, { reply: DOC }]));
+    const r = await runDocument(await testPlan(runs), deps);
+    expect(deps.seen.map((e) => e.type)).toEqual([
+      'run-started',
+      'pass-started',
+      'dispatch-started',
+      'dispatch-finished',
+      'pass-finished',
+      'pass-started',
+      'dispatch-started',
+      'dispatch-finished',
+      'pass-finished',
+      'run-finished',
+    ]);
+    expect(deps.seen.at(-1)).toEqual({ type: 'run-finished', runId: r.runId, status: 'converged', exitCode: 0 });
+    expect(deps.seen[4]).toEqual({ type: 'pass-finished', pass: 1, notesAfter: 1, outcome: 'done' });
+  });
+
+  it('two runs in one process at once keep apart', async () => {
+    const plan = await testPlan(runs);
+    const a = fakeDispatcher([{ reply: NOTED }, { reply: DOC }]);
+    const b = fakeDispatcher([{ reply: '' }, { reply: NOTED }, { reply: NOTED }, { reply: DOC }]);
+    const [ra, rb] = await Promise.all([runDocument(plan, engineDeps(a)), runDocument({ ...plan, name: 'other' }, engineDeps(b))]);
+    expect(ra.runDir).not.toBe(rb.runDir);
+    expect(readManifest(ra.runDir).totals.dispatches).toBe(2);
+    expect(readManifest(rb.runDir).totals.dispatches).toBe(4);
+    expect(new Set([...a.requests, ...b.requests].map((q) => q.run_id))).toEqual(new Set([ra.runId, rb.runId]));
+    for (const r of [ra, rb]) expect(verifyRun(r.runDir).problems).toEqual([]);
+  });
+
+  it('an abort during a call leaves an interrupted run that resumes under .resume-<k> names and passes the audit', async () => {
+    const plan = await testPlan(runs, { passes: 3 });
+    const ctrl = new AbortController();
+    const interrupting = async (...args: Parameters<ReturnType<typeof fakeDispatcher>>) => {
+      if (args[1].pass === 2) {
+        ctrl.abort();
+        return { ok: false as const, error: { type: 'interrupted' as const, message: 'interrupted' }, stdout: '', stderr: '', exitCode: null, durationMs: 3 };
+      }
+      return fakeDispatcher([{ reply: NOTED }])(...args);
+    };
+    const first = await runDocument(plan, engineDeps(interrupting, { signal: ctrl.signal }));
+    expect({ status: first.status, exitCode: first.exitCode }).toEqual({ status: 'interrupted', exitCode: 130 });
+    expect(readManifest(first.runDir).pass_records.map((p) => p.status)).toEqual(['completed', 'interrupted']);
+
+    // Interrupted again in the same pass, then finished: every attempt keeps its own files.
+    const ctrl2 = new AbortController();
+    const again = async (...args: Parameters<ReturnType<typeof fakeDispatcher>>) => {
+      ctrl2.abort();
+      return {
+        ok: false as const,
+        error: { type: 'interrupted' as const, message: 'interrupted' },
+        stdout: '',
+        stderr: '',
+        exitCode: null,
+        durationMs: 1,
+        ...args.slice(2),
+      };
+    };
+    expect((await runDocument(plan, engineDeps(again, { signal: ctrl2.signal }), { runDir: first.runDir })).status).toBe('interrupted');
+    const last = fakeDispatcher([{ reply: NOTED }, { reply: DOC }]);
+    const done = await runDocument(plan, engineDeps(last), { runDir: first.runDir });
+    expect(done.status).toBe('converged');
+    expect(last.requests.map((q) => q.pass)).toEqual([2, 3]);
+    const files = readdirSync(first.runDir).filter((f) => f.startsWith('pass-2-') && f.endsWith('.prompt.md'));
+    expect(files.sort()).toEqual(['pass-2-composer-com.prompt.md', 'pass-2-composer-com.resume-1.prompt.md', 'pass-2-composer-com.resume-2.prompt.md']);
+    const m = readManifest(first.runDir);
+    expect(m.pass_records.map((p) => `${p.pass}:${p.status}`)).toEqual(['1:completed', '2:interrupted', '2:interrupted', '2:completed', '3:completed']);
+    expect(m.pass_records[3]?.dispatches[0]?.stem).toBe('pass-2-composer-com.resume-2');
+    expect(verifyRun(first.runDir).problems).toEqual([]);
+  });
+});
+
+describe('crash consistency: a crash at any write, then a resume, leaves a run the audit accepts', () => {
+  /** Answers every call of a 2-pass run: a note on pass 1, resolved on pass 2. */
+  const answers = (): Answer[] => Array.from({ length: 8 }, () => (q: { pass: number }) => (q.pass === 1 ? NOTED : DOC));
+
+  it('at every one of its writes in turn', async () => {
+    const plan = await testPlan(runs);
+    // Count the writes of a whole run first.
+    let total = 0;
+    await runDocument({ ...plan, runsDir: join(runs, 'count') }, engineDeps(fakeDispatcher(answers()), { recorder: { beforeWrite: () => void total++ } }));
+    expect(total).toBeGreaterThan(15);
+    for (let k = 1; k <= total; k++) {
+      const dir = join(runs, `k${k}`);
+      let n = 0;
+      const crash = new Error(`crash at write ${k}`);
+      const beforeWrite = (): void => {
+        if (++n === k) throw crash;
+      };
+      await expect(runDocument({ ...plan, runsDir: dir }, engineDeps(fakeDispatcher(answers()), { recorder: { beforeWrite } }))).rejects.toBe(crash);
+      const found = listRuns(dir);
+      if (found.length === 0) {
+        // Killed before the run folder was renamed into place: no run exists, and nothing half-made shows.
+        expect(readdirSync(dir).filter((f) => !f.startsWith('.'))).toEqual([]);
+        continue;
+      }
+      expect(found).toHaveLength(1);
+      const runDir = found[0]!.dir;
+      const before = readManifest(runDir);
+      if (before.status === 'running') {
+        const r = await runDocument(plan, engineDeps(fakeDispatcher(answers())), { runDir });
+        expect(r.status, `write ${k}`).toBe('converged');
+      }
+      expect(verifyRun(runDir).problems, `write ${k}`).toEqual([]);
+      expect(readManifest(runDir).status).toBe('converged');
+    }
+  });
+});
