@@ -75,12 +75,17 @@ function open(plan: RunPlan, clock: Clock, opts: EngineDeps['recorder']): { rec:
 
 function reopen(plan: RunPlan, from: ResumeFrom, opts: EngineDeps['recorder']): { rec: RunRecorder; current: Current; resumedAfter: number } {
   const { recorder: rec, reconciled } = RunRecorder.reopen(from.runDir, opts);
-  const m = rec.manifest;
-  const last = [...m.pass_records].reverse().find((r) => r.status === 'completed' && r.document);
-  const text = last?.document ? readFileSync(rec.path(last.document), 'utf8') : plan.input.text;
-  const file = last?.document ?? m.original;
-  rec.log(`resume: continuing after pass ${last?.pass ?? 0}${reconciled.length ? `; ${reconciled.length} dispatch record(s) reconciled with run.json` : ''}`);
-  return { rec, current: { text, file, notes: scan(plan, text), words: countWords(text) }, resumedAfter: last?.pass ?? 0 };
+  try {
+    const m = rec.manifest;
+    const last = [...m.pass_records].reverse().find((r) => r.status === 'completed' && r.document);
+    const text = last?.document ? readFileSync(rec.path(last.document), 'utf8') : plan.input.text;
+    const file = last?.document ?? m.original;
+    rec.log(`resume: continuing after pass ${last?.pass ?? 0}${reconciled.length ? `; ${reconciled.length} dispatch record(s) reconciled with run.json` : ''}`);
+    return { rec, current: { text, file, notes: scan(plan, text), words: countWords(text) }, resumedAfter: last?.pass ?? 0 };
+  } catch (err) {
+    rec.close();
+    throw err;
+  }
 }
 
 /**

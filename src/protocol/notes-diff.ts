@@ -20,9 +20,3 @@ function unmatched(from: readonly Note[], other: readonly Note[]): Note[] {
     return left === 0;
   });
 }
-
-export function countByKind(notes: readonly Note[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const note of notes) counts[note.kind] = (counts[note.kind] ?? 0) + 1;
-  return counts;
-}

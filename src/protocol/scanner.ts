@@ -5,7 +5,7 @@
  */
 import { markdownRegions } from './code-ranges.js';
 
-export { countByKind, diffNotes, noteKey } from './notes-diff.js';
+export { diffNotes, noteKey } from './notes-diff.js';
 
 export type { Syntax } from '../vocabulary.js';
 import type { Syntax } from '../vocabulary.js';

@@ -362,4 +362,31 @@ describe('crash consistency: a crash at any write, then a resume, leaves a run t
       expect(readManifest(runDir).status).toBe('converged');
     }
   });
+
+  it('a crash during the resume itself is reconciled by the next resume', async () => {
+    const plan = await testPlan(runs);
+    const crash = new Error('crash');
+    // Crash right after pass 2's record was written as pending, before run.json lists it.
+    let records = 0;
+    const beforeFirst = (kind: string): void => {
+      if (kind === 'record') records++;
+      if (kind === 'manifest' && records === 3) throw crash;
+    };
+    const first = runDocument(plan, engineDeps(fakeDispatcher(answers()), { recorder: { beforeWrite: beforeFirst } }));
+    await expect(first).rejects.toBe(crash);
+    const runDir = listRuns(runs)[0]!.dir;
+    for (let k = 1; k <= 3; k++) {
+      let w = 0;
+      const resumeCrash = new Error(`resume crash at ${k}`);
+      const beforeWrite = (): void => {
+        if (++w === k) throw resumeCrash;
+      };
+      await expect(runDocument(plan, engineDeps(fakeDispatcher(answers()), { recorder: { beforeWrite } }), { runDir })).rejects.toBe(resumeCrash);
+    }
+    const r = await runDocument(plan, engineDeps(fakeDispatcher(answers())), { runDir });
+    expect(r.status).toBe('converged');
+    expect(verifyRun(runDir).problems).toEqual([]);
+    const m = readManifest(runDir);
+    expect(m.pass_records.find((p) => p.pass === 2 && p.status === 'interrupted')?.dispatches.map((d) => d.status)).toEqual(['error']);
+  });
 });

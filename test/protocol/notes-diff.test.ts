@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countByKind, diffNotes, noteKey, scanNotes, type Note } from '../../src/protocol/scanner.js';
+import { diffNotes, noteKey, scanNotes, type Note } from '../../src/protocol/scanner.js';
 
 const note = (kind: string, text: string, line = 1): Note => ({
   kind,
@@ -65,12 +65,5 @@ describe('diffNotes', () => {
     expect(diffNotes([], [])).toEqual({ added: [], resolved: [] });
     expect(texts(diffNotes([], [note('CLARIFY', 'x')]).added)).toEqual(['CLARIFY:x']);
     expect(texts(diffNotes([note('CLARIFY', 'x')], []).resolved)).toEqual(['CLARIFY:x']);
-  });
-});
-
-describe('countByKind', () => {
-  it('counts each kind', () => {
-    expect(countByKind([note('CLARIFY', 'a'), note('CONTESTED', 'b'), note('CLARIFY', 'c')])).toEqual({ CLARIFY: 2, CONTESTED: 1 });
-    expect(countByKind([])).toEqual({});
   });
 });
