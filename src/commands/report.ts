@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Io } from '../io.js';
 import { renderReport } from '../report/html.js';
+import { RUN_FILE_MODE } from '../store/run-folder.js';
 import { writeFileAtomic } from '../store/atomic.js';
 import { loadRun } from './show.js';
 
@@ -26,7 +27,7 @@ function opener(): { cmd: string; args: string[] } {
 export async function runReport(opts: ReportOptions, io: Io): Promise<number> {
   const { dir, manifest } = loadRun(opts.run, opts.runsDir, io.cwd);
   const path = join(dir, REPORT_FILE);
-  writeFileAtomic(path, renderReport(dir, manifest));
+  writeFileAtomic(path, renderReport(dir, manifest), RUN_FILE_MODE);
   io.stdout.write(`${path}\n`);
   if (opts.open) {
     const { cmd, args } = opener();

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { usageError } from '../errors.js';
-import { writeFileAtomic } from '../store/atomic.js';
+import { siblingName, stageFile, writeFileAtomic } from '../store/atomic.js';
 import { sha256 } from '../store/hash.js';
 import type { OutputTarget } from './plan.js';
 
@@ -43,11 +43,13 @@ function sameFile(a: string, b: string): boolean {
 }
 
 /**
- * Writes the converged document to its target, atomically. In place is refused when the
- * input changed since the run began (someone else edited it: their work wins), unless it
- * already holds this very document (a crash came between that write and run.json's).
+ * Writes the converged document to its target. A regular file is replaced atomically, keeping
+ * an existing file's mode (a new one gets the umask's); through a symlink, its target is
+ * written. A device, FIFO or socket (`/dev/stdout`, `/dev/null`) is written to, never replaced.
+ * In place is refused when the input changed since the run began (someone else edited it:
+ * their work wins), unless it already holds this very document (a crash came after that write).
  */
-export function writeOutput(target: OutputTarget, text: string, inputSha: string): { path: string | null; sha256: string } {
+export function writeOutput(target: OutputTarget, text: string, inputSha: string, hooks: RaceHooks = {}): { path: string | null; sha256: string } {
   const sha = sha256(text);
   switch (target.kind) {
     case 'run':
@@ -55,23 +57,67 @@ export function writeOutput(target: OutputTarget, text: string, inputSha: string
     case 'stdout':
       // The command prints it: the engine never writes to the terminal.
       return { path: null, sha256: sha };
-    case 'file':
-      writeFileAtomic(target.path, text);
-      return { path: target.path, sha256: sha };
-    case 'in-place': {
-      const now = existsSync(target.path) ? sha256(readFileSync(target.path)) : null;
-      if (now === sha) return { path: target.path, sha256: sha };
-      if (now !== inputSha)
-        throw usageError(
-          `${target.path} changed since the run began, so it was not overwritten`,
-          'the converged document is in the run folder as final.*; merge it by hand',
-          'input',
-        );
-      // Write through a symlink to its target and keep the file's permissions.
-      const real = realpathSync(target.path);
-      writeFileAtomic(real, text, statSync(real).mode & 0o7777);
+    case 'file': {
+      const real = existsSync(target.path) ? realpathSync(target.path) : target.path;
+      const st = existsSync(real) ? statSync(real) : null;
+      if (st && !st.isFile()) writeFileSync(real, text);
+      else writeFileAtomic(real, text, st ? st.mode & 0o7777 : undefined);
       return { path: target.path, sha256: sha };
     }
+    case 'in-place':
+      replaceInput(target.path, text, inputSha, hooks);
+      return { path: target.path, sha256: sha };
+  }
+}
+
+/** For tests: a moment inside the in-place write where another writer may strike. */
+export interface RaceHooks {
+  beforeRename?: () => void;
+}
+
+function changedError(path: string): Error {
+  return usageError(
+    `${path} changed since the run began, so it was not overwritten`,
+    'the converged document is in the run folder as final.*; merge it by hand',
+    'input',
+  );
+}
+
+const shaOf = (path: string): string | null => (existsSync(path) ? sha256(readFileSync(path)) : null);
+
+/**
+ * Replaces the input with the converged document unless someone edited it meanwhile. The
+ * input's inode is held by a hard link while the new file is renamed over it, and checked
+ * again after: an edit that lands in that window is put back, not lost.
+ */
+function replaceInput(path: string, text: string, inputSha: string, hooks: RaceHooks): void {
+  const now = shaOf(path);
+  if (now === sha256(text)) return;
+  if (now !== inputSha) throw changedError(path);
+  // Write through a symlink to its target and keep the file's permissions.
+  const real = realpathSync(path);
+  const staged = stageFile(real, text, statSync(real).mode & 0o7777);
+  const held = siblingName(real, 'orig');
+  try {
+    linkSync(real, held);
+  } catch (err) {
+    staged.abort();
+    throw err;
+  }
+  try {
+    if (shaOf(held) !== inputSha || statSync(real).ino !== statSync(held).ino) {
+      staged.abort();
+      throw changedError(path);
+    }
+    hooks.beforeRename?.();
+    staged.commit();
+    // An edit written into the old file just before the rename: it wins, the document stays in final.*.
+    if (shaOf(held) !== inputSha) {
+      renameSync(held, real);
+      throw changedError(path);
+    }
+  } finally {
+    rmSync(held, { force: true });
   }
 }
 

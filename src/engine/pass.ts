@@ -349,8 +349,11 @@ class PassRun {
   }
 }
 
-/** The first few notes by line number, for a repair reason or a log line. */
-export function noteLines(notes: Note[]): string {
-  const shown = notes.slice(0, 3).map((n) => `line ${n.line}: ${n.text.length > 80 ? `${n.text.slice(0, 79)}…` : n.text}`);
-  return shown.join('; ') + (notes.length > 3 ? `; and ${notes.length - 3} more` : '');
+/**
+ * The notes by line number and kind, never their text: a repair reason stands in the prompt
+ * outside the document's frame, where document text must not appear.
+ */
+export function noteLines(notes: readonly Note[]): string {
+  const shown = notes.slice(0, 5).map((n) => `line ${n.line}: [${n.kind}]`);
+  return shown.join(', ') + (notes.length > 5 ? `, and ${notes.length - 5} more` : '');
 }

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { buildRequest, buildResponse, countLines, type DispatchEnd, type DispatchStart, recordPath, renderRecord } from '../audit/records.js';
 import type { DispatchRecord, DispatchRequest } from '../audit/schema.js';
@@ -9,6 +9,7 @@ import { sha256 } from './hash.js';
 import { acquireLock } from './lock.js';
 import { addUsage, type DispatchRef, MANIFEST_FILE, type PassRecord, type RunManifest, RunManifestSchema, readManifest, type UsageTotals } from './manifest.js';
 import { reconcile } from './reconcile.js';
+import { RUN_DIR_MODE, RUN_FILE_MODE } from './run-folder.js';
 
 /**
  * The recorder is the only writer of a run's files: run.json, run.log, the dispatch
@@ -154,13 +155,13 @@ export class RunRecorder {
       error: null,
     };
     const tmp = join(runsDir, `.${o.run_id}.tmp`);
-    mkdirSync(tmp);
+    mkdirSync(tmp, { mode: RUN_DIR_MODE });
     try {
       step('artifact', o.original);
-      writeFileAtomic(join(tmp, o.original), o.originalText);
+      writeFileAtomic(join(tmp, o.original), o.originalText, RUN_FILE_MODE);
       step('manifest', MANIFEST_FILE);
       writeManifest(tmp, manifest);
-      appendFileSync(join(tmp, 'run.log'), logLine(o.logLine));
+      appendLog(join(tmp, 'run.log'), o.logLine);
       step('folder', o.run_id);
       renameSync(tmp, dir);
     } catch (err) {
@@ -213,7 +214,7 @@ export class RunRecorder {
   /** Writes a file of the run (prompt, reply, stderr, a pass's document, final.<ext>). */
   artifact(name: string, data: string): string {
     this.step('artifact', name);
-    writeFileAtomic(this.path(name), data);
+    writeFileAtomic(this.path(name), data, RUN_FILE_MODE);
     this.remember(name, data);
     return name;
   }
@@ -227,7 +228,7 @@ export class RunRecorder {
   /** Appends one timestamped line to run.log. */
   log(line: string): void {
     this.step('log', 'run.log');
-    appendFileSync(this.path('run.log'), logLine(line));
+    appendLog(this.path('run.log'), line);
   }
 
   /** Opens the record of a pass; a pass left half-done keeps its record and a rerun gets a new one. */
@@ -357,8 +358,8 @@ export class RunRecorder {
   private writeRecord(rel: string, record: DispatchRecord): void {
     this.step('record', rel);
     const path = this.path(rel);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileAtomic(path, renderRecord(record));
+    mkdirSync(dirname(path), { recursive: true, mode: RUN_DIR_MODE });
+    writeFileAtomic(path, renderRecord(record), RUN_FILE_MODE);
   }
 
   private remember(name: string, text: string): void {
@@ -383,8 +384,15 @@ export class RunRecorder {
   }
 }
 
-function logLine(line: string): string {
-  return `${new Date().toISOString()} ${line}\n`;
+/** Appends one timestamped line; a symlink planted at run.log is refused, not followed. */
+function appendLog(path: string, line: string): void {
+  const flag = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+  const fd = openSync(path, flag, RUN_FILE_MODE);
+  try {
+    writeSync(fd, `${new Date().toISOString()} ${line}\n`);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Validates and writes run.json atomically (the recorder's own write; tests use it to build fixtures). */
@@ -392,5 +400,5 @@ export function writeManifest(dir: string, manifest: RunManifest): void {
   manifest.updated_at = new Date().toISOString();
   // Validate before writing: a manifest that does not parse is a bug, not a file to leave behind.
   const checked = RunManifestSchema.parse(manifest);
-  writeFileAtomic(join(dir, MANIFEST_FILE), `${JSON.stringify(checked, null, 2)}\n`);
+  writeFileAtomic(join(dir, MANIFEST_FILE), `${JSON.stringify(checked, null, 2)}\n`, RUN_FILE_MODE);
 }

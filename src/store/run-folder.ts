@@ -40,6 +40,10 @@ export function assertRunsDirWritable(runsDir: string): void {
   }
 }
 
+/** A run folder holds the document, prompts and replies, which may be private: only the owner reads them. */
+export const RUN_DIR_MODE = 0o700;
+export const RUN_FILE_MODE = 0o600;
+
 export type { AttemptKind } from '../vocabulary.js';
 import type { AttemptKind } from '../vocabulary.js';
 

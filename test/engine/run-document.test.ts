@@ -249,7 +249,10 @@ describe('the engine, row by row of the retry and repair table', () => {
     expect(summaryRepair?.prompt).toContain('Paragraph 11');
     expect(summaryRepair?.prompt).not.toContain('Two retries, not five');
     expect(notesRepair?.prompt).toContain('Two retries, not five');
-    expect(notesRepair?.repair_error).toMatch(/^1 note left on the final pass.*line 24/);
+    expect(notesRepair?.repair_error).toBe('1 note left on the final pass, which must resolve every note and add none (line 24: [CONTESTED])');
+    // The reason stands above the document's frame: it names lines and kinds, never a note's text.
+    const frameStart = notesRepair?.prompt.indexOf('<<<BOUNCE-DOCUMENT-') ?? -1;
+    expect(notesRepair?.prompt.slice(0, frameStart)).not.toContain('Two retries');
   });
 });
 
