@@ -2,7 +2,6 @@ import { execFileSync, spawn } from 'node:child_process';
 import {
   appendFileSync,
   chmodSync,
-  createReadStream,
   lstatSync,
   mkdirSync,
   mkdtempSync,
