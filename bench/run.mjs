@@ -17,7 +17,7 @@ import { wholeRuns } from './whole-runs.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS || 15);
 /** Rounds of each whole-process comparison. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS || 9);
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 7);
 
 function fakeIo(cwd) {
   const sink = {
