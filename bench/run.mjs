@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // npm run bench: runner overhead per pass with an instant adapter, model calls per run,
-// and scanner speed on large documents. A benchmark, not a test: it reports, it does not fail
-// on a slow machine (targets are printed next to the numbers).
+// scanner speed on large documents, then whole processes: start-up, the fixed cost of a run,
+// per-pass overhead and whole runs (whole-runs.mjs). A benchmark, not a test: it reports, it
+// does not fail on a slow machine (goals are printed next to the numbers). docs/benchmark.md
+// says what each row means.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,9 +12,12 @@ import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { main } from '../dist/src/cli.js';
 import { scanNotes } from '../dist/src/protocol/scanner.js';
+import { median } from './timing.mjs';
+import { wholeRuns } from './whole-runs.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS || 15);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** Rounds of each whole-process comparison. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 7);
 
 function fakeIo(cwd) {
   const sink = {
@@ -120,3 +125,19 @@ const rows = [
   ['peak memory of a run on a 1.9 MB document', `${memoryMb.toFixed(0)} MB`, 'target: < 300 MB'],
 ];
 for (const [what, value, target] of rows) console.log(`${what.padEnd(48)} ${value.padStart(10)}   ${target}`);
+
+const whole = wholeRuns(document, ROUNDS);
+const ms = (x) => (x === null ? '?' : `${x.toFixed(0)} ms`);
+const ratio = (c) => `${c.ratio.toFixed(2)}x`;
+const onePass = (p) => `${ms(p.whole)} (${ms(p.bounce)} outside agent calls)`;
+const table = [
+  ['whole process, medians of alternating runs', 'bounce', 'baseline', 'ratio', 'goal'],
+  ["bounce --version vs node -e ''", ms(whole.version.a), ms(whole.version.b), ratio(whole.version), 'within 2x'],
+  ["bounce scan <1 KB file> vs node -e ''", ms(whole.scan.a), ms(whole.scan.b), ratio(whole.scan), ''],
+  ['fixed cost: a 1-pass run, mock agent', ms(whole.fixed), '', '', ''],
+  ['per pass at 1 KB: (4-pass - 2-pass) / 2, mock', onePass(whole.small), '', '', '< 50 ms'],
+  ['per pass at 1.9 MB: (4-pass - 2-pass) / 2, mock', onePass(whole.big), '', '', '< 50 ms'],
+  ['2-pass run: cmd: instant adapter vs mock', ms(whole.cmdVsMock.a), ms(whole.cmdVsMock.b), ratio(whole.cmdVsMock), ''],
+];
+console.log(`\n${whole.rounds} rounds (the 1.9 MB runs ${whole.bigRounds}); baseline: the command after "vs"; ratio: the median of per-round ratios`);
+for (const [what, a, b, r, goal] of table) console.log(`${what.padEnd(48)} ${a.padStart(36)} ${b.padStart(9)} ${r.padStart(6)}   ${goal}`.trimEnd());

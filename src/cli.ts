@@ -2,21 +2,12 @@ import { Command, CommanderError, Option } from 'commander';
 import { EXIT, isBounceError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
-import { loadConfig } from './config/load.js';
-import { errorJson, runRefine } from './commands/refine.js';
-import { runScan } from './commands/scan.js';
-import { runCheck } from './commands/check.js';
-import { runAdapters } from './commands/adapters.js';
-import { runResume } from './commands/resume.js';
-import { runRuns } from './commands/runs.js';
-import { runShow } from './commands/show.js';
-import { runDiff } from './commands/diff.js';
-import { runReport } from './commands/report.js';
-import { runAudit } from './commands/audit.js';
-import { runsDirFor } from './config/load.js';
 import { CHECK_EXIT_CODES, commandHelp, REFINE_EXAMPLES, RESUME_EXIT_CODES, SCAN_EXIT_CODES } from './help.js';
 
-/** Declares the commands; each one's work lives in src/commands/<name>.ts. */
+/**
+ * Declares the commands; each one's work lives in src/commands/<name>.ts and is imported
+ * only when its command runs, so --version, --help and scan do not load the run engine.
+ */
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('bounce')
     .description('Refine a document by bouncing it between two AI agents (the Bounce Protocol).')
@@ -44,7 +35,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('-q, --quiet', 'no progress or summary on stderr (errors still print)')
     .option('--dry-run', 'print the resolved plan and the first prompt; call nothing, write nothing')
     .addHelpText('after', commandHelp(REFINE_EXAMPLES))
-    .action(async (doc: string, o: Record<string, unknown>) => setExit(await runRefine({ doc, ...o }, io)));
+    .action(async (doc: string, o: Record<string, unknown>) => {
+      const { runRefine } = await import('./commands/refine.js');
+      setExit(await runRefine({ doc, ...o }, io));
+    });
 
   program
     .command('scan')
@@ -55,22 +49,29 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices(['markdown', 'plain']))
     .option('--config <file>', 'config file to read markers from')
     .addHelpText('after', commandHelp(['bounce scan docs/', "bounce scan 'docs/**/*.md' --json"], SCAN_EXIT_CODES))
-    .action(async (paths: string[], o: { json?: boolean; marker?: string[]; syntax?: 'markdown' | 'plain'; config?: string }) =>
-      setExit(await runScan({ patterns: paths, json: o.json, markers: [...configMarkers(io, o.config), ...(o.marker ?? [])], syntax: o.syntax }, io)),
-    );
+    .action(async (paths: string[], o: { json?: boolean; marker?: string[]; syntax?: 'markdown' | 'plain'; config?: string }) => {
+      const [{ runScan }, markers] = await Promise.all([import('./commands/scan.js'), configMarkers(io, o.config)]);
+      setExit(await runScan({ patterns: paths, json: o.json, markers: [...markers, ...(o.marker ?? [])], syntax: o.syntax }, io));
+    });
   program
     .command('check')
     .description("run every configured and default agent's check (no API call)")
     .option('--config <file>', 'config file')
     .option('--json', 'print one JSON object')
     .addHelpText('after', commandHelp(['bounce check', 'bounce check --json'], CHECK_EXIT_CODES))
-    .action(async (o: { config?: string; json?: boolean }) => setExit(await runCheck(o, io)));
+    .action(async (o: { config?: string; json?: boolean }) => {
+      const { runCheck } = await import('./commands/check.js');
+      setExit(await runCheck(o, io));
+    });
 
   program
     .command('adapters')
     .description('list the built-in adapters and their options')
     .option('--json', 'print one JSON object')
-    .action(async (o: { json?: boolean }) => setExit(await runAdapters(o, io)));
+    .action(async (o: { json?: boolean }) => {
+      const { runAdapters } = await import('./commands/adapters.js');
+      setExit(await runAdapters(o, io));
+    });
 
   program
     .command('resume')
@@ -83,9 +84,15 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--json', 'print one JSON object on stdout, whatever the outcome')
     .option('-q, --quiet', 'no progress or summary on stderr')
     .addHelpText('after', commandHelp(['bounce resume latest', 'bounce resume rfc-20261129-101500-7QZK3M --json'], RESUME_EXIT_CODES))
-    .action(async (run: string, o: Record<string, unknown>) => setExit(await runResume({ run, ...o }, io)));
+    .action(async (run: string, o: Record<string, unknown>) => {
+      const { runResume } = await import('./commands/resume.js');
+      setExit(await runResume({ run, ...o }, io));
+    });
 
-  const runsDir = (o: { runsDir?: string; config?: string }): string => runsDirFor(io.cwd, loadConfig(io.cwd, io.env, o.config), o.runsDir);
+  const runsDir = async (o: { runsDir?: string; config?: string }): Promise<string> => {
+    const { loadConfig, runsDirFor } = await import('./config/load.js');
+    return runsDirFor(io.cwd, loadConfig(io.cwd, io.env, o.config), o.runsDir);
+  };
   const RUN_ARG = ['<run>', 'run folder path, run id, unique id prefix, or latest'] as const;
 
   program
@@ -94,7 +101,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--runs-dir <dir>', 'runs folder (default: runs_dir from config, else ./runs)')
     .option('--config <file>', 'config file')
     .option('--json', 'print a JSON array')
-    .action(async (o: { runsDir?: string; config?: string; json?: boolean }) => setExit(await runRuns({ runsDir: runsDir(o), json: o.json }, io)));
+    .action(async (o: { runsDir?: string; config?: string; json?: boolean }) => {
+      const { runRuns } = await import('./commands/runs.js');
+      setExit(await runRuns({ runsDir: await runsDir(o), json: o.json }, io));
+    });
 
   program
     .command('show')
@@ -103,9 +113,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--runs-dir <dir>', 'runs folder')
     .option('--config <file>', 'config file')
     .option('--json', 'print one JSON object')
-    .action(async (run: string, o: { runsDir?: string; config?: string; json?: boolean }) =>
-      setExit(await runShow({ run, runsDir: runsDir(o), json: o.json }, io)),
-    );
+    .action(async (run: string, o: { runsDir?: string; config?: string; json?: boolean }) => {
+      const { runShow } = await import('./commands/show.js');
+      setExit(await runShow({ run, runsDir: await runsDir(o), json: o.json }, io));
+    });
 
   program
     .command('diff')
@@ -115,11 +126,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--runs-dir <dir>', 'runs folder')
     .option('--config <file>', 'config file')
     .option('--no-color', 'plain output even on a terminal')
-    .action(async (run: string, pass: string | undefined, o: { runsDir?: string; config?: string; color?: boolean }) =>
-      setExit(
-        await runDiff({ run, runsDir: runsDir(o), pass: pass === undefined ? undefined : Number(pass), color: o.color === false ? false : undefined }, io),
-      ),
-    );
+    .action(async (run: string, pass: string | undefined, o: { runsDir?: string; config?: string; color?: boolean }) => {
+      const { runDiff } = await import('./commands/diff.js');
+      const color = o.color === false ? false : undefined;
+      setExit(await runDiff({ run, runsDir: await runsDir(o), pass: pass === undefined ? undefined : Number(pass), color }, io));
+    });
 
   program
     .command('report')
@@ -128,9 +139,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--runs-dir <dir>', 'runs folder')
     .option('--config <file>', 'config file')
     .option('--open', "also open it in the system's browser")
-    .action(async (run: string, o: { runsDir?: string; config?: string; open?: boolean }) =>
-      setExit(await runReport({ run, runsDir: runsDir(o), open: o.open }, io)),
-    );
+    .action(async (run: string, o: { runsDir?: string; config?: string; open?: boolean }) => {
+      const { runReport } = await import('./commands/report.js');
+      setExit(await runReport({ run, runsDir: await runsDir(o), open: o.open }, io));
+    });
 
   program
     .command('audit')
@@ -140,14 +152,16 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--config <file>', 'config file')
     .option('--json', 'print one JSON object')
     .addHelpText('after', commandHelp(['bounce audit latest'], CHECK_EXIT_CODES))
-    .action(async (run: string, o: { runsDir?: string; config?: string; json?: boolean }) =>
-      setExit(await runAudit({ run, runsDir: runsDir(o), json: o.json }, io)),
-    );
+    .action(async (run: string, o: { runsDir?: string; config?: string; json?: boolean }) => {
+      const { runAudit } = await import('./commands/audit.js');
+      setExit(await runAudit({ run, runsDir: await runsDir(o), json: o.json }, io));
+    });
 
   return program;
 }
 
-function configMarkers(io: Io, explicit?: string): string[] {
+async function configMarkers(io: Io, explicit?: string): Promise<string[]> {
+  const { loadConfig } = await import('./config/load.js');
   return loadConfig(io.cwd, io.env, explicit).config.markers;
 }
 
@@ -176,6 +190,7 @@ export async function main(argv: string[], io?: Io): Promise<number> {
     // --json promises one object on stdout for every exit of refine and resume, errors included.
     const command = argv.slice(2).find((a) => !a.startsWith('-'));
     if (argv.includes('--json') && (command === 'refine' || command === 'resume')) {
+      const { errorJson } = await import('./commands/refine.js');
       const message = isBounceError(err) ? err.line : err instanceof Error ? err.message.replace(/^error: /, '') : String(err);
       theIo.stdout.write(`${JSON.stringify(errorJson(code, isBounceError(err) ? err.code : code === EXIT.usage ? 'usage' : 'internal', message))}\n`);
     }
