@@ -32,6 +32,8 @@ export interface RunOptions {
   /** Called with the child once it has started (e.g. to send SIGINT). */
   onSpawn?: (child: ReturnType<typeof spawn>) => void;
   timeoutMs?: number;
+  /** Another launcher to run instead of this checkout's bin/bounce.js. */
+  bin?: string;
 }
 
 /** How Node prints a warning: `(node:1234) [DEP0040] DeprecationWarning: ...`. */
@@ -43,7 +45,7 @@ export const NODE_WARNING = /^\(node:\d+\) (?:\[[A-Z0-9_]+\] )?\w*Warning\b.*$/m
  */
 export function runCli(args: string[], opts: RunOptions): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: opts.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], { cwd: opts.cwd, env: opts.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -1,5 +1,13 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { cleanEnv } from './cli.js';
 import { memIo } from './mem-io.js';
+
+/**
+ * The built CLI (`npm run build`), not src/cli.ts: the registry finds the built-in adapter
+ * programs next to its own module, as `adapters/<name>.js`, which exist only in dist/.
+ */
+const CLI = new URL('../../dist/src/cli.js', import.meta.url);
 
 export interface MainResult {
   code: number;
@@ -19,11 +27,12 @@ export interface MainOptions {
 
 /**
  * Runs `bounce <args>` in this process, through the same `main` the launcher calls, with
- * buffers for stdout and stderr. `src/cli.ts` is imported on each call, so a test file that
+ * buffers for stdout and stderr. The CLI is imported on each call, so a test file that
  * calls `vi.resetModules()` gets a fresh copy of every module (and of their caches).
  */
 export async function runMain(args: string[], opts: MainOptions): Promise<MainResult> {
-  const { main } = await import('../../src/cli.js');
+  if (!existsSync(CLI)) throw new Error(`${fileURLToPath(CLI)} is missing: run \`npm run build\` first`);
+  const { main } = (await import(CLI.href)) as typeof import('../../src/cli.js');
   const io = memIo(opts.cwd, { env: opts.env ?? cleanEnv(), input: opts.input, signal: (opts.controller ?? new AbortController()).signal });
   const code = await main(['node', 'bounce', ...args], io);
   return { code, stdout: io.out(), stderr: io.err() };
