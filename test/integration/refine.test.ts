@@ -245,8 +245,7 @@ describe('interrupting a run', () => {
       () => runs()[0] && existsSync(join(dir, 'runs', runs()[0]!, 'run.json')) && manifest(runs()[0]!).pass_records[1]?.dispatches[0]?.status === 'pending',
       10_000,
       "pass 2's dispatch",
-    );
-    stop.abort();
+    ).finally(() => stop.abort());
     const r = await pending;
     expect(r.code).toBe(130);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'interrupted', exit_code: 130 });
