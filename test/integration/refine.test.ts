@@ -2,8 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanEnv, FIXTURES, tempDir } from '../support/cli.js';
-import { runMain } from '../support/run-main.js';
-import { waitFor } from '../support/wait-for.js';
+import { runMain, runMainInterrupted } from '../support/run-main.js';
 
 const DOC = `# Rollout plan
 
@@ -34,6 +33,11 @@ const running = (pid: number): boolean => {
   } catch {
     return false;
   }
+};
+/** Pass 2's call is out (run.json lists it as pending), and hangs until the abort. */
+const pass2Pending = (): boolean => {
+  const run = runs()[0];
+  return Boolean(run && existsSync(join(dir, 'runs', run, 'run.json')) && manifest(run).pass_records[1]?.dispatches[0]?.status === 'pending');
 };
 const adapter = (name: string) => `cmd:${join(FIXTURES, 'adapters', name)}`;
 
@@ -238,15 +242,12 @@ describe('bounce refine with cmd: adapters that fail', () => {
 describe('interrupting a run', () => {
   it('aborting the signal gives exit 130 and an interrupted run with completed passes kept', async () => {
     const s = script('s.yaml', 'steps:\n  "2": { action: hang }\n');
-    const stop = new AbortController();
-    const pending = runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', `mock:${s}`, '--json'], { cwd: dir, controller: stop });
-    // Pass 2's call is out (its record is pending in run.json), and hangs until the abort.
-    await waitFor(
-      () => runs()[0] && existsSync(join(dir, 'runs', runs()[0]!, 'run.json')) && manifest(runs()[0]!).pass_records[1]?.dispatches[0]?.status === 'pending',
-      10_000,
-      "pass 2's dispatch",
-    ).finally(() => stop.abort());
-    const r = await pending;
+    const r = await runMainInterrupted(
+      ['refine', 'plan.md', '--reviewer', 'mock', '--composer', `mock:${s}`, '--json'],
+      { cwd: dir },
+      pass2Pending,
+      "pass 2's call",
+    );
     expect(r.code).toBe(130);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'interrupted', exit_code: 130 });
     const m = manifest(runs()[0]!);

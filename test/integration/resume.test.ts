@@ -3,8 +3,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../support/cli.js';
-import { runMain } from '../support/run-main.js';
-import { waitFor } from '../support/wait-for.js';
+import { runMain, runMainInterrupted } from '../support/run-main.js';
 
 const DOC = '# Migration\n\nWe move the database on Saturday night.\n\nThe old cluster stays up for a week.\n';
 
@@ -59,6 +58,15 @@ async function killedInPass2(extraArgs: string[] = []): Promise<void> {
   writeFileSync(join(dir, 's.yaml'), 'steps: {}\n');
 }
 
+/** Starts a run in-process whose pass 2 hangs, and aborts it (Ctrl-C) once that call is out. */
+async function interruptedInPass2(extraArgs: string[] = []): Promise<void> {
+  writeFileSync(join(dir, 's.yaml'), 'steps:\n  "2": { action: hang }\n');
+  const args = ['refine', 'migrate.md', '--reviewer', 'mock', '--composer', 'mock:s.yaml', ...extraArgs];
+  const r = await runMainInterrupted(args, { cwd: dir }, pass2Pending, "pass 2's call");
+  expect(r.code, r.stderr).toBe(130);
+  writeFileSync(join(dir, 's.yaml'), 'steps: {}\n');
+}
+
 describe('bounce resume', () => {
   it('finishes a run killed with SIGKILL mid-pass, to the result a whole run reaches', async () => {
     await killedInPass2(['--out', 'migrated.md']);
@@ -81,12 +89,14 @@ describe('bounce resume', () => {
   });
 
   it('refuses a run made under another policy and keeps it', async () => {
-    await killedInPass2();
+    await interruptedInPass2();
+    const before = readFileSync(join(runDir(), 'run.json'), 'utf8');
     writeFileSync(join(dir, 'bounce.config.yaml'), 'markers: [RISK]\n');
     const r = await runMain(['resume', 'latest'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/another policy \(markers changed\)/);
-    expect(manifest().status).toBe('running');
+    expect(manifest().status).toBe('interrupted');
+    expect(readFileSync(join(runDir(), 'run.json'), 'utf8')).toBe(before);
   });
 
   it('refuses a run another live process holds, and takes over a dead one', async () => {
@@ -102,12 +112,14 @@ describe('bounce resume', () => {
   });
 
   it('refuses an --in-place run whose input changed since it began', async () => {
-    await killedInPass2(['--in-place']);
+    await interruptedInPass2(['--in-place']);
+    const before = readFileSync(join(runDir(), 'run.json'), 'utf8');
     writeFileSync(join(dir, 'migrate.md'), `${DOC}\nEdited by hand meanwhile.\n`);
     const r = await runMain(['resume', 'latest'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('changed since the run began');
     expect(readFileSync(join(dir, 'migrate.md'), 'utf8')).toContain('Edited by hand');
+    expect(readFileSync(join(runDir(), 'run.json'), 'utf8')).toBe(before);
   });
 
   it('closes a run that converged but crashed before it was closed, without another call', async () => {
@@ -131,11 +143,7 @@ describe('bounce resume', () => {
     const stem = 'pass-2-composer-mock-s.yaml';
     /** Runs bounce in-process and aborts it (Ctrl-C) once the dispatch `pending` is out. */
     const interrupted = async (args: string[], pending: string): Promise<void> => {
-      const stop = new AbortController();
-      const run = runMain(args, { cwd: dir, controller: stop });
-      // Aborted in any case, so a failed wait leaves no run (and no hanging mock) behind.
-      await waitFor(() => pendingStem(pending), 10_000, `${pending} to be dispatched`).finally(() => stop.abort());
-      const r = await run;
+      const r = await runMainInterrupted(args, { cwd: dir }, () => pendingStem(pending), `${pending} to be dispatched`);
       expect(r.code, r.stderr).toBe(130);
       expect(manifest().status).toBe('interrupted');
     };

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { cleanEnv } from './cli.js';
 import { memIo } from './mem-io.js';
+import { waitFor } from './wait-for.js';
 
 /**
  * The built CLI (`npm run build`), not src/cli.ts: the registry finds the built-in adapter
@@ -36,4 +37,16 @@ export async function runMain(args: string[], opts: MainOptions): Promise<MainRe
   const io = memIo(opts.cwd, { env: opts.env ?? cleanEnv(), input: opts.input, signal: (opts.controller ?? new AbortController()).signal });
   const code = await main(['node', 'bounce', ...args], io);
   return { code, stdout: io.out(), stderr: io.err() };
+}
+
+/**
+ * Runs `bounce <args>` in-process and aborts it (as Ctrl-C would) once `ready()` holds, e.g.
+ * once run.json lists a dispatch as pending. It is aborted in any case, so a failed wait
+ * leaves no run (and no hanging agent) behind.
+ */
+export async function runMainInterrupted(args: string[], opts: Omit<MainOptions, 'controller'>, ready: () => boolean, what: string): Promise<MainResult> {
+  const controller = new AbortController();
+  const run = runMain(args, { ...opts, controller });
+  await waitFor(ready, 10_000, what).finally(() => controller.abort());
+  return run;
 }
