@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { callAdapter, type HostResult } from '../../src/adapters/host.js';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import { adapterRequest, ROOT } from '../support/adapter-process.js';
+import { waitFor } from '../support/wait-for.js';
 
 export const DOC = '# Plan\n\nWe ship the parser first and measure it.\n\nThen we write the docs.\n';
 
@@ -37,17 +38,22 @@ export function processesWith(marker: string): number[] {
   return found;
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** The marked processes once they are gone, or those still alive `ms` later. */
+export async function processesLeft(marker: string, ms = 300): Promise<number[]> {
+  await waitFor(() => processesWith(marker).length === 0, ms).catch(() => undefined);
+  return processesWith(marker);
+}
 
 /**
- * Dispatch through the runner's own host (`callAdapter`) and abort after `abortAfterMs`,
- * the way Ctrl-C does: the host signals the adapter's group, the adapter must take the
- * CLI's group down with it. Returns what the host saw and the marked processes seen mid-run.
+ * Dispatch through the runner's own host (`callAdapter`) and abort once `inFlight()` holds
+ * (the CLI's request reached the model server), the way Ctrl-C does: the host signals the
+ * adapter's group, the adapter must take the CLI's group down with it. Returns what the host
+ * saw and the marked processes seen mid-run.
  */
 export async function interruptedDispatch(
   name: 'claude' | 'codex',
   env: Record<string, string>,
-  abortAfterMs: number,
+  inFlight: () => boolean,
 ): Promise<{ result: HostResult; during: number[]; after: number[] }> {
   const marker = newMarker();
   const agent: ResolvedAgent = {
@@ -69,10 +75,14 @@ export async function interruptedDispatch(
     maxOutputBytes: 1_000_000,
     env: { PATH: process.env.PATH ?? '', ...env, [marker]: '1' },
   });
-  await sleep(abortAfterMs);
-  const during = processesWith(marker);
-  controller.abort();
+  let during: number[];
+  try {
+    await waitFor(inFlight, 30_000, "the CLI's request to reach the model server");
+    during = processesWith(marker);
+  } finally {
+    // Aborted in any case, so a failed wait leaves no CLI behind.
+    controller.abort();
+  }
   const result = await pending;
-  await sleep(300);
-  return { result, during, after: processesWith(marker) };
+  return { result, during, after: await processesLeft(marker) };
 }

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapterRequest, ROOT, runAdapterProgram, type AdapterRun } from '../support/adapter-process.js';
 import { CONTESTED_NOTE, insertNote, removeNotes, startModelServer, type Behaviour, type ModelServer } from '../support/model-server.js';
-import { bouncePrompt, DOC, interruptedDispatch, newMarker, processesWith, sleep } from './cli-live-support.js';
+import { waitFor } from '../support/wait-for.js';
+import { bouncePrompt, DOC, interruptedDispatch, newMarker, processesLeft, processesWith } from './cli-live-support.js';
 
 const BIN = join(ROOT, 'node_modules/.bin/codex');
 const KEY = 'sk-test-FAKECODEXKEY456';
@@ -49,6 +50,8 @@ describe('codex adapter against the real codex CLI', () => {
     BOUNCE_CODEX_BIN: BIN,
     ...extra,
   });
+  /** A request made since `before` took the scripted stall: the CLI is waiting on the model. */
+  const stalled = (before: number): boolean => server.requests.slice(before).some((q) => q.behaviour === 'stall');
   async function dispatch(
     behaviours: Behaviour[],
     opts: { deadlineMs?: number; prompt?: string; env?: Record<string, string> } = {},
@@ -130,20 +133,21 @@ describe('codex adapter against the real codex CLI', () => {
 
   it('kills the CLI process tree at the deadline and reports a timeout', async () => {
     const marker = newMarker();
+    const before = server.requests.length;
     const pending = dispatch(['stall'], { deadlineMs: 6000, env: { [marker]: '1' } });
-    await sleep(2500);
+    await waitFor(() => stalled(before), 6000, "the CLI's request to reach the model server");
     expect(processesWith(marker).length).toBeGreaterThan(2); // the adapter, codex.js and the native codex
     const { run, calls } = await pending;
     expect(run.json).toMatchObject({ ok: false, error: { type: 'timeout' }, agent_version: '0.171.0' });
     expect(run.ms).toBeLessThan(9000);
     expect(posts(calls).length).toBe(1);
-    await sleep(300);
-    expect(processesWith(marker)).toEqual([]);
+    expect(await processesLeft(marker)).toEqual([]);
   });
 
   it('takes the CLI down when the runner interrupts the adapter', async () => {
     server.script(['stall']);
-    const { result, during, after } = await interruptedDispatch('codex', env(), 2500);
+    const before = server.requests.length;
+    const { result, during, after } = await interruptedDispatch('codex', env(), () => stalled(before));
     expect(result).toMatchObject({ ok: false, error: { type: 'interrupted' } });
     expect(during.length).toBeGreaterThan(2);
     expect(after).toEqual([]);

@@ -191,7 +191,7 @@ describe('interrupting a run with the real CLIs', () => {
           // Wait until the stalled request reached the server, then press Ctrl-C.
           if (server.requests.some((q) => q.scripted && q.behaviour === 'stall')) {
             clearInterval(poll);
-            setTimeout(() => child.kill('SIGINT'), 300);
+            child.kill('SIGINT');
           }
         }, 50);
       },
@@ -199,8 +199,7 @@ describe('interrupting a run with the real CLIs', () => {
     expect(r.code, r.stderr).toBe(130);
     expect(JSON.parse(r.stdout).status).toBe('interrupted');
     expect(JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8')).status).toBe('interrupted');
-    await new Promise((res) => setTimeout(res, 500));
-    expect(processesWith(marker)).toEqual([]);
+    await expect.poll(() => processesWith(marker), { timeout: 500, interval: 20 }).toEqual([]);
   });
 });
 

@@ -1,8 +1,9 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
-import { cleanEnv, ROOT, runCli, tempDir } from '../support/cli.js';
+import { cleanEnv, ROOT, tempDir } from '../support/cli.js';
+import { runMain } from '../support/run-main.js';
 
 const NODE_DIR = dirname(process.execPath);
 let dir: string;
@@ -22,6 +23,12 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'home'));
 });
 afterAll(async () => server?.close());
+// src/adapters/detect.ts caches each CLI's version per process, keyed by its name only, so
+// a second run in one process would see the first one's PATH (issue 7, section 1, removes
+// that cache). Each test gets fresh modules, as each `bounce` process does.
+beforeEach(() => {
+  vi.resetModules();
+});
 
 const env = (clis: string[], extra: NodeJS.ProcessEnv = {}) =>
   cleanEnv({
@@ -34,7 +41,7 @@ const env = (clis: string[], extra: NodeJS.ProcessEnv = {}) =>
 
 describe('choosing agents', () => {
   it('defaults to claude as reviewer and codex as composer when both are installed', async () => {
-    const r = await runCli(['refine', 'doc.md', '--dry-run', '--json'], { cwd: dir, env: env(['claude', 'codex']) });
+    const r = await runMain(['refine', 'doc.md', '--dry-run', '--json'], { cwd: dir, env: env(['claude', 'codex']) });
     expect(r.code, r.stderr).toBe(0);
     const plan = JSON.parse(r.stdout);
     expect(plan.agents.reviewer).toMatchObject({ spec: 'claude', chosen_by: 'default' });
@@ -42,14 +49,14 @@ describe('choosing agents', () => {
   });
 
   it('gives both roles to the only installed CLI', async () => {
-    const r = await runCli(['refine', 'doc.md', '--dry-run', '--json'], { cwd: dir, env: env(['codex']) });
+    const r = await runMain(['refine', 'doc.md', '--dry-run', '--json'], { cwd: dir, env: env(['codex']) });
     const plan = JSON.parse(r.stdout);
     expect([plan.agents.reviewer.spec, plan.agents.composer.spec]).toEqual(['codex', 'codex']);
     expect(plan.agents.reviewer.chosen_by).toContain('only codex');
   });
 
   it('falls back to a local OpenAI-compatible server and its first model', async () => {
-    const r = await runCli(['refine', 'doc.md', '--dry-run', '--json'], { cwd: dir, env: env([], { OPENAI_BASE_URL: `${server.url}/v1` }) });
+    const r = await runMain(['refine', 'doc.md', '--dry-run', '--json'], { cwd: dir, env: env([], { OPENAI_BASE_URL: `${server.url}/v1` }) });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).agents.reviewer.spec).toBe('openai:mock-model');
   });
@@ -58,13 +65,13 @@ describe('choosing agents', () => {
     const cfgDir = tempDir();
     writeFileSync(join(cfgDir, 'doc.md'), '# Doc\n\ntext\n');
     writeFileSync(join(cfgDir, 'bounce.config.yaml'), `agents:\n  ollama: { adapter: openai, model: mock-model-mini, base_url: "${server.url}/v1" }\n`);
-    const r = await runCli(['refine', 'doc.md', '--dry-run', '--json'], { cwd: cfgDir, env: env([], { OPENAI_BASE_URL: `${server.url}/v1` }) });
+    const r = await runMain(['refine', 'doc.md', '--dry-run', '--json'], { cwd: cfgDir, env: env([], { OPENAI_BASE_URL: `${server.url}/v1` }) });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).agents.reviewer).toMatchObject({ spec: 'ollama', options: { model: 'mock-model-mini' } });
   });
 
   it('says what it looked for when no agent is found', async () => {
-    const r = await runCli(['refine', 'doc.md'], { cwd: dir, env: env([], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
+    const r = await runMain(['refine', 'doc.md'], { cwd: dir, env: env([], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/no agent found: looked for the claude and codex CLIs on PATH and an OpenAI-compatible server at http:\/\/127\.0\.0\.1:9\/v1/);
     expect(r.stderr).toMatch(/npm i -g @anthropic-ai\/claude-code/);
@@ -77,7 +84,7 @@ describe('choosing agents', () => {
       join(cfgDir, 'bounce.config.yaml'),
       'reviewer: local\ncomposer: local\nagents:\n  local: { adapter: openai, model: m1, base_url: "http://127.0.0.1:9/v1" }\n',
     );
-    const r = await runCli(['refine', 'doc.md', '--dry-run', '--json', '--composer', 'mock'], { cwd: cfgDir, env: env([]) });
+    const r = await runMain(['refine', 'doc.md', '--dry-run', '--json', '--composer', 'mock'], { cwd: cfgDir, env: env([]) });
     const plan = JSON.parse(r.stdout);
     expect(plan.agents.reviewer).toMatchObject({ spec: 'local', adapter: 'openai', chosen_by: 'config', options: { model: 'm1' } });
     expect(plan.agents.composer).toMatchObject({ spec: 'mock', chosen_by: 'flag' });
@@ -86,14 +93,14 @@ describe('choosing agents', () => {
 
 describe('bounce check and bounce adapters', () => {
   it('reports installed CLIs with versions and an unverifiable login as a warning', async () => {
-    const r = await runCli(['check', '--json'], { cwd: dir, env: env(['claude', 'codex']) });
+    const r = await runMain(['check', '--json'], { cwd: dir, env: env(['claude', 'codex']) });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     const claude = out.agents.find((a: { agent: string }) => a.agent === 'claude');
     expect(claude).toMatchObject({ found: true, source: 'default' });
     expect(claude.version).toMatch(/2\.1\.197/);
     expect(claude.credentials).toBe('warning');
-    const table = await runCli(['check'], { cwd: dir, env: env(['claude', 'codex']) });
+    const table = await runMain(['check'], { cwd: dir, env: env(['claude', 'codex']) });
     expect(table.stdout).toMatch(/^AGENT\s+ADAPTER\s+SOURCE\s+FOUND\s+VERSION\s+CONFIG\s+CREDENTIALS/m);
     expect(table.stdout).toMatch(/warning: claude:/);
   });
@@ -105,14 +112,14 @@ describe('bounce check and bounce adapters', () => {
       'reviewer: remote\nagents:\n  remote: { adapter: openai, model: m, base_url: "http://models.example.com/v1" }\n',
     );
     const before = server.requests.length;
-    const r = await runCli(['check'], { cwd: cfgDir, env: env(['claude', 'codex']) });
+    const r = await runMain(['check'], { cwd: cfgDir, env: env(['claude', 'codex']) });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/problem: remote: .*plain http/);
     expect(server.requests.length).toBe(before);
   });
 
   it('lists the adapters and their options', async () => {
-    const r = await runCli(['adapters', '--json'], { cwd: dir, env: env([]) });
+    const r = await runMain(['adapters', '--json'], { cwd: dir, env: env([]) });
     const names = JSON.parse(r.stdout).adapters.map((a: { name: string }) => a.name);
     expect(names).toEqual(['claude', 'codex', 'openai', 'anthropic', 'mock', 'cmd:<program>']);
   });

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRecordFiles, readRecord } from '../../src/audit/records.js';
 import { readManifest } from '../../src/store/manifest.js';
-import { ROOT, runCli, tempDir } from '../support/cli.js';
+import { tempDir } from '../support/cli.js';
+import { runMain } from '../support/run-main.js';
 
 /** A real `bounce refine` with mock agents, then the commands that read its run folder. */
 
@@ -20,10 +21,9 @@ let cwd: string;
 let runDir: string;
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist/src/cli.js'))) throw new Error('dist/src/cli.js is missing: run `npm run build` first');
   cwd = tempDir('bounce-audit-cli-');
   writeFileSync(join(cwd, 'cache.md'), DOC);
-  const refine = await runCli(['refine', 'cache.md', '--reviewer', 'mock', '--composer', 'mock', '--passes', '2'], { cwd });
+  const refine = await runMain(['refine', 'cache.md', '--reviewer', 'mock', '--composer', 'mock', '--passes', '2'], { cwd });
   expect(refine.stderr).not.toMatch(/Warning|Error:/);
   expect(refine.code).toBe(0);
   const runs = readdirSync(join(cwd, 'runs'), { withFileTypes: true }).filter((d) => d.isDirectory());
@@ -47,17 +47,17 @@ describe('bounce audit on a real mock run', () => {
   });
 
   it('exits 0 on the untouched run', async () => {
-    const res = await runCli(['audit', 'latest'], { cwd });
+    const res = await runMain(['audit', 'latest'], { cwd });
     expect(res.stdout).toBe('');
     expect(res.code).toBe(0);
-    const json = await runCli(['audit', 'latest', '--json'], { cwd });
+    const json = await runMain(['audit', 'latest', '--json'], { cwd });
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, problems: [], records: readManifest(runDir).totals.dispatches });
   });
 
   it('the reading commands work on it', async () => {
     for (const args of [['runs'], ['show', 'latest'], ['diff', 'latest'], ['report', 'latest']]) {
-      const res = await runCli(args, { cwd });
+      const res = await runMain(args, { cwd });
       expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
     }
     expect(existsSync(join(runDir, 'report.html'))).toBe(true);
@@ -66,7 +66,7 @@ describe('bounce audit on a real mock run', () => {
   it('exits 1 naming a tampered artifact', async () => {
     const prompt = readdirSync(runDir).find((f) => f.startsWith('pass-1-') && f.endsWith('.prompt.md'))!;
     appendFileSync(join(runDir, prompt), 'tampered\n');
-    const res = await runCli(['audit', 'latest'], { cwd });
+    const res = await runMain(['audit', 'latest'], { cwd });
     expect(res.code).toBe(1);
     expect(res.stdout).toMatch(
       new RegExp(`^problem: sha256 of ${prompt.replace(/\./g, '\\.')} does not match .*\\(audit/dispatches/\\d{4}-\\d{2}-\\d{2}/[0-9A-Z]{26}\\.yaml\\)$`, 'm'),
@@ -74,7 +74,7 @@ describe('bounce audit on a real mock run', () => {
   });
 
   it('exits 2 for a run that does not exist', async () => {
-    const res = await runCli(['audit', 'no-such-run'], { cwd });
+    const res = await runMain(['audit', 'no-such-run'], { cwd });
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/no run matches "no-such-run"/);
   });

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../support/cli.js';
+import { tempDir } from '../support/cli.js';
+import { runMain } from '../support/run-main.js';
 
 let dir: string;
 beforeAll(() => {
@@ -50,7 +51,7 @@ const cases: [string, string[], string, RegExp][] = [
 describe('bad input: one line, exit 2, no run folder', () => {
   it.each(cases)('%s', async (_name, args, cwd, message) => {
     const where = join(dir, cwd);
-    const r = await runCli(args, { cwd: where, input: '' });
+    const r = await runMain(args, { cwd: where, input: '' });
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines.length, r.stderr).toBeLessThanOrEqual(2);
@@ -59,19 +60,19 @@ describe('bad input: one line, exit 2, no run folder', () => {
   });
 
   it('--json prints one object with the error, exit 2', async () => {
-    const r = await runCli(['refine', 'nope.md', '--json', ...MOCK], { cwd: dir });
+    const r = await runMain(['refine', 'nope.md', '--json', ...MOCK], { cwd: dir });
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'error', exit_code: 2, run_id: null, error: { type: 'input' } });
   });
 
   it('--json prints the error object for an unknown option too', async () => {
-    const r = await runCli(['refine', 'doc.md', '--bogus', '--json', ...MOCK], { cwd: dir });
+    const r = await runMain(['refine', 'doc.md', '--bogus', '--json', ...MOCK], { cwd: dir });
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'error', exit_code: 2, error: { type: 'usage', message: "unknown option '--bogus'" } });
   });
 
   it('--dry-run prints the plan and the first prompt and writes nothing', async () => {
-    const r = await runCli(['refine', 'doc.md', '--dry-run', ...MOCK], { cwd: dir });
+    const r = await runMain(['refine', 'doc.md', '--dry-run', ...MOCK], { cwd: dir });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('pass 1: reviewer mock');
     expect(r.stdout).toContain('<<<BOUNCE-DOCUMENT-');

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, FIXTURES, runCli, tempDir } from '../support/cli.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cleanEnv, FIXTURES, tempDir } from '../support/cli.js';
+import { runMain, runMainInterrupted } from '../support/run-main.js';
 
 const DOC = `# Rollout plan
 
@@ -10,11 +11,14 @@ We ship the feature to every user on Monday.
 Rollback is manual.
 `;
 
+/** `bounce refine` in-process: everything here but the adapters runs without a process. */
+
 let dir: string;
 beforeEach(() => {
   dir = tempDir();
   writeFileSync(join(dir, 'plan.md'), DOC);
 });
+afterEach(() => vi.unstubAllEnvs());
 
 const runs = (): string[] => (existsSync(join(dir, 'runs')) ? readdirSync(join(dir, 'runs')).filter((n) => !n.startsWith('.')) : []);
 const manifest = (run: string) => JSON.parse(readFileSync(join(dir, 'runs', run, 'run.json'), 'utf8'));
@@ -30,11 +34,16 @@ const running = (pid: number): boolean => {
     return false;
   }
 };
+/** Pass 2's call is out (run.json lists it as pending), and hangs until the abort. */
+const pass2Pending = (): boolean => {
+  const run = runs()[0];
+  return Boolean(run && existsSync(join(dir, 'runs', run, 'run.json')) && manifest(run).pass_records[1]?.dispatches[0]?.status === 'pending');
+};
 const adapter = (name: string) => `cmd:${join(FIXTURES, 'adapters', name)}`;
 
 describe('bounce refine with mock agents', () => {
   it('converges in two passes and keeps every pass on disk', async () => {
-    const r = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock'], { cwd: dir });
+    const r = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock'], { cwd: dir });
     expect(r.stderr).toContain('converged');
     expect(r.code).toBe(0);
     const [run] = runs();
@@ -66,7 +75,7 @@ describe('bounce refine with mock agents', () => {
 
   it('stops early when a pass leaves no notes', async () => {
     const s = script('s.yaml', 'steps:\n  "1": { action: echo }\n');
-    const r = await runCli(['refine', 'plan.md', '--passes', '4', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'plan.md', '--passes', '4', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ status: 'converged', exit_code: 0, notes_left: 0, passes_run: 1 });
@@ -75,13 +84,13 @@ describe('bounce refine with mock agents', () => {
 
   it('runs every pass with --all-passes', async () => {
     const s = script('s.yaml', 'steps:\n  "1": { action: echo }\n');
-    const r = await runCli(['refine', 'plan.md', '--passes', '3', '--all-passes', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'plan.md', '--passes', '3', '--all-passes', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'converged', passes_run: 3 });
   });
 
   it('repairs notes left on the final pass', async () => {
     const s = script('s.yaml', 'steps:\n  "2": { action: review }\n');
-    const r = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', `mock:${s}`, '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', `mock:${s}`, '--json'], { cwd: dir });
     expect(r.code).toBe(0);
     const m = manifest(runs()[0]!);
     expect(m.pass_records[1].repairs).toBe(1);
@@ -92,7 +101,7 @@ describe('bounce refine with mock agents', () => {
 
   it('fails with exit 1 and writes no output when the repair also leaves notes', async () => {
     const s = script('s.yaml', 'steps:\n  "2": { action: echo }\n  "2.repair": { action: echo }\n');
-    const r = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', `mock:${s}`, '--out', 'out.md', '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', `mock:${s}`, '--out', 'out.md', '--json'], { cwd: dir });
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'not-converged', exit_code: 1, notes_left: 1, output: null });
     expect(existsSync(join(dir, 'out.md'))).toBe(false);
@@ -104,7 +113,7 @@ describe('bounce refine with mock agents', () => {
     const long = `# Spec\n\n${'This sentence describes one more requirement of the system in detail. '.repeat(20)}\n`;
     writeFileSync(join(dir, 'spec.md'), long);
     const s = script('s.yaml', 'steps:\n  "1": "In short, it is a spec."\n');
-    const r = await runCli(['refine', 'spec.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'spec.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
     expect(r.code).toBe(0);
     const m = manifest(runs()[0]!);
     expect(m.pass_records[0].repairs).toBe(1);
@@ -114,7 +123,7 @@ describe('bounce refine with mock agents', () => {
   it('takes the summary thresholds from the config', async () => {
     writeFileSync(join(dir, 'bounce.config.yaml'), 'summary_ratio: 0.9\nsummary_min_words: 3\n');
     const s = script('s.yaml', 'steps:\n  "1": "# Rollout plan\\n\\nShip Monday."\n');
-    const r = await runCli(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     const p1 = manifest(runs()[0]!).pass_records[0];
     expect(p1.repairs).toBe(1);
@@ -123,7 +132,7 @@ describe('bounce refine with mock agents', () => {
 
   it('resends an empty reply once', async () => {
     const s = script('s.yaml', 'steps:\n  "1": ""\n');
-    const r = await runCli(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
     expect(r.code).toBe(0);
     const p1 = manifest(runs()[0]!).pass_records[0];
     expect(p1.retries).toBe(1);
@@ -131,20 +140,20 @@ describe('bounce refine with mock agents', () => {
   });
 
   it('writes --out FILE and --out - and --in-place', async () => {
-    const a = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock', '--out', 'refined.md'], { cwd: dir });
+    const a = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock', '--out', 'refined.md'], { cwd: dir });
     expect(a.code).toBe(0);
     expect(a.stdout.trim()).toBe('refined.md');
     expect(readFileSync(join(dir, 'refined.md'), 'utf8')).toBe(DOC);
-    const b = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock', '--out', '-'], { cwd: dir });
+    const b = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock', '--out', '-'], { cwd: dir });
     expect(b.stdout).toBe(DOC);
     writeFileSync(join(dir, 'noted.md'), `${DOC}\n[CLARIFY] Which Monday? (A) the 3rd (B) the 10th\n`);
-    const c = await runCli(['refine', 'noted.md', '--reviewer', 'mock', '--composer', 'mock', '--in-place'], { cwd: dir });
+    const c = await runMain(['refine', 'noted.md', '--reviewer', 'mock', '--composer', 'mock', '--in-place'], { cwd: dir });
     expect(c.code).toBe(0);
     expect(readFileSync(join(dir, 'noted.md'), 'utf8')).not.toContain('[CLARIFY]');
   });
 
   it('reads stdin with -', async () => {
-    const r = await runCli(['refine', '-', '--reviewer', 'mock', '--composer', 'mock', '--out', '-'], { cwd: dir, input: DOC });
+    const r = await runMain(['refine', '-', '--reviewer', 'mock', '--composer', 'mock', '--out', '-'], { cwd: dir, input: DOC });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(DOC);
     expect(runs()[0]).toMatch(/^stdin-/);
@@ -153,7 +162,7 @@ describe('bounce refine with mock agents', () => {
 
 describe('bounce refine with cmd: adapters that fail', () => {
   it('a crashing adapter ends with exit 3 and its stderr kept', async () => {
-    const r = await runCli(['refine', 'plan.md', '--reviewer', adapter('crash.mjs'), '--composer', 'mock', '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'plan.md', '--reviewer', adapter('crash.mjs'), '--composer', 'mock', '--json'], { cwd: dir });
     expect(r.code).toBe(3);
     const out = JSON.parse(r.stdout);
     expect(out.status).toBe('failed');
@@ -165,19 +174,20 @@ describe('bounce refine with cmd: adapters that fail', () => {
 
   it('an adapter that hangs is killed at its deadline with its children', async () => {
     const pidFile = join(dir, 'child.pid');
-    const r = await runCli(['refine', 'plan.md', '--reviewer', adapter('hang.mjs'), '--composer', 'mock', '--timeout', '1', '--json'], {
+    // Adapters get this process's environment today and the command's env after issue 7: set both.
+    vi.stubEnv('HANG_PID_FILE', pidFile);
+    const r = await runMain(['refine', 'plan.md', '--reviewer', adapter('hang.mjs'), '--composer', 'mock', '--timeout', '1', '--json'], {
       cwd: dir,
       env: cleanEnv({ HANG_PID_FILE: pidFile }),
     });
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stdout).error.type).toBe('timeout');
     const pid = Number(readFileSync(pidFile, 'utf8'));
-    await new Promise((res) => setTimeout(res, 300));
-    expect(running(pid)).toBe(false);
+    await expect.poll(() => running(pid), { timeout: 300, interval: 20 }).toBe(false);
   });
 
   it('an adapter printing prose instead of JSON ends with exit 3', async () => {
-    const r = await runCli(['refine', 'plan.md', '--reviewer', adapter('not-json.mjs'), '--composer', 'mock', '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'plan.md', '--reviewer', adapter('not-json.mjs'), '--composer', 'mock', '--json'], { cwd: dir });
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stdout).error.type).toBe('invalid_response');
     expect(readFileSync(join(dir, 'runs', runs()[0]!, 'pass-1-reviewer-not-json.mjs.reply.txt'), 'utf8')).toContain('Sure!');
@@ -185,7 +195,7 @@ describe('bounce refine with cmd: adapters that fail', () => {
 
   it('a truncated reply fails the pass with exit 3 and advice', async () => {
     const s = script('s.yaml', 'steps:\n  "1": { reply: "# Rollout", stop: truncated }\n');
-    const r = await runCli(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
     expect(r.code).toBe(3);
     const out = JSON.parse(r.stdout);
     expect(out.error.type).toBe('truncated');
@@ -194,7 +204,7 @@ describe('bounce refine with cmd: adapters that fail', () => {
 
   it('a cmd: adapter that works converges', async () => {
     writeFileSync(join(dir, 'noted.md'), `${DOC}\n[CONTESTED] Monday is risky. Ship on Tuesday instead.\n`);
-    const r = await runCli(['refine', 'noted.md', '--passes', '1', '--reviewer', adapter('echo-resolve.mjs'), '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'noted.md', '--passes', '1', '--reviewer', adapter('echo-resolve.mjs'), '--json'], { cwd: dir });
     expect(r.code).toBe(0);
     const m = manifest(runs()[0]!);
     expect(m.agents.reviewer.evidence).toBe('external');
@@ -206,7 +216,7 @@ describe('bounce refine with cmd: adapters that fail', () => {
       's.yaml',
       'steps:\n  "1": { error: { type: provider, message: "upstream 500" } }\n  "1.retry": { error: { type: provider, message: "upstream 500" } }\n',
     );
-    const r = await runCli(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stdout).error.type).toBe('breaker');
     const m = manifest(runs()[0]!);
@@ -216,39 +226,35 @@ describe('bounce refine with cmd: adapters that fail', () => {
 
   it('a rate limit followed by success converges', async () => {
     const s = script('s.yaml', 'steps:\n  "1": { error: { type: rate_limit, message: "slow down", retry_after_ms: 100 } }\n  "1.retry": { action: review }\n');
-    const r = await runCli(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
     expect(r.code).toBe(0);
     expect(manifest(runs()[0]!).breaker.consecutive_failures).toBe(0);
   });
 
   it('auth errors fail at once without retry', async () => {
     const s = script('s.yaml', 'steps:\n  "1": { error: { type: auth, message: "bad key" } }\n');
-    const r = await runCli(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '--json'], { cwd: dir });
     expect(r.code).toBe(3);
     expect(manifest(runs()[0]!).totals.dispatches).toBe(1);
   });
 });
 
 describe('interrupting a run', () => {
-  it('SIGINT gives exit 130 and an interrupted run with completed passes kept', async () => {
+  it('aborting the signal gives exit 130 and an interrupted run with completed passes kept', async () => {
     const s = script('s.yaml', 'steps:\n  "2": { action: hang }\n');
-    const r = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', `mock:${s}`, '--json'], {
-      cwd: dir,
-      onSpawn: (child) => {
-        const poll = setInterval(() => {
-          const run = runs()[0];
-          if (run && readdirSync(join(dir, 'runs', run)).some((f) => f.startsWith('pass-2-') && f.endsWith('.prompt.md'))) {
-            clearInterval(poll);
-            setTimeout(() => child.kill('SIGINT'), 200);
-          }
-        }, 50);
-      },
-    });
+    const r = await runMainInterrupted(
+      ['refine', 'plan.md', '--reviewer', 'mock', '--composer', `mock:${s}`, '--json'],
+      { cwd: dir },
+      pass2Pending,
+      "pass 2's call",
+    );
     expect(r.code).toBe(130);
-    expect(JSON.parse(r.stdout).status).toBe('interrupted');
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'interrupted', exit_code: 130 });
     const m = manifest(runs()[0]!);
-    expect(m.status).toBe('interrupted');
-    expect(m.pass_records[0].status).toBe('completed');
+    expect(m).toMatchObject({ status: 'interrupted', exit_code: 130 });
+    expect(m.pass_records.map((p: { status: string }) => p.status)).toEqual(['completed', 'interrupted']);
+    expect(m.pass_records[1].dispatches[0].status).toBe('error');
     expect(existsSync(join(dir, 'runs', runs()[0]!, 'pass-1-reviewer-mock.md'))).toBe(true);
+    expect(existsSync(join(dir, 'runs', runs()[0]!, 'lock'))).toBe(false);
   });
 });

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../support/cli.js';
+import { runMain, runMainInterrupted } from '../support/run-main.js';
 
 const DOC = '# Migration\n\nWe move the database on Saturday night.\n\nThe old cluster stays up for a week.\n';
 
@@ -19,26 +20,50 @@ const records = (): string[] => {
   return readdirSync(root).flatMap((day) => readdirSync(join(root, day)).map((f) => readFileSync(join(root, day, f), 'utf8')));
 };
 
-/** Starts a run whose pass 2 takes a while, and SIGKILLs bounce in the middle of that pass. */
+/** Whether run.json lists a dispatch with this stem as pending (false before there is a run). */
+const pendingStem = (stem: string): boolean => {
+  if (!existsSync(join(dir, 'runs')) || !readdirSync(join(dir, 'runs')).some((n) => !n.startsWith('.'))) return false;
+  if (!existsSync(join(runDir(), 'run.json'))) return false;
+  return manifest().pass_records.some((p: PassJson) => p.dispatches.some((d) => d.stem === stem && d.status === 'pending'));
+};
+interface PassJson {
+  pass: number;
+  status: string;
+  dispatches: { stem: string; status: string }[];
+}
+
+/** Pass 2's call is out: run.json lists it as pending (so its record is written too). */
+const pass2Pending = (): boolean => {
+  const runs = existsSync(join(dir, 'runs')) ? readdirSync(join(dir, 'runs')).filter((n) => !n.startsWith('.')) : [];
+  if (!runs[0] || !existsSync(join(runDir(), 'run.json'))) return false;
+  return manifest().pass_records[1]?.dispatches[0]?.status === 'pending';
+};
+
+/** Starts a run whose pass 2 takes a while, and SIGKILLs bounce (a process) in the middle of that pass. */
 async function killedInPass2(extraArgs: string[] = []): Promise<void> {
   writeFileSync(join(dir, 's.yaml'), 'steps:\n  "2": { delay_ms: 4000 }\n');
   const r = await runCli(['refine', 'migrate.md', '--reviewer', 'mock', '--composer', 'mock:s.yaml', ...extraArgs], {
     cwd: dir,
     onSpawn: (child) => {
       const poll = setInterval(() => {
-        if (
-          existsSync(join(dir, 'runs')) &&
-          readdirSync(join(dir, 'runs')).some(
-            (n) => !n.startsWith('.') && readdirSync(join(dir, 'runs', n)).some((f) => f.startsWith('pass-2-') && f.endsWith('.prompt.md')),
-          )
-        ) {
+        if (pass2Pending()) {
           clearInterval(poll);
-          setTimeout(() => child.kill('SIGKILL'), 150);
+          child.kill('SIGKILL');
         }
-      }, 25);
+      }, 20);
+      child.on('close', () => clearInterval(poll));
     },
   });
   expect(r.signal).toBe('SIGKILL');
+  writeFileSync(join(dir, 's.yaml'), 'steps: {}\n');
+}
+
+/** Starts a run in-process whose pass 2 hangs, and aborts it (Ctrl-C) once that call is out. */
+async function interruptedInPass2(extraArgs: string[] = []): Promise<void> {
+  writeFileSync(join(dir, 's.yaml'), 'steps:\n  "2": { action: hang }\n');
+  const args = ['refine', 'migrate.md', '--reviewer', 'mock', '--composer', 'mock:s.yaml', ...extraArgs];
+  const r = await runMainInterrupted(args, { cwd: dir }, pass2Pending, "pass 2's call");
+  expect(r.code, r.stderr).toBe(130);
   writeFileSync(join(dir, 's.yaml'), 'steps: {}\n');
 }
 
@@ -56,61 +81,107 @@ describe('bounce resume', () => {
     expect(m.pass_records.filter((p: { status: string }) => p.status === 'completed').map((p: { pass: number }) => p.pass)).toEqual([1, 2]);
     expect(records().some((r) => /status: pending/.test(r))).toBe(false);
     expect(records().some((r) => /status: error/.test(r) && /stopped before this dispatch finished/.test(r))).toBe(true);
-    const audit = await runCli(['audit', 'latest'], { cwd: dir });
+    const audit = await runMain(['audit', 'latest'], { cwd: dir });
     expect(audit.code, audit.stdout + audit.stderr).toBe(0);
-    const again = await runCli(['resume', 'latest'], { cwd: dir });
+    const again = await runMain(['resume', 'latest'], { cwd: dir });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('already converged');
   });
 
   it('refuses a run made under another policy and keeps it', async () => {
-    await killedInPass2();
+    await interruptedInPass2();
+    const before = readFileSync(join(runDir(), 'run.json'), 'utf8');
     writeFileSync(join(dir, 'bounce.config.yaml'), 'markers: [RISK]\n');
-    const r = await runCli(['resume', 'latest'], { cwd: dir });
+    const r = await runMain(['resume', 'latest'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/another policy \(markers changed\)/);
-    expect(manifest().status).toBe('running');
+    expect(manifest().status).toBe('interrupted');
+    expect(readFileSync(join(runDir(), 'run.json'), 'utf8')).toBe(before);
   });
 
   it('refuses a run another live process holds, and takes over a dead one', async () => {
     await killedInPass2();
     writeFileSync(join(runDir(), 'lock'), JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString() }));
-    const held = await runCli(['resume', 'latest'], { cwd: dir });
+    const held = await runMain(['resume', 'latest'], { cwd: dir });
     expect(held.code).toBe(2);
     expect(held.stderr).toContain(`in use by process ${process.pid}`);
     writeFileSync(join(runDir(), 'lock'), JSON.stringify({ pid: 999_999_999, host: hostname(), started_at: new Date().toISOString() }));
-    const r = await runCli(['resume', 'latest'], { cwd: dir });
+    const r = await runMain(['resume', 'latest'], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(join(runDir(), 'lock'))).toBe(false);
   });
 
   it('refuses an --in-place run whose input changed since it began', async () => {
-    await killedInPass2(['--in-place']);
+    await interruptedInPass2(['--in-place']);
+    const before = readFileSync(join(runDir(), 'run.json'), 'utf8');
     writeFileSync(join(dir, 'migrate.md'), `${DOC}\nEdited by hand meanwhile.\n`);
-    const r = await runCli(['resume', 'latest'], { cwd: dir });
+    const r = await runMain(['resume', 'latest'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('changed since the run began');
     expect(readFileSync(join(dir, 'migrate.md'), 'utf8')).toContain('Edited by hand');
+    expect(readFileSync(join(runDir(), 'run.json'), 'utf8')).toBe(before);
   });
 
   it('closes a run that converged but crashed before it was closed, without another call', async () => {
     writeFileSync(join(dir, 's.yaml'), 'steps:\n  "1": { action: echo }\n');
-    const first = await runCli(['refine', 'migrate.md', '--passes', '3', '--reviewer', 'mock:s.yaml', '--composer', 'mock', '--out', 'done.md'], { cwd: dir });
+    const first = await runMain(['refine', 'migrate.md', '--passes', '3', '--reviewer', 'mock:s.yaml', '--composer', 'mock', '--out', 'done.md'], { cwd: dir });
     expect(first.code).toBe(0);
     // Rewind the manifest to the moment after pass 1 was recorded and before the run was closed.
     const m = manifest();
     Object.assign(m, { status: 'running', exit_code: null, finished_at: null, output: { ...m.output, written: false, sha256: null } });
     writeFileSync(join(runDir(), 'run.json'), JSON.stringify(m, null, 2));
     rmSync(join(dir, 'done.md'));
-    const r = await runCli(['resume', 'latest', '--json'], { cwd: dir });
+    const r = await runMain(['resume', 'latest', '--json'], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'converged', passes_run: 1 });
     expect(manifest().totals.dispatches).toBe(1);
     expect(readFileSync(join(dir, 'done.md'), 'utf8')).toBe(DOC);
   });
 
+  it('a pass run again after each resume gets .resume-<k>, and no earlier artifact is overwritten', async () => {
+    writeFileSync(join(dir, 's.yaml'), 'steps:\n  "2": { action: hang }\n');
+    const stem = 'pass-2-composer-mock-s.yaml';
+    /** Runs bounce in-process and aborts it (Ctrl-C) once the dispatch `pending` is out. */
+    const interrupted = async (args: string[], pending: string): Promise<void> => {
+      const r = await runMainInterrupted(args, { cwd: dir }, () => pendingStem(pending), `${pending} to be dispatched`);
+      expect(r.code, r.stderr).toBe(130);
+      expect(manifest().status).toBe('interrupted');
+    };
+    const artifacts = (): Record<string, string> =>
+      Object.fromEntries(
+        readdirSync(runDir())
+          .filter((f) => f.startsWith('pass-'))
+          .map((f) => [f, readFileSync(join(runDir(), f), 'utf8')]),
+      );
+
+    await interrupted(['refine', 'migrate.md', '--reviewer', 'mock', '--composer', 'mock:s.yaml'], stem);
+    const afterRefine = artifacts();
+    await interrupted(['resume', 'latest'], `${stem}.resume-1`);
+    const afterResume1 = artifacts();
+    writeFileSync(join(dir, 's.yaml'), 'steps: {}\n');
+    const r = await runMain(['resume', 'latest', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'converged', exit_code: 0, passes_run: 2 });
+
+    const m = manifest();
+    expect(m.status).toBe('converged');
+    const pass2 = m.pass_records.filter((p: PassJson) => p.pass === 2);
+    expect(pass2.map((p: PassJson) => p.status)).toEqual(['interrupted', 'interrupted', 'completed']);
+    expect(pass2.map((p: PassJson) => p.dispatches.map((d) => d.stem))).toEqual([[stem], [`${stem}.resume-1`], [`${stem}.resume-2`]]);
+    const files = readdirSync(runDir());
+    for (const name of [`${stem}.prompt.md`, `${stem}.resume-1.prompt.md`, `${stem}.resume-2.prompt.md`]) expect(files).toContain(name);
+    // Every file an earlier attempt left is still there, byte for byte.
+    expect(afterResume1).toMatchObject(afterRefine);
+    expect(artifacts()).toMatchObject(afterResume1);
+    expect(Object.keys(afterResume1).length).toBeGreaterThan(Object.keys(afterRefine).length);
+    const audit = await runMain(['audit', 'latest', '--json'], { cwd: dir });
+    expect(audit.code, audit.stdout).toBe(0);
+    expect(JSON.parse(audit.stdout)).toMatchObject({ ok: true, problems: [], records: m.totals.dispatches });
+    expect(m.totals.dispatches).toBe(4);
+  });
+
   it('accepts only output and display flags', async () => {
-    const r = await runCli(['resume', 'latest', '--passes', '3'], { cwd: dir });
+    const r = await runMain(['resume', 'latest', '--passes', '3'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown option '--passes'");
   });

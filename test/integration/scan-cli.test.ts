@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../support/cli.js';
+import { tempDir } from '../support/cli.js';
+import { runMain } from '../support/run-main.js';
 
 let dir: string;
 beforeAll(() => {
@@ -13,23 +14,23 @@ beforeAll(() => {
   writeFileSync(join(dir, 'risk.txt'), 'plain text [RISK] counts anywhere `[CONTESTED]`\n');
 });
 
-describe('bounce scan (built binary)', () => {
+describe('bounce scan', () => {
   it('gates a folder: exit 1 with file:line:col KIND text per note', async () => {
-    const r = await runCli(['scan', 'docs'], { cwd: dir });
+    const r = await runMain(['scan', 'docs'], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('docs/nested/open.md:4:1 CLARIFY [CLARIFY] Which Monday? (A) the 3rd (B) the 10th\n');
   });
 
   it('exit 0 on a clean file and markers from the config', async () => {
-    expect((await runCli(['scan', 'docs/clean.md'], { cwd: dir })).code).toBe(0);
-    const r = await runCli(['scan', 'risk.txt', '--json'], { cwd: dir });
+    expect((await runMain(['scan', 'docs/clean.md'], { cwd: dir })).code).toBe(0);
+    const r = await runMain(['scan', 'risk.txt', '--json'], { cwd: dir });
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
     expect(out.files[0].notes.map((n: { kind: string }) => n.kind)).toEqual(['RISK', 'CONTESTED']);
   });
 
   it('exit 2 on a missing path', async () => {
-    const r = await runCli(['scan', 'nope/'], { cwd: dir });
+    const r = await runMain(['scan', 'nope/'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });

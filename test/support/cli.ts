@@ -32,12 +32,20 @@ export interface RunOptions {
   /** Called with the child once it has started (e.g. to send SIGINT). */
   onSpawn?: (child: ReturnType<typeof spawn>) => void;
   timeoutMs?: number;
+  /** Another launcher to run instead of this checkout's bin/bounce.js. */
+  bin?: string;
 }
 
-/** Runs the built `bounce` binary as a subprocess, as a user or a CI script would. */
+/** How Node prints a warning: `(node:1234) [DEP0040] DeprecationWarning: ...`. */
+export const NODE_WARNING = /^\(node:\d+\) (?:\[[A-Z0-9_]+\] )?\w*Warning\b.*$/m;
+
+/**
+ * Runs the built `bounce` binary as a subprocess, as a user or a CI script would. A Node
+ * warning on its stderr rejects, so it fails the test as one in this process does.
+ */
 export function runCli(args: string[], opts: RunOptions): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: opts.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], { cwd: opts.cwd, env: opts.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -46,7 +54,9 @@ export function runCli(args: string[], opts: RunOptions): Promise<CliResult> {
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolvePromise({ code, signal, stdout, stderr });
+      const warning = NODE_WARNING.exec(stderr);
+      if (warning) reject(new Error(`bounce ${args.join(' ')} printed a Node warning: ${warning[0]}`));
+      else resolvePromise({ code, signal, stdout, stderr });
     });
     if (opts.input !== undefined) child.stdin.end(opts.input);
     else child.stdin.end();

@@ -1,10 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { monotonicFactory } from 'ulid';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import type { DispatchStart } from '../../src/audit/records.js';
-import type { Io } from '../../src/io.js';
 import { diffNotes, scanNotes, type Note } from '../../src/protocol/scanner.js';
 import { sha256 } from '../../src/store/hash.js';
 import type { AgentRecord, DispatchRef, PassRecord, RunManifest } from '../../src/store/manifest.js';
@@ -271,18 +269,4 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
   return { dir, runId, manifest, ids };
 }
 
-/** An Io whose output is captured; `out()`/`err()` return what was written. */
-export function memIo(cwd: string, opts: { tty?: boolean; env?: NodeJS.ProcessEnv } = {}): Io & { out(): string; err(): string } {
-  let out = '';
-  let err = '';
-  return {
-    cwd,
-    env: opts.env ?? {},
-    stdout: { write: (s: string) => (out += s), isTTY: opts.tty ?? false },
-    stderr: { write: (s: string) => (err += s), isTTY: false },
-    stdin: new PassThrough(),
-    signal: new AbortController().signal,
-    out: () => out,
-    err: () => err,
-  };
-}
+export { memIo } from './mem-io.js';
