@@ -1,6 +1,7 @@
 import { basename, dirname, resolve } from 'node:path';
 import { chooseAgents } from '../adapters/choose.js';
-import type { Role } from '../adapters/contract.js';
+import type { CheckProblem, Role } from '../adapters/contract.js';
+import { createProbe } from '../adapters/detect.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { usageError } from '../errors.js';
@@ -67,7 +68,7 @@ function secondsFlag(value: string | number | undefined): number | undefined {
  * Checks everything that can be checked before an agent is called and returns the plan.
  * Any failure here is exit 2 and leaves no run folder behind.
  */
-export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { checkAgents: boolean }): Promise<{ plan: RunPlan; warnings: string[] }> {
+export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { checkAgents: boolean }): Promise<{ plan: RunPlan; warnings: CheckProblem[] }> {
   const loaded = loadConfig(io.cwd, io.env, opts.config);
   const { config, path: configPath } = loaded;
   const configDir = configPath ? dirname(configPath) : null;
@@ -80,10 +81,18 @@ export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { 
   if (!opts.dryRun) assertRunsDirWritable(runsDir);
   const promptsDir = opts.prompts ? resolve(io.cwd, opts.prompts) : null;
   const templates = await loadTemplates(promptsDir ?? undefined);
-  const { agents, chosenBy } = await chooseAgents({ flags: { reviewer: opts.reviewer, composer: opts.composer }, config, configDir, cwd: io.cwd, env: io.env });
-  const roles = ['reviewer', 'composer'] as const;
-  for (const role of roles) if (role === 'reviewer' || passes > 1) assertFitsBudget(input.text, role, agents[role]);
-  const checks = checkAgents ? await preflight(agents, io.env) : null;
+  const probe = createProbe();
+  const { agents, chosenBy } = await chooseAgents({
+    flags: { reviewer: opts.reviewer, composer: opts.composer },
+    config,
+    configDir,
+    cwd: io.cwd,
+    env: io.env,
+    probe,
+  });
+  const roles = passes > 1 ? (['reviewer', 'composer'] as const) : (['reviewer'] as const);
+  for (const role of roles) assertFitsBudget(input.text, role, agents[role]);
+  const checks = checkAgents ? await preflight(agents, io.env, { roles, probe }) : null;
   const perRole = <T>(f: (role: Role) => T): Record<Role, T> => ({ reviewer: f('reviewer'), composer: f('composer') });
   const plan: RunPlan = {
     input,
@@ -107,6 +116,7 @@ export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { 
     name: opts.name ?? (input.path ? basename(input.path).replace(/\.[^.]+$/, '') : 'stdin'),
     replyMode: 'document',
   };
+  // One agent in both roles has one check: its warnings are the same objects, kept once.
   const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
   return { plan, warnings };
 }

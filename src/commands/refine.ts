@@ -17,7 +17,8 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   // A problem found here throws: src/cli.ts prints it (and the --json error object).
   const { plan, warnings } = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
   // A login that cannot be verified offline is for `bounce check`; on every run it would only be noise.
-  if (!opts.quiet) for (const w of warnings.filter((x) => !/login/i.test(x))) io.stderr.write(`warning: ${w}\n`);
+  if (!opts.quiet)
+    for (const w of warnings.filter((x) => x.kind !== 'login_unverified')) io.stderr.write(`warning: ${w.fix ? `${w.message}: ${w.fix}` : w.message}\n`);
   if (opts.dryRun) return dryRun(plan, opts, io);
   // Ctrl-C while agents were being checked: nothing was started, so nothing is left behind.
   if (io.signal.aborted) {

@@ -1,84 +1,67 @@
-import { accessSync, constants } from 'node:fs';
-import type { Role } from '../adapters/contract.js';
-import { checkAdapter } from '../adapters/host.js';
-import { adapterInfo, type ResolvedAgent } from '../adapters/registry.js';
+import { checkAgent } from '../adapters/check-agent.js';
+import { type CheckProblem, type Role, ROLES } from '../adapters/contract.js';
+import { createProbe, type Probe } from '../adapters/detect.js';
+import type { ResolvedAgent } from '../adapters/registry.js';
+import { ADAPTER_TABLE } from '../adapters/table.js';
 import { usageError } from '../errors.js';
-import { loadScript } from '../../adapters/mock.js';
 
-/** Output budgets the adapters use when none is configured (null: the provider decides). */
+/** Output budgets the adapters use when none is configured (null: the provider decides), from the adapter table. */
 export const DEFAULT_OUTPUT_TOKENS: Record<string, number | null> = {
-  claude: 32_000,
-  anthropic: 16_000,
-  codex: null,
-  openai: null,
-  mock: null,
+  ...Object.fromEntries(Object.values(ADAPTER_TABLE).map((a) => [a.name, a.outputTokens])),
   cmd: null,
 };
 
 export interface AgentCheck {
   version: string | null;
-  warnings: string[];
+  /** Findings that do not stop the run, each message prefixed with the agent's spec. */
+  warnings: CheckProblem[];
   /** What the adapter resolved (model, base_url, key variable name): never a key value. */
   resolved: Record<string, string | number | boolean | null>;
 }
 
+export interface PreflightOptions {
+  /** The roles the run will call (with --passes 1 only the reviewer); the others are not checked. */
+  roles?: readonly Role[];
+  /** This invocation's probe, shared with the choice of agents. */
+  probe?: Probe;
+}
+
+const UNCHECKED: AgentCheck = { version: null, warnings: [], resolved: {} };
+
 /**
- * Validates each distinct agent once, before any dispatch: the adapter's own `--check`
- * (CLI installed, options, credentials; no API call). Mock and cmd: agents are checked
- * in-process. Any problem is a usage error (exit 2) naming the agent and the fix.
+ * Validates each distinct agent the run uses, once and concurrently, before any dispatch:
+ * built-ins in-process (CLI installed, options, credentials; no API call), a cmd: program
+ * only for being executable. Any problem is a usage error (exit 2) naming the agent and the fix.
  */
-export async function preflight(agents: Record<Role, ResolvedAgent>, env: NodeJS.ProcessEnv): Promise<Record<Role, AgentCheck>> {
+export async function preflight(agents: Record<Role, ResolvedAgent>, env: NodeJS.ProcessEnv, opts: PreflightOptions = {}): Promise<Record<Role, AgentCheck>> {
+  const probe = opts.probe ?? createProbe();
+  const roles = opts.roles ?? ROLES;
   const seen = new Map<string, Promise<AgentCheck>>();
   const check = (agent: ResolvedAgent): Promise<AgentCheck> => {
-    const key = JSON.stringify([agent.command, agent.args, agent.options]);
+    const key = JSON.stringify([agent.adapter, agent.command, agent.args, agent.options]);
     let found = seen.get(key);
     if (!found) {
-      found = checkOne(agent, env);
+      found = checkOne(agent, env, probe);
       seen.set(key, found);
     }
     return found;
   };
-  const [reviewer, composer] = await Promise.all([check(agents.reviewer), check(agents.composer)]);
-  return { reviewer, composer };
+  const [reviewer, composer] = await Promise.all(ROLES.map((role) => (roles.includes(role) ? check(agents[role]) : Promise.resolve(UNCHECKED))));
+  return { reviewer: reviewer ?? UNCHECKED, composer: composer ?? UNCHECKED };
 }
 
-async function checkOne(agent: ResolvedAgent, env: NodeJS.ProcessEnv): Promise<AgentCheck> {
-  if (agent.adapter === 'mock') {
-    try {
-      loadScript(agent.options.script);
-    } catch (err) {
-      throw usageError(
-        `mock script for ${agent.spec} is unreadable: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
-        'fix the script file (see docs/adapters.md#mock)',
-        'config',
-      );
-    }
-    return { version: 'mock-1', warnings: [], resolved: { script: agent.options.script ?? null } };
-  }
-  if (agent.adapter === 'cmd') {
-    if (agent.command.includes('/')) {
-      try {
-        accessSync(agent.command, constants.X_OK);
-      } catch {
-        throw usageError(
-          `adapter program ${agent.command} is not executable`,
-          `chmod +x it, or use cmd:<interpreter> with args in bounce.config.yaml`,
-          'config',
-        );
-      }
-    }
-    return { version: null, warnings: [], resolved: { command: agent.command } };
-  }
-  const result = await checkAdapter(agent, 30_000, env);
+async function checkOne(agent: ResolvedAgent, env: NodeJS.ProcessEnv, probe: Probe): Promise<AgentCheck> {
+  const result = await checkAgent(agent, env, { probe, askProgram: false });
   if (!result.ok) {
-    const info = adapterInfo(agent.adapter);
+    const problems = result.problems.length ? result.problems : [{ kind: 'config' as const, message: 'its check failed' }];
+    const fixes = [...new Set(problems.map((p) => p.fix).filter((f) => f !== undefined))];
     throw usageError(
-      `${agent.spec} is not ready: ${result.problems.join('; ') || 'its check failed'}`,
-      info?.kind === 'cli' ? `run bounce check for details` : 'fix the agent settings in bounce.config.yaml',
-      'config',
+      `${agent.spec} is not ready: ${problems.map((p) => p.message).join('; ')}`,
+      fixes.join('; ') || 'run bounce check for details',
+      problems.some((p) => p.kind === 'credentials') ? 'credentials' : 'config',
     );
   }
-  return { version: result.version, warnings: result.warnings.map((w) => `${agent.spec}: ${w}`), resolved: result.resolved };
+  return { version: result.version, warnings: result.warnings.map((w) => ({ ...w, message: `${agent.spec}: ${w.message}` })), resolved: result.resolved };
 }
 
 /** Rough token estimate of a document (about 4 characters a token for prose). */

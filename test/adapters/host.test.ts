@@ -60,7 +60,7 @@ const FIXTURES: Record<string, string> = {
     process.stdin.on('end', () => {
       if (!process.argv.includes('--check')) { process.exitCode = 9; return; }
       const opts = JSON.parse(input);
-      console.log(JSON.stringify({ ok: true, version: '1.2.3', problems: [], warnings: ['login not verified offline'], resolved: { model: opts.model ?? null, base_url: opts.base_url ?? null } }, null, 2));
+      console.log(JSON.stringify({ ok: true, version: '1.2.3', problems: [], warnings: [{ kind: 'login_unverified', message: 'login not verified offline', fix: 'log in once' }], resolved: { model: opts.model ?? null, base_url: opts.base_url ?? null } }, null, 2));
     });`,
   'checkfail.mjs': `
     console.log(JSON.stringify({ ok: false, version: null, problems: ['OPENAI_API_KEY is not set'] }));
@@ -374,16 +374,16 @@ describe('checkAdapter', () => {
       ok: true,
       version: '1.2.3',
       problems: [],
-      warnings: ['login not verified offline'],
+      warnings: [{ kind: 'login_unverified', message: 'login not verified offline', fix: 'log in once' }],
       resolved: { model: 'llama3.1:8b', base_url: 'http://127.0.0.1:11434/v1' },
     });
   });
 
-  it('a failed check (exit 1) is reported with its problems; warnings and resolved default to empty', async () => {
+  it('a failed check (exit 1) in plain strings, the first contract, is read as config problems; warnings and resolved default to empty', async () => {
     expect(await checkAdapter(agent('checkfail.mjs'))).toEqual({
       ok: false,
       version: null,
-      problems: ['OPENAI_API_KEY is not set'],
+      problems: [{ kind: 'config', message: 'OPENAI_API_KEY is not set' }],
       warnings: [],
       resolved: {},
     });
@@ -394,26 +394,26 @@ describe('checkAdapter', () => {
     const result = await checkAdapter(missing);
     expect(result.ok).toBe(false);
     expect(result.version).toBeNull();
-    expect(result.problems).toEqual([`fx --check failed: adapter program not found: ${join(dir, 'nope')}`]);
+    expect(result.problems).toMatchObject([{ kind: 'not_found', message: `adapter program not found: ${join(dir, 'nope')}` }]);
   });
 
   it('output that is not a check result is a failed check', async () => {
     const result = await checkAdapter(agent('notjson.mjs'));
     expect(result.ok).toBe(false);
     expect(result.problems).toHaveLength(1);
-    expect(result.problems[0]).toMatch(/^fx --check failed: /);
+    expect(result.problems[0]).toMatchObject({ kind: 'no_check', message: expect.stringMatching(/^fx --check failed: /) });
   });
 
   it('a check result missing required fields is a failed check', async () => {
     const result = await checkAdapter(agent('checkbad.mjs'));
     expect(result.ok).toBe(false);
-    expect(result.problems[0]).toMatch(/^fx --check failed: /);
+    expect(result.problems[0]).toMatchObject({ kind: 'no_check', message: expect.stringMatching(/^fx --check failed: /) });
   });
 
   it('a check that does not answer in time is a failed check', async () => {
     const result = await checkAdapter(agent('sleep.mjs'), 300);
     expect(result.ok).toBe(false);
-    expect(result.problems[0]).toContain('did not answer');
+    expect(result.problems[0]).toMatchObject({ kind: 'no_check', message: expect.stringContaining('did not answer') });
   });
 });
 
