@@ -10,11 +10,11 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { callAgent } from '../../src/adapters/call-agent.js';
 import type { AdapterRequest } from '../../src/adapters/contract.js';
 import { createProbe } from '../../src/adapters/detect.js';
-import type { CallOptions, HostResult } from '../../src/adapters/host.js';
+import type { CallOptions } from '../../src/adapters/host.js';
 import { resolveAgent } from '../../src/adapters/registry.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
-import { ROOT } from '../support/adapter-process.js';
-import { killAll, pidsIn, processListeners, running, waitFor } from './process-support.js';
+import { adapterRequest, ROOT } from '../support/adapter-process.js';
+import { failure, killAll, pidsIn, processListeners, running, success, waitFor } from './host-support.js';
 
 const FAKE_CLI = join(ROOT, 'test/fixtures/cli/fake-cli.mjs');
 const MOCKS = join(ROOT, 'test/fixtures/mock');
@@ -27,38 +27,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const agent = (spec: string) => resolveAgent(spec, DEFAULT_CONFIG, ROOT, null);
 
-/** A request as the runner sends it: the agent's options, a deadline a minute away. */
-function request(prompt = 'Revise this.', extra: Partial<AdapterRequest> = {}): AdapterRequest {
-  return {
-    contract_version: 1,
-    dispatch_id: '01JTESTDISPATCH0000000000',
-    run_id: 'doc-20261129-120000-ABCDEF',
-    pass: 1,
-    total_passes: 2,
-    role: 'reviewer',
-    final: false,
-    prompt,
-    options: {},
-    deadline: new Date(Date.now() + 60_000).toISOString(),
-    ...extra,
-  };
-}
+/** A request as the runner sends it, with the deadline a minute away. */
+const request = (prompt = 'Revise this.', extra: Partial<AdapterRequest> = {}): AdapterRequest => adapterRequest(prompt, {}, 60_000, extra) as AdapterRequest;
 
 const OPTS: CallOptions = { timeoutMs: 30_000, maxOutputBytes: 1_000_000 };
 
 /** The fake CLI as claude (or codex), with only PATH inherited. */
 function fakeEnv(extra: Record<string, string> = {}, bin = 'BOUNCE_CLAUDE_BIN'): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '', [bin]: FAKE_CLI, ...extra };
-}
-
-function failure(result: HostResult): Extract<HostResult, { ok: false }> {
-  if (result.ok) throw new Error(`expected a failure, got a success: ${result.stdout}`);
-  return result;
-}
-
-function success(result: HostResult): Extract<HostResult, { ok: true }> {
-  if (!result.ok) throw new Error(`expected a success, got ${result.error.type}: ${result.error.message}`);
-  return result;
 }
 
 describe('callAgent: a built-in CLI adapter in-process', () => {

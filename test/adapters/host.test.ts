@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AdapterRequest, AgentOptions } from '../../src/adapters/contract.js';
-import { callAdapter, checkAdapter, stripAnsi, type CallOptions, type HostResult } from '../../src/adapters/host.js';
+import { callAdapter, checkAdapter, stripAnsi, type CallOptions } from '../../src/adapters/host.js';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import { ROOT } from '../support/adapter-process.js';
-import { running } from './process-support.js';
+import { failure, running, success } from './host-support.js';
 
 let dir: string;
 const leftovers: number[] = [];
@@ -69,16 +69,6 @@ function request(prompt = 'Revise this.'): AdapterRequest {
 }
 
 const OPTS: CallOptions = { timeoutMs: 30_000, maxOutputBytes: 1_000_000 };
-
-function failure(result: HostResult): Extract<HostResult, { ok: false }> {
-  if (result.ok) throw new Error(`expected a failure, got a success: ${result.stdout}`);
-  return result;
-}
-
-function success(result: HostResult): Extract<HostResult, { ok: true }> {
-  if (!result.ok) throw new Error(`expected a success, got ${result.error.type}: ${result.error.message}`);
-  return result;
-}
 
 /** A SIGKILL already sent still has to be delivered: wait a bounded while for the process to go. */
 async function gone(pid: number): Promise<boolean> {

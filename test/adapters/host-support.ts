@@ -1,5 +1,16 @@
-/** Process helpers for the adapter tests that kill process groups. Linux only (/proc). */
+/** Helpers for the tests of callAdapter and callAgent: results, and processes (Linux only: /proc). */
 import { readFileSync } from 'node:fs';
+import type { HostResult } from '../../src/adapters/host.js';
+
+export function failure(result: HostResult): Extract<HostResult, { ok: false }> {
+  if (result.ok) throw new Error(`expected a failure, got a success: ${result.stdout}`);
+  return result;
+}
+
+export function success(result: HostResult): Extract<HostResult, { ok: true }> {
+  if (!result.ok) throw new Error(`expected a success, got ${result.error.type}: ${result.error.message}`);
+  return result;
+}
 
 /** Whether a process exists and is not a zombie, from /proc/<pid>/stat. */
 export function running(pid: number): boolean {
