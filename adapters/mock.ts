@@ -119,10 +119,7 @@ export async function dispatch(req: AdapterRequest, ctx: AdapterContext): Promis
   if (step?.error) return { ok: false, error: step.error };
   if (step?.reply !== undefined) return reply(req, step.reply, step.stop, step.usage);
   const action = step?.action ?? auto;
-  if (action === 'crash') {
-    ctx.stderr('mock: crashing on purpose\n');
-    throw new AdapterCrash('mock: crashing on purpose');
-  }
+  if (action === 'crash') throw new AdapterCrash('mock: crashing on purpose');
   // Never answers: only the runner's deadline or an abort ends it.
   if (action === 'hang') await wait(2 ** 31 - 1, ctx.signal);
   if (action === 'invalid-json') return NOT_A_RESPONSE;

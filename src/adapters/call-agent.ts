@@ -5,7 +5,7 @@
  * AbortSignal (any CLI it starts has its process group killed), and what the adapter
  * would have written to stderr is kept. `cmd:` agents stay subprocesses (host.ts).
  */
-import { AdapterCrash, type AdapterContext, answer } from './adapter-kit.js';
+import { type AdapterContext, answer } from './adapter-kit.js';
 import { loadBuiltin } from './builtins.js';
 import type { AdapterRequest, AdapterResponse } from './contract.js';
 import { createProbe, type Probe } from './detect.js';
@@ -48,7 +48,8 @@ export async function callAgent(agent: ResolvedAgent, request: AdapterRequest, o
   };
   const settled: Promise<Outcome> = answer(program, request, ctx).then(
     (value) => ({ value }),
-    (err: unknown) => ({ crash: err instanceof AdapterCrash || err instanceof Error ? err.message : String(err) }),
+    // Only an AdapterCrash escapes answer(): the adapter dies without answering, as a program would.
+    (err: unknown) => ({ crash: err instanceof Error ? err.message : String(err) }),
   );
   let outcome: Outcome | null;
   try {
@@ -62,8 +63,11 @@ export async function callAgent(agent: ResolvedAgent, request: AdapterRequest, o
   const stdout = outcome && 'value' in outcome ? `${JSON.stringify(outcome.value)}\n` : '';
   const base = { stdout, stderr, exitCode: null, durationMs: Date.now() - started };
   if (reason) return stopped(agent, reason, opts, base);
-  if (outcome === null || 'crash' in outcome)
-    return { ...base, ok: false, error: { type: 'crash', message: `${agent.spec} crashed: ${outcome?.crash ?? 'no answer'}` } };
+  if (outcome === null || 'crash' in outcome) {
+    const why = outcome?.crash ?? 'no answer';
+    // What runAdapter prints to stderr when the same adapter dies as a program.
+    return { ...base, stderr: `${stderr}${why}\n`, ok: false, error: { type: 'crash', message: `${agent.spec} crashed: ${why}` } };
+  }
   if (stdout.length > opts.maxOutputBytes)
     return { ...base, ok: false, error: { type: 'invalid_response', message: `${agent.spec} printed more than ${opts.maxOutputBytes} characters` } };
   return fromResponse(agent, outcome.value, base);
