@@ -1,19 +1,26 @@
 /**
  * `anthropic` adapter: one non-streaming Messages API call (`POST {base}/v1/messages`).
- * base: options.base_url, then ANTHROPIC_BASE_URL, then https://api.anthropic.com.
+ * base: options.base_url, then ANTHROPIC_BASE_URL, then the API itself.
  * Key: the variable named by api_key_env (default ANTHROPIC_API_KEY), sent as `x-api-key`;
  * required on every endpoint, loopback included (the API and its proxies always want one).
- * Model default claude-sonnet-4-5; max_tokens from max_output_tokens, default 16000.
+ * The default model and max_tokens (from max_output_tokens) are in src/adapters/table.ts.
  * Never retries: the runner does.
  */
-import { fail, runAdapter } from '../src/adapters/adapter-kit.js';
-import type { AdapterError, AdapterRequest, AdapterResponse, AgentOptions, CheckResult } from '../src/adapters/contract.js';
-import { checkEndpoint, displayUrl, isMain, parseRetryAfter, postJson, redact, serverMessage, statusErrorType } from '../src/adapters/endpoint.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
+import {
+  type AdapterError,
+  type AdapterRequest,
+  type AdapterResponse,
+  type AgentOptions,
+  type CheckProblem,
+  type CheckResult,
+  problemLine,
+} from '../src/adapters/contract.js';
+import { checkEndpoint, displayUrl, endpointFor, parseRetryAfter, postJson, redact, serverMessage } from '../src/adapters/endpoint.js';
+import { errorTypeForStatus } from '../src/adapters/error-type.js';
+import { ADAPTER_TABLE } from '../src/adapters/table.js';
 
-export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
-export const DEFAULT_KEY_ENV = 'ANTHROPIC_API_KEY';
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
-export const DEFAULT_MAX_TOKENS = 16000;
+const FACTS = ADAPTER_TABLE.anthropic;
 export const API_VERSION = '2023-06-01';
 
 export interface Resolved {
@@ -24,23 +31,23 @@ export interface Resolved {
 }
 
 export function resolve(options: AgentOptions, env: NodeJS.ProcessEnv): Resolved {
-  const fromEnv = env.ANTHROPIC_BASE_URL?.trim();
+  const endpoint = endpointFor(FACTS, options, env);
   return {
+    ...endpoint,
     // The base is the origin (as for ANTHROPIC_BASE_URL); a trailing /v1 is tolerated.
-    baseUrl: (options.base_url ?? (fromEnv || DEFAULT_BASE_URL)).replace(/\/+$/, '').replace(/\/v1$/, ''),
-    keyEnvName: options.api_key_env ?? DEFAULT_KEY_ENV,
-    model: options.model ?? DEFAULT_MODEL,
-    maxTokens: options.max_output_tokens ?? DEFAULT_MAX_TOKENS,
+    baseUrl: endpoint.baseUrl.replace(/\/v1$/, ''),
+    model: options.model ?? FACTS.defaultModel ?? '',
+    maxTokens: options.max_output_tokens ?? FACTS.outputTokens ?? 0,
   };
 }
 
-function optionProblems(options: AgentOptions): string[] {
+function optionProblems(options: AgentOptions): CheckProblem[] {
   return options.temperature !== undefined && options.temperature > 1
-    ? [`temperature ${options.temperature} is out of range for the Messages API: use a value from 0 to 1`]
+    ? [{ kind: 'config', message: `temperature ${options.temperature} is out of range for the Messages API`, fix: 'use a value from 0 to 1' }]
     : [];
 }
 
-export async function check(options: AgentOptions, env: NodeJS.ProcessEnv): Promise<CheckResult> {
+export async function check(options: AgentOptions, { env }: CheckContext): Promise<CheckResult> {
   const r = resolve(options, env);
   const endpoint = checkEndpoint({ baseUrl: r.baseUrl, apiKeyEnv: r.keyEnvName, env, keyRequired: true });
   const problems = [...optionProblems(options), ...endpoint.problems];
@@ -75,7 +82,7 @@ const ERROR_TYPES: Record<string, AdapterError['type']> = {
   not_found_error: 'config',
   request_too_large: 'config',
   rate_limit_error: 'rate_limit',
-  overloaded_error: 'provider',
+  overloaded_error: 'rate_limit',
   api_error: 'provider',
   timeout_error: 'provider',
 };
@@ -100,7 +107,7 @@ export function interpret(status: number, text: string, headers: Headers, model:
   }
   const errorType = typeof data?.error?.type === 'string' ? data.error.type : null;
   if (status < 200 || status >= 300 || errorType !== null) {
-    const type = (errorType !== null ? ERROR_TYPES[errorType] : undefined) ?? statusErrorType(status >= 300 ? status : 500);
+    const type = (errorType !== null ? ERROR_TYPES[errorType] : undefined) ?? errorTypeForStatus(status >= 300 ? status : 500);
     const retry_after_ms = type === 'rate_limit' || type === 'provider' ? parseRetryAfter(headers.get('retry-after')) : undefined;
     const message = redact(`HTTP ${status}${errorType ? ` ${errorType}` : ''}: ${serverMessage(text)}`, secrets);
     return fail(type, message, { status, ...(retry_after_ms === undefined ? {} : { retry_after_ms }) });
@@ -121,17 +128,19 @@ export function interpret(status: number, text: string, headers: Headers, model:
   };
 }
 
-export async function dispatch(request: AdapterRequest, env: NodeJS.ProcessEnv): Promise<AdapterResponse> {
+export async function dispatch(request: AdapterRequest, { env, signal }: AdapterContext): Promise<AdapterResponse> {
   const r = resolve(request.options, env);
   const problems = optionProblems(request.options);
-  if (problems.length > 0) return fail('config', problems.join('; '));
+  if (problems.length > 0) return fail('config', problems.map(problemLine).join('; '));
   const endpoint = checkEndpoint({ baseUrl: r.baseUrl, apiKeyEnv: r.keyEnvName, env, keyRequired: true });
-  if (endpoint.problems.length > 0) return fail('config', endpoint.problems.join('; '));
+  if (endpoint.problems.length > 0) return fail('config', endpoint.problems.map(problemLine).join('; '));
   const key = env[r.keyEnvName]?.trim() ?? '';
   const headers = { 'x-api-key': key, 'anthropic-version': API_VERSION };
-  const result = await postJson(`${r.baseUrl}/v1/messages`, headers, buildBody(request, r), request.deadline);
+  const result = await postJson(`${r.baseUrl}/v1/messages`, headers, buildBody(request, r), request.deadline, signal);
   if (!result.ok) return result.response;
   return interpret(result.status, result.text, result.headers, r.model, [key]);
 }
 
-if (isMain(import.meta.url)) await runAdapter({ dispatch, check });
+export const adapter: AdapterProgram = { dispatch, check };
+
+if (isMain(import.meta.url)) await runAdapter(adapter);

@@ -4,23 +4,15 @@
  * no tools, no session saved, in a fresh empty directory. Claude Code's own API retries
  * are turned off (CLAUDE_CODE_MAX_RETRIES=0): only the runner retries. docs/adapters.md#claude
  */
-import { runAdapter, fail, type AdapterProgram } from '../src/adapters/adapter-kit.js';
-import type { AdapterRequest, AdapterResponse, AgentOptions, CheckResult, Usage } from '../src/adapters/contract.js';
-import {
-  classifyCliError,
-  findProgram,
-  isObject,
-  makeTempDir,
-  notFoundMessage,
-  parseJsonLines,
-  removeTempDir,
-  runCli,
-  type Json,
-} from '../src/adapters/cli-run.js';
-import { isMain } from '../src/adapters/endpoint.js';
-import { cliVersion } from '../src/adapters/detect.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
+import { isObject, programOrFailure, type Json, makeTempDir, parseJsonLines, removeTempDir, runCli } from '../src/adapters/cli-run.js';
+import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/adapters/contract.js';
+import { findProgram, notFound } from '../src/adapters/detect.js';
+import { classifyCliError } from '../src/adapters/error-type.js';
+import { ADAPTER_TABLE, cliFacts, secretsOf } from '../src/adapters/table.js';
 
-const PACKAGE = '@anthropic-ai/claude-code';
+const FACTS = ADAPTER_TABLE.claude;
+const CLI = cliFacts('claude');
 /** Set by a parent Claude Code session; inherited, they make the nested `claude -p` misbehave. */
 const SESSION_VARS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SESSION_ID', 'CLAUDE_CODE_CHILD_SESSION', 'CLAUDE_CODE_EXECPATH'];
 const USAGE_ERROR_RE = /unknown option|unexpected argument|invalid (value|argument)|too many arguments|missing required|error: option/i;
@@ -143,9 +135,11 @@ export function parseClaudeOutput(stdout: string, stderr: string, exitCode: numb
   return { ok: true, reply: message || (pieces[0] ?? ''), stop: 'complete', ...base };
 }
 
-async function dispatch(request: AdapterRequest, env: NodeJS.ProcessEnv): Promise<AdapterResponse> {
-  const program = findProgram('claude', env);
-  if (!program) return fail('config', notFoundMessage('claude', PACKAGE, env));
+async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<AdapterResponse> {
+  const { env } = ctx;
+  const found = programOrFailure(CLI, env);
+  if ('failure' in found) return found.failure;
+  const { program } = found;
   const cwd = makeTempDir('bounce-claude-');
   try {
     const childEnv = buildClaudeEnv(request.options, env);
@@ -156,7 +150,9 @@ async function dispatch(request: AdapterRequest, env: NodeJS.ProcessEnv): Promis
       env: childEnv,
       cwd,
       deadline: request.deadline,
-      secrets: [env.ANTHROPIC_API_KEY, env.ANTHROPIC_AUTH_TOKEN, env.CLAUDE_CODE_OAUTH_TOKEN],
+      signal: ctx.signal,
+      stderr: ctx.stderr,
+      secrets: secretsOf(FACTS, env),
     });
     if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
     if (run.timedOut) return fail('timeout', `claude did not finish before the deadline (${request.deadline}); its process group was killed`);
@@ -168,23 +164,27 @@ async function dispatch(request: AdapterRequest, env: NodeJS.ProcessEnv): Promis
 }
 
 /** No API call: the CLI must start; a login cannot be verified offline, so it is a warning. */
-async function check(options: AgentOptions, env: NodeJS.ProcessEnv): Promise<CheckResult> {
-  const program = findProgram('claude', env);
+async function check(options: AgentOptions, { env, probe }: CheckContext): Promise<CheckResult> {
+  const program = findProgram(CLI, env);
   const resolved: CheckResult['resolved'] = { program, model: options.model ?? null, max_output_tokens: options.max_output_tokens ?? null };
-  if (!program) return { ok: false, version: null, problems: [notFoundMessage('claude', PACKAGE, env)], warnings: [], resolved };
-  const version = await cliVersion(program, buildClaudeEnv(options, env));
-  if (!version)
-    return { ok: false, version: null, problems: [`${program} --version failed: reinstall ${PACKAGE} or fix BOUNCE_CLAUDE_BIN`], warnings: [], resolved };
-  const warnings: string[] = [];
-  if (env.ANTHROPIC_API_KEY?.trim()) resolved.credentials = 'ANTHROPIC_API_KEY';
-  else warnings.push('claude login cannot be verified offline: run `claude` once and /login, or set ANTHROPIC_API_KEY');
-  if (env.ANTHROPIC_BASE_URL?.trim()) resolved.base_url = env.ANTHROPIC_BASE_URL.trim();
-  for (const key of ['base_url', 'api_key_env', 'temperature'] as const) {
-    if (options[key] !== undefined) warnings.push(`${key} is ignored by the claude adapter (Claude Code reads ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY itself)`);
-  }
+  const failed = (problem: CheckProblem): CheckResult => ({ ok: false, version: null, problems: [problem], warnings: [], resolved });
+  if (!program) return failed({ kind: 'not_found', ...notFound(CLI, env) });
+  const version = await probe.version(program, buildClaudeEnv(options, env));
+  if (!version) return failed({ kind: 'version', message: `${program} --version failed`, fix: `reinstall ${CLI.npmPackage} or fix ${CLI.binEnv}` });
+  const warnings: CheckProblem[] = [];
+  const keyEnv = FACTS.keyEnvs.find((name) => env[name]?.trim());
+  if (keyEnv) resolved.credentials = keyEnv;
+  else
+    warnings.push({
+      kind: 'login_unverified',
+      message: 'claude login cannot be verified offline',
+      fix: `run \`claude\` once and /login, or set ${FACTS.keyEnvs[0]}`,
+    });
+  const base = FACTS.baseUrlEnv ? env[FACTS.baseUrlEnv]?.trim() : undefined;
+  if (base) resolved.base_url = base;
   return { ok: true, version: version.replace(/\s*\(Claude Code\)\s*$/, ''), problems: [], warnings, resolved };
 }
 
-export const claudeAdapter: AdapterProgram = { dispatch, check };
+export const adapter: AdapterProgram = { dispatch, check };
 
-if (isMain(import.meta.url)) await runAdapter(claudeAdapter);
+if (isMain(import.meta.url)) await runAdapter(adapter);

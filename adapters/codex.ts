@@ -6,25 +6,27 @@
  * providers it defines are turned off with -c overrides: only the runner retries.
  * docs/adapters.md#codex
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { runAdapter, fail, type AdapterProgram } from '../src/adapters/adapter-kit.js';
+import { dirname, join } from 'node:path';
+import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
+import { isObject, programOrFailure, makeTempDir, parseJsonLines, removeTempDir, runCli } from '../src/adapters/cli-run.js';
 import {
-  emptyUsage,
   type AdapterError,
   type AdapterRequest,
   type AdapterResponse,
   type AgentOptions,
+  type CheckProblem,
   type CheckResult,
+  emptyUsage,
   type Usage,
 } from '../src/adapters/contract.js';
-import { classifyCliError, findProgram, isObject, makeTempDir, notFoundMessage, parseJsonLines, removeTempDir, runCli } from '../src/adapters/cli-run.js';
-import { isMain } from '../src/adapters/endpoint.js';
-import { cliVersion } from '../src/adapters/detect.js';
-import { execa } from 'execa';
+import { findProgram, notFound, runQuick } from '../src/adapters/detect.js';
+import { classifyCliError } from '../src/adapters/error-type.js';
+import { ADAPTER_TABLE, cliFacts, secretsOf } from '../src/adapters/table.js';
 
-const PACKAGE = '@openai/codex';
+const FACTS = ADAPTER_TABLE.codex;
+const CLI = cliFacts('codex');
 const BUILTIN_PROVIDERS = ['openai', 'ollama', 'lmstudio'];
 const TOOLS_OFF = ['features.shell_tool=false', 'features.multi_agent=false', 'features.goals=false', 'web_search="disabled"'];
 const USAGE_ERROR_RE = /Error loading config|config\.toml|unexpected argument|invalid value for|unknown feature flag|Usage: codex/i;
@@ -171,27 +173,44 @@ export function codexModel(options: AgentOptions, toml: string): string | null {
 
 const versionOf = (line: string | null): string | null => (line ? line.replace(/^codex(-cli)?\s+/i, '') : null);
 
-async function dispatch(request: AdapterRequest, env: NodeJS.ProcessEnv): Promise<AdapterResponse> {
-  const program = findProgram('codex', env);
-  if (!program) return fail('config', notFoundMessage('codex', PACKAGE, env));
+/**
+ * The version of the npm package the program belongs to (`.../@openai/codex/bin/codex.js`),
+ * read from its package.json: `codex exec --json` does not say, and asking `--version`
+ * beside every dispatch would start a second process.
+ */
+export function packageVersion(program: string): string | null {
+  try {
+    const pkg = JSON.parse(readFileSync(join(dirname(realpathSync(program)), '..', 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+    return pkg.name === CLI.npmPackage && typeof pkg.version === 'string' ? pkg.version : null;
+  } catch {
+    return null;
+  }
+}
+
+async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<AdapterResponse> {
+  const { env } = ctx;
+  const found = programOrFailure(CLI, env);
+  if ('failure' in found) return found.failure;
+  const { program } = found;
   const toml = readCodexConfig(env);
   const tmp = makeTempDir('bounce-codex-');
   const paths = { workdir: join(tmp, 'work'), lastMessage: join(tmp, 'last-message.txt') };
   mkdirSync(paths.workdir);
   try {
-    const [run, version] = await Promise.all([
-      runCli({
-        program,
-        args: buildCodexArgs(request.options, paths, customProviderIds(toml)),
-        input: request.prompt,
-        env,
-        cwd: paths.workdir,
-        deadline: request.deadline,
-        secrets: [env.OPENAI_API_KEY, env.CODEX_API_KEY, ...keyVariables(toml).map((name) => env[name])],
-      }),
-      cliVersion(program, env),
-    ]);
-    const meta = { model: codexModel(request.options, toml), agent_version: versionOf(version) };
+    const run = await runCli({
+      program,
+      args: buildCodexArgs(request.options, paths, customProviderIds(toml)),
+      input: request.prompt,
+      env,
+      cwd: paths.workdir,
+      deadline: request.deadline,
+      signal: ctx.signal,
+      stderr: ctx.stderr,
+      secrets: secretsOf(FACTS, env, keyVariables(toml)),
+    });
+    // The check of this invocation asked `--version` already; else the package says.
+    const version = versionOf((await ctx.probe.known(program)) ?? null) ?? packageVersion(program);
+    const meta = { model: codexModel(request.options, toml), agent_version: version };
     if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
     if (run.timedOut) return { ...fail('timeout', `codex did not finish before the deadline (${request.deadline}); its process group was killed`), ...meta };
     if (run.tooLarge) return { ...fail('provider', 'codex printed more than 64 MB on stdout'), ...meta };
@@ -202,7 +221,7 @@ async function dispatch(request: AdapterRequest, env: NodeJS.ProcessEnv): Promis
       // codex writes it only when a turn ends; the events still carry the messages.
     }
     const warnings = readCodexEvents(run.stdout).warnings;
-    if (warnings.length) process.stderr.write(warnings.map((w) => `codex warning: ${w}\n`).join(''));
+    if (warnings.length) ctx.stderr(warnings.map((w) => `codex warning: ${w}\n`).join(''));
     return parseCodexOutput(run.stdout, run.stderr, run.exitCode, lastMessage, meta);
   } finally {
     removeTempDir(tmp);
@@ -210,30 +229,32 @@ async function dispatch(request: AdapterRequest, env: NodeJS.ProcessEnv): Promis
 }
 
 /** No API call: the CLI must start; `codex login status` (offline) says whether a login is stored. */
-async function check(options: AgentOptions, env: NodeJS.ProcessEnv): Promise<CheckResult> {
-  const program = findProgram('codex', env);
+async function check(options: AgentOptions, { env, probe }: CheckContext): Promise<CheckResult> {
+  const program = findProgram(CLI, env);
   const toml = readCodexConfig(env);
   const provider = topLevelSetting(toml, 'model_provider') ?? 'openai';
   const resolved: CheckResult['resolved'] = { program, model: codexModel(options, toml), model_provider: provider, codex_home: codexHome(env) };
-  if (!program) return { ok: false, version: null, problems: [notFoundMessage('codex', PACKAGE, env)], warnings: [], resolved };
-  const version = versionOf(await cliVersion(program, env));
-  if (!version)
-    return { ok: false, version: null, problems: [`${program} --version failed: reinstall ${PACKAGE} or fix BOUNCE_CODEX_BIN`], warnings: [], resolved };
-  const warnings: string[] = [];
+  const failed = (problem: CheckProblem): CheckResult => ({ ok: false, version: null, problems: [problem], warnings: [], resolved });
+  if (!program) return failed({ kind: 'not_found', ...notFound(CLI, env) });
+  const version = versionOf(await probe.version(program, env));
+  if (!version) return failed({ kind: 'version', message: `${program} --version failed`, fix: `reinstall ${CLI.npmPackage} or fix ${CLI.binEnv}` });
+  const warnings: CheckProblem[] = [];
   if (customProviderIds(toml).includes(provider)) {
     const keyVar = new RegExp(`\\[\\s*model_providers\\.["']?${provider}["']?\\s*\\][^[]*?env_key\\s*=\\s*["']([A-Za-z_][A-Za-z0-9_]*)`).exec(toml)?.[1];
-    if (keyVar && !env[keyVar]?.trim()) warnings.push(`model provider ${provider} reads its key from ${keyVar}, which is not set`);
+    if (keyVar && !env[keyVar]?.trim())
+      warnings.push({ kind: 'credentials', message: `model provider ${provider} reads its key from ${keyVar}, which is not set`, fix: `set ${keyVar}` });
   } else {
-    const status = await execa(program, ['login', 'status'], { env, extendEnv: false, reject: false, timeout: 15_000, stdin: 'ignore' });
+    const status = await runQuick(program, ['login', 'status'], env, 15_000);
     if (status.exitCode !== 0)
-      warnings.push('codex reports no stored login (`codex login status`): run `codex login`, or define a model provider in $CODEX_HOME/config.toml');
-  }
-  for (const key of ['base_url', 'api_key_env', 'temperature', 'max_output_tokens', 'max_budget_usd'] as const) {
-    if (options[key] !== undefined) warnings.push(`${key} is ignored by the codex adapter: codex takes its provider settings from $CODEX_HOME/config.toml`);
+      warnings.push({
+        kind: 'login_unverified',
+        message: 'codex reports no stored login (`codex login status`)',
+        fix: 'run `codex login`, or define a model provider in $CODEX_HOME/config.toml',
+      });
   }
   return { ok: true, version, problems: [], warnings, resolved };
 }
 
-export const codexAdapter: AdapterProgram = { dispatch, check };
+export const adapter: AdapterProgram = { dispatch, check };
 
-if (isMain(import.meta.url)) await runAdapter(codexAdapter);
+if (isMain(import.meta.url)) await runAdapter(adapter);

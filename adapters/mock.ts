@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { isMain, runAdapter, type AdapterProgram } from '../src/adapters/adapter-kit.js';
+import { type AdapterContext, AdapterCrash, type AdapterProgram, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
 import { AdapterErrorSchema, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult } from '../src/adapters/contract.js';
 
 const StepSchema = z.union([
@@ -93,38 +93,51 @@ function reply(
   };
 }
 
-export async function dispatch(req: AdapterRequest): Promise<AdapterResponse> {
+/** Resolves after `ms`, or as soon as the signal aborts. */
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Not a response at all: what `invalid-json` answers, to exercise the contract check. */
+const NOT_A_RESPONSE = 'this is not json' as unknown as AdapterResponse;
+
+export async function dispatch(req: AdapterRequest, ctx: AdapterContext): Promise<AdapterResponse> {
   const step = pickStep(loadScript(req.options.script), req);
   const doc = documentIn(req.prompt);
   const auto = req.role === 'reviewer' && !req.final && !req.repair_error ? 'review' : 'resolve';
   if (typeof step === 'string') return reply(req, step);
-  if (step?.delay_ms) await new Promise((r) => setTimeout(r, step.delay_ms));
+  if (step?.delay_ms) await wait(step.delay_ms, ctx.signal);
   if (step?.error) return { ok: false, error: step.error };
   if (step?.reply !== undefined) return reply(req, step.reply, step.stop, step.usage);
   const action = step?.action ?? auto;
-  if (action === 'crash') {
-    process.stderr.write('mock: crashing on purpose\n');
-    process.exit(1);
-  }
-  if (action === 'hang') await new Promise(() => setInterval(() => undefined, 1 << 30));
-  if (action === 'invalid-json') {
-    process.stdout.write('this is not json\n');
-    process.exit(0);
-  }
+  if (action === 'crash') throw new AdapterCrash('mock: crashing on purpose');
+  // Never answers: only the runner's deadline or an abort ends it.
+  if (action === 'hang') await wait(2 ** 31 - 1, ctx.signal);
+  if (action === 'invalid-json') return NOT_A_RESPONSE;
   const text = action === 'review' ? addNote(doc) : action === 'resolve' ? resolveNotes(doc) : doc;
   return reply(req, text, step?.stop, step?.usage);
 }
 
 export async function check(options: AgentOptions): Promise<CheckResult> {
-  const problems: string[] = [];
   try {
     loadScript(options.script);
+    return { ok: true, version: MOCK_VERSION, problems: [], warnings: [], resolved: { script: options.script ?? null } };
   } catch (err) {
-    problems.push(`mock script ${options.script}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    const message = `mock script ${options.script} is unreadable: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+    const problem = { kind: 'config' as const, message, fix: 'fix the script file (see docs/adapters.md#mock)' };
+    return { ok: false, version: MOCK_VERSION, problems: [problem], warnings: [], resolved: { script: options.script ?? null } };
   }
-  return { ok: problems.length === 0, version: MOCK_VERSION, problems, warnings: [], resolved: { script: options.script ?? null } };
 }
 
-export const program: AdapterProgram = { dispatch, check };
+export const adapter: AdapterProgram = { dispatch, check };
 
-if (isMain(import.meta.url)) await runAdapter(program);
+if (isMain(import.meta.url)) await runAdapter(adapter);

@@ -1,17 +1,22 @@
 /**
  * `openai` adapter: one non-streaming Chat Completions call (`POST {base_url}/chat/completions`)
  * on any OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama, vLLM, llama.cpp server).
- * base_url: options, then OPENAI_BASE_URL, then http://127.0.0.1:11434/v1 (Ollama).
+ * base_url: options, then OPENAI_BASE_URL, then the local default of src/adapters/table.ts (Ollama).
  * Key: the variable named by api_key_env (default OPENAI_API_KEY), required off loopback,
  * sent as `Authorization: Bearer` only when set. Never retries: the runner does.
  */
-import { fail, runAdapter } from '../src/adapters/adapter-kit.js';
-import type { AdapterRequest, AdapterResponse, AgentOptions, CheckResult } from '../src/adapters/contract.js';
-import { checkEndpoint, displayUrl, isMain, parseRetryAfter, postJson, redact, serverMessage, statusErrorType } from '../src/adapters/endpoint.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
+import { type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckProblem, type CheckResult, problemLine } from '../src/adapters/contract.js';
+import { checkEndpoint, displayUrl, endpointFor, parseRetryAfter, postJson, redact, serverMessage } from '../src/adapters/endpoint.js';
+import { errorTypeForStatus } from '../src/adapters/error-type.js';
+import { ADAPTER_TABLE } from '../src/adapters/table.js';
 
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:11434/v1';
-export const DEFAULT_KEY_ENV = 'OPENAI_API_KEY';
-export const MISSING_MODEL = 'no model for the openai adapter: set `model` for this agent in bounce.config.yaml or use openai:<model>';
+const FACTS = ADAPTER_TABLE.openai;
+export const MISSING_MODEL: CheckProblem = {
+  kind: 'config',
+  message: 'no model for the openai adapter',
+  fix: 'set `model` for this agent in bounce.config.yaml or use openai:<model>',
+};
 
 export interface Resolved {
   baseUrl: string;
@@ -20,20 +25,17 @@ export interface Resolved {
 }
 
 export function resolve(options: AgentOptions, env: NodeJS.ProcessEnv): Resolved {
-  const fromEnv = env.OPENAI_BASE_URL?.trim();
-  return {
-    baseUrl: (options.base_url ?? (fromEnv || DEFAULT_BASE_URL)).replace(/\/+$/, ''),
-    keyEnvName: options.api_key_env ?? DEFAULT_KEY_ENV,
-    model: options.model ?? null,
-  };
+  return { ...endpointFor(FACTS, options, env), model: options.model ?? FACTS.defaultModel };
 }
 
-export async function check(options: AgentOptions, env: NodeJS.ProcessEnv): Promise<CheckResult> {
+export async function check(options: AgentOptions, { env }: CheckContext): Promise<CheckResult> {
   const r = resolve(options, env);
   const endpoint = checkEndpoint({ baseUrl: r.baseUrl, apiKeyEnv: r.keyEnvName, env });
   const problems = [...(r.model === null ? [MISSING_MODEL] : []), ...endpoint.problems];
-  const warnings =
-    endpoint.loopback && endpoint.keyEnv === null ? [`${r.keyEnvName} is not set: no Authorization header will be sent (allowed on loopback)`] : [];
+  const warnings: CheckProblem[] =
+    endpoint.loopback && endpoint.keyEnv === null
+      ? [{ kind: 'credentials', message: `${r.keyEnvName} is not set: no Authorization header will be sent (allowed on loopback)` }]
+      : [];
   return {
     ok: problems.length === 0,
     version: null,
@@ -70,7 +72,7 @@ function contentText(content: unknown): string {
 /** Map a finished HTTP exchange (status + body text) to an adapter response. */
 export function interpret(status: number, text: string, headers: Headers, model: string, secrets: Array<string | undefined> = []): AdapterResponse {
   if (status < 200 || status >= 300) {
-    const type = statusErrorType(status);
+    const type = errorTypeForStatus(status);
     const retry_after_ms = type === 'rate_limit' || type === 'provider' ? parseRetryAfter(headers.get('retry-after')) : undefined;
     const message = redact(`HTTP ${status}: ${serverMessage(text)}`, secrets);
     return fail(type, message, { status, ...(retry_after_ms === undefined ? {} : { retry_after_ms }) });
@@ -98,16 +100,18 @@ export function interpret(status: number, text: string, headers: Headers, model:
   };
 }
 
-export async function dispatch(request: AdapterRequest, env: NodeJS.ProcessEnv): Promise<AdapterResponse> {
+export async function dispatch(request: AdapterRequest, { env, signal }: AdapterContext): Promise<AdapterResponse> {
   const r = resolve(request.options, env);
-  if (r.model === null) return fail('config', MISSING_MODEL);
+  if (r.model === null) return fail('config', problemLine(MISSING_MODEL));
   const endpoint = checkEndpoint({ baseUrl: r.baseUrl, apiKeyEnv: r.keyEnvName, env });
-  if (endpoint.problems.length > 0) return fail('config', endpoint.problems.join('; '));
+  if (endpoint.problems.length > 0) return fail('config', endpoint.problems.map(problemLine).join('; '));
   const key = endpoint.keyEnv === null ? undefined : env[endpoint.keyEnv]?.trim();
   const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
-  const result = await postJson(`${r.baseUrl}/chat/completions`, headers, buildBody(request, r.model), request.deadline);
+  const result = await postJson(`${r.baseUrl}/chat/completions`, headers, buildBody(request, r.model), request.deadline, signal);
   if (!result.ok) return result.response;
   return interpret(result.status, result.text, result.headers, r.model, [key]);
 }
 
-if (isMain(import.meta.url)) await runAdapter({ dispatch, check });
+export const adapter: AdapterProgram = { dispatch, check };
+
+if (isMain(import.meta.url)) await runAdapter(adapter);

@@ -1,30 +1,91 @@
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { readAll } from '../io.js';
 import {
   AdapterRequestSchema,
   AgentOptionsSchema,
   type AdapterError,
-  type AdapterRequest,
   type AdapterResponse,
+  type AdapterRequest,
   type AgentOptions,
   type CheckResult,
 } from './contract.js';
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
-import { readAll } from '../io.js';
+import { createProbe, type Probe } from './detect.js';
+
+/** What a built-in adapter is given for one dispatch, in the runner or as a program of its own. */
+export interface AdapterContext {
+  /** The adapter's whole environment (it passes it on to any CLI it starts). */
+  env: NodeJS.ProcessEnv;
+  /** Aborted at the runner's deadline or on Ctrl-C: stop, and kill whatever was started. */
+  signal: AbortSignal;
+  /** Diagnostics (a CLI's stderr, secrets blanked); kept as the dispatch's stderr artifact. */
+  stderr(chunk: string): void;
+  /** The CLI versions this invocation already asked for. */
+  probe: Probe;
+}
+
+export interface CheckContext {
+  env: NodeJS.ProcessEnv;
+  probe: Probe;
+}
 
 /**
- * The whole life of an adapter program: parse argv (`--check` or a dispatch), read one
- * JSON object from stdin, validate it, call the adapter, print one JSON object.
- * Adapters implement `dispatch` and `check`; expected failures are returned as values.
+ * One adapter: `dispatch` answers a validated request, `check` validates options offline.
+ * Expected failures are returned as values. The runner calls these in its own process
+ * (src/adapters/call-agent.ts); `runAdapter` makes the same module a program of its own.
  */
 export interface AdapterProgram {
-  dispatch(request: AdapterRequest, env: NodeJS.ProcessEnv): Promise<AdapterResponse>;
-  check(options: AgentOptions, env: NodeJS.ProcessEnv): Promise<CheckResult>;
+  dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<AdapterResponse>;
+  check(options: AgentOptions, ctx: CheckContext): Promise<CheckResult>;
 }
+
+/** Thrown by an adapter that means to die without answering (the mock's `crash`): the runner sees a crash. */
+export class AdapterCrash extends Error {}
 
 export function fail(type: AdapterError['type'], message: string, extra: Partial<AdapterError> = {}): AdapterResponse {
   return { ok: false, error: { type, message, ...extra } };
 }
 
+const issuesOf = (issues: { path: (string | number)[]; message: string }[], top: string): string =>
+  issues.map((i) => `${i.path.join('.') || top}: ${i.message}`).join('; ');
+
+/**
+ * The adapter's answer to one input: the request is validated first (a bad one is a
+ * `config` failure), and a throw, a bug in the adapter, becomes a `provider` failure. Only
+ * an `AdapterCrash` escapes. The same for the runner and for the program.
+ */
+export async function answer(program: AdapterProgram, input: unknown, ctx: AdapterContext): Promise<AdapterResponse> {
+  const request = AdapterRequestSchema.safeParse(input);
+  if (!request.success) return fail('config', `invalid adapter request: ${issuesOf(request.error.issues, 'request')}`);
+  try {
+    return await program.dispatch(request.data, ctx);
+  } catch (err) {
+    if (err instanceof AdapterCrash) throw err;
+    return fail('provider', `adapter crashed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** The adapter's check of some options: invalid options, or a throw, are `config` problems. */
+export async function checkOptions(program: AdapterProgram, input: unknown, ctx: CheckContext): Promise<CheckResult> {
+  const options = AgentOptionsSchema.safeParse(input);
+  const failed = (message: string): CheckResult => ({ ok: false, version: null, problems: [{ kind: 'config', message }], warnings: [], resolved: {} });
+  if (!options.success) return failed(issuesOf(options.error.issues, 'options'));
+  try {
+    return await program.check(options.data, ctx);
+  } catch (err) {
+    return failed(`the check crashed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+/** How long a signalled adapter may take to kill its CLI before it exits anyway. */
+const EXIT_GRACE_MS = 3000;
+
+/**
+ * The adapter as a program: `--check` or a dispatch, one JSON object read from stdin and
+ * one printed on stdout. SIGTERM, SIGINT and SIGHUP abort the dispatch (its CLI's process
+ * group is killed) and end the program with 143 or 130, printing nothing.
+ */
 export async function runAdapter(program: AdapterProgram, argv = process.argv.slice(2)): Promise<void> {
   const input = (await readAll(process.stdin)).toString('utf8');
   let parsed: unknown;
@@ -34,27 +95,32 @@ export async function runAdapter(program: AdapterProgram, argv = process.argv.sl
     emit(fail('config', 'adapter input is not JSON'));
     return;
   }
+  const probe = createProbe();
   if (argv.includes('--check')) {
-    const options = AgentOptionsSchema.safeParse(parsed);
-    const result: CheckResult = options.success
-      ? await program.check(options.data, process.env)
-      : { ok: false, version: null, problems: options.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`), warnings: [], resolved: {} };
+    const result = await checkOptions(program, parsed, { env: process.env, probe });
     emit(result);
     process.exitCode = result.ok ? 0 : 1;
     return;
   }
-  const request = AdapterRequestSchema.safeParse(parsed);
-  if (!request.success) {
-    emit(fail('config', `invalid adapter request: ${request.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`));
-    return;
-  }
+  const controller = new AbortController();
+  let received: NodeJS.Signals | null = null;
+  const code = (): number => (received === 'SIGINT' ? 130 : 143);
+  const onSignal = (signal: NodeJS.Signals): void => {
+    received ??= signal;
+    controller.abort();
+    setTimeout(() => process.exit(code()), EXIT_GRACE_MS).unref();
+  };
+  for (const s of SIGNALS) process.on(s, onSignal);
+  const ctx: AdapterContext = { env: process.env, signal: controller.signal, stderr: (chunk) => process.stderr.write(chunk), probe };
   let response: AdapterResponse;
   try {
-    response = await program.dispatch(request.data, process.env);
+    response = await answer(program, parsed, ctx);
   } catch (err) {
-    // A throw here is a bug in the adapter; report it as a provider error rather than a stack on stdout.
-    response = fail('provider', `adapter crashed: ${err instanceof Error ? err.message : String(err)}`);
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
   }
+  if (received) process.exit(code());
+  for (const s of SIGNALS) process.off(s, onSignal);
   emit(response);
 }
 
@@ -69,7 +135,7 @@ export function msUntil(deadline: string): number {
 
 /**
  * True when the module at `metaUrl` is the program node was asked to run, so an adapter can
- * end with `if (isMain(import.meta.url)) await runAdapter(...)` and still be imported by tests.
+ * end with `if (isMain(import.meta.url)) await runAdapter(...)` and still be imported.
  */
 export function isMain(metaUrl: string): boolean {
   const script = process.argv[1];

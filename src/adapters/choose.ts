@@ -1,10 +1,9 @@
-import type { Role } from './contract.js';
 import type { Config } from '../config/schema.js';
 import { usageError } from '../errors.js';
-import { cliProgram, cliVersion, localModels } from './detect.js';
+import type { Role } from './contract.js';
+import { createProbe, findProgram, localModels, type Probe } from './detect.js';
 import { resolveAgent, type ResolvedAgent } from './registry.js';
-
-export const DEFAULT_LOCAL_BASE_URL = 'http://127.0.0.1:11434/v1';
+import { ADAPTER_TABLE, cliFacts } from './table.js';
 
 export interface Chosen {
   agents: Record<Role, ResolvedAgent>;
@@ -17,6 +16,8 @@ export interface ChooseInput {
   configDir: string | null;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** This invocation's probe: the `--version` asked here is not asked again by the check. */
+  probe?: Probe;
 }
 
 /**
@@ -37,7 +38,7 @@ export async function chooseAgents(input: ChooseInput): Promise<Chosen> {
     else if (fromConfig) [specs[role], chosenBy[role]] = [fromConfig, 'config'];
   }
   if (!specs.reviewer || !specs.composer) {
-    const defaults = await detectDefaults(env, config);
+    const defaults = await detectDefaults(env, config, input.probe ?? createProbe());
     specs.reviewer ??= defaults.reviewer;
     specs.composer ??= defaults.composer;
     for (const role of ['reviewer', 'composer'] as const) if (chosenBy[role] === 'default') chosenBy[role] = defaults.how;
@@ -51,12 +52,17 @@ export async function chooseAgents(input: ChooseInput): Promise<Chosen> {
   };
 }
 
-async function detectDefaults(env: NodeJS.ProcessEnv, config: Config): Promise<{ reviewer: string; composer: string; how: string }> {
-  const [claude, codex] = await Promise.all([cliVersion(cliProgram('claude', env), env), cliVersion(cliProgram('codex', env), env)]);
+async function detectDefaults(env: NodeJS.ProcessEnv, config: Config, probe: Probe): Promise<{ reviewer: string; composer: string; how: string }> {
+  const installed = async (name: 'claude' | 'codex'): Promise<boolean> => {
+    const program = findProgram(cliFacts(name), env);
+    return program !== null && (await probe.version(program, env)) !== null;
+  };
+  const [claude, codex] = await Promise.all([installed('claude'), installed('codex')]);
   if (claude && codex) return { reviewer: 'claude', composer: 'codex', how: 'default' };
   if (claude) return { reviewer: 'claude', composer: 'claude', how: 'default (only claude is installed)' };
   if (codex) return { reviewer: 'codex', composer: 'codex', how: 'default (only codex is installed)' };
-  const base = env.OPENAI_BASE_URL || DEFAULT_LOCAL_BASE_URL;
+  const openai = ADAPTER_TABLE.openai;
+  const base = (openai.baseUrlEnv && env[openai.baseUrlEnv]) || (openai.defaultBaseUrl ?? '');
   const models = await localModels(base);
   if (models) {
     // The model the user configured for a local openai agent on this server, else the first one listed.
@@ -68,7 +74,7 @@ async function detectDefaults(env: NodeJS.ProcessEnv, config: Config): Promise<{
   }
   throw usageError(
     `no agent found: looked for the claude and codex CLIs on PATH and an OpenAI-compatible server at ${base}`,
-    'install one (npm i -g @anthropic-ai/claude-code, or npm i -g @openai/codex), start Ollama, or name agents with --reviewer/--composer (see bounce adapters)',
+    `install one (npm i -g ${cliFacts('claude').npmPackage}, or npm i -g ${cliFacts('codex').npmPackage}), start Ollama, or name agents with --reviewer/--composer (see bounce adapters)`,
     'config',
   );
 }

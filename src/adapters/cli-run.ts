@@ -1,42 +1,30 @@
 /**
- * What the CLI adapters (claude, codex) share: find the program, run it once in its own
- * process group with the prompt on stdin and a deadline, and turn the CLI's error text
- * into a typed adapter error. Never retries.
+ * What the CLI adapters (claude, codex) share: run the CLI once in its own process group
+ * with the prompt on stdin and a deadline, and read its JSON-lines output. Never retries.
  */
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join } from 'node:path';
-import { execa } from 'execa';
-import type { AdapterError } from './contract.js';
-import { msUntil } from './adapter-kit.js';
+import { join } from 'node:path';
+import { fail, msUntil } from './adapter-kit.js';
+import type { AdapterResponse } from './contract.js';
+import { findProgram, notFound } from './detect.js';
 import { redact } from './endpoint.js';
 import { stripAnsi } from './host.js';
+import { reapAfterExit, signalGroup, terminateGroup } from './process-group.js';
+import type { CliFacts } from './table.js';
 
 export const MAX_CLI_OUTPUT_BYTES = 64 * 1024 * 1024;
 /** Kill the CLI this long before the request's deadline, so the adapter can still answer. */
 const DEADLINE_MARGIN_MS = 1000;
 const KILL_GRACE_MS = 1500;
+const EXIT_GRACE_MS = 250;
 
-/** The program to run: `$BOUNCE_<CLI>_BIN` (a path or a name), else `<cli>` on PATH; null when not found. */
-export function findProgram(cli: string, env: NodeJS.ProcessEnv): string | null {
-  const wanted = env[`BOUNCE_${cli.toUpperCase()}_BIN`]?.trim() || cli;
-  const executable = (p: string): boolean => {
-    try {
-      accessSync(p, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (wanted.includes('/') || isAbsolute(wanted)) return executable(wanted) ? wanted : null;
-  for (const dir of (env.PATH ?? '').split(delimiter)) if (dir && executable(join(dir, wanted))) return join(dir, wanted);
-  return null;
-}
-
-export function notFoundMessage(cli: string, npmPackage: string, env: NodeJS.ProcessEnv): string {
-  const name = `BOUNCE_${cli.toUpperCase()}_BIN`;
-  if (env[name]?.trim()) return `${name} (${env[name]}) is not an executable file: fix it or unset it to use ${cli} from PATH`;
-  return `${cli} not found on PATH: install it with npm i -g ${npmPackage} or set ${name}`;
+/** The CLI to run, or the `config` failure that says how to install it or point bounce at it. */
+export function programOrFailure(cli: CliFacts, env: NodeJS.ProcessEnv): { program: string } | { failure: AdapterResponse } {
+  const program = findProgram(cli, env);
+  if (program) return { program };
+  const nf = notFound(cli, env);
+  return { failure: fail('config', `${nf.message}: ${nf.fix}`) };
 }
 
 export interface CliRun {
@@ -57,16 +45,21 @@ export interface CliCall {
   env: NodeJS.ProcessEnv;
   cwd: string;
   deadline: string;
+  /** Aborted when the dispatch must stop: the CLI's whole group is killed. */
+  signal: AbortSignal;
+  /** Where the CLI's stderr goes (secrets blanked), as the dispatch's artifact. */
+  stderr(chunk: string): void;
   /** Values to blank out of the stderr this adapter passes on. */
   secrets?: Array<string | undefined>;
 }
 
 /**
  * Runs the CLI in its own process group (detached), writes the prompt to stdin and closes
- * it. At the deadline, or when this adapter is told to stop, the whole group is killed.
- * The CLI's stderr is copied to this process's stderr (secrets blanked) as an artifact.
+ * it. At the deadline, or when the signal aborts, the whole group is killed (SIGTERM, then
+ * SIGKILL); after the CLI exits, whatever it left in its group is killed too.
  */
 export async function runCli(call: CliCall): Promise<CliRun> {
+  const { execa } = await import('execa');
   const child = execa(call.program, call.args, {
     input: call.input,
     detached: true,
@@ -80,36 +73,26 @@ export async function runCli(call: CliCall): Promise<CliRun> {
     encoding: 'utf8',
   });
   let timedOut = false;
-  const killGroup = (): void => {
-    signalGroup(child.pid, 'SIGTERM');
-    setTimeout(() => signalGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS).unref();
-  };
-  // An unreadable deadline leaves the limit to the runner, which kills this adapter's group.
+  const kill = (): void => terminateGroup(child.pid, KILL_GRACE_MS);
+  // An unreadable deadline leaves the limit to the runner, which aborts the signal.
   const timer = Number.isNaN(Date.parse(call.deadline))
     ? undefined
     : setTimeout(
         () => {
           timedOut = true;
-          killGroup();
+          kill();
         },
         Math.max(0, msUntil(call.deadline) - DEADLINE_MARGIN_MS),
       );
-  // The runner stops this adapter by signalling its group; the CLI's own group must follow.
-  const onSignal = (signal: NodeJS.Signals): void => {
-    signalGroup(child.pid, 'SIGKILL');
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  const onExit = (): void => signalGroup(child.pid, 'SIGKILL');
-  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
-  for (const s of signals) process.on(s, onSignal);
-  process.on('exit', onExit);
+  reapAfterExit(child, EXIT_GRACE_MS);
+  call.signal.addEventListener('abort', kill, { once: true });
+  if (call.signal.aborted) kill();
   const result = await child;
   clearTimeout(timer);
-  for (const s of signals) process.off(s, onSignal);
-  process.off('exit', onExit);
+  call.signal.removeEventListener('abort', kill);
   signalGroup(child.pid, 'SIGKILL'); // whatever the CLI left running in its group
   const stderr = redact(stripAnsi(String(result.stderr ?? '')), call.secrets ?? []);
-  if (stderr.trim()) process.stderr.write(stderr.endsWith('\n') ? stderr : `${stderr}\n`);
+  if (stderr.trim()) call.stderr(stderr.endsWith('\n') ? stderr : `${stderr}\n`);
   const started = result.exitCode !== undefined || result.signal !== undefined;
   return {
     stdout: stripAnsi(String(result.stdout ?? '')),
@@ -121,70 +104,13 @@ export async function runCli(call: CliCall): Promise<CliRun> {
   };
 }
 
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
-
-/** A fresh private temp dir, removed on `removeTempDir` or, failing that, when this process exits. */
-const tempDirs = new Set<string>();
-let sweepOnExit = false;
+/** A fresh private temp dir; the caller removes it with `removeTempDir` in a `finally`. */
 export function makeTempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  if (!sweepOnExit)
-    process.on('exit', () => {
-      for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
-    });
-  sweepOnExit = true;
-  tempDirs.add(dir);
-  return dir;
+  return mkdtempSync(join(tmpdir(), prefix));
 }
 
 export function removeTempDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
-  tempDirs.delete(dir);
-}
-
-/** `try again in 7s` / `retry after 250ms` in a provider's message, as milliseconds. */
-export function retryAfterFromText(text: string): number | undefined {
-  const m = /(?:try again|retry) (?:in|after)\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?)\b/i.exec(text);
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  return Math.ceil(/^m/i.test(m[2] ?? '') ? n : n * 1000);
-}
-
-/** An HTTP status named in a CLI's error text: `API Error: 500`, `status 401`, `last status: 429`. */
-export function statusFromText(text: string): number | undefined {
-  const m = /\b(?:status(?: code)?:?|API Error:?|HTTP)\s*\(?(\d{3})\b/i.exec(text) ?? /\((\d{3})\)/.exec(text);
-  const n = m ? Number(m[1]) : NaN;
-  return n >= 400 && n <= 599 ? n : undefined;
-}
-
-const AUTH_RE = /\b(401|403)\b|unauthori[sz]ed|forbidden|invalid (x-)?api[ -]?key|api key|authenticat|not logged in|\/login|log ?in again|oauth|credential/i;
-const RATE_RE = /\b(429|529)\b|rate[ _-]?limit|too many requests|overloaded|at capacity/i;
-const NETWORK_RE =
-  /ECONNREFUSED|ConnectionRefused|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|fetch failed|socket hang up|unable to connect|connection (failed|refused|reset)|error sending request|network/i;
-
-/**
- * A typed error from a CLI's failure text and, when known, the HTTP status behind it.
- * The status decides first; then the text: auth, rate limit, network; otherwise provider.
- */
-export function classifyCliError(message: string, status?: number | null): AdapterError {
-  const code = status ?? statusFromText(message);
-  const retry = retryAfterFromText(message);
-  const extra = { ...(code ? { status: code } : {}), ...(retry !== undefined ? { retry_after_ms: retry } : {}) };
-  const text = message.trim().replace(/\s+/g, ' ').slice(0, 600) || 'the CLI failed without a message';
-  if (code === 401 || code === 403) return { type: 'auth', message: text, ...extra };
-  if (code === 429 || code === 529) return { type: 'rate_limit', message: text, ...extra };
-  if (code !== undefined && code >= 500) return { type: 'provider', message: text, ...extra };
-  if (code === undefined && AUTH_RE.test(text)) return { type: 'auth', message: text, ...extra };
-  if (code === undefined && RATE_RE.test(text)) return { type: 'rate_limit', message: text, ...extra };
-  if (code === undefined && NETWORK_RE.test(text)) return { type: 'network', message: text, ...extra };
-  return { type: 'provider', message: text, ...extra };
 }
 
 export type Json = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AdapterErrorTypeSchema, AttemptKindSchema, RoleSchema, StopReasonSchema } from '../vocabulary.js';
+import { AdapterErrorTypeSchema, AttemptKindSchema, CheckProblemKindSchema, RoleSchema, StopReasonSchema } from '../vocabulary.js';
 
 /**
  * The adapter contract: the runner writes one AdapterRequest as JSON to the adapter's
@@ -104,19 +104,38 @@ export type AdapterResponse = z.infer<typeof AdapterResponseSchema>;
 export type AdapterSuccess = z.infer<typeof AdapterSuccessSchema>;
 export type AdapterFailure = z.infer<typeof AdapterFailureSchema>;
 
+/** One thing a check found: what kind of problem, what is wrong, and how to fix it. */
+export const CheckProblemSchema = z
+  .object({
+    kind: CheckProblemKindSchema,
+    message: z.string().min(1),
+    /** What the user does about it, e.g. `set OPENAI_API_KEY or api_key_env in bounce.config.yaml`. */
+    fix: z.string().min(1).optional(),
+  })
+  .strict();
+export type CheckProblem = z.infer<typeof CheckProblemSchema>;
+
+/** A problem as an adapter may print it: an object, or (the first contract) a plain string, read as a `config` problem. */
+const CheckItemSchema = z.union([CheckProblemSchema, z.string().transform((message): CheckProblem => ({ kind: 'config', message }))]);
+
 /** `<adapter> --check`: options on stdin, this on stdout; exit 0 when ok, 1 otherwise. No API call. */
 export const CheckResultSchema = z
   .object({
     ok: z.boolean(),
     version: z.string().nullable(),
-    problems: z.array(z.string()),
+    problems: z.array(CheckItemSchema),
     /** Things that could not be verified offline (a CLI login, say): reported, not failed. */
-    warnings: z.array(z.string()).default([]),
+    warnings: z.array(CheckItemSchema).default([]),
     /** What the adapter resolved (model, base_url, key variable name): never a key value. */
     resolved: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).default({}),
   })
   .strict();
-export type CheckResult = z.infer<typeof CheckResultSchema>;
+export type CheckResult = z.output<typeof CheckResultSchema>;
+
+/** A problem as one line, the way bounce prints its errors: `message: fix`. */
+export function problemLine(p: CheckProblem): string {
+  return p.fix ? `${p.message}: ${p.fix}` : p.message;
+}
 
 export const emptyUsage = (): Usage => ({
   input_tokens: null,

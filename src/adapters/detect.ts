@@ -1,26 +1,77 @@
-import { execa } from 'execa';
+/**
+ * Finding a CLI and asking it its version. The versions are kept in a probe created per
+ * command invocation and passed down, so two runs in one process never share what they saw.
+ */
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import type { CliFacts } from './table.js';
 
-/** The CLI program an adapter runs: its env override, else the name on PATH. */
-export function cliProgram(cli: string, env: NodeJS.ProcessEnv): string {
-  const override = env[`BOUNCE_${cli.toUpperCase()}_BIN`];
-  return override?.trim() ? override : cli;
+/** The program to run: `$BOUNCE_<CLI>_BIN` (a path or a name), else the CLI's name on PATH; null when not found. */
+export function findProgram(cli: CliFacts, env: NodeJS.ProcessEnv): string | null {
+  const wanted = env[cli.binEnv]?.trim() || cli.program;
+  if (wanted.includes('/') || isAbsolute(wanted)) return isExecutable(wanted) ? wanted : null;
+  for (const dir of (env.PATH ?? '').split(delimiter)) if (dir && isExecutable(join(dir, wanted))) return join(dir, wanted);
+  return null;
 }
 
-/**
- * A CLI counts as installed when `<cli> --version` succeeds; the first line of its
- * output is its version. Checked once per run (the result is cached per program).
- */
-const cache = new Map<string, Promise<string | null>>();
-
-export function cliVersion(program: string, env: NodeJS.ProcessEnv): Promise<string | null> {
-  let found = cache.get(program);
-  if (!found) {
-    found = execa(program, ['--version'], { env, extendEnv: false, reject: false, timeout: 20_000, stdin: 'ignore' }).then((r) =>
-      r.exitCode === 0 ? (String(r.stdout).trim().split('\n')[0] ?? '').trim() || 'unknown' : null,
-    );
-    cache.set(program, found);
+export function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
-  return found;
+}
+
+/** The problem to report when `findProgram` found nothing, and its fix. */
+export function notFound(cli: CliFacts, env: NodeJS.ProcessEnv): { message: string; fix: string } {
+  const override = env[cli.binEnv]?.trim();
+  if (override) return { message: `${cli.binEnv} (${override}) is not an executable file`, fix: `fix it or unset it to use ${cli.program} from PATH` };
+  return { message: `${cli.program} not found on PATH`, fix: `install it with npm i -g ${cli.npmPackage} or set ${cli.binEnv}` };
+}
+
+export interface QuickRun {
+  exitCode: number | null;
+  stdout: string;
+}
+
+/** Runs a short offline command (`--version`, `login status`) with no stdin, bounded by `timeoutMs`. */
+export function runQuick(program: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<QuickRun> {
+  return new Promise((resolve) => {
+    let stdout = '';
+    const child = spawn(program, args, { env, stdio: ['ignore', 'pipe', 'ignore'], timeout: timeoutMs });
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      if (stdout.length < 64 * 1024) stdout += d;
+    });
+    child.on('error', () => resolve({ exitCode: null, stdout }));
+    child.on('close', (code) => resolve({ exitCode: code, stdout }));
+  });
+}
+
+/** What one command invocation learned about the CLIs: each program asked `--version` at most once. */
+export interface Probe {
+  /** The first line of `<program> --version`; null when it fails (the CLI is not usable). */
+  version(program: string, env: NodeJS.ProcessEnv): Promise<string | null>;
+  /** The version already asked for, without asking; undefined when it was not asked. */
+  known(program: string): Promise<string | null> | undefined;
+}
+
+export function createProbe(): Probe {
+  const versions = new Map<string, Promise<string | null>>();
+  return {
+    version(program, env) {
+      let found = versions.get(program);
+      if (!found) {
+        found = runQuick(program, ['--version'], env, 20_000).then((r) =>
+          r.exitCode === 0 ? (r.stdout.trim().split('\n')[0] ?? '').trim() || 'unknown' : null,
+        );
+        versions.set(program, found);
+      }
+      return found;
+    },
+    known: (program) => versions.get(program),
+  };
 }
 
 /** Asks a local OpenAI-compatible server for its models; null when none answers within `ms`. */

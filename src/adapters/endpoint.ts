@@ -4,12 +4,13 @@
  * other endpoint needs https and a named environment variable that is set and non-empty.
  * Key VALUES never appear in a message, an argv or any output; only variable names do.
  */
-import type { AdapterError, AdapterResponse } from './contract.js';
 import { fail, msUntil } from './adapter-kit.js';
+import type { AdapterResponse, AgentOptions, CheckProblem } from './contract.js';
+import type { AdapterFacts } from './table.js';
 
 export interface EndpointCheck {
-  /** Each problem names the fix; empty when the endpoint may be called. */
-  problems: string[];
+  /** Each problem with its fix; empty when the endpoint may be called. */
+  problems: CheckProblem[];
   loopback: boolean;
   /** The variable whose value will be sent as the key, or null when no key is sent. */
   keyEnv: string | null;
@@ -55,28 +56,41 @@ export function hasKey(env: NodeJS.ProcessEnv, name: string): boolean {
   return (env[name] ?? '').trim() !== '';
 }
 
+/**
+ * The endpoint and key variable of an HTTP adapter: base_url, else the adapter's base URL
+ * variable, else its default (trailing slashes dropped); api_key_env, else its default.
+ */
+export function endpointFor(facts: AdapterFacts, options: AgentOptions, env: NodeJS.ProcessEnv): { baseUrl: string; keyEnvName: string } {
+  const fromEnv = facts.baseUrlEnv ? env[facts.baseUrlEnv]?.trim() : undefined;
+  return {
+    baseUrl: (options.base_url ?? (fromEnv || facts.defaultBaseUrl || '')).replace(/\/+$/, ''),
+    keyEnvName: options.api_key_env ?? facts.defaultKeyEnv ?? '',
+  };
+}
+
 export function checkEndpoint({ baseUrl, apiKeyEnv, env, keyRequired = false }: EndpointInput): EndpointCheck {
-  const problems: string[] = [];
+  const problems: CheckProblem[] = [];
+  const config = (message: string, fix: string): number => problems.push({ kind: 'config', message, fix });
   let url: URL | null = null;
   try {
     url = new URL(baseUrl);
   } catch {
-    problems.push('base_url is not a valid URL: set base_url in bounce.config.yaml to an http(s) URL');
+    config('base_url is not a valid URL', 'set base_url in bounce.config.yaml to an http(s) URL');
   }
   if (url && url.protocol !== 'http:' && url.protocol !== 'https:') {
-    problems.push(`base_url ${displayUrl(baseUrl)} is not http(s): use an https:// URL (or http:// on loopback)`);
+    config(`base_url ${displayUrl(baseUrl)} is not http(s)`, 'use an https:// URL (or http:// on loopback)');
   }
   if (url && (url.username !== '' || url.password !== '')) {
-    problems.push(`base_url ${displayUrl(baseUrl)} carries credentials: remove them from the URL and name the key variable with api_key_env`);
+    config(`base_url ${displayUrl(baseUrl)} carries credentials`, 'remove them from the URL and name the key variable with api_key_env');
   }
   const loopback = url !== null && isLoopback(url);
   if (url && !loopback && url.protocol === 'http:') {
-    problems.push(`base_url ${displayUrl(baseUrl)} is plain http to a non-loopback host: use https:// (keys are never sent in clear text)`);
+    config(`base_url ${displayUrl(baseUrl)} is plain http to a non-loopback host`, 'use https:// (keys are never sent in clear text)');
   }
   const keySet = hasKey(env, apiKeyEnv);
   if (!keySet && (keyRequired || !loopback)) {
     const why = keyRequired ? 'this adapter always needs a key' : `${displayUrl(baseUrl)} is not a loopback endpoint`;
-    problems.push(`${apiKeyEnv} is not set (${why}): set ${apiKeyEnv} or api_key_env in bounce.config.yaml`);
+    problems.push({ kind: 'credentials', message: `${apiKeyEnv} is not set (${why})`, fix: `set ${apiKeyEnv} or api_key_env in bounce.config.yaml` });
   }
   return { problems, loopback, keyEnv: keySet ? apiKeyEnv : null };
 }
@@ -122,14 +136,6 @@ export function serverMessage(body: string, max = 300): string {
   return msg.length > max ? `${msg.slice(0, max - 1)}…` : msg || '(empty body)';
 }
 
-/** Error type for a failed HTTP status (before any provider-specific error type is considered). */
-export function statusErrorType(status: number): AdapterError['type'] {
-  if (status === 401 || status === 403) return 'auth';
-  if (status === 429) return 'rate_limit';
-  if (status === 408 || status === 409 || status >= 500) return 'provider';
-  return 'config';
-}
-
 /** A network-level failure of fetch (refused, DNS, reset) as a short message naming the cause. */
 export function networkMessage(err: unknown, url: string): string {
   const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
@@ -146,16 +152,21 @@ export function networkMessage(err: unknown, url: string): string {
 export type HttpResult = { ok: true; status: number; headers: Headers; text: string } | { ok: false; response: AdapterResponse };
 
 /**
- * POST a JSON body and read the whole answer, bounded by the request's deadline. Network
+ * POST a JSON body and read the whole answer, bounded by the request's deadline and the
+ * dispatch's signal (an abort reads as the deadline: the runner reports its own reason). Network
  * failures and the deadline come back as adapter failures (`network`, `timeout`); any HTTP
  * status comes back as a result for the adapter to map. Never retries.
  */
-export async function postJson(url: string, headers: Record<string, string>, body: unknown, deadline: string): Promise<HttpResult> {
+export async function postJson(url: string, headers: Record<string, string>, body: unknown, deadline: string, signal: AbortSignal): Promise<HttpResult> {
   const ms = msUntil(deadline);
   const timeout = (): HttpResult => ({ ok: false, response: fail('timeout', `no reply from ${displayUrl(url)} before the deadline (${deadline})`) });
   if (ms <= 0) return timeout();
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), ms);
+  // Node timers take at most 2^31-1 ms; a later deadline is as good as none.
+  const timer = setTimeout(() => controller.abort(), Math.min(ms, 2 ** 31 - 1));
+  const stop = (): void => controller.abort();
+  signal.addEventListener('abort', stop, { once: true });
+  if (signal.aborted) stop();
   try {
     const res = await fetch(url, {
       method: 'POST',
@@ -170,7 +181,6 @@ export async function postJson(url: string, headers: Record<string, string>, bod
     return { ok: false, response: fail('network', networkMessage(err, url)) };
   } finally {
     clearTimeout(timer);
+    signal.removeEventListener('abort', stop);
   }
 }
-
-export { isMain } from './adapter-kit.js';

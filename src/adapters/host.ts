@@ -1,6 +1,6 @@
-import { execa } from 'execa';
 import type { HostErrorType } from '../vocabulary.js';
-import { AdapterResponseSchema, CheckResultSchema, type AdapterRequest, type AdapterSuccess, type CheckResult, type Usage } from './contract.js';
+import { AdapterResponseSchema, type AdapterRequest, type AdapterSuccess, type CheckResult, CheckResultSchema, type Usage } from './contract.js';
+import { reapAfterExit, signalGroup, terminateGroup } from './process-group.js';
 import type { ResolvedAgent } from './registry.js';
 
 /** Failures the runner sees: the adapter's own typed errors plus what the host observed. */
@@ -14,17 +14,23 @@ export interface HostError {
 }
 
 export type HostResult = {
+  /** What the adapter printed (for a built-in run in-process: its response as one JSON line). */
   stdout: string;
+  /** The adapter's diagnostics: a program's stderr, or the stderr of the CLI a built-in ran (secrets blanked). */
   stderr: string;
+  /** The adapter program's exit code; null when it was killed or ran in-process. */
   exitCode: number | null;
   durationMs: number;
 } & ({ ok: true; response: AdapterSuccess } | { ok: false; error: HostError; usage?: Usage });
+
+export type HostBase = Pick<HostResult, 'stdout' | 'stderr' | 'exitCode' | 'durationMs'>;
 
 export interface CallOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   /** Bound on what the adapter may print; beyond it the reply is rejected. */
   maxOutputBytes: number;
+  /** The adapter's whole environment; the runner's own when not given. */
   env?: NodeJS.ProcessEnv;
   cwd?: string;
 }
@@ -34,7 +40,6 @@ const EXIT_GRACE_MS = 250;
 
 /** Strips ANSI escape sequences a CLI may print even when asked not to. */
 export function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(\u0007|\u001b\\)/g, '');
 }
 
@@ -50,6 +55,7 @@ export async function callAdapter(
   extraArgs: string[] = [],
 ): Promise<HostResult> {
   const started = Date.now();
+  const { execa } = await import('execa');
   const child = execa(agent.command, [...agent.args, ...extraArgs], {
     input: JSON.stringify(request),
     detached: true,
@@ -65,12 +71,10 @@ export async function callAdapter(
   let reason: 'timeout' | 'interrupted' | null = null;
   const killGroup = (why: 'timeout' | 'interrupted'): void => {
     reason ??= why;
-    signalGroup(child.pid, 'SIGTERM');
-    setTimeout(() => signalGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS).unref();
+    terminateGroup(child.pid, KILL_GRACE_MS);
   };
   const timer = setTimeout(() => killGroup('timeout'), opts.timeoutMs);
-  // A child the adapter left behind can hold stdout open after the adapter exited; reap it.
-  child.once('exit', () => setTimeout(() => signalGroup(child.pid, 'SIGKILL'), EXIT_GRACE_MS).unref());
+  reapAfterExit(child, EXIT_GRACE_MS);
   const onAbort = (): void => killGroup('interrupted');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();
@@ -86,8 +90,7 @@ export async function callAdapter(
     durationMs: Date.now() - started,
   };
   const failed = (type: HostErrorType, message: string): HostResult => ({ ...base, ok: false, error: { type, message } });
-  if (reason === 'timeout') return failed('timeout', `${agent.spec} did not answer within ${Math.round(opts.timeoutMs / 1000)} s; its process tree was killed`);
-  if (reason === 'interrupted') return failed('interrupted', 'interrupted');
+  if (reason) return stopped(agent, reason, opts, base);
   if (result.code === 'ENOENT' || (result.failed && /ENOENT/.test(String(result.message)) && result.exitCode === undefined)) {
     return failed('not_found', `adapter program not found: ${agent.command}`);
   }
@@ -95,22 +98,32 @@ export async function callAdapter(
   return interpret(agent, base);
 }
 
-function interpret(agent: ResolvedAgent, base: Omit<HostResult, 'ok' | 'error' | 'response'>): HostResult {
+/** The result of a call the runner stopped: its deadline passed, or the run was interrupted. */
+export function stopped(agent: ResolvedAgent, reason: 'timeout' | 'interrupted', opts: CallOptions, base: HostBase): HostResult {
+  if (reason === 'interrupted') return { ...base, ok: false, error: { type: 'interrupted', message: 'interrupted' } };
+  const message = `${agent.spec} did not answer within ${Math.round(opts.timeoutMs / 1000)} s; its process tree was killed`;
+  return { ...base, ok: false, error: { type: 'timeout', message } };
+}
+
+function interpret(agent: ResolvedAgent, base: HostBase): HostResult {
   const text = stripAnsi(base.stdout).trim();
   let json: unknown;
   try {
     json = parseLoose(text);
   } catch {
-    {
-      const what = base.exitCode === 0 ? 'printed no JSON response' : `exited with code ${base.exitCode} without a JSON response`;
-      const tail = lastStderrLine(base.stderr);
-      return {
-        ...base,
-        ok: false,
-        error: { type: base.exitCode === 0 ? 'invalid_response' : 'crash', message: `${agent.spec} ${what}${tail ? `: ${tail}` : ''}` },
-      };
-    }
+    const what = base.exitCode === 0 ? 'printed no JSON response' : `exited with code ${base.exitCode} without a JSON response`;
+    const tail = lastStderrLine(base.stderr);
+    return {
+      ...base,
+      ok: false,
+      error: { type: base.exitCode === 0 ? 'invalid_response' : 'crash', message: `${agent.spec} ${what}${tail ? `: ${tail}` : ''}` },
+    };
   }
+  return fromResponse(agent, json, base);
+}
+
+/** An adapter's answer checked against the contract: a bad shape is `invalid_response`. */
+export function fromResponse(agent: ResolvedAgent, json: unknown, base: HostBase): HostResult {
   const parsed = AdapterResponseSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -147,23 +160,30 @@ function lastStderrLine(stderr: string): string {
   return line.length > 200 ? `${line.slice(0, 200)}...` : line;
 }
 
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
+/** The whole output as JSON, else its last non-blank line: log lines before a JSON answer are tolerated. */
+export function lastJson(text: string): unknown {
+  return parseLoose(stripAnsi(text).trim());
 }
 
-/** Runs `<adapter> --check` with the agent's options on stdin. */
+/**
+ * Runs a program's `<program> --check` with the agent's options on stdin. A program that
+ * is not found is a `not_found` problem; one that prints no check result, a `no_check` one.
+ */
 export async function checkAdapter(agent: ResolvedAgent, timeoutMs = 15_000, env?: NodeJS.ProcessEnv): Promise<CheckResult> {
   const result = await callAdapter(agent, agent.options as Record<string, unknown>, { timeoutMs, maxOutputBytes: 1_000_000, env }, ['--check']);
-  const text = stripAnsi(result.stdout).trim();
+  const failed = (kind: 'not_found' | 'no_check', message: string, fix: string): CheckResult => ({
+    ok: false,
+    version: null,
+    problems: [{ kind, message, fix }],
+    warnings: [],
+    resolved: {},
+  });
+  if (!result.ok && result.error.type === 'not_found')
+    return failed('not_found', result.error.message, 'check the program after cmd: (a path, or a name on PATH)');
   try {
-    return CheckResultSchema.parse(parseLoose(text));
+    return CheckResultSchema.parse(lastJson(result.stdout));
   } catch {
     const why = result.ok ? 'printed no check result' : result.error.message;
-    return { ok: false, version: null, problems: [`${agent.spec} --check failed: ${why}`], warnings: [], resolved: {} };
+    return failed('no_check', `${agent.spec} --check failed: ${why}`, 'answer --check as docs/adapter-contract.md describes');
   }
 }

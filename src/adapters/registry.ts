@@ -1,66 +1,11 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isAbsolute, resolve } from 'node:path';
-import type { AgentOptions } from './contract.js';
 import type { AgentConfig, Config } from '../config/schema.js';
 import { usageError } from '../errors.js';
-
-/** What the runner knows about a built-in adapter before it spawns it. */
-export interface AdapterInfo {
-  name: string;
-  description: string;
-  /** Who answers: a CLI on PATH, an HTTP API, or nothing (mock). */
-  kind: 'cli' | 'http' | 'mock';
-  provider: string;
-  /** Options the adapter reads; anything else in config is rejected. */
-  options: readonly (keyof AgentOptions)[];
-  /** The CLI whose `--version` decides whether the agent is installed. */
-  cli?: string;
-}
-
-export const BUILTIN_ADAPTERS: readonly AdapterInfo[] = [
-  {
-    name: 'claude',
-    description: 'Claude Code CLI (claude -p), uses your Claude login',
-    kind: 'cli',
-    provider: 'anthropic',
-    cli: 'claude',
-    options: ['model', 'max_output_tokens', 'max_budget_usd', 'args'],
-  },
-  {
-    name: 'codex',
-    description: 'Codex CLI (codex exec), uses your Codex login and config',
-    kind: 'cli',
-    provider: 'openai',
-    cli: 'codex',
-    options: ['model', 'args'],
-  },
-  {
-    name: 'openai',
-    description: 'any OpenAI-compatible Chat Completions endpoint (Ollama, vLLM, llama.cpp, OpenRouter)',
-    kind: 'http',
-    provider: 'openai-compatible',
-    options: ['model', 'base_url', 'api_key_env', 'max_output_tokens', 'temperature'],
-  },
-  {
-    name: 'anthropic',
-    description: 'Anthropic Messages API with an API key',
-    kind: 'http',
-    provider: 'anthropic',
-    options: ['model', 'base_url', 'api_key_env', 'max_output_tokens', 'temperature'],
-  },
-  {
-    name: 'mock',
-    description: 'scripted replies for tests and dry pipelines (mock evidence, never a live result)',
-    kind: 'mock',
-    provider: 'mock',
-    options: ['script', 'model'],
-  },
-];
-
-export function adapterInfo(name: string): AdapterInfo | undefined {
-  return BUILTIN_ADAPTERS.find((a) => a.name === name);
-}
+import type { Evidence } from '../vocabulary.js';
+import type { AgentOptions } from './contract.js';
+import { type AdapterFacts, adapterInfo, BUILTIN_ADAPTERS } from './table.js';
 
 /** An agent spec resolved to the program to spawn and the options to send it. */
 export interface ResolvedAgent {
@@ -75,10 +20,13 @@ export interface ResolvedAgent {
   args: string[];
   options: AgentOptions;
   timeoutS: number | undefined;
-  evidence: 'live' | 'mock' | 'external';
+  evidence: Evidence;
 }
 
-/** Absolute path of a built-in adapter program (compiled into dist/adapters/). */
+/**
+ * Absolute path of a built-in adapter program (compiled into dist/adapters/). The runner
+ * calls built-ins in-process (call-agent.ts); the path is what a user runs or wraps.
+ */
 export function builtinProgram(name: string): string {
   return fileURLToPath(new URL(`../../adapters/${name}.js`, import.meta.url));
 }
@@ -132,7 +80,7 @@ function fromConfig(spec: string, entry: AgentConfig, config: Config, cwd: strin
   return builtin(spec, info, options, timeoutS);
 }
 
-function builtin(spec: string, info: AdapterInfo, options: AgentOptions, timeoutS: number | undefined): ResolvedAgent {
+function builtin(spec: string, info: AdapterFacts, options: AgentOptions, timeoutS: number | undefined): ResolvedAgent {
   return {
     spec,
     slug: slugify(spec),

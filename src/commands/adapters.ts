@@ -1,7 +1,6 @@
 import type { Io } from '../io.js';
 import { EXIT } from '../errors.js';
-import { BUILTIN_ADAPTERS } from '../adapters/registry.js';
-import { DEFAULT_OUTPUT_TOKENS } from '../runner/preflight.js';
+import { BUILTIN_ADAPTERS } from '../adapters/table.js';
 
 /** `bounce adapters`: the built-in adapters, what they talk to and the options they take. */
 export async function runAdapters(opts: { json?: boolean }, io: Io): Promise<number> {
@@ -12,7 +11,7 @@ export async function runAdapters(opts: { json?: boolean }, io: Io): Promise<num
       provider: a.provider,
       description: a.description,
       options: [...a.options, 'timeout_s'],
-      default_max_output_tokens: DEFAULT_OUTPUT_TOKENS[a.name] ?? null,
+      default_max_output_tokens: a.outputTokens,
     })),
     {
       name: 'cmd:<program>',

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { CheckProblem } from '../adapters/contract.js';
+import type { Probe } from '../adapters/detect.js';
 import { resolveAgent, type ResolvedAgent } from '../adapters/registry.js';
 import type { Config } from '../config/schema.js';
 import { loadConfig } from '../config/load.js';
@@ -7,7 +9,7 @@ import type { OutputTarget, RunPlan } from '../engine/plan.js';
 import { loadTemplates } from '../engine/prompt.js';
 import type { Io } from '../io.js';
 import { DEFAULT_MARKERS } from '../protocol/scanner.js';
-import { assertFitsBudget, outputBudget, preflight } from '../runner/preflight.js';
+import { assertFitsBudget, outputBudget, preflight } from '../adapters/preflight.js';
 import type { RunManifest } from '../store/manifest.js';
 import { ROLES, type Role } from '../vocabulary.js';
 import { outputTarget } from '../engine/output.js';
@@ -51,12 +53,12 @@ export async function completePlan(
   req: PlanRequest,
   config: Config,
   env: NodeJS.ProcessEnv,
-  opts: { checkAgents: boolean },
-): Promise<{ plan: RunPlan; warnings: string[] }> {
+  opts: { checkAgents: boolean; probe: Probe },
+): Promise<{ plan: RunPlan; warnings: CheckProblem[] }> {
   const templates = await loadTemplates(req.promptsDir ?? undefined);
   const used = ROLES.filter((role) => role === 'reviewer' || req.passes > 1);
   for (const role of used) assertFitsBudget(req.input.text, role, req.agents[role]);
-  const checks = opts.checkAgents ? await preflight(req.agents, env) : null;
+  const checks = opts.checkAgents ? await preflight(req.agents, env, { roles: used, probe: opts.probe }) : null;
   const plan: RunPlan = {
     input: req.input,
     passes: req.passes,
@@ -79,6 +81,7 @@ export async function completePlan(
     name: req.name,
     replyMode: req.replyMode,
   };
+  // One agent in both roles has one check: its warnings are the same objects, kept once.
   const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
   return { plan, warnings };
 }

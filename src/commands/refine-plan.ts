@@ -1,5 +1,7 @@
 import { basename, dirname, resolve } from 'node:path';
 import { chooseAgents } from '../adapters/choose.js';
+import type { CheckProblem } from '../adapters/contract.js';
+import { createProbe, type Probe } from '../adapters/detect.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
@@ -59,7 +61,7 @@ function secondsFlag(value: string | number | undefined): number | undefined {
  * Checks everything that can be checked before an agent is called and returns the plan.
  * Any failure here is exit 2 and leaves no run folder behind.
  */
-export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { checkAgents: boolean }): Promise<{ plan: RunPlan; warnings: string[] }> {
+export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { checkAgents: boolean }): Promise<{ plan: RunPlan; warnings: CheckProblem[]; probe: Probe }> {
   const loaded = loadConfig(io.cwd, io.env, opts.config);
   const { config, path: configPath } = loaded;
   const configDir = configPath ? dirname(configPath) : null;
@@ -71,7 +73,15 @@ export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { 
   const runsDir = runsDirFor(io.cwd, loaded, opts.runsDir);
   if (!opts.dryRun) assertRunsDirWritable(runsDir);
   const promptsDir = opts.prompts ? resolve(io.cwd, opts.prompts) : null;
-  const { agents, chosenBy } = await chooseAgents({ flags: { reviewer: opts.reviewer, composer: opts.composer }, config, configDir, cwd: io.cwd, env: io.env });
+  const probe = createProbe();
+  const { agents, chosenBy } = await chooseAgents({
+    flags: { reviewer: opts.reviewer, composer: opts.composer },
+    config,
+    configDir,
+    cwd: io.cwd,
+    env: io.env,
+    probe,
+  });
   const request: PlanRequest = {
     input,
     passes,
@@ -86,5 +96,5 @@ export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { 
     name: opts.name ?? (input.path ? basename(input.path).replace(/\.[^.]+$/, '') : 'stdin'),
     replyMode: 'document',
   };
-  return completePlan(request, config, io.env, { checkAgents });
+  return { ...(await completePlan(request, config, io.env, { checkAgents, probe })), probe };
 }

@@ -1,4 +1,5 @@
-import { callAdapter } from '../adapters/host.js';
+import { callAgent } from '../adapters/call-agent.js';
+import type { Probe } from '../adapters/detect.js';
 import type { EngineDeps } from '../engine/deps.js';
 import type { RunPlan } from '../engine/plan.js';
 import { buildPassPrompt } from '../engine/prompt.js';
@@ -13,9 +14,10 @@ export type { RefineOptions } from './refine-plan.js';
 export { errorJson } from '../ui/run-summary.js';
 
 /** What the engine gets from a command run in this process: the real dispatcher, the Io's signal and env, progress on stderr. */
-export function engineDeps(io: Io, quiet: boolean): EngineDeps {
+export function engineDeps(io: Io, quiet: boolean, probe: Probe): EngineDeps {
   return {
-    dispatch: callAdapter,
+    // Built-in adapters run in this process; cmd: programs are spawned. The probe holds what preflight found (CLI versions).
+    dispatch: (agent, request, opts) => callAgent(agent, request, { ...opts, probe }),
     signal: io.signal,
     env: io.env,
     events: progressEvents(createProgress(io, quiet), io, quiet),
@@ -26,9 +28,10 @@ export function engineDeps(io: Io, quiet: boolean): EngineDeps {
 /** `bounce refine <doc|->`: validate, plan, run the engine, print the result. */
 export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   // A problem found here throws: src/cli.ts prints it (and the --json error object).
-  const { plan, warnings } = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
+  const { plan, warnings, probe } = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
   // A login that cannot be verified offline is for `bounce check`; on every run it would only be noise.
-  if (!opts.quiet) for (const w of warnings.filter((x) => !/login/i.test(x))) io.stderr.write(`warning: ${w}\n`);
+  if (!opts.quiet)
+    for (const w of warnings.filter((x) => x.kind !== 'login_unverified')) io.stderr.write(`warning: ${w.fix ? `${w.message}: ${w.fix}` : w.message}\n`);
   if (opts.dryRun) return dryRun(plan, opts, io);
   // Ctrl-C while agents were being checked: nothing was started, so nothing is left behind.
   if (io.signal.aborted) {
@@ -39,7 +42,7 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
     const a = plan.agents;
     io.stderr.write(`reviewer: ${a.reviewer.spec} (${plan.chosenBy.reviewer}), composer: ${a.composer.spec} (${plan.chosenBy.composer})\n`);
   }
-  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet)));
+  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe));
   printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
   return result.exitCode;
 }

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createProbe } from '../adapters/detect.js';
 import { policyOf } from '../engine/policy.js';
 import { runDocument } from '../engine/run-document.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
@@ -62,7 +63,8 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
   if (!RESUMABLE.has(manifest.status))
     throw usageError(`run ${manifest.run_id} is already ${manifest.status}`, 'only interrupted, crashed or failed runs can be resumed', 'resume');
   const { request, config } = requestFromManifest(manifest, runDir, io, opts);
-  const { plan } = await completePlan(request, config, io.env, { checkAgents: true });
+  const probe = createProbe();
+  const { plan } = await completePlan(request, config, io.env, { checkAgents: true, probe });
   const policy = policyOf(plan);
   if (policy.version !== manifest.policy.version) {
     throw usageError(
@@ -79,7 +81,7 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
       throw usageError(`${path} changed since the run began`, "an --in-place run is not resumed over someone else's edits; start a new run", 'resume');
     }
   }
-  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet)), { runDir });
+  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe), { runDir });
   printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
   return result.exitCode;
 }

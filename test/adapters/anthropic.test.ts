@@ -67,7 +67,8 @@ describe('anthropic adapter (built program, real HTTP)', () => {
     ]);
     expect((await run()).json.error).toEqual({ type: 'auth', status: 401, message: 'HTTP 401 authentication_error: invalid x-api-key' });
     expect((await run()).json.error).toMatchObject({ type: 'rate_limit', status: 429, retry_after_ms: 7000 });
-    expect((await run()).json.error).toMatchObject({ type: 'provider', status: 529, message: 'HTTP 529 overloaded_error: Overloaded' });
+    // Overloaded is transient and waited out like a rate limit, as in the CLI adapters.
+    expect((await run()).json.error).toMatchObject({ type: 'rate_limit', status: 529, message: 'HTTP 529 overloaded_error: Overloaded' });
     expect((await run()).json.error).toMatchObject({ type: 'provider', status: 500 });
     expect((await run()).json.error).toMatchObject({ type: 'config', status: 400, message: 'HTTP 400 invalid_request_error: max_tokens: too large' });
   });
@@ -108,7 +109,11 @@ describe('anthropic --check', () => {
     const r = await check({});
     expect(r.code).toBe(1);
     expect(r.json.problems).toEqual([
-      'ANTHROPIC_API_KEY is not set (this adapter always needs a key): set ANTHROPIC_API_KEY or api_key_env in bounce.config.yaml',
+      {
+        kind: 'credentials',
+        message: 'ANTHROPIC_API_KEY is not set (this adapter always needs a key)',
+        fix: 'set ANTHROPIC_API_KEY or api_key_env in bounce.config.yaml',
+      },
     ]);
     expect(r.json.resolved).toMatchObject({
       base_url: 'https://api.anthropic.com',
@@ -124,6 +129,9 @@ describe('anthropic --check', () => {
     expect(ok.stdout).not.toContain(SECRET);
     const bad = await check({ base_url: 'http://proxy.example.com', temperature: 1.5 }, { ANTHROPIC_API_KEY: SECRET });
     expect(bad.code).toBe(1);
-    expect(bad.json.problems.join('\n')).toMatch(/temperature[\s\S]*plain http/);
+    expect(bad.json.problems.map((p: { kind: string; message: string }) => `${p.kind} ${p.message}`)).toEqual([
+      'config temperature 1.5 is out of range for the Messages API',
+      'config base_url http://proxy.example.com is plain http to a non-loopback host',
+    ]);
   });
 });

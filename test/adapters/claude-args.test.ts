@@ -131,7 +131,8 @@ describe('parseClaudeOutput', () => {
       ['API Error: 529 Overloaded', null, 'rate_limit', 529],
       ['API Error: 500 boom internal. This is a server-side issue, usually temporary', 500, 'provider', 500],
       ['API Error: Unable to connect to API (ConnectionRefused)', null, 'network', undefined],
-      ['API Error: 400 prompt is too long', 400, 'provider', 400],
+      // A 4xx other than auth and rate limits is a request to fix, as for the HTTP adapters: not retried.
+      ['API Error: 400 prompt is too long', 400, 'config', 400],
     ];
     for (const [text, status, type, code] of cases) {
       const r = parseClaudeOutput(errorResult(text, status), '', 1);

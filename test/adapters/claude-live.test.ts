@@ -130,9 +130,9 @@ describe('claude adapter against the real claude CLI', () => {
     const { ANTHROPIC_API_KEY: _unused, ...noKey } = env();
     const without = await runAdapterProgram('claude', {}, noKey, ['--check']);
     expect(without.json).toMatchObject({ ok: true, version: '2.1.197', problems: [] });
-    expect(without.json.warnings.join(' ')).toMatch(/login/);
+    expect(without.json.warnings).toMatchObject([{ kind: 'login_unverified' }]);
     const missing = await runAdapterProgram('claude', {}, { HOME: home, BOUNCE_CLAUDE_BIN: '/nonexistent/claude' }, ['--check']);
-    expect(missing.json).toMatchObject({ ok: false, problems: [expect.stringContaining('BOUNCE_CLAUDE_BIN')] });
+    expect(missing.json).toMatchObject({ ok: false, problems: [{ kind: 'not_found', message: expect.stringContaining('BOUNCE_CLAUDE_BIN') }] });
     expect(withKey.stdout + without.stdout).not.toContain(KEY);
   });
 });

@@ -165,7 +165,8 @@ describe('parseCodexOutput', () => {
       ['We’re currently experiencing high demand, which may cause temporary errors.', 'provider', 500],
       ['Selected model is at capacity. Please try a different model.', 'rate_limit', undefined],
       ['Connection failed: error sending request', 'network', undefined],
-      ['unexpected status 400 Bad Request: model not supported', 'provider', 400],
+      // A 4xx other than auth and rate limits is a request to fix, as for the HTTP adapters: not retried.
+      ['unexpected status 400 Bad Request: model not supported', 'config', 400],
       ['Quota exceeded. Check your plan and billing details.', 'provider', undefined],
     ];
     for (const [message, type, status] of cases) {

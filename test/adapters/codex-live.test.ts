@@ -164,9 +164,12 @@ describe('codex adapter against the real codex CLI', () => {
     });
     const { BOUNCE_TEST_CODEX_KEY: _unused, ...noKey } = env();
     const without = await runAdapterProgram('codex', {}, noKey, ['--check']);
-    expect(without.json).toMatchObject({ ok: true, warnings: [expect.stringContaining('BOUNCE_TEST_CODEX_KEY')] });
+    expect(without.json).toMatchObject({ ok: true, warnings: [{ kind: 'credentials', message: expect.stringContaining('BOUNCE_TEST_CODEX_KEY') }] });
     const missing = await runAdapterProgram('codex', {}, { HOME: home, PATH: '/nonexistent' }, ['--check']);
-    expect(missing.json).toMatchObject({ ok: false, problems: ['codex not found on PATH: install it with npm i -g @openai/codex or set BOUNCE_CODEX_BIN'] });
+    expect(missing.json).toMatchObject({
+      ok: false,
+      problems: [{ kind: 'not_found', message: 'codex not found on PATH', fix: 'install it with npm i -g @openai/codex or set BOUNCE_CODEX_BIN' }],
+    });
     expect(good.stdout + without.stdout).not.toContain(KEY);
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkEndpoint, displayUrl, isLoopback, parseRetryAfter, redact, serverMessage, statusErrorType } from '../../src/adapters/endpoint.js';
+import { problemLine } from '../../src/adapters/contract.js';
+import { checkEndpoint, displayUrl, isLoopback, parseRetryAfter, redact, serverMessage } from '../../src/adapters/endpoint.js';
+import { errorTypeForStatus } from '../../src/adapters/error-type.js';
 
 describe('isLoopback', () => {
   it.each([
@@ -34,22 +36,29 @@ describe('checkEndpoint', () => {
     expect(checkEndpoint({ baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY', env }).problems).toEqual([]);
     const r = checkEndpoint({ baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'BLANK', env });
     expect(r).toMatchObject({ loopback: false, keyEnv: null });
-    expect(r.problems).toEqual(['BLANK is not set (https://api.openai.com/v1 is not a loopback endpoint): set BLANK or api_key_env in bounce.config.yaml']);
+    expect(r.problems).toEqual([
+      {
+        kind: 'credentials',
+        message: 'BLANK is not set (https://api.openai.com/v1 is not a loopback endpoint)',
+        fix: 'set BLANK or api_key_env in bounce.config.yaml',
+      },
+    ]);
   });
   it('refuses plain http off loopback even with a key', () => {
     const r = checkEndpoint({ baseUrl: 'http://10.0.0.5:8000/v1', apiKeyEnv: 'OPENAI_API_KEY', env });
     expect(r.problems).toHaveLength(1);
-    expect(r.problems[0]).toMatch(/plain http.*use https/);
+    expect(r.problems[0]).toMatchObject({ kind: 'config' });
+    expect(problemLine(r.problems[0]!)).toMatch(/plain http.*use https/);
   });
   it('forces a key on loopback when keyRequired', () => {
     const r = checkEndpoint({ baseUrl: 'http://127.0.0.1:9/', apiKeyEnv: 'ANTHROPIC_API_KEY', env, keyRequired: true });
-    expect(r.problems[0]).toMatch(/set ANTHROPIC_API_KEY or api_key_env in bounce.config.yaml/);
+    expect(r.problems[0]).toMatchObject({ kind: 'credentials', fix: 'set ANTHROPIC_API_KEY or api_key_env in bounce.config.yaml' });
   });
   it('refuses bad URLs and credentials in the URL without echoing them', () => {
-    expect(checkEndpoint({ baseUrl: 'nope', apiKeyEnv: 'OPENAI_API_KEY', env }).problems[0]).toMatch(/not a valid URL/);
-    expect(checkEndpoint({ baseUrl: 'ftp://127.0.0.1/', apiKeyEnv: 'OPENAI_API_KEY', env }).problems[0]).toMatch(/not http/);
+    expect(checkEndpoint({ baseUrl: 'nope', apiKeyEnv: 'OPENAI_API_KEY', env }).problems[0]?.message).toMatch(/not a valid URL/);
+    expect(checkEndpoint({ baseUrl: 'ftp://127.0.0.1/', apiKeyEnv: 'OPENAI_API_KEY', env }).problems[0]?.message).toMatch(/not http/);
     const creds = checkEndpoint({ baseUrl: 'https://user:hunter2@api.example.com/v1', apiKeyEnv: 'OPENAI_API_KEY', env });
-    expect(creds.problems.join(' ')).toMatch(/carries credentials/);
+    expect(creds.problems.map(problemLine).join(' ')).toMatch(/carries credentials/);
     expect(creds.problems.join(' ')).not.toContain('hunter2');
   });
   it('never puts a key value in a message', () => {
@@ -78,12 +87,13 @@ describe('helpers', () => {
     expect(serverMessage('{"detail":"nope"}')).toBe('nope');
     expect(serverMessage('x'.repeat(1000))).toHaveLength(300);
     expect(displayUrl('https://u:p@h.example/v1?key=abc#x')).toBe('https://h.example/v1');
-    expect([401, 403, 429, 500, 529, 408, 400, 404, 422].map(statusErrorType)).toEqual([
+    // 529 (overloaded) is a rate limit here as in the CLI adapters' error text.
+    expect([401, 403, 429, 500, 529, 408, 400, 404, 422].map(errorTypeForStatus)).toEqual([
       'auth',
       'auth',
       'rate_limit',
       'provider',
-      'provider',
+      'rate_limit',
       'provider',
       'config',
       'config',

@@ -1,86 +1,23 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AdapterRequest, AgentOptions } from '../../src/adapters/contract.js';
-import { callAdapter, checkAdapter, stripAnsi, type CallOptions, type HostResult } from '../../src/adapters/host.js';
+import { callAdapter, checkAdapter, stripAnsi, type CallOptions } from '../../src/adapters/host.js';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
+import { ROOT } from '../support/adapter-process.js';
+import { failure, running, success } from './host-support.js';
 
 let dir: string;
 const leftovers: number[] = [];
 
 const USAGE = { input_tokens: 10, output_tokens: 20, cost_usd: 0.5, provider_reported: true };
-const SUCCESS = { ok: true, reply: 'the document', stop: 'complete', usage: USAGE, model: 'm-1', agent_version: 'fx-1' };
 
-/** Tiny adapter programs, one file each. */
-const FIXTURES: Record<string, string> = {
-  'echo.mjs': `
-    let input = '';
-    process.stdin.setEncoding('utf8');
-    process.stdin.on('data', (d) => (input += d));
-    process.stdin.on('end', () => {
-      const req = JSON.parse(input);
-      const seen = { prompt: req.prompt, role: req.role, argv: process.argv.slice(2), fxVar: process.env.FX_VAR ?? null, hasPath: process.env.PATH !== undefined, cwd: process.cwd() };
-      process.stdout.write(JSON.stringify({ ...${JSON.stringify(SUCCESS)}, reply: JSON.stringify(seen), model: req.options.model ?? null }) + '\\n');
-    });`,
-  'fail.mjs': `
-    process.stdout.write(JSON.stringify({ ok: false, error: { type: 'rate_limit', message: 'slow down', retry_after_ms: 1500, status: 429 }, usage: ${JSON.stringify(USAGE)} }) + '\\n');
-    process.exitCode = Number(process.argv[2] ?? 1);`,
-  'logs.mjs': `
-    console.log('starting up');
-    console.log('loading model...');
-    console.log('');
-    console.log(JSON.stringify(${JSON.stringify(SUCCESS)}));`,
-  'pretty.mjs': `console.log(JSON.stringify(${JSON.stringify(SUCCESS)}, null, 2));`,
-  'ansi.mjs': `process.stdout.write('\\u001b[1m\\u001b[32m' + JSON.stringify(${JSON.stringify(SUCCESS)}) + '\\u001b[0m\\n');`,
-  'notjson.mjs': `
-    process.stdout.write('Here is your document, enjoy!\\n');
-    process.stderr.write('a warning\\n');`,
-  'crash.mjs': `
-    process.stderr.write('booting\\n\\u001b[31mTypeError: cannot read x\\u001b[0m\\n\\n');
-    process.exit(3);`,
-  'longcrash.mjs': `
-    process.stderr.write('E'.repeat(500) + '\\n');
-    process.exit(1);`,
-  'silentcrash.mjs': `process.exit(4);`,
-  'badreply.mjs': `console.log(JSON.stringify({ ...${JSON.stringify(SUCCESS)}, reply: 5 }));`,
-  'badstop.mjs': `console.log(JSON.stringify({ ...${JSON.stringify(SUCCESS)}, stop: 'done' }));`,
-  'extrakey.mjs': `console.log(JSON.stringify({ ...${JSON.stringify(SUCCESS)}, secret: 'x' }));`,
-  'badtype.mjs': `console.log(JSON.stringify({ ok: false, error: { type: 'teapot', message: 'no' } }));`,
-  'sleep.mjs': `
-    import { writeFileSync } from 'node:fs';
-    if (process.argv[2] && !process.argv[2].startsWith('-')) writeFileSync(process.argv[2], String(process.pid));
-    process.stdin.resume();
-    setInterval(() => {}, 1000);`,
-  'big.mjs': `process.stdout.write('x'.repeat(Number(process.argv[2])));`,
-  'check.mjs': `
-    let input = '';
-    process.stdin.setEncoding('utf8');
-    process.stdin.on('data', (d) => (input += d));
-    process.stdin.on('end', () => {
-      if (!process.argv.includes('--check')) { process.exitCode = 9; return; }
-      const opts = JSON.parse(input);
-      console.log(JSON.stringify({ ok: true, version: '1.2.3', problems: [], warnings: ['login not verified offline'], resolved: { model: opts.model ?? null, base_url: opts.base_url ?? null } }, null, 2));
-    });`,
-  'checkfail.mjs': `
-    console.log(JSON.stringify({ ok: false, version: null, problems: ['OPENAI_API_KEY is not set'] }));
-    process.exitCode = 1;`,
-  'checkbad.mjs': `console.log(JSON.stringify({ ok: true, version: '1' }));`,
-};
-
-/** Shell adapters: sh starts in a millisecond, so its child exists well before a 300 ms deadline. */
-const SHELL_FIXTURES: Record<string, string> = {
-  // The adapter dies on SIGTERM; its child ignores SIGTERM and must still be killed.
-  'tree.sh': `( trap '' TERM; exec sleep 60 ) &\necho "$$ $!" > "$1"\nwait\n`,
-  // Both ignore SIGTERM: only the SIGKILL after the grace period ends them.
-  'stubborn.sh': `trap '' TERM\nsleep 60 &\necho "$$ $!" > "$1"\nwait\n`,
-  // Answers and exits at once, but leaves a child behind that still holds stdout and stderr.
-  'leave.sh': `sleep 60 &\necho "$$ $!" > "$1"\necho '${JSON.stringify(SUCCESS)}'\nexit 0\n`,
-};
+/** Tiny adapter programs, one file each (test/fixtures/host/). */
+const FIXTURES = join(ROOT, 'test/fixtures/host');
 
 beforeAll(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'bounce-host-')));
-  for (const [name, text] of Object.entries({ ...FIXTURES, ...SHELL_FIXTURES })) writeFileSync(join(dir, name), text);
 });
 
 afterEach(() => {
@@ -105,7 +42,7 @@ function agent(script: string, extraArgs: string[] = [], options: AgentOptions =
     adapter: 'cmd',
     provider: 'cmd',
     command: process.execPath,
-    args: [join(dir, script), ...extraArgs],
+    args: [join(FIXTURES, script), ...extraArgs],
     options,
     timeoutS: undefined,
     evidence: 'external',
@@ -113,7 +50,7 @@ function agent(script: string, extraArgs: string[] = [], options: AgentOptions =
 }
 
 function shellAgent(script: string, extraArgs: string[]): ResolvedAgent {
-  return { ...agent(script), command: '/bin/sh', args: [join(dir, script), ...extraArgs] };
+  return { ...agent(script), command: '/bin/sh', args: [join(FIXTURES, script), ...extraArgs] };
 }
 
 function request(prompt = 'Revise this.'): AdapterRequest {
@@ -132,28 +69,6 @@ function request(prompt = 'Revise this.'): AdapterRequest {
 }
 
 const OPTS: CallOptions = { timeoutMs: 30_000, maxOutputBytes: 1_000_000 };
-
-function failure(result: HostResult): Extract<HostResult, { ok: false }> {
-  if (result.ok) throw new Error(`expected a failure, got a success: ${result.stdout}`);
-  return result;
-}
-
-function success(result: HostResult): Extract<HostResult, { ok: true }> {
-  if (!result.ok) throw new Error(`expected a success, got ${result.error.type}: ${result.error.message}`);
-  return result;
-}
-
-/** Whether a process exists and is not a zombie, from /proc/<pid>/stat. */
-function running(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return false;
-  }
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-  return state !== 'Z' && state !== 'X';
-}
 
 /** A SIGKILL already sent still has to be delivered: wait a bounded while for the process to go. */
 async function gone(pid: number): Promise<boolean> {
@@ -374,16 +289,16 @@ describe('checkAdapter', () => {
       ok: true,
       version: '1.2.3',
       problems: [],
-      warnings: ['login not verified offline'],
+      warnings: [{ kind: 'login_unverified', message: 'login not verified offline', fix: 'log in once' }],
       resolved: { model: 'llama3.1:8b', base_url: 'http://127.0.0.1:11434/v1' },
     });
   });
 
-  it('a failed check (exit 1) is reported with its problems; warnings and resolved default to empty', async () => {
+  it('a failed check (exit 1) in plain strings, the first contract, is read as config problems; warnings and resolved default to empty', async () => {
     expect(await checkAdapter(agent('checkfail.mjs'))).toEqual({
       ok: false,
       version: null,
-      problems: ['OPENAI_API_KEY is not set'],
+      problems: [{ kind: 'config', message: 'OPENAI_API_KEY is not set' }],
       warnings: [],
       resolved: {},
     });
@@ -394,26 +309,26 @@ describe('checkAdapter', () => {
     const result = await checkAdapter(missing);
     expect(result.ok).toBe(false);
     expect(result.version).toBeNull();
-    expect(result.problems).toEqual([`fx --check failed: adapter program not found: ${join(dir, 'nope')}`]);
+    expect(result.problems).toMatchObject([{ kind: 'not_found', message: `adapter program not found: ${join(dir, 'nope')}` }]);
   });
 
   it('output that is not a check result is a failed check', async () => {
     const result = await checkAdapter(agent('notjson.mjs'));
     expect(result.ok).toBe(false);
     expect(result.problems).toHaveLength(1);
-    expect(result.problems[0]).toMatch(/^fx --check failed: /);
+    expect(result.problems[0]).toMatchObject({ kind: 'no_check', message: expect.stringMatching(/^fx --check failed: /) });
   });
 
   it('a check result missing required fields is a failed check', async () => {
     const result = await checkAdapter(agent('checkbad.mjs'));
     expect(result.ok).toBe(false);
-    expect(result.problems[0]).toMatch(/^fx --check failed: /);
+    expect(result.problems[0]).toMatchObject({ kind: 'no_check', message: expect.stringMatching(/^fx --check failed: /) });
   });
 
   it('a check that does not answer in time is a failed check', async () => {
     const result = await checkAdapter(agent('sleep.mjs'), 300);
     expect(result.ok).toBe(false);
-    expect(result.problems[0]).toContain('did not answer');
+    expect(result.problems[0]).toMatchObject({ kind: 'no_check', message: expect.stringContaining('did not answer') });
   });
 });
 

@@ -125,17 +125,23 @@ describe('openai --check (no request)', () => {
       problems: [],
       resolved: { base_url: 'http://127.0.0.1:11434/v1', model: 'llama3.1', api_key_env: 'OPENAI_API_KEY', key_set: false, loopback: true },
     });
-    expect(r.json.warnings[0]).toMatch(/OPENAI_API_KEY is not set/);
+    expect(r.json.warnings).toEqual([
+      { kind: 'credentials', message: 'OPENAI_API_KEY is not set: no Authorization header will be sent (allowed on loopback)' },
+    ]);
   });
 
   it('refuses a plain-http remote URL and a remote https URL without a key', async () => {
     const http = await check({ model: 'm', base_url: 'http://example.com/v1' }, { OPENAI_API_KEY: 'k-123456' });
     expect(http.code).toBe(1);
-    expect(http.json.problems.join('\n')).toMatch(/plain http/);
+    expect(http.json.problems).toMatchObject([{ kind: 'config', message: 'base_url http://example.com/v1 is plain http to a non-loopback host' }]);
     const https = await check({ model: 'm', base_url: 'https://openrouter.ai/api/v1', api_key_env: 'OPENROUTER_API_KEY' });
     expect(https.code).toBe(1);
     expect(https.json.problems).toEqual([
-      'OPENROUTER_API_KEY is not set (https://openrouter.ai/api/v1 is not a loopback endpoint): set OPENROUTER_API_KEY or api_key_env in bounce.config.yaml',
+      {
+        kind: 'credentials',
+        message: 'OPENROUTER_API_KEY is not set (https://openrouter.ai/api/v1 is not a loopback endpoint)',
+        fix: 'set OPENROUTER_API_KEY or api_key_env in bounce.config.yaml',
+      },
     ]);
     const ok = await check({ model: 'm', base_url: 'https://openrouter.ai/api/v1', api_key_env: 'OPENROUTER_API_KEY' }, { OPENROUTER_API_KEY: 'or-key-1' });
     expect(ok.json).toMatchObject({ ok: true, resolved: { key_set: true } });
@@ -143,9 +149,9 @@ describe('openai --check (no request)', () => {
   });
 
   it('reports a missing model and invalid options', async () => {
-    expect((await check({})).json.problems[0]).toMatch(/set `model`/);
+    expect((await check({})).json.problems[0]).toMatchObject({ kind: 'config', fix: expect.stringMatching(/set `model`/) });
     const bad = await check({ model: 'm', api_key_env: 'not a name' });
     expect(bad.code).toBe(1);
-    expect(bad.json.ok).toBe(false);
+    expect(bad.json).toMatchObject({ ok: false, problems: [{ kind: 'config', message: 'api_key_env: must be an environment variable name' }] });
   });
 });

@@ -1,0 +1,86 @@
+/**
+ * One dispatch to any agent. A built-in adapter runs inside the runner behind the same
+ * contract as a program: the request and the response are validated as the host validates
+ * a program's stdout, the deadline and the abort signal reach the adapter as an
+ * AbortSignal (any CLI it starts has its process group killed), and what the adapter
+ * would have written to stderr is kept. `cmd:` agents stay subprocesses (host.ts).
+ */
+import { type AdapterContext, answer } from './adapter-kit.js';
+import { loadBuiltin } from './builtins.js';
+import type { AdapterRequest, AdapterResponse } from './contract.js';
+import { createProbe, type Probe } from './detect.js';
+import { callAdapter, type CallOptions, fromResponse, type HostResult, stopped } from './host.js';
+import type { ResolvedAgent } from './registry.js';
+
+/** How long a stopped adapter gets to kill its CLI (whose group gets SIGKILL after 1.5 s) and return. */
+const STOP_GRACE_MS = 2500;
+const MAX_STDERR_CHARS = 64 * 1024 * 1024;
+
+export interface AgentCallOptions extends CallOptions {
+  /** The CLI versions this command invocation already asked for (preflight's): saves a `--version`. */
+  probe?: Probe;
+}
+
+type Outcome = { value: AdapterResponse } | { crash: string };
+
+export async function callAgent(agent: ResolvedAgent, request: AdapterRequest, opts: AgentCallOptions): Promise<HostResult> {
+  if (agent.adapter === 'cmd') return callAdapter(agent, request, opts);
+  const started = Date.now();
+  const program = await loadBuiltin(agent.adapter);
+  const controller = new AbortController();
+  let reason: 'timeout' | 'interrupted' | null = null;
+  const stop = (why: 'timeout' | 'interrupted'): void => {
+    reason ??= why;
+    controller.abort();
+  };
+  const timer = setTimeout(() => stop('timeout'), opts.timeoutMs);
+  const onAbort = (): void => stop('interrupted');
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  if (opts.signal?.aborted) onAbort();
+  let stderr = '';
+  const ctx: AdapterContext = {
+    env: opts.env ?? process.env,
+    signal: controller.signal,
+    stderr: (chunk) => {
+      if (stderr.length < MAX_STDERR_CHARS) stderr += chunk;
+    },
+    probe: opts.probe ?? createProbe(),
+  };
+  const settled: Promise<Outcome> = answer(program, request, ctx).then(
+    (value) => ({ value }),
+    // Only an AdapterCrash escapes answer(): the adapter dies without answering, as a program would.
+    (err: unknown) => ({ crash: err instanceof Error ? err.message : String(err) }),
+  );
+  let outcome: Outcome | null;
+  try {
+    outcome = await Promise.race([settled, until(controller.signal)]);
+    // Stopped: give the adapter the time to kill its CLI's group, but no more.
+    if (outcome === null) outcome = await Promise.race([settled, sleep(STOP_GRACE_MS)]);
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onAbort);
+  }
+  const stdout = outcome && 'value' in outcome ? `${JSON.stringify(outcome.value)}\n` : '';
+  const base = { stdout, stderr, exitCode: null, durationMs: Date.now() - started };
+  if (reason) return stopped(agent, reason, opts, base);
+  if (outcome === null || 'crash' in outcome) {
+    const why = outcome?.crash ?? 'no answer';
+    // What runAdapter prints to stderr when the same adapter dies as a program.
+    return { ...base, stderr: `${stderr}${why}\n`, ok: false, error: { type: 'crash', message: `${agent.spec} crashed: ${why}` } };
+  }
+  if (stdout.length > opts.maxOutputBytes)
+    return { ...base, ok: false, error: { type: 'invalid_response', message: `${agent.spec} printed more than ${opts.maxOutputBytes} characters` } };
+  return fromResponse(agent, outcome.value, base);
+}
+
+/** Resolves to null when the signal aborts. */
+function until(signal: AbortSignal): Promise<null> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(null);
+    else signal.addEventListener('abort', () => resolve(null), { once: true });
+  });
+}
+
+function sleep(ms: number): Promise<null> {
+  return new Promise((resolve) => setTimeout(() => resolve(null), ms).unref());
+}

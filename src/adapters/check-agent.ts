@@ -1,0 +1,51 @@
+/**
+ * One check for every kind of agent, with no API call: a built-in checks its options,
+ * CLI and credentials inside the runner; a `cmd:` program must be executable and is asked
+ * its own `--check` as a subprocess (one that does not answer it gets only a warning).
+ */
+import { checkOptions } from './adapter-kit.js';
+import { loadBuiltin } from './builtins.js';
+import { type CheckResult, CheckResultSchema } from './contract.js';
+import { createProbe, isExecutable, type Probe } from './detect.js';
+import { checkAdapter } from './host.js';
+import type { ResolvedAgent } from './registry.js';
+
+export interface CheckAgentOptions {
+  /** The CLI versions this command invocation already asked for. */
+  probe?: Probe;
+  /** Ask a `cmd:` program its own `--check` (default); false: only that it is executable. */
+  askProgram?: boolean;
+  /** Bound on a `cmd:` program's `--check`. */
+  timeoutMs?: number;
+}
+
+export async function checkAgent(agent: ResolvedAgent, env: NodeJS.ProcessEnv, opts: CheckAgentOptions = {}): Promise<CheckResult> {
+  if (agent.adapter === 'cmd') return checkProgram(agent, env, opts);
+  const program = await loadBuiltin(agent.adapter);
+  const result = await checkOptions(program, agent.options, { env, probe: opts.probe ?? createProbe() });
+  // Validated as a program's printed result would be: a built-in is held to the same contract.
+  const parsed = CheckResultSchema.safeParse(result);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const message = `${agent.spec} check result breaks the adapter contract at ${issue?.path.join('.') || 'top level'}: ${issue?.message}`;
+  return { ok: false, version: null, problems: [{ kind: 'config', message }], warnings: [], resolved: {} };
+}
+
+async function checkProgram(agent: ResolvedAgent, env: NodeJS.ProcessEnv, opts: CheckAgentOptions): Promise<CheckResult> {
+  const resolved = { command: agent.command };
+  if (agent.command.includes('/') && !isExecutable(agent.command)) {
+    const problem = {
+      kind: 'config' as const,
+      message: `adapter program ${agent.command} is not executable`,
+      fix: 'chmod +x it, or use cmd:<interpreter> with args in bounce.config.yaml',
+    };
+    return { ok: false, version: null, problems: [problem], warnings: [], resolved };
+  }
+  if (opts.askProgram === false) return { ok: true, version: null, problems: [], warnings: [], resolved };
+  const own = await checkAdapter(agent, opts.timeoutMs ?? 30_000, env);
+  if (own.problems.some((p) => p.kind === 'no_check')) {
+    const warning = { kind: 'no_check' as const, message: 'does not answer --check', fix: 'see docs/adapter-contract.md#--check' };
+    return { ok: true, version: null, problems: [], warnings: [warning], resolved };
+  }
+  return { ...own, resolved: { ...resolved, ...own.resolved } };
+}

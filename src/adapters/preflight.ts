@@ -1,0 +1,88 @@
+import { checkAgent } from './check-agent.js';
+import { type CheckProblem, type Role, ROLES } from './contract.js';
+import { createProbe, type Probe } from './detect.js';
+import type { ResolvedAgent } from './registry.js';
+import { ADAPTER_TABLE } from './table.js';
+import { usageError } from '../errors.js';
+
+/** Output budgets the adapters use when none is configured (null: the provider decides), from the adapter table. */
+export const DEFAULT_OUTPUT_TOKENS: Record<string, number | null> = {
+  ...Object.fromEntries(Object.values(ADAPTER_TABLE).map((a) => [a.name, a.outputTokens])),
+  cmd: null,
+};
+
+export interface AgentCheck {
+  version: string | null;
+  /** Findings that do not stop the run, each message prefixed with the agent's spec. */
+  warnings: CheckProblem[];
+  /** What the adapter resolved (model, base_url, key variable name): never a key value. */
+  resolved: Record<string, string | number | boolean | null>;
+}
+
+export interface PreflightOptions {
+  /** The roles the run will call (with --passes 1 only the reviewer); the others are not checked. */
+  roles?: readonly Role[];
+  /** This invocation's probe, shared with the choice of agents. */
+  probe?: Probe;
+}
+
+const UNCHECKED: AgentCheck = { version: null, warnings: [], resolved: {} };
+
+/**
+ * Validates each distinct agent the run uses, once and concurrently, before any dispatch:
+ * built-ins in-process (CLI installed, options, credentials; no API call), a cmd: program
+ * only for being executable. Any problem is a usage error (exit 2) naming the agent and the fix.
+ */
+export async function preflight(agents: Record<Role, ResolvedAgent>, env: NodeJS.ProcessEnv, opts: PreflightOptions = {}): Promise<Record<Role, AgentCheck>> {
+  const probe = opts.probe ?? createProbe();
+  const roles = opts.roles ?? ROLES;
+  const seen = new Map<string, Promise<AgentCheck>>();
+  const check = (agent: ResolvedAgent): Promise<AgentCheck> => {
+    const key = JSON.stringify([agent.adapter, agent.command, agent.args, agent.options]);
+    let found = seen.get(key);
+    if (!found) {
+      found = checkOne(agent, env, probe);
+      seen.set(key, found);
+    }
+    return found;
+  };
+  const [reviewer, composer] = await Promise.all(ROLES.map((role) => (roles.includes(role) ? check(agents[role]) : Promise.resolve(UNCHECKED))));
+  return { reviewer: reviewer ?? UNCHECKED, composer: composer ?? UNCHECKED };
+}
+
+async function checkOne(agent: ResolvedAgent, env: NodeJS.ProcessEnv, probe: Probe): Promise<AgentCheck> {
+  const result = await checkAgent(agent, env, { probe, askProgram: false });
+  if (!result.ok) {
+    const problems = result.problems.length ? result.problems : [{ kind: 'config' as const, message: 'its check failed' }];
+    const fixes = [...new Set(problems.map((p) => p.fix).filter((f) => f !== undefined))];
+    throw usageError(
+      `${agent.spec} is not ready: ${problems.map((p) => p.message).join('; ')}`,
+      fixes.join('; ') || 'run bounce check for details',
+      problems.some((p) => p.kind === 'credentials') ? 'credentials' : 'config',
+    );
+  }
+  return { version: result.version, warnings: result.warnings.map((w) => ({ ...w, message: `${agent.spec}: ${w.message}` })), resolved: result.resolved };
+}
+
+/** Rough token estimate of a document (about 4 characters a token for prose). */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+export function outputBudget(agent: ResolvedAgent): number | null {
+  return agent.options.max_output_tokens ?? DEFAULT_OUTPUT_TOKENS[agent.adapter] ?? null;
+}
+
+/** A document the agent cannot write back whole would come back truncated: refuse it now. */
+export function assertFitsBudget(text: string, role: Role, agent: ResolvedAgent): void {
+  const budget = outputBudget(agent);
+  if (budget === null) return;
+  const needed = Math.ceil(estimateTokens(text) * 1.2);
+  if (needed > budget) {
+    throw usageError(
+      `the document (about ${estimateTokens(text)} tokens) will not fit in the ${role} ${agent.spec}'s output budget of ${budget} tokens`,
+      'raise max_output_tokens for that agent in bounce.config.yaml, or split the document',
+      'input',
+    );
+  }
+}

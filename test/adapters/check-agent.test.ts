@@ -1,0 +1,133 @@
+/**
+ * checkAgent: one check for every kind of agent, with a problem kind on each finding.
+ * Built-ins are checked in-process; the CLI is a fake (test/fixtures/cli/fake-cli.mjs).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkAgent } from '../../src/adapters/check-agent.js';
+import { createProbe } from '../../src/adapters/detect.js';
+import { resolveAgent } from '../../src/adapters/registry.js';
+import { parseConfig } from '../../src/config/load.js';
+import { DEFAULT_CONFIG } from '../../src/config/schema.js';
+import { ROOT } from '../support/adapter-process.js';
+
+const FAKE_CLI = join(ROOT, 'test/fixtures/cli/fake-cli.mjs');
+const dir = mkdtempSync(join(tmpdir(), 'bounce-check-agent-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const agent = (spec: string) => resolveAgent(spec, DEFAULT_CONFIG, ROOT, null);
+const PATH = process.env.PATH ?? '';
+const kinds = (items: { kind: string }[]): string[] => items.map((p) => p.kind);
+
+describe('checkAgent: CLI adapters', () => {
+  const claudeEnv = (extra: Record<string, string> = {}) => ({ PATH, BOUNCE_CLAUDE_BIN: FAKE_CLI, ...extra });
+
+  it('claude: version from the CLI; a login it cannot verify is login_unverified, a key is credentials enough', async () => {
+    const without = await checkAgent(agent('claude'), claudeEnv());
+    expect(without).toMatchObject({ ok: true, version: '9.8.7', problems: [] });
+    expect(without.warnings).toEqual([
+      { kind: 'login_unverified', message: 'claude login cannot be verified offline', fix: 'run `claude` once and /login, or set ANTHROPIC_API_KEY' },
+    ]);
+    const withKey = await checkAgent(agent('claude'), claudeEnv({ CLAUDE_CODE_OAUTH_TOKEN: 'tok-123456' }));
+    expect(withKey).toMatchObject({ ok: true, warnings: [], resolved: { credentials: 'CLAUDE_CODE_OAUTH_TOKEN' } });
+    expect(JSON.stringify(withKey)).not.toContain('tok-123456');
+  });
+
+  it('claude: not_found when the override is not executable, version when --version fails', async () => {
+    const missing = await checkAgent(agent('claude'), { PATH, BOUNCE_CLAUDE_BIN: '/nonexistent/claude' });
+    expect(missing).toMatchObject({ ok: false, version: null });
+    expect(missing.problems).toEqual([
+      { kind: 'not_found', message: 'BOUNCE_CLAUDE_BIN (/nonexistent/claude) is not an executable file', fix: 'fix it or unset it to use claude from PATH' },
+    ]);
+    const broken = await checkAgent(agent('claude'), claudeEnv({ FAKE_CLI_VERSION: 'fail' }));
+    expect(kinds(broken.problems)).toEqual(['version']);
+  });
+
+  it('codex: no stored login is login_unverified; a custom provider without its key is credentials', async () => {
+    const home = join(dir, 'codex-home');
+    rmSync(home, { recursive: true, force: true });
+    const env = { PATH, BOUNCE_CODEX_BIN: FAKE_CLI, FAKE_CLI_NAME: 'codex', CODEX_HOME: home };
+    const none = await checkAgent(agent('codex'), { ...env, FAKE_CLI_LOGIN: 'none' });
+    expect(none).toMatchObject({ ok: true, version: '9.8.7' });
+    expect(kinds(none.warnings)).toEqual(['login_unverified']);
+    expect((await checkAgent(agent('codex'), env)).warnings).toEqual([]);
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, 'config.toml'), 'model_provider = "p1"\n\n[model_providers.p1]\nenv_key = "P1_KEY"\n');
+    const custom = await checkAgent(agent('codex'), env);
+    expect(custom.warnings).toEqual([{ kind: 'credentials', message: 'model provider p1 reads its key from P1_KEY, which is not set', fix: 'set P1_KEY' }]);
+  });
+
+  it('asks each program --version once per probe, and two probes share nothing', async () => {
+    const log = join(dir, 'versions.log');
+    const env = { PATH, BOUNCE_CLAUDE_BIN: FAKE_CLI, FAKE_CLI_LOG: log };
+    const probe = createProbe();
+    await Promise.all([checkAgent(agent('claude'), env, { probe }), checkAgent(agent('claude:other-model'), env, { probe })]);
+    expect(readFileSync(log, 'utf8')).toBe('--version\n');
+    await checkAgent(agent('claude'), env, { probe: createProbe() });
+    expect(readFileSync(log, 'utf8')).toBe('--version\n--version\n');
+  });
+});
+
+describe('checkAgent: HTTP adapters and mock', () => {
+  it('openai: a missing model is config, a remote endpoint without its key is credentials', async () => {
+    const noModel = await checkAgent(agent('openai'), {});
+    expect(kinds(noModel.problems)).toEqual(['config']);
+    const config = parseConfig('agents:\n  remote: { adapter: openai, model: m, base_url: "https://models.example.com/v1" }\n', 'c.yaml');
+    const remote = await checkAgent(resolveAgent('remote', config, ROOT, null), {});
+    expect(remote.problems).toMatchObject([{ kind: 'credentials', message: expect.stringContaining('OPENAI_API_KEY is not set') }]);
+  });
+
+  it('anthropic: a key is required everywhere', async () => {
+    expect(kinds((await checkAgent(agent('anthropic'), {})).problems)).toEqual(['credentials']);
+    expect(await checkAgent(agent('anthropic'), { ANTHROPIC_API_KEY: 'sk-ant-123456' })).toMatchObject({ ok: true, problems: [], warnings: [] });
+  });
+
+  it('mock: a readable script is ok, an unreadable one is a config problem with its fix', async () => {
+    expect(await checkAgent(agent('mock'), {})).toMatchObject({ ok: true, version: 'mock-1' });
+    const bad = await checkAgent(agent(`mock:${join(ROOT, 'test/fixtures/mock/bad-script.yaml')}`), {});
+    expect(bad.ok).toBe(false);
+    expect(bad.problems).toMatchObject([
+      { kind: 'config', message: expect.stringContaining('is unreadable'), fix: 'fix the script file (see docs/adapters.md#mock)' },
+    ]);
+  });
+});
+
+describe('checkAgent: cmd: programs', () => {
+  const cmd = (name: string) => agent(`cmd:test/fixtures/adapters/${name}`);
+
+  it('asks the program its own --check', async () => {
+    expect(await checkAgent(cmd('echo-resolve.mjs'), { PATH })).toMatchObject({ ok: true, version: 'fixture-1', problems: [], warnings: [] });
+    const creds = await checkAgent(cmd('check-credentials.mjs'), { PATH });
+    expect(creds).toMatchObject({
+      ok: false,
+      version: 'fixture-2',
+      problems: [{ kind: 'credentials', message: 'FIXTURE_KEY is not set', fix: 'set FIXTURE_KEY' }],
+    });
+  });
+
+  it('reads plain-string problems (the first contract) as config problems', async () => {
+    const old = await checkAgent(cmd('check-strings.mjs'), { PATH });
+    expect(old).toMatchObject({ ok: false, version: 'fixture-3', problems: [{ kind: 'config', message: 'model is not set: set model' }] });
+  });
+
+  it('a program that does not answer --check is only a no_check warning', async () => {
+    const r = await checkAgent(cmd('crash.mjs'), { PATH });
+    expect(r).toMatchObject({ ok: true, problems: [] });
+    expect(r.warnings).toEqual([{ kind: 'no_check', message: 'does not answer --check', fix: 'see docs/adapter-contract.md#--check' }]);
+  });
+
+  it('with askProgram false only checks that it is executable; a file that is not is a config problem', async () => {
+    expect(await checkAgent(cmd('crash.mjs'), { PATH }, { askProgram: false })).toMatchObject({ ok: true, warnings: [] });
+    const plain = join(dir, 'not-executable.mjs');
+    writeFileSync(plain, 'process.exit(0)\n');
+    const r = await checkAgent(agent(`cmd:${plain}`), { PATH });
+    expect(r.problems).toMatchObject([{ kind: 'config', message: `adapter program ${plain} is not executable` }]);
+  });
+
+  it('a bare program name that is not on PATH is not_found', async () => {
+    const r = await checkAgent(agent('cmd:bounce-no-such-program'), { PATH });
+    expect(r.problems).toMatchObject([{ kind: 'not_found', message: 'adapter program not found: bounce-no-such-program' }]);
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * `bounce check` in-process: the FOUND / CONFIG / CREDENTIALS columns come from the kinds
+ * of the problems, and every problem and warning is printed with its fix.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCheck } from '../../src/commands/check.js';
+import { ROOT } from '../support/adapter-process.js';
+import { memIo } from '../support/fake-run.js';
+
+const FAKE_CLI = join(ROOT, 'test/fixtures/cli/fake-cli.mjs');
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'bounce-check-cmd-'));
+  writeFileSync(
+    join(dir, 'bounce.config.yaml'),
+    [
+      'reviewer: remote',
+      'agents:',
+      '  remote: { adapter: openai, model: m, base_url: "https://models.example.com/v1" }',
+      `  keyed: { adapter: "cmd:${join(ROOT, 'test/fixtures/adapters/check-credentials.mjs')}" }`,
+      `  silent: { adapter: "cmd:${join(ROOT, 'test/fixtures/adapters/crash.mjs')}" }`,
+      '',
+    ].join('\n'),
+  );
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const env = { PATH: process.env.PATH ?? '', HOME: '/nonexistent', BOUNCE_CLAUDE_BIN: FAKE_CLI, BOUNCE_CODEX_BIN: '/nonexistent/codex' };
+
+describe('bounce check', () => {
+  it('sorts findings into columns by kind and prints each fix', async () => {
+    const io = memIo(dir, { env });
+    expect(await runCheck({}, io)).toBe(1);
+    const lines = io.out().split('\n');
+    const row = (agent: string) => lines.find((l) => l.startsWith(`${agent} `))?.split(/\s{2,}/);
+    expect(row('remote')).toEqual(['remote', 'openai', 'configured', 'yes', '-', 'ok', 'problem']);
+    expect(row('keyed')).toEqual(['keyed', 'cmd', 'configured', 'yes', 'fixture-2', 'ok', 'problem']);
+    expect(row('silent')).toEqual(['silent', 'cmd', 'configured', 'yes', '-', 'warning', 'ok']);
+    expect(row('claude')).toEqual(['claude', 'claude', 'default', 'yes', '9.8.7', 'ok', 'warning']);
+    expect(row('codex')).toEqual(['codex', 'codex', 'default', 'no', '-', 'ok', 'ok']);
+    expect(lines).toContain(
+      'problem: remote: OPENAI_API_KEY is not set (https://models.example.com/v1 is not a loopback endpoint): set OPENAI_API_KEY or api_key_env in bounce.config.yaml',
+    );
+    expect(lines).toContain('problem: keyed: FIXTURE_KEY is not set: set FIXTURE_KEY');
+    expect(lines).toContain('warning: silent: does not answer --check: see docs/adapter-contract.md#--check');
+    expect(lines).toContain('warning: claude: claude login cannot be verified offline: run `claude` once and /login, or set ANTHROPIC_API_KEY');
+    expect(lines).toContain('problem: codex: BOUNCE_CODEX_BIN (/nonexistent/codex) is not an executable file: fix it or unset it to use codex from PATH');
+  });
+
+  it('--json carries each problem as { kind, message, fix }', async () => {
+    const io = memIo(dir, { env: { ...env, OPENAI_API_KEY: 'sk-123456', FIXTURE_KEY: 'x' } });
+    await runCheck({ json: true }, io);
+    const out = JSON.parse(io.out()) as { ok: boolean; agents: { agent: string; problems: unknown[]; warnings: unknown[] }[] };
+    const by = Object.fromEntries(out.agents.map((a) => [a.agent, a]));
+    expect(by.remote?.problems).toEqual([]);
+    expect(by.codex?.problems).toEqual([
+      { kind: 'not_found', message: 'BOUNCE_CODEX_BIN (/nonexistent/codex) is not an executable file', fix: 'fix it or unset it to use codex from PATH' },
+    ]);
+    expect(by.claude?.warnings).toMatchObject([{ kind: 'login_unverified' }]);
+    expect(io.out()).not.toContain('sk-123456');
+  });
+});

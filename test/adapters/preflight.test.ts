@@ -1,0 +1,50 @@
+/** preflight: each distinct agent the run uses is checked once, concurrently, in-process. */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resolveAgent } from '../../src/adapters/registry.js';
+import { DEFAULT_CONFIG } from '../../src/config/schema.js';
+import { preflight } from '../../src/adapters/preflight.js';
+import { ROOT } from '../support/adapter-process.js';
+
+const FAKE_CLI = join(ROOT, 'test/fixtures/cli/fake-cli.mjs');
+const BAD_SCRIPT = `mock:${join(ROOT, 'test/fixtures/mock/bad-script.yaml')}`;
+const dir = mkdtempSync(join(tmpdir(), 'bounce-preflight-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const agent = (spec: string) => resolveAgent(spec, DEFAULT_CONFIG, ROOT, null);
+
+describe('preflight', () => {
+  it('checks only the roles the run uses: with one pass the composer is never checked', async () => {
+    const agents = { reviewer: agent('mock'), composer: agent(BAD_SCRIPT) };
+    const r = await preflight(agents, {}, { roles: ['reviewer'] });
+    expect(r.reviewer.version).toBe('mock-1');
+    expect(r.composer).toEqual({ version: null, warnings: [], resolved: {} });
+    await expect(preflight(agents, {})).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/^mock:.*bad-script\.yaml is not ready: mock script .* is unreadable/),
+      hint: 'fix the script file (see docs/adapters.md#mock)',
+    });
+  });
+
+  it('asks the CLI --version once for both roles, and prefixes warnings with the agent', async () => {
+    const log = join(dir, 'versions.log');
+    const env = { PATH: process.env.PATH ?? '', BOUNCE_CLAUDE_BIN: FAKE_CLI, FAKE_CLI_LOG: log };
+    const r = await preflight({ reviewer: agent('claude'), composer: agent('claude:other') }, env);
+    expect(readFileSync(log, 'utf8')).toBe('--version\n');
+    expect(r.composer.version).toBe('9.8.7');
+    expect(r.reviewer.warnings).toEqual([
+      { kind: 'login_unverified', message: 'claude: claude login cannot be verified offline', fix: 'run `claude` once and /login, or set ANTHROPIC_API_KEY' },
+    ]);
+  });
+
+  it('a missing key is a credentials usage error naming the fix', async () => {
+    await expect(preflight({ reviewer: agent('anthropic'), composer: agent('mock') }, {})).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'credentials',
+      message: 'anthropic is not ready: ANTHROPIC_API_KEY is not set (this adapter always needs a key)',
+      hint: 'set ANTHROPIC_API_KEY or api_key_env in bounce.config.yaml',
+    });
+  });
+});
