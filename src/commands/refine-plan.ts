@@ -61,7 +61,11 @@ function secondsFlag(value: string | number | undefined): number | undefined {
  * Checks everything that can be checked before an agent is called and returns the plan.
  * Any failure here is exit 2 and leaves no run folder behind.
  */
-export async function buildPlan(opts: RefineOptions, io: Io, { checkAgents }: { checkAgents: boolean }): Promise<{ plan: RunPlan; warnings: CheckProblem[]; probe: Probe }> {
+export async function buildPlan(
+  opts: RefineOptions,
+  io: Io,
+  { checkAgents }: { checkAgents: boolean },
+): Promise<{ plan: RunPlan; warnings: CheckProblem[]; probe: Probe }> {
   const loaded = loadConfig(io.cwd, io.env, opts.config);
   const { config, path: configPath } = loaded;
   const configDir = configPath ? dirname(configPath) : null;

@@ -618,7 +618,6 @@ describe('policyOf', () => {
 });
 
 describe('createProgress', () => {
-  // eslint-disable-next-line no-control-regex
   const SGR = /\u001b\[[0-9;]*m/;
 
   it('not a terminal: plain lines', () => {
