@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most test time is spent waiting on child processes (agent CLIs, adapters, the model
+    // server), not on the CPU: three workers keep two cores busy.
+    maxWorkers: 3,
   },
 });
