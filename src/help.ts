@@ -29,4 +29,4 @@ export const SCAN_EXIT_CODES = `Exit codes:
   1  notes found
   2  usage or input error`;
 
-export const RESUME_EXIT_CODES = EXIT_CODES_HELP.replace('(no run folder is created)', 'or resume refused (policy changed, breaker opened, input changed)');
+export const RESUME_EXIT_CODES = EXIT_CODES_HELP.replace('(no run folder is created)', 'or resume refused (policy changed, input changed)');

@@ -91,6 +91,8 @@ export interface ResumeFlags {
   inPlace?: boolean;
   json?: boolean;
   config?: string;
+  /** --timeout in seconds, already checked. */
+  timeoutS?: number;
 }
 
 /** The request a run was made with, from its run.json, its folder and today's config (agents are resolved again). */
@@ -101,15 +103,17 @@ export function requestFromManifest(m: RunManifest, runDir: string, io: Io, flag
   const recordedOutput: OutputTarget =
     m.output.target === 'file' || m.output.target === 'in-place' ? { kind: m.output.target, path: m.output.path as string } : { kind: m.output.target };
   const overridden = flags.out !== undefined || flags.inPlace;
+  const agents = perRole((role) => resolveAgent(m.agents[role].spec, config, io.cwd, configDir));
   const request: PlanRequest = {
     input: { path: m.input.path, display: m.input.display, text, bytes: m.input.bytes, sha256: m.input.sha256, ext: m.input.ext, syntax: m.input.syntax },
     passes: m.passes.requested,
     allPasses: m.passes.all_passes,
-    agents: perRole((role) => resolveAgent(m.agents[role].spec, config, io.cwd, configDir)),
+    agents,
     chosenBy: perRole((r) => m.agents[r].chosen_by),
     promptsDir: m.policy.prompts_dir,
     maxRepairs: m.policy.max_repairs,
-    timeoutS: perRole((r) => m.agents[r].timeout_s),
+    // --timeout, else the agent's timeout_s in today's config, else what the run was made with.
+    timeoutS: perRole((r) => flags.timeoutS ?? agents[r].timeoutS ?? m.agents[r].timeout_s),
     output: overridden ? outputTarget({ out: flags.out, inPlace: flags.inPlace, json: flags.json }, m.input.path, io.cwd) : recordedOutput,
     runsDir: dirname(runDir),
     name: m.run_id,

@@ -49,7 +49,7 @@ export function intFlag(flag: string, value: string | number | undefined, fallba
   return n;
 }
 
-function secondsFlag(value: string | number | undefined): number | undefined {
+export function secondsFlag(value: string | number | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0 || String(value).trim() === '')

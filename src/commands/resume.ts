@@ -11,6 +11,7 @@ import { RunRecorder } from '../store/recorder.js';
 import { resolveRunDir } from '../store/resolve-run.js';
 import { printRunResult } from '../ui/run-summary.js';
 import { completePlan, requestFromManifest } from './plan.js';
+import { secondsFlag } from './refine-plan.js';
 import { engineDeps } from './refine.js';
 
 export interface ResumeOptions {
@@ -21,6 +22,8 @@ export interface ResumeOptions {
   json?: boolean;
   quiet?: boolean;
   config?: string;
+  /** Deadline per agent call in seconds: a deadline is not part of the run's policy. */
+  timeout?: string | number;
 }
 
 const RESUMABLE = new Set(['running', 'interrupted', 'failed']);
@@ -39,7 +42,8 @@ function lastDocumentSha(m: RunManifest): string | null {
 /**
  * `bounce resume <run>`: finishes an interrupted or crashed run from its last completed
  * pass, to the result and output a whole run would have reached. Refused (exit 2) when
- * the policy changed, the breaker opened, or an in-place input changed meanwhile.
+ * the policy changed or an in-place input changed meanwhile. A run whose breaker opened
+ * is resumed with the breaker closed again (run.json counts it in breaker.reopened).
  */
 export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
   const runsDir = runsDirFor(io.cwd, loadConfig(io.cwd, io.env, opts.config), opts.runsDir);
@@ -54,15 +58,17 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
       'resume',
     );
   }
-  if (manifest.breaker.open)
-    throw usageError(
-      `run ${manifest.run_id} stopped because its circuit breaker opened (${manifest.breaker.last_error})`,
-      'such a run is never resumed: fix the agent and start a new run',
-      'resume',
-    );
   if (!RESUMABLE.has(manifest.status))
     throw usageError(`run ${manifest.run_id} is already ${manifest.status}`, 'only interrupted, crashed or failed runs can be resumed', 'resume');
-  const { request, config } = requestFromManifest(manifest, runDir, io, opts);
+  const { request, config } = requestFromManifest(manifest, runDir, io, { ...opts, timeoutS: secondsFlag(opts.timeout) });
+  if (request.output.kind === 'stdout' && opts.json) {
+    // One stdout cannot carry both the document and the --json object.
+    request.output = { kind: 'run' };
+    if (!opts.quiet)
+      io.stderr.write(
+        `note: the run was made with --out -, which cannot share stdout with --json: the converged document goes to its run folder as final.${request.input.ext}\n`,
+      );
+  }
   const probe = createProbe();
   const { plan } = await completePlan(request, config, io.env, { checkAgents: true, probe });
   const policy = policyOf(plan);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { EXIT, isBounceError } from '../errors.js';
-import { type ManifestView, RunRecorder } from '../store/recorder.js';
+import { EXIT, isBounceError, usageError } from '../errors.js';
+import { type ManifestView, RecorderCrashed, RunRecorder } from '../store/recorder.js';
 import type { FinalStatus } from '../vocabulary.js';
 import { type Clock, type EngineDeps, systemClock } from './deps.js';
 import { openingOf } from './opening.js';
@@ -27,7 +27,7 @@ export interface RunResult {
   /** Where the converged document was written (final.<ext>, --out FILE or the input); null for --out - or no output. */
   outputPath: string | null;
   notesLeft: number | null;
-  error: { type: string; message: string } | null;
+  error: { type: string; message: string; resets_at?: string | null } | null;
   /** run.json as the run left it. */
   manifest: ManifestView;
 }
@@ -52,29 +52,83 @@ export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: Resume
   const clock: Clock = deps.clock ?? systemClock;
   const full = { ...deps, clock, events: deps.events ?? (() => {}), retryBaseMs: deps.retryBaseMs ?? 1000 };
   const { rec, current, resumedAfter } = from ? reopen(plan, from, full.recorder) : open(plan, clock, full.recorder);
+  let ctx: RunContext | null = null;
   try {
     const started = clock.now();
     const base = rec.manifest.totals.duration_ms;
-    const ctx: RunContext = { plan, deps: full, rec, current, breaker: { ...rec.manifest.breaker }, runMs: () => base + (clock.now() - started) };
-    // A resumed run starts with the breaker closed: its cause is the user's to fix, and the count is new.
-    if (from) ctx.breaker = { consecutive_failures: 0, open: false, last_error: ctx.breaker.last_error };
+    ctx = { plan, deps: full, rec, current, breaker: { ...rec.manifest.breaker }, runMs: () => base + (clock.now() - started) };
     full.events({ type: 'run-started', runId: rec.manifest.run_id, runDir: rec.dir, resumedAfter, totalPasses: plan.passes });
     const end = await loop(ctx, resumedAfter ?? 0);
     return finish(ctx, end);
+  } catch (err) {
+    const cause = storageProblem(err);
+    if (!cause || !ctx) throw err;
+    return storageFailure(ctx, cause);
   } finally {
     rec.close();
   }
 }
 
+const STORAGE_CAUSES: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is exceeded',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EIO: 'an input/output error',
+};
+
+/** A file-system failure bounce cannot work around (disk full, read-only): its cause in words, else null. */
+export function storageProblem(err: unknown): string | null {
+  if (err instanceof RecorderCrashed) return null;
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return typeof code === 'string' && Object.hasOwn(STORAGE_CAUSES, code) ? `${STORAGE_CAUSES[code]} (${code})` : null;
+}
+
+/**
+ * The run folder could not be written: the run ends `failed` with that cause. Writing run.json
+ * may fail for the same reason; then it still says `running`, and either way the run resumes
+ * once the folder can be written. A failure here never hides the first one.
+ */
+function storageFailure(ctx: RunContext, cause: string): RunResult {
+  const { rec } = ctx;
+  const error = { type: 'storage', message: `cannot write to the run folder ${rec.dir}: ${cause}` };
+  try {
+    rec.finishRun({ status: 'failed', exit_code: EXIT.agent, error, notes_left: rec.manifest.notes_left, output: null }, ctx.runMs());
+  } catch {
+    // The same cause, most likely: run.json keeps its last good state.
+  }
+  ctx.deps.events({ type: 'run-finished', runId: rec.manifest.run_id, status: 'failed', exitCode: EXIT.agent });
+  return {
+    runId: rec.manifest.run_id,
+    runDir: rec.dir,
+    status: 'failed',
+    exitCode: EXIT.agent,
+    document: null,
+    outputPath: null,
+    notesLeft: rec.manifest.notes_left,
+    error,
+    manifest: rec.manifest,
+  };
+}
+
 function open(plan: RunPlan, clock: Clock, opts: EngineDeps['recorder']): { rec: RunRecorder; current: Current; resumedAfter: null } {
   const opening = openingOf(plan, new Date(clock.now()));
-  const rec = RunRecorder.create(plan.runsDir, opening, opts);
+  let rec: RunRecorder;
+  try {
+    rec = RunRecorder.create(plan.runsDir, opening, opts);
+  } catch (err) {
+    const cause = storageProblem(err);
+    if (!cause) throw err;
+    throw usageError(`cannot create a run folder in ${plan.runsDir}: ${cause}`, 'free some space, or pass a writable folder with --runs-dir', 'storage');
+  }
   const notes = scan(plan, plan.input.text);
   return { rec, current: { text: plan.input.text, file: opening.original, notes, words: opening.input.words }, resumedAfter: null };
 }
 
 function reopen(plan: RunPlan, from: ResumeFrom, opts: EngineDeps['recorder']): { rec: RunRecorder; current: Current; resumedAfter: number } {
-  const { recorder: rec, reconciled } = RunRecorder.reopen(from.runDir, opts);
+  const timeoutS = { reviewer: plan.timeoutMs.reviewer / 1000, composer: plan.timeoutMs.composer / 1000 };
+  const { recorder: rec, reconciled } = RunRecorder.reopen(from.runDir, { timeoutS }, opts);
   try {
     const m = rec.manifest;
     const last = [...m.pass_records].reverse().find((r) => r.status === 'completed' && r.document);
@@ -142,9 +196,13 @@ function finish(ctx: RunContext, end: LoopEnd): RunResult {
       if (plan.output.kind === 'stdout') outputPath = null;
       output = { written: true, sha256: written.sha256, path: written.path ?? (plan.output.kind === 'run' ? finalName : null) };
     } catch (err) {
-      if (!isBounceError(err)) throw err;
-      exitCode = err.exitCode;
-      error = { type: err.code, message: err.line };
+      const cause = storageProblem(err);
+      if (!isBounceError(err) && !cause) throw err;
+      // The run converged and final.<ext> holds the document; only the requested output is missing.
+      exitCode = isBounceError(err) ? err.exitCode : EXIT.usage;
+      error = isBounceError(err)
+        ? { type: err.code, message: err.line }
+        : { type: 'storage', message: `cannot write ${outputName(plan)}: ${cause}; the converged document is in ${rec.path(finalName)}` };
     }
   }
   rec.finishRun({ status: end.status, exit_code: exitCode, error, notes_left: end.notesLeft, output }, ctx.runMs());
@@ -160,4 +218,8 @@ function finish(ctx: RunContext, end: LoopEnd): RunResult {
     error,
     manifest: rec.manifest,
   };
+}
+
+function outputName(plan: RunPlan): string {
+  return 'path' in plan.output ? plan.output.path : 'the output';
 }

@@ -152,10 +152,22 @@ export const RunManifestSchema = z
         consecutive_failures: z.number().int().nonnegative(),
         open: z.boolean(),
         last_error: z.string().nullable(),
+        /** How many times a resume closed the breaker again after it had opened. */
+        reopened: z.number().int().nonnegative().default(0),
       })
       .strict(),
+    /** Occurrences of a key value that were blanked out of the run's files before they were written. */
+    redactions: z.number().int().nonnegative().default(0),
     notes_left: z.number().int().nonnegative().nullable(),
-    error: z.object({ type: z.string(), message: z.string() }).strict().nullable(),
+    error: z
+      .object({
+        type: z.string(),
+        message: z.string(),
+        /** When an agent's quota or subscription limit resets, if it said so (ISO 8601). */
+        resets_at: z.string().nullable().optional(),
+      })
+      .strict()
+      .nullable(),
   })
   .strict();
 export type RunManifest = z.infer<typeof RunManifestSchema>;

@@ -42,6 +42,11 @@ export type RunOpening = Pick<RunManifest, 'run_id' | 'input' | 'original' | 'pa
   logLine: string;
 };
 
+/** What a resume may change of a run without changing its policy. */
+export interface ResumeSettings {
+  timeoutS: Record<'reviewer' | 'composer', number>;
+}
+
 export type PassOpening = Pick<PassRecord, 'pass' | 'role' | 'agent' | 'final' | 'notes_before' | 'words_before'> & {
   /** The document the pass revises: resolved notes are cited against it. */
   input: { file: string; sha256: string };
@@ -150,7 +155,8 @@ export class RunRecorder {
       policy: o.policy,
       pass_records: [],
       totals: { input_tokens: null, output_tokens: null, cost_usd: null, duration_ms: 0, dispatches: 0 },
-      breaker: { consecutive_failures: 0, open: false, last_error: null },
+      breaker: { consecutive_failures: 0, open: false, last_error: null, reopened: 0 },
+      redactions: 0,
       notes_left: null,
       error: null,
     };
@@ -182,7 +188,7 @@ export class RunRecorder {
    * Takes the run for a resume: locks it, then makes run.json and the records agree
    * (see the header) and marks a pass a crash cut short as interrupted.
    */
-  static reopen(runDir: string, opts: RecorderOptions = {}): { recorder: RunRecorder; reconciled: string[] } {
+  static reopen(runDir: string, resume: ResumeSettings, opts: RecorderOptions = {}): { recorder: RunRecorder; reconciled: string[] } {
     const unlock = acquireLock(runDir);
     try {
       const manifest = readManifest(runDir);
@@ -191,6 +197,11 @@ export class RunRecorder {
         writeRecord: (rel, record) => rec.writeRecord(rel, record),
       });
       manifest.status = 'running';
+      // The breaker starts closed again: its cause was the user's to fix. An open one is counted as reopened.
+      const b = manifest.breaker;
+      manifest.breaker = { consecutive_failures: 0, open: false, last_error: b.last_error, reopened: b.reopened + (b.open ? 1 : 0) };
+      // A deadline is not part of the policy: a resume may give the agents more time.
+      for (const role of ['reviewer', 'composer'] as const) manifest.agents[role].timeout_s = resume.timeoutS[role];
       manifest.exit_code = null;
       manifest.error = null;
       manifest.finished_at = null;

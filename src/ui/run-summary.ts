@@ -2,6 +2,7 @@ import { createColors } from 'picocolors';
 import type { RunResult } from '../engine/run-document.js';
 import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
+import { join } from 'node:path';
 import { displayPath } from '../engine/output.js';
 
 /** The one object `--json` prints for refine and resume, for every exit. */
@@ -19,7 +20,9 @@ export interface RefineJson {
   usage: { input_tokens: number | null; output_tokens: number | null };
   cost_usd: number | null;
   evidence: string | null;
-  error: { type: string; message: string } | null;
+  error: { type: string; message: string; resets_at?: string | null } | null;
+  /** The command or step that goes on from here; null when the run converged or none applies. */
+  next: string | null;
 }
 
 const sumTokens = (u: { input_tokens: number | null; output_tokens: number | null }): number | null =>
@@ -49,7 +52,43 @@ export function runJson(r: RunResult): RefineJson {
     cost_usd: m.totals.cost_usd,
     evidence: m.evidence,
     error: r.error,
+    next: nextStep(r, null),
   };
+}
+
+/**
+ * The step that works from here, as a command where there is one. `cwd` makes the paths it
+ * names relative, as the summary prints them; null leaves them as they are.
+ */
+export function nextStep(r: RunResult, cwd: string | null): string | null {
+  const m = r.manifest;
+  const resume = `bounce resume ${r.runId}`;
+  const show = (path: string): string => (cwd ? displayPath(path, cwd) : path);
+  switch (r.status) {
+    case 'converged':
+      return null;
+    case 'interrupted':
+      return resume;
+    case 'not-converged': {
+      const last = [...m.pass_records].reverse().find((p) => p.document);
+      const doc = last?.document ? show(join(r.runDir, last.document)) : null;
+      const input = m.input.path ? show(m.input.path) : '-';
+      const where = doc ? `the last document is ${doc}; ` : '';
+      return `${where}more passes or another composer may resolve the notes left: bounce refine ${input} --passes ${m.passes.requested + 2}`;
+    }
+    case 'failed': {
+      const type = r.error?.type;
+      if (type === 'timeout') {
+        const longest = Math.max(m.agents.reviewer.timeout_s, m.agents.composer.timeout_s);
+        return `${resume} --timeout ${Math.min(2_147_483, Math.ceil(longest * 2))}`;
+      }
+      if (type === 'quota') return r.error?.resets_at ? `${resume} after ${r.error.resets_at}` : `${resume} once the agent's limit has reset`;
+      if (type === 'storage') return `${resume} once the runs folder can be written again`;
+      if (type === 'truncated') return `raise max_output_tokens for that agent in bounce.config.yaml, then ${resume}`;
+      if (type === 'breaker' || type === 'auth' || type === 'config' || type === 'not_found') return `fix the cause above, then ${resume}`;
+      return resume;
+    }
+  }
 }
 
 /** The --json object of a refine or resume that ended before a run folder was made. */
@@ -68,6 +107,7 @@ export function errorJson(exitCode: number, type: string, message: string): Refi
     cost_usd: null,
     evidence: null,
     error: { type, message },
+    next: null,
   };
 }
 
@@ -86,6 +126,8 @@ export function summaryLines(r: RunResult, io: Io): string {
   const perPass = m.pass_records.map((p) => `${p.pass} ${p.role} ${((p.duration_ms ?? 0) / 1000).toFixed(1)}s`).join(', ');
   const lines = [`${head}${mock}: ${facts}`, ...(perPass ? [`pass times: ${perPass}`] : []), `run folder: ${displayPath(r.runDir, io.cwd)}`];
   if (r.error) lines.push(`${c.red('error')}: ${r.error.message}`);
+  const next = nextStep(r, io.cwd);
+  if (next) lines.push(`next: ${next}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -126,13 +126,13 @@ describe('dispatch records', () => {
     expect(pending.outcome).toEqual({ status: 'pending', reason: null, graded_at: null, grade: null });
     expect(pending.request.expected_output.repair_error).toBe('notes left');
 
-    const { recorder, reconciled } = RunRecorder.reopen(run.dir);
+    const { recorder, reconciled } = RunRecorder.reopen(run.dir, { timeoutS: { reviewer: 60, composer: 60 } });
     recorder.close();
     expect(reconciled).toEqual([id]);
     expect(readRecord(join(run.dir, rel)).outcome).toMatchObject({ status: 'error', reason: STALE_REASON });
     const pass2 = readManifest(run.dir).pass_records[1]!;
     expect(pass2.dispatches.at(-1)).toMatchObject({ id, kind: 'repair', index: 1, stem: 'p', status: 'error', record: rel });
-    expect(RunRecorder.reopen(run.dir).reconciled).toEqual([]);
+    expect(RunRecorder.reopen(run.dir, { timeoutS: { reviewer: 60, composer: 60 } }).reconciled).toEqual([]);
   });
 
   it('cites resolved notes in the document the pass began with, even on a repair', () => {

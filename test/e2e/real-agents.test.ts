@@ -163,7 +163,7 @@ describe('bounce refine with the real Claude Code and Codex CLIs', () => {
     expect(documentCalls(before)).toHaveLength(3);
   });
 
-  it('opens the breaker after three failed calls in a row and exits 3', async () => {
+  it('opens the breaker after three failed calls in a row and exits 3; once the cause is gone, resume finishes the run', async () => {
     const before = server.requests.length;
     server.script([{ status: 500 }, { status: 500 }, { status: 500 }]);
     const r = await runCli(['refine', 'launch.md', '--reviewer', 'claude', '--composer', 'codex', '--json'], { cwd: dir, env: env(), timeoutMs: 120_000 });
@@ -172,9 +172,13 @@ describe('bounce refine with the real Claude Code and Codex CLIs', () => {
     expect(documentCalls(before)).toHaveLength(3);
     const m = JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8'));
     expect(m.breaker).toMatchObject({ open: true, consecutive_failures: 3 });
-    const resume = await runCli(['resume', 'latest', '--json'], { cwd: dir, env: env() });
-    expect(resume.code).toBe(2);
-    expect(JSON.parse(resume.stdout).error.message).toContain('circuit breaker');
+    // The model server answers again: the breaker starts closed and the run converges.
+    const resume = await runCli(['resume', 'latest', '--json'], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    expect(resume.code, resume.stderr).toBe(0);
+    expect(JSON.parse(resume.stdout)).toMatchObject({ status: 'converged', exit_code: 0 });
+    const after = JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8'));
+    expect(after.breaker).toMatchObject({ open: false, consecutive_failures: 0, reopened: 1 });
+    expect((await runCli(['audit', 'latest'], { cwd: dir, env: env() })).code).toBe(0);
   });
 });
 

@@ -330,6 +330,28 @@ describe('runDocument', () => {
   });
 });
 
+describe('resuming a run whose breaker opened', () => {
+  it('starts with the breaker closed, counts the reopening, and converges once the agent answers', async () => {
+    const plan = await testPlan(runs);
+    const broken = await runDocument(plan, engineDeps(fakeDispatcher([fail('provider', { status: 500 }), fail('network'), fail('network')])));
+    expect(broken.error?.type).toBe('breaker');
+    expect(readManifest(broken.runDir).breaker).toMatchObject({ open: true, consecutive_failures: 3, reopened: 0 });
+    const r = await runDocument(
+      { ...plan, timeoutMs: { reviewer: 90_000, composer: 120_000 } },
+      engineDeps(fakeDispatcher([{ reply: NOTED }, { reply: DOC }])),
+      {
+        runDir: broken.runDir,
+      },
+    );
+    expect(r.status).toBe('converged');
+    const m = readManifest(broken.runDir);
+    expect(m.breaker).toMatchObject({ open: false, consecutive_failures: 0, reopened: 1 });
+    // A deadline is not policy: the resumed run records the one it ran with.
+    expect([m.agents.reviewer.timeout_s, m.agents.composer.timeout_s]).toEqual([90, 120]);
+    expect(verifyRun(broken.runDir).problems).toEqual([]);
+  });
+});
+
 describe('crash consistency: a crash at any write, then a resume, leaves a run the audit accepts', () => {
   /** Answers every call of a 2-pass run: a note on pass 1, resolved on pass 2. */
   const answers = (): Answer[] => Array.from({ length: 8 }, () => (q: { pass: number }) => (q.pass === 1 ? NOTED : DOC));

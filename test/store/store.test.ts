@@ -317,7 +317,8 @@ describe('manifest', () => {
       },
       pass_records: [passRecord()],
       totals: { input_tokens: 5, output_tokens: 6, cost_usd: null, duration_ms: 12, dispatches: 1 },
-      breaker: { consecutive_failures: 0, open: false, last_error: null },
+      breaker: { consecutive_failures: 0, open: false, last_error: null, reopened: 0 },
+      redactions: 0,
       notes_left: 2,
       error: null,
     };

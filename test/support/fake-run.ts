@@ -261,7 +261,8 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
     },
     pass_records: [p1, p2],
     totals: { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cost_usd: null, duration_ms: 1200, dispatches: 3 },
-    breaker: { consecutive_failures: 0, open: false, last_error: null },
+    breaker: { consecutive_failures: 0, open: false, last_error: null, reopened: 0 },
+    redactions: 0,
     notes_left: 0,
     error: null,
   };

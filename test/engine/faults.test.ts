@@ -1,0 +1,99 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyRun } from '../../src/audit/verify.js';
+import { runDocument } from '../../src/engine/run-document.js';
+import { BounceError } from '../../src/errors.js';
+import { readManifest, RunManifestSchema } from '../../src/store/manifest.js';
+import { listRuns } from '../../src/store/resolve-run.js';
+import { type Answer, engineDeps, fakeDispatcher, NOTED, testPlan } from '../support/engine.js';
+
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'bounce-faults-'));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const answers = (): Answer[] =>
+  Array.from({ length: 8 }, () => (q: { pass: number; prompt: string }) => (q.pass === 1 ? NOTED : NOTED.replace(/\[CLARIFY\][^\n]*\n/, '')));
+const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: injected`), { code });
+
+/** Mounts a tmpfs of `size` at `dir`; false where the machine does not allow it (not root, no mount). */
+function mountTmpfs(dir: string, size: string): boolean {
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('disk faults', () => {
+  it.each(['ENOSPC', 'EROFS'])(
+    '%s in the middle of a run: failed with the folder and the cause named, run.json readable, and resumable once writable',
+    async (code) => {
+      const plan = await testPlan(root);
+      let artifacts = 0;
+      // The third artifact is pass 1's reply: the disk gives out while the run is under way.
+      const beforeWrite = (kind: string): void => {
+        if (kind === 'artifact' && ++artifacts === 4) throw errno(code);
+      };
+      const r = await runDocument(plan, engineDeps(fakeDispatcher(answers()), { recorder: { beforeWrite } }));
+      expect({ status: r.status, exitCode: r.exitCode, type: r.error?.type }).toEqual({ status: 'failed', exitCode: 3, type: 'storage' });
+      expect(r.error?.message).toContain(`cannot write to the run folder ${r.runDir}`);
+      expect(r.error?.message).toContain(`(${code})`);
+      // The recorder could not write again (the disk stayed full): run.json still parses, as the run's last good state.
+      expect(() => RunManifestSchema.parse(JSON.parse(readFileSync(join(r.runDir, 'run.json'), 'utf8')))).not.toThrow();
+      const done = await runDocument(plan, engineDeps(fakeDispatcher(answers())), { runDir: r.runDir });
+      expect(done.status).toBe('converged');
+      expect(verifyRun(r.runDir).problems).toEqual([]);
+    },
+  );
+
+  it('a runs folder that cannot be created is a usage error (exit 2) naming it, and leaves nothing', async () => {
+    const plan = await testPlan(join(root, 'runs'));
+    const beforeWrite = (kind: string): void => {
+      if (kind === 'artifact') throw errno('ENOSPC');
+    };
+    const err = await runDocument(plan, engineDeps(fakeDispatcher(answers()), { recorder: { beforeWrite } })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BounceError);
+    expect((err as BounceError).exitCode).toBe(2);
+    expect((err as BounceError).line).toBe(
+      `cannot create a run folder in ${join(root, 'runs')}: no space left on the device (ENOSPC): free some space, or pass a writable folder with --runs-dir`,
+    );
+    expect(listRuns(join(root, 'runs'))).toEqual([]);
+  });
+
+  it('a real full disk (a small tmpfs where the machine allows one, else an injected ENOSPC) fails cleanly and resumes after space is freed', async () => {
+    const runs = join(root, 'small');
+    mkdirSync(runs);
+    const mounted = mountTmpfs(runs, '200k');
+    // As root (CI here) the real tmpfs is used; elsewhere the injected fault stands in for it.
+    if (process.getuid?.() === 0) expect(mounted).toBe(true);
+    try {
+      const big = `# Big\n\n${'All work and no play. '.repeat(2400)}\n`;
+      const plan = await testPlan(runs, {}, big);
+      let artifacts = 0;
+      const inject = mounted
+        ? {}
+        : {
+            beforeWrite: (kind: string): void => {
+              if (kind === 'artifact' && ++artifacts === 4) throw errno('ENOSPC');
+            },
+          };
+      const script = (): Answer[] => Array.from({ length: 8 }, () => () => big);
+      const r = await runDocument(plan, engineDeps(fakeDispatcher(script()), { recorder: inject }));
+      expect({ status: r.status, type: r.error?.type }).toEqual({ status: 'failed', type: 'storage' });
+      expect(r.error?.message).toContain('ENOSPC');
+      expect(() => readManifest(r.runDir)).not.toThrow();
+      if (mounted) execFileSync('mount', ['-o', 'remount,size=8m', runs]);
+      const done = await runDocument(plan, engineDeps(fakeDispatcher(script())), { runDir: r.runDir });
+      expect(done.status).toBe('converged');
+      expect(verifyRun(r.runDir).problems).toEqual([]);
+    } finally {
+      if (mounted) execFileSync('umount', [runs]);
+    }
+  });
+});
