@@ -108,7 +108,7 @@ class PassRun {
       final: this.final,
       notes_before: current.notes.length,
       words_before: current.words,
-      input: { file: current.file, sha256: sha256(current.text) },
+      input: { file: current.file, sha256: this.shaOf(current.file, current.text) },
     });
     this.closing = openClosing();
     this.mode = replyMode(plan.replyMode);
@@ -116,6 +116,11 @@ class PassRun {
     const first = buildPassPrompt(plan.templates, this.promptInput);
     this.delimiters = first.delimiters;
     this.attempt = { kind: 'pass', index: 0, parentId: null, prompt: first.prompt, documentFile: current.file, documentText: current.text, repairError: null };
+  }
+
+  /** The sha256 of a run file the recorder holds (it hashed it once, when writing it). */
+  private shaOf(file: string, text: string): string {
+    return this.ctx.rec.factsOf(file).sha256 ?? sha256(text);
   }
 
   private get agent(): string {
@@ -155,8 +160,8 @@ class PassRun {
       parentId: this.attempt.parentId,
       promptFile,
       documentFile: this.attempt.documentFile,
-      documentSha256: sha256(this.attempt.documentText),
-      documentLines: countLines(this.attempt.documentText),
+      documentSha256: this.shaOf(this.attempt.documentFile, this.attempt.documentText),
+      documentLines: rec.factsOf(this.attempt.documentFile).lines,
       inputPath: plan.input.path,
       issuedAt: new Date(now),
       deadlineSeconds: Math.round(timeoutMs / 1000),
@@ -204,7 +209,7 @@ class PassRun {
       reason,
       response: host.ok ? host.response : null,
       error: host.ok ? null : host.error,
-      document: doc ? { file: doc.file, sha256: sha256(doc.text), lines: countLines(doc.text) } : null,
+      document: doc ? { file: doc.file, sha256: this.shaOf(doc.file, doc.text), lines: this.ctx.rec.factsOf(doc.file).lines } : null,
       added: doc?.added ?? [],
       resolved: doc?.resolved ?? [],
     };
@@ -286,7 +291,13 @@ class PassRun {
     const file = this.ctx.rec.artifact(`${d.start.stem}.${this.ctx.plan.input.ext}`, text);
     const notes = scan(this.ctx.plan, text);
     const { added, resolved } = diffNotes(this.sent.notes, notes);
-    Object.assign(this.closing, { notes_after: notes.length, added: added.length, resolved: resolved.length, document: file, document_sha256: sha256(text) });
+    Object.assign(this.closing, {
+      notes_after: notes.length,
+      added: added.length,
+      resolved: resolved.length,
+      document: file,
+      document_sha256: this.shaOf(file, text),
+    });
     if (!(this.final && notes.length > 0)) {
       this.finish(d, 'completed', null, { file, text, added, resolved });
       Object.assign(this.closing, { misplaced_after: notes.filter((n) => !n.canonical).length, words_after: words });

@@ -93,7 +93,9 @@ function reject(kind: RejectKind, reason: string): ReplyRejection {
 
 /** Removes what agents wrap around a document: echoed delimiters, one code fence, one preamble line. */
 function unwrap(text: string, ctx: ReplyContext, fixes: string[]): string {
-  const sentLines = new Set(ctx.sent.split('\n').map((l) => l.trim()));
+  // Built only when a line needs it (a look-alike delimiter or a preamble): documents run to megabytes.
+  let sentSet: Set<string> | undefined;
+  const sentLines = { has: (line: string): boolean => (sentSet ??= new Set(ctx.sent.split('\n').map((l) => l.trim()))).has(line) };
   let lines = stripDelimiters(text.split('\n'), ctx.delimiters, sentLines, fixes);
   let unfenced = unwrapFence(lines, ctx.sent);
   if (unfenced) fixes.push('unwrapped code fence');
@@ -115,7 +117,7 @@ function unwrap(text: string, ctx: ReplyContext, fixes: string[]): string {
 const ANY_OPEN = /^<<<BOUNCE-DOCUMENT-[^<>\s]*>>>$/;
 const ANY_CLOSE = /^<<<END-BOUNCE-DOCUMENT-[^<>\s]*>>>$/;
 
-function stripDelimiters(lines: string[], d: Delimiters, sentLines: Set<string>, fixes: string[]): string[] {
+function stripDelimiters(lines: string[], d: Delimiters, sentLines: { has(line: string): boolean }, fixes: string[]): string[] {
   // A look-alike that the document itself contains is content, not an echo.
   const isOpen = (l: string): boolean => l.trim() === d.open || (ANY_OPEN.test(l.trim()) && !sentLines.has(l.trim()));
   const isClose = (l: string): boolean => l.trim() === d.close || (ANY_CLOSE.test(l.trim()) && !sentLines.has(l.trim()));

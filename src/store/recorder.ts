@@ -380,7 +380,8 @@ export class RunRecorder {
     if (this.texts.size > TEXTS_KEPT) this.texts.delete(this.texts.keys().next().value as string);
   }
 
-  private factsOf(rel: string): { sha256: string | null; lines: number } {
+  /** A run file's sha256 and line count: remembered for what this recorder wrote, else read from disk. */
+  factsOf(rel: string): { sha256: string | null; lines: number } {
     const known = this.facts.get(rel);
     if (known) return known;
     const path = this.path(rel);
