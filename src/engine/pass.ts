@@ -2,7 +2,6 @@ import { ulid } from 'ulid';
 import { type AdapterRequest, type AdapterSuccess, CONTRACT_VERSION, type Usage } from '../adapters/contract.js';
 import type { HostError, HostResult } from '../adapters/host.js';
 import type { DispatchEnd, DispatchStart } from '../audit/records.js';
-import { countLines } from '../audit/records.js';
 import { diffNotes, type Note, scanNotes } from '../protocol/scanner.js';
 import { sha256 } from '../store/hash.js';
 import type { RunManifest } from '../store/manifest.js';
