@@ -205,6 +205,7 @@ function finish(ctx: RunContext, end: LoopEnd): RunResult {
         : { type: 'storage', message: `cannot write ${outputName(plan)}: ${cause}; the converged document is in ${rec.path(finalName)}` };
     }
   }
+  if (error) error = { ...error, message: rec.redact(error.message) };
   rec.finishRun({ status: end.status, exit_code: exitCode, error, notes_left: end.notesLeft, output }, ctx.runMs());
   ctx.deps.events({ type: 'run-finished', runId: rec.manifest.run_id, status: end.status, exitCode });
   return {

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { buildRequest, buildResponse, countLines, type DispatchEnd, type DispatchStart, recordPath, renderRecord } from '../audit/records.js';
 import type { DispatchRecord, DispatchRequest } from '../audit/schema.js';
 import type { FinalStatus } from '../vocabulary.js';
+import { redactCounting } from '../redact.js';
 import { VERSION } from '../version.js';
 import { writeFileAtomic } from './atomic.js';
 import { sha256 } from './hash.js';
@@ -29,6 +30,8 @@ export type WriteKind = 'folder' | 'artifact' | 'record' | 'manifest' | 'log';
 export interface RecorderOptions {
   /** Fault injection for tests: called before every write; a throw there stands for a crash at that point. */
   beforeWrite?: (kind: WriteKind, name: string) => void;
+  /** Key values that must never reach a file of the run: each is replaced by [REDACTED] wherever it would appear. */
+  secrets?: readonly string[];
 }
 
 type DeepReadonly<T> = T extends (infer U)[] ? readonly DeepReadonly<U>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
@@ -225,9 +228,22 @@ export class RunRecorder {
   /** Writes a file of the run (prompt, reply, stderr, a pass's document, final.<ext>). */
   artifact(name: string, data: string): string {
     this.step('artifact', name);
-    writeFileAtomic(this.path(name), data, RUN_FILE_MODE);
-    this.remember(name, data);
+    const text = this.redact(data, name);
+    writeFileAtomic(this.path(name), text, RUN_FILE_MODE);
+    this.remember(name, text);
     return name;
+  }
+
+  /** Text with the run's key values blanked out; each blanking is counted in run.json and named in run.log. */
+  redact(text: string, where?: string): string {
+    const secrets = this.opts.secrets ?? [];
+    if (secrets.length === 0) return text;
+    const r = redactCounting(text, secrets);
+    if (r.count > 0 && where !== undefined) {
+      this.m.redactions += r.count;
+      if (where !== 'run.log') this.log(`redacted ${r.count} occurrence(s) of a key value from ${where}`);
+    }
+    return r.text;
   }
 
   /** A stem whose artifacts do not exist yet: a pass rerun after a resume gets `.resume-<k>`. */
@@ -239,7 +255,7 @@ export class RunRecorder {
   /** Appends one timestamped line to run.log. */
   log(line: string): void {
     this.step('log', 'run.log');
-    appendLog(this.path('run.log'), line);
+    appendLog(this.path('run.log'), this.redact(line, 'run.log'));
   }
 
   /** Opens the record of a pass; a pass left half-done keeps its record and a rerun gets a new one. */
@@ -363,14 +379,14 @@ export class RunRecorder {
 
   private saveManifest(): void {
     this.step('manifest', MANIFEST_FILE);
-    writeManifest(this.dir, this.m);
+    writeManifest(this.dir, this.m, (json) => this.redact(json));
   }
 
   private writeRecord(rel: string, record: DispatchRecord): void {
     this.step('record', rel);
     const path = this.path(rel);
     mkdirSync(dirname(path), { recursive: true, mode: RUN_DIR_MODE });
-    writeFileAtomic(path, renderRecord(record), RUN_FILE_MODE);
+    writeFileAtomic(path, this.redact(renderRecord(record), rel), RUN_FILE_MODE);
   }
 
   private remember(name: string, text: string): void {
@@ -408,9 +424,9 @@ function appendLog(path: string, line: string): void {
 }
 
 /** Validates and writes run.json atomically (the recorder's own write; tests use it to build fixtures). */
-export function writeManifest(dir: string, manifest: RunManifest): void {
+export function writeManifest(dir: string, manifest: RunManifest, redact: (json: string) => string = (json) => json): void {
   manifest.updated_at = new Date().toISOString();
   // Validate before writing: a manifest that does not parse is a bug, not a file to leave behind.
   const checked = RunManifestSchema.parse(manifest);
-  writeFileAtomic(join(dir, MANIFEST_FILE), `${JSON.stringify(checked, null, 2)}\n`, RUN_FILE_MODE);
+  writeFileAtomic(join(dir, MANIFEST_FILE), redact(`${JSON.stringify(checked, null, 2)}\n`), RUN_FILE_MODE);
 }

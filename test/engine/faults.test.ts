@@ -97,3 +97,28 @@ describe('disk faults', () => {
     }
   });
 });
+
+describe('secrets', () => {
+  it('a key value that an agent echoes never reaches a file of the run, the result or its error; each blanking is counted', async () => {
+    const KEY = 'sk-test-0123456789abcdef';
+    const plan = await testPlan(root);
+    const leaky = fakeDispatcher([{ reply: `${NOTED}\nkey: ${KEY}\n` }, { error: { type: 'auth' } }]);
+    const dispatch: typeof leaky = Object.assign(
+      async (...args: Parameters<typeof leaky>) => {
+        const r = await leaky(...args);
+        return r.ok ? { ...r, stderr: `using ${KEY}\n` } : { ...r, error: { ...r.error, message: `401: key ${KEY} rejected` } };
+      },
+      { requests: leaky.requests },
+    );
+    const r = await runDocument(plan, engineDeps(dispatch, { recorder: { secrets: [KEY] } }));
+    expect(r.error?.type).toBe('auth');
+    expect(r.error?.message).toBe('401: key [REDACTED] rejected');
+    const files = execFileSync('find', [r.runDir, '-type', 'f'], { encoding: 'utf8' }).trim().split('\n');
+    expect(files.length).toBeGreaterThan(8);
+    for (const f of files) expect(readFileSync(f, 'utf8'), f).not.toContain(KEY);
+    const m = readManifest(r.runDir);
+    expect(m.redactions).toBeGreaterThanOrEqual(4);
+    expect(readFileSync(join(r.runDir, 'run.log'), 'utf8')).toMatch(/redacted 1 occurrence\(s\) of a key value from pass-1-reviewer-rev\.reply\.txt/);
+    expect(verifyRun(r.runDir).problems).toEqual([]);
+  });
+});
