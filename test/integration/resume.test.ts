@@ -68,6 +68,29 @@ async function interruptedInPass2(extraArgs: string[] = []): Promise<void> {
 }
 
 describe('bounce resume', () => {
+  it('a run made with --out - resumed with --json goes to its run folder, and stdout holds only the JSON object', async () => {
+    await interruptedInPass2(['--out', '-']);
+    const r = await runMain(['resume', 'latest', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ status: 'converged', exit_code: 0, next: null });
+    expect(out.output).toBe(join(runDir(), 'final.md'));
+    expect(r.stderr).toContain('cannot share stdout with --json');
+  });
+
+  it('a timed-out run resumes with a longer --timeout, which run.json then records; the summary names that command', async () => {
+    writeFileSync(join(dir, 's.yaml'), 'steps:\n  "2": { delay_ms: 3000 }\n');
+    const first = await runMain(['refine', 'migrate.md', '--reviewer', 'mock', '--composer', 'mock:s.yaml', '--timeout', '1', '--json'], { cwd: dir });
+    expect(first.code).toBe(3);
+    const failed = JSON.parse(first.stdout);
+    expect(failed.error.type).toBe('timeout');
+    expect(failed.next).toBe(`bounce resume ${failed.run_id} --timeout 2`);
+    expect(first.stderr).toContain(`next: bounce resume ${failed.run_id} --timeout 2`);
+    const r = await runMain(['resume', failed.run_id, '--timeout', '30', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(manifest().agents.composer.timeout_s).toBe(30);
+  });
+
   it('finishes a run killed with SIGKILL mid-pass, to the result a whole run reaches', async () => {
     await killedInPass2(['--out', 'migrated.md']);
     expect(manifest().status).toBe('running');
