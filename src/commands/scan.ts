@@ -2,15 +2,18 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { EXIT, usageError } from '../errors.js';
-import { readAll, type Io } from '../io.js';
-import { scanNotes, syntaxForPath, type Note, type Syntax } from '../protocol/scanner.js';
+import type { Io } from '../io.js';
+import { DEFAULT_CONFIG } from '../config/schema.js';
+import { mdxForPath, scanNotes, syntaxForPath, type Note, type Syntax } from '../protocol/scanner.js';
 
 export interface ScanCommandOptions {
   patterns: string[];
   json?: boolean;
   markers?: string[];
-  /** Force a syntax for every input instead of choosing by extension. */
+  /** Force a syntax for every input instead of choosing by extension (and MDX by `.mdx`). */
   syntax?: Syntax;
+  /** Largest input in bytes, per file: config `max_bytes`, the limit refine applies. */
+  maxBytes?: number;
 }
 
 interface Input {
@@ -19,7 +22,9 @@ interface Input {
 }
 
 /** Extensions scanned when a folder is given (a glob or a file path may name anything). */
-const FOLDER_EXTENSIONS = /\.(?:md|markdown|txt)$/i;
+const FOLDER_EXTENSIONS = /\.(?:md|markdown|mdx|txt)$/i;
+/** Files read at once: a tree of thousands of files must not exhaust open file descriptors. */
+const READ_CONCURRENCY = 32;
 const STDIN_LABEL = '<stdin>';
 const MARKER_NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -30,11 +35,15 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
     if (!MARKER_NAME.test(name)) throw usageError(`invalid marker name ${JSON.stringify(name)}`, 'use letters, digits, _ or - (no brackets)');
   }
   const inputs = await resolveInputs(opts.patterns, io.cwd);
-  // Read everything first so an unreadable input fails before any output.
-  const texts = await Promise.all(inputs.map((input) => readInput(input, io)));
-  const files = inputs.map((input, i) => ({
+  const maxBytes = opts.maxBytes ?? DEFAULT_CONFIG.max_bytes;
+  // Scan everything first so an unreadable input fails before any output.
+  const files = await mapLimited(inputs, READ_CONCURRENCY, async (input) => ({
     path: input.label,
-    notes: scanNotes(texts[i]!, { syntax: opts.syntax ?? syntaxForPath(input.path), markers: opts.markers }),
+    notes: scanNotes(await readInput(input, io, maxBytes), {
+      syntax: opts.syntax ?? syntaxForPath(input.path),
+      mdx: opts.syntax === undefined && mdxForPath(input.path),
+      markers: opts.markers,
+    }),
   }));
   const total = files.reduce((sum, f) => sum + f.notes.length, 0);
   const exitCode = total === 0 ? EXIT.ok : EXIT.notConverged;
@@ -84,7 +93,7 @@ async function resolveInputs(patterns: string[], cwd: string): Promise<Input[]> 
     if (kind === 'file') add(pattern, pattern);
     else if (kind === 'dir') {
       const found = await walk(resolve(cwd, pattern));
-      if (found.length === 0) throw usageError(`no .md, .markdown or .txt files in folder ${pattern}`, 'name the files, or use a glob');
+      if (found.length === 0) throw usageError(`no .md, .markdown, .mdx or .txt files in folder ${pattern}`, 'name the files, or use a glob');
       for (const rel of found) add(join(pattern, rel), join(pattern, rel));
     } else if (isDynamicPattern(pattern)) {
       const found = (await glob(pattern, { cwd, onlyFiles: true, expandDirectories: false, ignore: ['**/node_modules/**'] })).sort();
@@ -108,13 +117,35 @@ async function walk(dir: string, prefix = ''): Promise<string[]> {
   return out;
 }
 
-async function readInput(input: Input, io: Io): Promise<string> {
-  let bytes: Buffer;
+/** fn over items with at most `limit` calls pending; results in input order. */
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+async function readInput(input: Input, io: Io, maxBytes: number): Promise<string> {
+  let bytes: Buffer | undefined;
+  let size: number;
   try {
-    bytes = input.path === undefined ? await readAll(io.stdin) : await readFile(resolve(io.cwd, input.path));
+    if (input.path === undefined) bytes = await readBounded(io.stdin, maxBytes);
+    else {
+      const path = resolve(io.cwd, input.path);
+      size = (await stat(path)).size; // an oversized file is never read
+      if (size <= maxBytes) bytes = await readFile(path);
+    }
+    size = bytes?.length ?? size!;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     throw usageError(`cannot read ${input.label} (${code})`, 'check that it exists and is readable');
+  }
+  if (bytes === undefined || size > maxBytes) {
+    const what = input.path === undefined ? `more than ${maxBytes} bytes` : `${size} bytes, over the ${maxBytes}-byte limit`;
+    throw usageError(`${input.label} is ${what}`, 'raise max_bytes in bounce.config.yaml, or scan it in parts');
   }
   if (bytes.includes(0)) throw usageError(`${input.label} looks binary (it contains NUL bytes)`, 'scan text files only');
   try {
@@ -122,4 +153,17 @@ async function readInput(input: Input, io: Io): Promise<string> {
   } catch {
     throw usageError(`${input.label} is not valid UTF-8`, 'convert it to UTF-8 first (e.g. iconv -t UTF-8)');
   }
+}
+
+/** Reads a stream but stops one chunk past the limit, so an endless pipe cannot exhaust memory. */
+async function readBounded(stream: NodeJS.ReadableStream, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    chunks.push(buf);
+    size += buf.length;
+    if (size > maxBytes) break;
+  }
+  return Buffer.concat(chunks);
 }

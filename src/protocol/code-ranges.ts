@@ -5,11 +5,30 @@
  * blocks that hold a candidate marker. Why not micromark: on a 2 MB document it took
  * ~2 s of linear work plus minutes of quadratic list/quote handling.
  */
-import { CLOSE_TAG, finder, htmlComments, inlineHidden, OPEN_TAG } from './inline-ranges.js';
+import { CLOSE_TAG, htmlFinders, htmlHidden, inlineHidden, OPEN_TAG } from './inline-ranges.js';
+
+export interface RegionOptions {
+  /** MDX rules: no indented code, no HTML blocks but comments and script/style, ESM lines, JSX inline. */
+  mdx?: boolean;
+  /** When given, receives every code block, in document order. */
+  code?: CodeBlock[];
+}
+
+export interface CodeBlock {
+  fenced: boolean;
+  /** Ended by a closing fence; false when its container or the document ended it. Indented code: true. */
+  closed: boolean;
+  /** Offset where the block starts (the opening fence, for fenced code). */
+  start: number;
+  /** Content lines as flat [start, end) pairs, without container prefixes (nor fences). */
+  lines: number[];
+}
 
 export interface MarkdownRegions {
   /** Hidden text as flat, sorted [start, end) offset pairs. */
   hidden: number[];
+  /** Autolinks, where an escape or character reference is text: flat, sorted [start, end) pairs. */
+  literal: number[];
   /** Text blocks (paragraphs, headings, HTML blocks) holding a candidate: flat [start, end) content pairs, one per line. */
   blocks: number[][];
 }
@@ -19,17 +38,18 @@ interface Container {
   width: number;
   hasChild: boolean;
 }
-type Leaf = { t: 'para'; segs: number[] } | { t: 'html'; kind: number; segs: number[] } | { t: 'code'; start: number; end: number; fence: string; len: number };
+type Code = { t: 'code'; start: number; end: number; fence: string; len: number; closed: boolean; lines: number[] };
+type Leaf = { t: 'para'; segs: number[] } | { t: 'html'; kind: number; segs: number[] } | Code;
 
 const TAB = 9,
   SPACE = 32,
   GT = 62;
 const LINE = /\r\n|\n|\r/g;
 const MAYBE_SPECIAL = /[#`~*+_=<>0-9-]/; // the only characters a block start can begin with
-const FENCE = /^(?:`{3,}(?!.*`)|~{3,})/;
-const SETEXT = /^(?:=+|-+)[ \t]*$/;
-const BREAK = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
-const LIST = /^(?:[-+*]|(\d{1,9})[.)])(?=[ \t]|$)/;
+const LIST = /[-+*]|(\d{1,9})[.)]/y;
+/** MDX: an `import` or `export` line at the top level starts an ESM block, up to a blank line. */
+const ESM = /(?:import|export)[ \t]/y;
+const ESM_KIND = 8;
 const BLOCK_NAMES =
   'address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|' +
   'fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|' +
@@ -45,37 +65,48 @@ const HTML_OPEN = [
 ];
 const HTML_CLOSE = [/<\/(?:script|pre|textarea|style)>/i, /-->/, /\?>/, />/, /\]\]>/];
 
-export function markdownRegions(text: string, candidates: readonly number[]): MarkdownRegions {
-  const out: MarkdownRegions = { hidden: [], blocks: [] };
+export function markdownRegions(text: string, candidates: readonly number[], opts: RegionOptions = {}): MarkdownRegions {
+  const mdx = opts.mdx ?? false;
+  const out: MarkdownRegions = { hidden: [], literal: [], blocks: [] };
   const stack: Container[] = [];
+  // Indices into stack of the containers a blank line does not continue (block quotes and
+  // items still without content), ascending: a blank line is then one search, not a walk.
+  const stoppers: number[] = [];
   let leaf: Leaf | null = null;
   let nextCandidate = 0;
-  const comments = { open: finder(text, '<!--'), close: finder(text, '-->') };
-  // Per-line cursor: pos is a char index, col a column (tabs stop every 4); nn* is the next non-space.
+  const html = htmlFinders(text);
+  // Per-line cursor: pos is a char index, col a column (tabs stop every 4); nn* is the next
+  // non-space, computed from nsFrom (so a run of spaces is measured once per line).
   let lineEnd = 0,
     pos = 0,
     col = 0,
     nnPos = 0,
     nnCol = 0,
+    nsFrom = -1,
     indent = 0,
     blank = false;
   let matched = 0,
     leafOk = false,
     allClosed = true;
+  // Thematic breaks: per line and character, where the run of only that character and spaces up to the line's end begins.
+  const pureFrom = new Map<number, number>();
 
   const nonspace = (): void => {
-    let p = pos,
-      c = col;
-    for (; p < lineEnd; p++) {
-      const ch = text.charCodeAt(p);
-      if (ch === SPACE) c++;
-      else if (ch === TAB) c += 4 - (c % 4);
-      else break;
+    if (nsFrom < 0 || pos < nsFrom || pos > nnPos) {
+      let p = pos,
+        c = col;
+      for (; p < lineEnd; p++) {
+        const ch = text.charCodeAt(p);
+        if (ch === SPACE) c++;
+        else if (ch === TAB) c += 4 - (c % 4);
+        else break;
+      }
+      nsFrom = pos;
+      nnPos = p;
+      nnCol = c;
     }
-    nnPos = p;
-    nnCol = c;
-    indent = c - col;
-    blank = p === lineEnd;
+    indent = nnCol - col;
+    blank = nnPos === lineEnd;
   };
   // Advance by columns; a tab may be consumed only partly (pos then stays on it).
   const advanceCols = (n: number): void => {
@@ -97,35 +128,65 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
     }
   };
   const spaceOrTab = (p: number): boolean => p < lineEnd && (text.charCodeAt(p) === SPACE || text.charCodeAt(p) === TAB);
+  const onlySpaceFrom = (p: number): boolean => {
+    while (spaceOrTab(p)) p++;
+    return p >= lineEnd;
+  };
   const holdsCandidate = (start: number, end: number): boolean => {
     while (nextCandidate < candidates.length && candidates[nextCandidate]! < start) nextCandidate++;
     return nextCandidate < candidates.length && candidates[nextCandidate]! < end;
   };
-  const textBlock = (segs: number[], inline: boolean): void => {
+  const textBlock = (segs: number[], kind: 'para' | 'heading' | 'html'): void => {
     if (segs.length === 0 || !holdsCandidate(segs[0]!, segs[segs.length - 1]!)) return;
     out.blocks.push(segs);
-    if (inline) inlineHidden(text, segs, out.hidden);
-    else htmlComments(segs[0]!, segs[segs.length - 1]!, out.hidden, comments);
+    if (kind === 'html') htmlHidden(text, segs[0]!, segs[segs.length - 1]!, out.hidden, html);
+    else inlineHidden(text, segs, out.hidden, out.literal, { paragraph: kind === 'para', mdx });
   };
   const closeLeaf = (): void => {
-    if (leaf?.t === 'code') out.hidden.push(leaf.start, leaf.end);
-    else if (leaf) textBlock(leaf.segs, leaf.t === 'para');
+    if (leaf?.t === 'code') {
+      out.hidden.push(leaf.start, leaf.end);
+      if (opts.code) {
+        const lines = leaf.lines;
+        while (!leaf.fence && lines.length && lines[lines.length - 1] === lines[lines.length - 2]) lines.length -= 2; // trailing blank lines
+        opts.code.push({ fenced: leaf.fence !== '', closed: leaf.closed, start: leaf.start, lines });
+      }
+    } else if (leaf?.t === 'html' && leaf.kind === ESM_KIND) out.hidden.push(leaf.segs[0]!, leaf.segs[leaf.segs.length - 1]!);
+    else if (leaf) textBlock(leaf.segs, leaf.t === 'para' ? 'para' : 'html');
     leaf = null;
+  };
+  const truncate = (n: number): void => {
+    stack.length = n;
+    while (stoppers.length && stoppers[stoppers.length - 1]! >= n) stoppers.pop();
   };
   const closeUnmatched = (): void => {
     if (!allClosed) {
       if (!leafOk) closeLeaf();
-      stack.length = matched;
+      truncate(matched);
       allClosed = true;
     }
   };
   const adopt = (): void => {
-    const parent = stack[stack.length - 1];
-    if (parent) parent.hasChild = true;
+    const top = stack.length - 1;
+    const parent = stack[top];
+    if (!parent || parent.hasChild) return;
+    parent.hasChild = true;
+    if (!parent.quote && stoppers[stoppers.length - 1] === top) stoppers.pop();
+  };
+  /** The first container at index >= from that a blank line does not continue, else stack.length. */
+  const blankStop = (from: number): number => {
+    let lo = 0,
+      hi = stoppers.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (stoppers[mid]! < from) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < stoppers.length ? stoppers[lo]! : stack.length;
   };
   const openContainer = (c: Container): void => {
     closeLeaf();
     adopt();
+    stoppers.push(stack.length);
     stack.push(c);
     matched = stack.length;
     leafOk = false;
@@ -150,13 +211,19 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
     for (matched = 0; matched < stack.length; matched++) {
       const c = stack[matched]!;
       nonspace();
+      if (blank) {
+        // Items with content continue over a blank line; quotes and empty items stop it.
+        const stop = blankStop(matched);
+        if (stop > matched) {
+          pos = nnPos;
+          col = nnCol;
+        }
+        matched = stop;
+        break;
+      }
       if (c.quote) {
         if (indent >= 4 || text.charCodeAt(nnPos) !== GT) break;
         afterQuoteMarker();
-      } else if (blank) {
-        if (!c.hasChild) break; // an item may begin with at most one blank line
-        pos = nnPos;
-        col = nnCol;
       } else if (indent >= c.width) advanceCols(c.width);
       else break;
     }
@@ -165,12 +232,19 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
       nonspace();
       if (leaf.t === 'code' && leaf.fence) {
         leaf.end = lineEnd;
-        if (indent < 4 && isClosingFence(text.slice(nnPos, lineEnd), leaf.fence, leaf.len)) closeLeaf();
+        if (indent < 4 && isClosingFence(text, nnPos, lineEnd, leaf.fence, leaf.len)) {
+          leaf.closed = true;
+          closeLeaf();
+        } else leaf.lines.push(pos, lineEnd);
         return true;
       }
       if (leaf.t === 'code') {
         if (indent >= 4 || blank) {
-          if (!blank) leaf.end = lineEnd;
+          if (!blank) {
+            leaf.end = lineEnd;
+            advanceCols(4);
+          }
+          leaf.lines.push(blank ? lineEnd : pos, lineEnd);
           return true;
         }
       } else if (leaf.t === 'html') {
@@ -184,16 +258,37 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
     return false;
   };
 
+  const isBreak = (ch: number): boolean => {
+    if (ch !== 42 && ch !== 45 && ch !== 95) return false;
+    let from = pureFrom.get(ch);
+    if (from === undefined) {
+      from = lineEnd;
+      while (from > 0 && (text.charCodeAt(from - 1) === ch || spaceOrTab(from - 1))) from--;
+      pureFrom.set(ch, from);
+    }
+    if (nnPos < from) return false;
+    let n = 0;
+    for (let p = nnPos; p < lineEnd && n < 3; p++) if (text.charCodeAt(p) === ch) n++;
+    return n >= 3;
+  };
+
   // Try block starts; true when a leaf took the rest of the line.
   const startBlocks = (): boolean => {
     for (;;) {
       nonspace();
       const paraTip = leaf?.t === 'para';
-      if (indent >= 4) {
+      if (indent >= 4 && !mdx) {
         if (paraTip || blank) return false;
         closeUnmatched();
         advanceCols(4);
-        openLeaf({ t: 'code', start: pos, end: lineEnd, fence: '', len: 0 });
+        openLeaf({ t: 'code', start: pos, end: lineEnd, fence: '', len: 0, closed: true, lines: [pos, lineEnd] });
+        return true;
+      }
+      if (mdx && matched === 0 && nnPos === pos && !(leafOk || (!allClosed && paraTip)) && sticky(ESM, text, nnPos)) {
+        closeUnmatched();
+        const l: Leaf = { t: 'html', kind: ESM_KIND, segs: [] };
+        openLeaf(l);
+        htmlLine(l);
         return true;
       }
       const ch = text.charCodeAt(nnPos);
@@ -204,24 +299,28 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
         openContainer({ quote: true, width: 0, hasChild: false });
         continue;
       }
-      const rest = text.slice(nnPos, lineEnd);
-      const atx = /^#{1,6}(?:[ \t]+|$)/.exec(rest);
-      if (atx) {
+      const hashes = run(text, nnPos, lineEnd, 35);
+      if (hashes >= 1 && hashes <= 6 && (nnPos + hashes === lineEnd || spaceOrTab(nnPos + hashes))) {
         closeUnmatched();
         closeLeaf();
         adopt();
-        textBlock([nnPos + atx[0].length, lineEnd], true);
+        let p = nnPos + hashes;
+        while (spaceOrTab(p)) p++;
+        textBlock([p, lineEnd], 'heading');
         return true;
       }
-      const fence = FENCE.exec(rest);
-      if (fence) {
-        closeUnmatched();
-        openLeaf({ t: 'code', start: nnPos, end: lineEnd, fence: fence[0][0]!, len: fence[0].length });
-        return true;
+      if (ch === 96 || ch === 126) {
+        const len = run(text, nnPos, lineEnd, ch);
+        if (len >= 3 && (ch === 126 || !hasChar(text, nnPos + len, lineEnd, 96))) {
+          closeUnmatched();
+          openLeaf({ t: 'code', start: nnPos, end: lineEnd, fence: String.fromCharCode(ch), len, closed: false, lines: [] });
+          return true;
+        }
       }
       if (ch === 60) {
+        const rest = text.slice(nnPos, lineEnd);
         const lazy = !allClosed && !blank && paraTip;
-        const kind = HTML_OPEN.findIndex((re, i) => re.test(rest) && (i < 6 || !(leafOk || lazy))) + 1;
+        const kind = HTML_OPEN.findIndex((re, i) => (!mdx || i < 2) && re.test(rest) && (i < 6 || !(leafOk || lazy))) + 1;
         if (kind > 0) {
           closeUnmatched();
           const l: Leaf = { t: 'html', kind, segs: [] };
@@ -230,26 +329,27 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
           return true;
         }
       }
-      if (leafOk && SETEXT.test(rest)) {
+      if (leafOk && (ch === 61 || ch === 45) && onlySpaceFrom(nnPos + run(text, nnPos, lineEnd, ch))) {
         closeUnmatched();
         closeLeaf();
         return true;
       }
-      if (BREAK.test(rest)) {
+      if (isBreak(ch)) {
         closeUnmatched();
         closeLeaf();
         adopt();
         return true;
       }
-      if (!listItem(rest)) return false;
+      if (!listItem()) return false;
     }
   };
 
-  const listItem = (rest: string): boolean => {
-    const m = LIST.exec(rest);
-    if (!m) return false;
+  const listItem = (): boolean => {
+    LIST.lastIndex = nnPos;
+    const m = LIST.exec(text);
+    if (!m || !(nnPos + m[0].length === lineEnd || spaceOrTab(nnPos + m[0].length))) return false;
     const interrupts = leafOk; // the paragraph was continued: stricter rules
-    if (interrupts && ((m[1] !== undefined && Number(m[1]) !== 1) || /^[ \t]*$/.test(rest.slice(m[0].length)))) return false;
+    if (interrupts && ((m[1] !== undefined && Number(m[1]) !== 1) || onlySpaceFrom(nnPos + m[0].length))) return false;
     closeUnmatched();
     const markerOffset = indent;
     pos = nnPos + m[0].length;
@@ -274,6 +374,8 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
     lineEnd = end;
     pos = start;
     col = 0;
+    nsFrom = -1;
+    pureFrom.clear();
     if (continueOpen() || startBlocks()) return;
     nonspace();
     if (!allClosed && !blank && leaf?.t === 'para') {
@@ -298,8 +400,26 @@ export function markdownRegions(text: string, candidates: readonly number[]): Ma
   return out;
 }
 
-function isClosingFence(rest: string, fence: string, len: number): boolean {
-  let n = 0;
-  while (rest[n] === fence) n++;
-  return n >= len && /^[ \t]*$/.test(rest.slice(n));
+/** Length of the run of `ch` at p (before end). */
+function run(text: string, p: number, end: number, ch: number): number {
+  let q = p;
+  while (q < end && text.charCodeAt(q) === ch) q++;
+  return q - p;
+}
+
+function sticky(re: RegExp, text: string, p: number): boolean {
+  re.lastIndex = p;
+  return re.test(text);
+}
+
+function hasChar(text: string, p: number, end: number, ch: number): boolean {
+  for (let q = p; q < end; q++) if (text.charCodeAt(q) === ch) return true;
+  return false;
+}
+
+function isClosingFence(text: string, p: number, end: number, fence: string, len: number): boolean {
+  const n = run(text, p, end, fence.charCodeAt(0));
+  let q = p + n;
+  while (q < end && (text.charCodeAt(q) === SPACE || text.charCodeAt(q) === TAB)) q++;
+  return n >= len && q === end;
 }

@@ -3,16 +3,52 @@
  * hidden in (code spans, HTML comments) and the syntax that must be stepped over to find
  * them (autolinks, raw tags, link destinations and titles), per CommonMark 0.31.
  */
+import { definitionsEnd, linkTail, PUNCT } from './link-syntax.js';
+import { expressionEnd, jsxTagEnd } from './mdx-syntax.js';
+
 const ATTR = `(?:\\s+[A-Za-z_:][\\w.:-]*(?:\\s*=\\s*(?:[^\\s"'=<>\`]+|'[^']*'|"[^"]*"))?)`;
 export const OPEN_TAG = `<[A-Za-z][A-Za-z0-9-]*${ATTR}*\\s*/?>`;
 export const CLOSE_TAG = `</[A-Za-z][A-Za-z0-9-]*\\s*>`;
 
-/** HTML comments inside raw HTML: `<!--` up to the next `-->` (so `<!-->` is a whole comment), else to `end`. */
-export function htmlComments(start: number, end: number, hidden: number[], find: Record<'open' | 'close', Finder>): void {
-  for (let i = find.open(start); i >= 0 && i < end; i = find.open(i)) {
-    const close = find.close(i + 2);
-    const stop = close < 0 || close + 3 > end ? end : close + 3;
-    hidden.push(i, stop);
+export interface HtmlFinders {
+  comment: Finder;
+  commentEnd: Finder;
+  /** `<script` or `<style` starting a tag. */
+  raw: Finder;
+  rawEnd: Record<'script' | 'style', Finder>;
+}
+
+export function htmlFinders(text: string): HtmlFinders {
+  return {
+    comment: finder(text, '<!--'),
+    commentEnd: finder(text, '-->'),
+    raw: regexFinder(text, /<(?:script|style)(?=[\s/>]|$)/gi),
+    rawEnd: { script: regexFinder(text, /<\/script(?=[\s/>]|$)/gi), style: regexFinder(text, /<\/style(?=[\s/>]|$)/gi) },
+  };
+}
+
+/**
+ * Inside an HTML block from start to end, left to right: an HTML comment, `<!--` up to
+ * the next `-->` (so `<!-->` is a whole comment); a `<script>` or `<style>` element up to
+ * its closing tag. Each runs to `end` when unclosed.
+ */
+export function htmlHidden(text: string, start: number, end: number, hidden: number[], find: HtmlFinders): void {
+  for (let i = start; ; ) {
+    const c = find.comment(i),
+      r = find.raw(i);
+    const at = c < 0 ? r : r < 0 ? c : Math.min(c, r);
+    if (at < 0 || at >= end) return;
+    let close: number;
+    if (at === c) {
+      const e = find.commentEnd(at + 2);
+      close = e < 0 ? -1 : e + 3;
+    } else {
+      const e = find.rawEnd[/^<script/i.test(text.slice(at, at + 7)) ? 'script' : 'style'](at);
+      const gt = e < 0 ? -1 : text.indexOf('>', e);
+      close = gt < 0 ? -1 : gt + 1;
+    }
+    const stop = close < 0 || close > end ? end : close;
+    hidden.push(at, stop);
     i = stop;
   }
 }
@@ -23,16 +59,22 @@ const AUTOLINK = new RegExp(
   'y',
 );
 const TAG = new RegExp(`${OPEN_TAG}|${CLOSE_TAG}`, 'y');
-const PUNCT = /[!-/:-@[-`{-~]/;
 const SPECIAL = /[\\`<[\]!]/g;
-const SPNL = /[ \t]*(?:\n[ \t]*)?/y;
+const SPECIAL_MDX = /[\\`<[\]!{]/g;
+
+export interface InlineOptions {
+  /** A paragraph: link reference definitions at its start are taken out first. */
+  paragraph: boolean;
+  /** MDX: `<` starts a JSX tag (hidden) and `{` an expression (its comments hidden). */
+  mdx: boolean;
+}
 
 /**
  * Code spans and HTML comments in one block's inline content (its line segments joined
- * by '\n'). Left to right as CommonMark ranks them: escapes, code spans, autolinks and
+ * by '\n'), and autolinks (literal: no escapes or character references). Left to right as CommonMark ranks them: escapes, code spans, autolinks and
  * raw HTML first; an inline link's destination and title are consumed unparsed.
  */
-export function inlineHidden(text: string, segs: number[], hidden: number[]): void {
+export function inlineHidden(text: string, segs: number[], hidden: number[], literal: number[], opts: InlineOptions): void {
   const starts: number[] = [];
   let s = '';
   for (let k = 0; k < segs.length; k += 2) {
@@ -73,12 +115,13 @@ export function inlineHidden(text: string, segs: number[], hidden: number[]): vo
     finders.set(needle, f);
     return f(from);
   };
+  const comment = (i: number): number => {
+    const c = find('-->', i + 2);
+    if (c >= 0) hide(i, c + 3);
+    return c >= 0 ? c + 3 : i + 1;
+  };
   const angle = (i: number): number => {
-    if (s.startsWith('<!--', i)) {
-      const c = find('-->', i + 2);
-      if (c >= 0) hide(i, c + 3);
-      return c >= 0 ? c + 3 : i + 1;
-    }
+    if (s.startsWith('<!--', i)) return comment(i);
     if (s.startsWith('<?', i)) {
       const c = find('?>', i + 2);
       return c >= 0 ? c + 2 : i + 1;
@@ -91,17 +134,44 @@ export function inlineHidden(text: string, segs: number[], hidden: number[]): vo
       const c = find('>', i + 3);
       return c >= 0 ? c + 1 : i + 1;
     }
-    for (const re of [AUTOLINK, TAG]) {
-      re.lastIndex = i;
-      if (re.test(s)) return re.lastIndex;
+    AUTOLINK.lastIndex = i;
+    if (AUTOLINK.test(s)) {
+      literal.push(orig(i), orig(AUTOLINK.lastIndex - 1) + 1); // no escapes or references inside
+      return AUTOLINK.lastIndex;
     }
-    return i + 1;
+    TAG.lastIndex = i;
+    return TAG.test(s) ? TAG.lastIndex : i + 1;
+  };
+  // MDX: once a tag or expression runs to the end unclosed, later `<` and `{` are text
+  // (MDX itself rejects the document); this keeps the pass linear.
+  let mdx = opts.mdx;
+  const jsx = (i: number): number => {
+    if (s.startsWith('<!--', i)) return comment(i);
+    const end = jsxTagEnd(s, i);
+    if (end === -1) mdx = false;
+    if (end < 0) return i + 1;
+    hide(i, end);
+    return end;
+  };
+  const expression = (i: number): number => {
+    const comments: number[] = [];
+    const end = expressionEnd(s, i, comments);
+    if (end < 0) {
+      mdx = false;
+      return i + 1;
+    }
+    for (let k = 0; k < comments.length; k += 2) hide(comments[k]!, comments[k + 1]!);
+    return end;
   };
 
-  const openers: { image: boolean; active: boolean }[] = [];
-  for (let i = 0; i < s.length; ) {
-    SPECIAL.lastIndex = i;
-    const m = SPECIAL.exec(s);
+  // Bracket openers (true for `![`); a link found makes every `[` below `floor` inactive
+  // (no links in links), recorded once instead of walking the stack each time.
+  const openers: boolean[] = [];
+  let floor = 0;
+  for (let i = opts.paragraph ? definitionsEnd(s) : 0; i < s.length; ) {
+    const special = mdx ? SPECIAL_MDX : SPECIAL;
+    special.lastIndex = i;
+    const m = special.exec(s);
     if (!m) break;
     i = m.index;
     const ch = s[i];
@@ -112,81 +182,39 @@ export function inlineHidden(text: string, segs: number[], hidden: number[]): vo
       const c = closer(j - i, j);
       if (c >= 0) hide(i, c + j - i);
       i = c >= 0 ? c + j - i : j;
-    } else if (ch === '<') i = angle(i);
+    } else if (ch === '<') i = mdx ? jsx(i) : angle(i);
+    else if (ch === '{') i = mdx ? expression(i) : i + 1;
     else if (ch === '!') {
-      if (s[i + 1] === '[') openers.push({ image: true, active: true });
+      if (s[i + 1] === '[') openers.push(true);
       i += s[i + 1] === '[' ? 2 : 1;
     } else if (ch === '[') {
-      openers.push({ image: false, active: true });
+      openers.push(false);
       i++;
     } else {
-      const o = openers.pop();
-      const end = o?.active ? linkTail(s, i + 1) : -1;
-      if (end > 0 && !o!.image) for (const x of openers) if (!x.image) x.active = false; // no links in links
+      const at = openers.length - 1;
+      const image = openers.pop();
+      const active = image === true || (at >= 0 && at >= floor);
+      floor = Math.min(floor, openers.length);
+      const end = active ? linkTail(s, i + 1) : -1;
+      if (end > 0 && !image) floor = openers.length;
       i = end > 0 ? end : i + 1;
     }
   }
 }
 
-/** End of an inline link's `(destination "title")` starting at p, or -1. */
-function linkTail(s: string, p: number): number {
-  if (s[p] !== '(') return -1;
-  let q = spnl(s, p + 1);
-  if (s[q] === ')') return q + 1;
-  const d = destination(s, q);
-  if (d < 0) return -1;
-  q = spnl(s, d);
-  if (q > d) {
-    const t = title(s, q);
-    if (t >= 0) q = spnl(s, t);
-  }
-  return s[q] === ')' ? q + 1 : -1;
-}
-
-function spnl(s: string, p: number): number {
-  SPNL.lastIndex = p;
-  SPNL.test(s);
-  return SPNL.lastIndex;
-}
-
-function destination(s: string, p: number): number {
-  const escaped = (q: number): boolean => s[q] === '\\' && PUNCT.test(s[q + 1] ?? '');
-  if (s[p] === '<') {
-    for (let q = p + 1; q < s.length; q++) {
-      if (escaped(q)) q++;
-      else if (s[q] === '>') return q + 1;
-      else if (s[q] === '\n' || s[q] === '<') return -1;
-    }
-    return -1;
-  }
-  let depth = 0,
-    q = p;
-  for (; q < s.length; q++) {
-    const c = s.charCodeAt(q);
-    if (escaped(q)) q++;
-    else if (c <= 32 || c === 127) break;
-    else if (c === 40 && ++depth > 32) return -1;
-    else if (c === 41) {
-      if (depth === 0) break;
-      depth--;
-    }
-  }
-  return q === p || depth > 0 ? -1 : q;
-}
-
-function title(s: string, p: number): number {
-  const open = s[p];
-  if (open !== '"' && open !== "'" && open !== '(') return -1;
-  const close = open === '(' ? ')' : open;
-  for (let q = p + 1; q < s.length; q++) {
-    if (s[q] === '\\' && PUNCT.test(s[q + 1] ?? '')) q++;
-    else if (s[q] === close) return q + 1;
-    else if (open === '(' && s[q] === '(') return -1;
-  }
-  return -1;
-}
-
 export type Finder = (from: number) => number;
+
+/** Like finder, for a global regular expression: the index of its next match. */
+function regexFinder(s: string, re: RegExp): Finder {
+  let hit = -2;
+  return (from) => {
+    if (hit === -2 || (hit >= 0 && hit < from)) {
+      re.lastIndex = from;
+      hit = re.exec(s)?.index ?? -1;
+    }
+    return hit;
+  };
+}
 
 /** indexOf for searches that only move right: a hit at or after `from`, or a miss, is reused. */
 export function finder(s: string, needle: string): Finder {

@@ -1,7 +1,8 @@
 /**
  * Finds Bounce Protocol notes ([CONTESTED], [CLARIFY] and configured extra markers) in a
- * document. Markdown hides markers in code and HTML comments (see code-ranges.ts); plain
- * text counts every occurrence. See docs/scanning.md for the user-facing rules.
+ * document. Markdown hides markers in code and HTML comments (see code-ranges.ts) and also
+ * reads brackets written as character references or escapes; plain text counts every
+ * literal occurrence. See docs/scanning.md for the user-facing rules.
  */
 import { markdownRegions } from './code-ranges.js';
 
@@ -31,6 +32,8 @@ export interface Note {
 
 export interface ScanOptions {
   syntax?: Syntax;
+  /** Markdown read as MDX (see mdxForPath): JSX, ESM lines and expression comments are not text. */
+  mdx?: boolean;
   /** Extra marker names, added to DEFAULT_MARKERS. */
   markers?: readonly string[];
 }
@@ -40,29 +43,55 @@ export interface ScanOptions {
 const CANONICAL_PREFIX = /[ \t]*(?:(?:>|[-*+][ \t]|\d{1,9}[.)][ \t])[ \t]*)*(?:\*{1,3}|_{1,3})?\\?/y;
 const LINE_BREAK = /\r\n|\n|\r/g;
 
+// In markdown a bracket may also be written as a character reference (decimal: up to 7
+// digits, hex: up to 6; named ones are case-sensitive), and `]` as `\]` (`\[` needs no
+// pattern: the marker's `[` follows the backslash).
+const OPEN_REF = '&#0{0,5}91;|&#[xX]0{0,4}5[bB];|&lbrack;|&lsqb;';
+const CLOSE_REF = '\\\\\\]|&#0{0,5}93;|&#[xX]0{0,4}5[dD];|&rbrack;|&rsqb;';
+
 export function syntaxForPath(path: string | undefined): Syntax {
-  return path === undefined || /\.(?:md|markdown)$/i.test(path) ? 'markdown' : 'plain';
+  return path === undefined || /\.(?:md|markdown|mdx)$/i.test(path) ? 'markdown' : 'plain';
 }
 
-function markerPattern(extra: readonly string[] = []): RegExp {
+/** `.mdx` files are markdown read with the MDX rules. */
+export function mdxForPath(path: string | undefined): boolean {
+  return path !== undefined && /\.mdx$/i.test(path);
+}
+
+function markerPattern(extra: readonly string[], markdown: boolean): RegExp {
   const names = new Set([...DEFAULT_MARKERS, ...extra].filter((n) => n !== '').map((n) => n.toUpperCase()));
-  const alternatives = [...names].map((n) => n.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'));
-  return new RegExp(`\\[(${alternatives.join('|')})\\]`, 'gi');
+  // Names match in any case, bracket references only as written: so no 'i' flag.
+  const anyCase = (c: string): string =>
+    c.toLowerCase() !== c.toUpperCase() ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  const alternatives = [...names].map((n) => [...n].map(anyCase).join(''));
+  const open = markdown ? `\\[|${OPEN_REF}` : '\\[';
+  const close = markdown ? `\\]|${CLOSE_REF}` : '\\]';
+  return new RegExp(`(?:${open})(${alternatives.join('|')})(?:${close})`, 'g');
+}
+
+/** A character reference after an odd number of backslashes is escaped text, not a bracket. */
+function escapedReference(text: string, offset: number): boolean {
+  let n = 0;
+  while (text.charCodeAt(offset - 1 - n) === 92) n++;
+  return text[offset] === '&' && n % 2 === 1;
 }
 
 export function scanNotes(input: string, opts: ScanOptions = {}): Note[] {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
-  // The cheap pre-check: no marker at all means no parsing at all.
-  const found = [...text.matchAll(markerPattern(opts.markers))];
-  if (found.length === 0) return [];
   const markdown = (opts.syntax ?? 'markdown') === 'markdown';
+  // The cheap pre-check: no marker at all means no parsing at all.
+  const found = [...text.matchAll(markerPattern(opts.markers ?? [], markdown))].filter((m) => !(markdown && escapedReference(text, m.index)));
+  if (found.length === 0) return [];
   const offsets = found.map((m) => m.index);
-  const regions = markdown ? markdownRegions(text, offsets) : undefined;
+  const regions = markdown ? markdownRegions(text, offsets, { mdx: opts.mdx ?? false }) : undefined;
   const hidden = regions?.hidden ?? [];
-  const visible = found.filter((m) => !isHidden(hidden, m.index));
+  const literal = regions?.literal ?? [];
+  // In an autolink only the plain `[name]` is a marker.
+  const visible = found.filter((m) => !isHidden(hidden, m.index) && (m[0] === `[${m[1]}]` || !isHidden(literal, m.index)));
   const lines = lineIndex(text);
   const blocks = regions?.blocks ?? [];
   let block = 0;
+  const above = refersToCache(text, lines, markdown);
 
   return visible.map((m, i) => {
     const offset = m.index;
@@ -82,8 +111,9 @@ export function scanNotes(input: string, opts: ScanOptions = {}): Note[] {
       line: line + 1,
       column: offset - lineStart + 1,
       offset,
-      text: collect(text, segs, offset, limit),
-      refersTo: refersTo(text, lines, line, markdown),
+      // The marker as it renders, `[name]`, then the rest of the note as written.
+      text: collect(text, segs, offset + m[0].length, limit, `[${m[1]}]`),
+      refersTo: above(line),
       canonical: CANONICAL_PREFIX.lastIndex === offset,
     };
   });
@@ -144,8 +174,8 @@ function plainParagraph(text: string, lines: Lines, line: number, offset: number
   return segs;
 }
 
-function collect(text: string, segs: number[], from: number, to: number): string {
-  const parts: string[] = [];
+function collect(text: string, segs: number[], from: number, to: number, head: string): string {
+  const parts: string[] = [head];
   // Start at the segment holding `from`: one long paragraph may hold thousands of notes.
   let lo = 0,
     hi = segs.length / 2 - 1;
@@ -157,16 +187,25 @@ function collect(text: string, segs: number[], from: number, to: number): string
   for (let k = 2 * lo; k < segs.length && segs[k]! < to; k += 2) {
     const a = Math.max(segs[k]!, from),
       b = Math.min(segs[k + 1]!, to);
-    if (a < b) parts.push(text.slice(a, b));
+    // The first piece continues the marker's line: no separator after the head.
+    if (a < b) parts.push(parts.length === 1 && a === from ? `${parts.pop()}${text.slice(a, b)}` : text.slice(a, b));
   }
   return parts.join(' ').replace(/\s+/g, ' ').trim();
 }
 
-function refersTo(text: string, lines: Lines, line: number, markdown: boolean): Note['refersTo'] {
-  for (let l = line - 1; l >= 0; l--) {
-    const t = text.slice(lines.starts[l], lines.ends[l]).trim();
-    // In markdown a line of only `>` is a blank line inside a block quote.
-    if (t !== '' && !(markdown && /^[>\s]*$/.test(t))) return { line: l + 1, text: t };
-  }
-  return null;
+/** refersTo by line; remembers the last answer, so notes sharing a line share one upward search. */
+function refersToCache(text: string, lines: Lines, markdown: boolean): (line: number) => Note['refersTo'] {
+  let lastLine = -1;
+  let last: Note['refersTo'] = null;
+  return (line) => {
+    if (line === lastLine) return last;
+    lastLine = line;
+    last = null;
+    for (let l = line - 1; l >= 0 && !last; l--) {
+      const t = text.slice(lines.starts[l], lines.ends[l]).trim();
+      // In markdown a line of only `>` is a blank line inside a block quote.
+      if (t !== '' && !(markdown && /^[>\s]*$/.test(t))) last = { line: l + 1, text: t };
+    }
+    return last;
+  };
 }

@@ -129,6 +129,27 @@ describe('bounce scan', () => {
     expect((await scan(cwd, { patterns: ['a.md'], markers: ['TODO'] })).stdout).toBe('a.md:1:1 TODO [TODO] later\n');
   });
 
+  it('reports escaped and referenced markers where they are written, with the text as they render', async () => {
+    const cwd = await workspace();
+    await copyFile(join(import.meta.dirname, '../fixtures/scan/pandoc-escaped.md'), join(cwd, 'escaped.md'));
+    const r = await scan(cwd, { patterns: ['escaped.md'] });
+    expect(r.stdout.split('\n')).toEqual([
+      'escaped.md:4:2 CONTESTED [CONTESTED] Five attempts is too many for a paid call. Cap at two.',
+      'escaped.md:8:3 CLARIFY [CLARIFY] Does "every endpoint" include /metrics?',
+      'escaped.md:11:20 CLARIFY [CLARIFY] for how long? `code [CLARIFY]` stays code.',
+      '',
+    ]);
+  });
+
+  it('reads .mdx as markdown with the MDX rules, also in folders, unless --syntax forces a reading', async () => {
+    const page = 'import X from "./x.js"\n\n<Note title="[CLARIFY]">\n[CONTESTED] real\n</Note>\n\n{/* [CLARIFY] */}\n';
+    const cwd = await workspace({ 'docs/page.mdx': page });
+    const r = await scan(cwd, { patterns: ['docs'] });
+    expect([r.code, r.stdout.split('\n').length, r.stdout.startsWith('docs/page.mdx:4:1 CONTESTED [CONTESTED] real')]).toEqual([1, 2, true]);
+    expect((await scan(cwd, { patterns: ['docs/page.mdx'], syntax: 'markdown' })).stdout.split('\n')).toHaveLength(4);
+    expect((await scan(cwd, { patterns: ['docs/page.mdx'], syntax: 'plain' })).stdout.split('\n')).toHaveLength(4);
+  });
+
   it('scans a file named twice once', async () => {
     const cwd = await workspace({ 'a.md': '[CLARIFY] x\n' });
     expect((await scan(cwd, { patterns: ['a.md', './a.md', '*.md'] })).stdout).toBe('a.md:1:1 CLARIFY [CLARIFY] x\n');
@@ -146,7 +167,7 @@ describe('bounce scan errors (exit 2)', () => {
   });
   it('refuses a folder with nothing to scan', async () => {
     const err = await scanError(await workspace({ 'empty/x.json': '{}' }), { patterns: ['empty'] });
-    expect(err.message).toContain('no .md, .markdown or .txt files');
+    expect(err.message).toContain('no .md, .markdown, .mdx or .txt files');
   });
   it('refuses binary files and invalid UTF-8', async () => {
     const cwd = await workspace({ 'bin.md': Buffer.from([0x5b, 0x00, 0x01]), 'latin1.md': Buffer.from([0x63, 0x61, 0x66, 0xe9]) });
@@ -157,6 +178,14 @@ describe('bounce scan errors (exit 2)', () => {
     const cwd = await workspace({ 'a.md': 'x' });
     expect((await scanError(cwd, { patterns: ['a.md'], markers: ['[TODO]'] })).message).toBe('invalid marker name "[TODO]"');
     await scanError(cwd, { patterns: [] });
+  });
+  it('refuses an input over max_bytes, from a file or stdin', async () => {
+    const cwd = await workspace({ 'big.md': '[CLARIFY] 0123456789', 'ok.md': 'x' });
+    const err = await scanError(cwd, { patterns: ['ok.md', 'big.md'], maxBytes: 12 });
+    expect(err.line).toBe('big.md is 20 bytes, over the 12-byte limit: raise max_bytes in bounce.config.yaml, or scan it in parts');
+    const stdin = await scan(cwd, { patterns: ['-'], maxBytes: 12 }, 'x'.repeat(13)).catch((e: BounceError) => e);
+    expect((stdin as BounceError).message).toBe('<stdin> is more than 12 bytes');
+    expect((await scan(cwd, { patterns: ['big.md'], maxBytes: 20 })).code).toBe(1);
   });
   it('prints nothing when any input fails', async () => {
     const cwd = await workspace({ 'a.md': '[CLARIFY] x\n' });

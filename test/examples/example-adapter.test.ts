@@ -13,6 +13,8 @@ import { callAdapter, checkAdapter } from '../../src/adapters/host.js';
 import { resolveAgent } from '../../src/adapters/registry.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { buildPassPrompt, loadTemplates } from '../../src/engine/prompt.js';
+import { scanNotes } from '../../src/protocol/scanner.js';
+import { structureProblems } from '../../src/protocol/structure.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ADAPTER = fileURLToPath(new URL('../../examples/adapters/upper-adapter.mjs', import.meta.url));
@@ -111,6 +113,44 @@ describe('examples/adapters/upper-adapter.mjs', () => {
     expect(response.reply).not.toMatch(/\[(contested|clarify)\]/i);
     expect(response.usage.provider_reported).toBe(false);
     expect(response.agent_version).toBe('upper-adapter 1.0.0');
+  });
+
+  it('keeps every code block exactly as it was, notes inside code included', async () => {
+    const doc = [
+      'Intro.',
+      '[CLARIFY] Which one?',
+      '```',
+      '[CLARIFY] in a fence',
+      '```',
+      '',
+      '~~~~ text',
+      '[CONTESTED] in a tilde fence',
+      '```',
+      '~~~~',
+      '',
+      '    [CLARIFY] indented code',
+      '',
+      '- item',
+      '  ```',
+      '  [CLARIFY] in a fence in an item',
+      '  ```',
+      '- [CONTESTED] a note in an item',
+      '',
+      '> ```',
+      '> [CLARIFY] in a fence in a quote',
+      '> ```',
+      '',
+      '\\[CLARIFY\\] escaped, as pandoc writes it',
+      '',
+      '``` not a fence: `',
+      '[CLARIFY] a note after it',
+      '',
+    ].join('\n');
+    const response = AdapterResponseSchema.parse(JSON.parse((await run(JSON.stringify(request(framed(doc))))).stdout));
+    if (!response.ok) throw new Error('the adapter failed');
+    expect(scanNotes(response.reply)).toEqual([]);
+    expect(structureProblems(doc, response.reply, 'markdown')).toEqual([]);
+    expect(response.reply.split('\n')).toHaveLength(doc.split('\n').length - 4);
   });
 
   it('leaves a document without notes exactly as it was', async () => {

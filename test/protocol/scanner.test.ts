@@ -1,14 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { parse, postprocess, preprocess } from 'micromark';
-import { DEFAULT_MARKERS, scanNotes, syntaxForPath, type Note, type ScanOptions } from '../../src/protocol/scanner.js';
+import { HOSTILE_MARKDOWN } from '../fixtures/hostile-markdown.mjs';
+import { DEFAULT_MARKERS, mdxForPath, scanNotes, syntaxForPath, type Note, type ScanOptions } from '../../src/protocol/scanner.js';
 
 /** `KIND line:col`, plus ` ~` when the placement is not canonical. */
 const brief = (n: Note): string => `${n.kind} ${n.line}:${n.column}${n.canonical ? '' : ' ~'}`;
 
-/** Visible marker offsets by micromark's own tokens: the oracle the scanner must agree with. */
+const OPENERS = '\\[|&#0*91;|&#[xX]0*5[bB];|&lbrack;|&lsqb;';
+const CLOSERS = '\\]|\\\\\\]|&#0*93;|&#[xX]0*5[dD];|&rbrack;|&rsqb;';
+
+/**
+ * Visible marker offsets by micromark's own tokens: the oracle the scanner must agree with.
+ * A bracket written as a character reference or `\]` counts where micromark made a
+ * characterReference or characterEscape token of it, and in raw HTML (a browser decodes
+ * references there; bounce also reads `\]` there, and a reference after an odd run of
+ * backslashes as text). In HTML blocks, comments and script/style elements are hidden.
+ */
 function micromarkVisible(doc: string, markers: readonly string[] = []): number[] {
   const text = doc.replace(/^\uFEFF/, '');
   const hidden: [number, number][] = [];
+  const html: [number, number][] = [];
+  const decoded = new Set<number>();
   for (const [kind, token] of postprocess(
     parse()
       .document()
@@ -18,17 +30,46 @@ function micromarkVisible(doc: string, markers: readonly string[] = []): number[
     const s = token.start.offset,
       e = token.end.offset;
     if (['codeFenced', 'codeIndented', 'codeText'].includes(token.type)) hidden.push([s, e]);
-    else if (token.type === 'htmlText' && text.startsWith('<!--', s)) hidden.push([s, e]);
-    else if (token.type === 'htmlFlow') {
-      for (let i = text.indexOf('<!--', s); i >= 0 && i < e; ) {
-        const c = text.indexOf('-->', i + 2);
-        hidden.push([i, c < 0 || c + 3 > e ? e : c + 3]);
-        i = text.indexOf('<!--', hidden.at(-1)![1]);
+    else if (token.type === 'characterReference' || token.type === 'characterEscape') decoded.add(s);
+    else if (token.type === 'htmlText') {
+      if (text.startsWith('<!--', s)) hidden.push([s, e]);
+      else html.push([s, e]);
+    } else if (token.type === 'htmlFlow') {
+      html.push([s, e]);
+      const open = /<!--|<(script|style)(?=[\s/>]|$)/gi;
+      for (let i = s; ; ) {
+        open.lastIndex = i;
+        const m = open.exec(text);
+        if (!m || m.index >= e) break;
+        const close = m[1] ? new RegExp(`</${m[1]}(?=[\\s/>]|$)`, 'gi') : /-->/g;
+        close.lastIndex = m.index + (m[1] ? 1 : 2);
+        const c = close.exec(text);
+        const end = !c ? e : m[1] ? text.indexOf('>', c.index) + 1 || e : c.index + 3;
+        hidden.push([m.index, Math.min(end, e)]);
+        i = Math.min(end, e);
       }
     }
   }
+  const within = (ranges: [number, number][], o: number): boolean => ranges.some(([a, b]) => a <= o && o < b);
+  const backslashes = (o: number): number => {
+    let n = 0;
+    while (text[o - 1 - n] === '\\') n++;
+    return n;
+  };
+  const bracket = (form: string, o: number): boolean => {
+    if (form === '[' || form === ']') return true;
+    // Named references are case-sensitive; numeric ones have at most 7 digits (6 in hex).
+    if (form.startsWith('&') && !form.startsWith('&#') && !['&lbrack;', '&lsqb;', '&rbrack;', '&rsqb;'].includes(form)) return false;
+    if (/^&#0{6,}9|^&#[xX]0{5,}5/.test(form)) return false;
+    if (decoded.has(o)) return true;
+    return within(html, o) && !(form.startsWith('&') && backslashes(o) % 2 === 1);
+  };
   const names = [...DEFAULT_MARKERS, ...markers].join('|');
-  return [...text.matchAll(new RegExp(`\\[(?:${names})\\]`, 'gi'))].map((m) => m.index).filter((o) => !hidden.some(([a, b]) => a <= o && o < b));
+  const found = [...text.matchAll(new RegExp(`(${OPENERS})(?:${names})(${CLOSERS})`, 'gi'))];
+  return found
+    .filter((m) => bracket(m[1]!, m.index) && bracket(m[2]!, m.index + m[0].length - m[2]!.length))
+    .map((m) => m.index)
+    .filter((o) => !within(hidden, o));
 }
 
 type Case = [name: string, doc: string, expected: string[], opts?: ScanOptions & { notMicromark?: string }];
@@ -99,6 +140,30 @@ const cases: Case[] = [
   ['comment markers inside code spans', '`<!--` [CLARIFY] `-->`', ['CLARIFY 1:8 ~']],
   ['text after the comment on its last line', '<!-- a -- b --> [CLARIFY]', ['CLARIFY 1:17 ~']],
   ['html block ends at a blank line', '<div>\n[CLARIFY] in\n\n[CLARIFY] out', ['CLARIFY 2:1', 'CLARIFY 4:1']],
+  // Link reference definitions (§4.7) are taken out before code spans (§6.1) are matched
+  ['backtick in a definition URL opens no span', '[a]: /u`x\n[CLARIFY] y `z', ['CLARIFY 2:1']],
+  ['backtick in a definition title opens no span', '[a]: /u "t`"\n[CLARIFY] `', ['CLARIFY 2:1']],
+  ['a span after a definition is still code', '[a]: /u`x\n`[CLARIFY]`', []],
+  ['definitions in a row, across lines', '[a]: /u`\n[b]:\n  /v`\n  "t`"\n[CLARIFY] `', ['CLARIFY 5:1']],
+  ['a title followed by text: no definition', '[a]: /u "t`" x\n[CLARIFY] `', []],
+  ['a destination followed by text: no definition', '[a]: /u`x [CLARIFY] `', []],
+  ['a title that fails on the next line leaves the definition', '[a]: /u`\n"t" x [CLARIFY] `', ['CLARIFY 2:7 ~']],
+  ['a definition cannot interrupt a paragraph', 'p\n[a]: /u`x\n[CLARIFY] `', []],
+  ['backtick in a label', '[x`]: /u\n[CLARIFY] `', ['CLARIFY 2:1']],
+  ['a label of 999 characters', `[${'a'.repeat(998)}\`]: /u\n[CLARIFY] \``, ['CLARIFY 2:1']],
+  ['a label of 1000 characters is no label', `[${'a'.repeat(999)}\`]: /u\n[CLARIFY] \``, []],
+  ['an angle destination', '[a]: <`>\n[CLARIFY] `', ['CLARIFY 2:1']],
+  ['definitions in a list item and a quote', '- [a]: /u`\n  [CLARIFY] `\n\n> [b]: /v`\n> [CONTESTED] `', ['CLARIFY 2:3', 'CONTESTED 5:3']],
+  ['a definition above a setext heading', '[a]: /u`\n[CLARIFY] `\n===', ['CLARIFY 2:1']],
+  // HTML blocks of type 1 (§4.6): script and style content is not text; pre and textarea is
+  ['script content', '<script>\nvar a = "[CLARIFY]";\n</script>\n[CLARIFY] after', ['CLARIFY 4:1']],
+  ['style content, then text on its line', '<style>p::after { content: "[CLARIFY]" }</style> [CLARIFY] shown', ['CLARIFY 1:50 ~']],
+  ['script inside another HTML block', '<div><script>"[CLARIFY]"</script>\n[CLARIFY] x\n</div>', ['CLARIFY 2:1']],
+  ['an unclosed script runs past blank lines', '<script>\n[CLARIFY]\n\n[CLARIFY] out', []],
+  ['a comment opener inside a script', '<SCRIPT type="x"><!-- </SCRIPT> [CLARIFY]', ['CLARIFY 1:33 ~']],
+  ['pre content is text', '<pre>\n[CLARIFY] x\n</pre>', ['CLARIFY 2:1']],
+  ['inline script in a paragraph is not a block', 'a <script>[CLARIFY]</script>', ['CLARIFY 1:11 ~']],
+  ['JSX-looking HTML outside MDX counts', '<Note title="[CLARIFY]">', ['CLARIFY 1:14 ~']],
   // Containers and laziness
   ['quoted note', '> [CLARIFY] quoted', ['CLARIFY 1:3']],
   ['lazy continuation', '> a\n[CLARIFY] lazy', ['CLARIFY 2:1']],
@@ -118,8 +183,27 @@ const cases: Case[] = [
   ['case-insensitive', '[contested] a\n\n[Clarify] b', ['CONTESTED 1:1', 'CLARIFY 3:1']],
   ['extra markers', '[TODO] x\n\n[todo] y\n\n`[TODO]`', ['TODO 1:1', 'TODO 3:1'], { markers: ['TODO'] }],
   ['extra markers with - and _', '[needs-source] x [A_1]', ['NEEDS-SOURCE 1:1', 'A_1 1:18 ~'], { markers: ['NEEDS-SOURCE', 'A_1'] }],
-  ['near misses are not markers', '[CONTESTED ] [ CLARIFY] [CLARIFIED] [CLARIFY\\]', []],
+  ['near misses are not markers', '[CONTESTED ] [ CLARIFY] [CLARIFIED] [CLARIFY\\\\] [CLARIFY', []],
   ['escaped bracket still renders the marker', '\\[CLARIFY] escaped', ['CLARIFY 1:2']],
+  // Backslash escapes (§2.4) and character references (§2.5) that render a marker
+  ['both brackets escaped, as pandoc writes', '\\[CLARIFY\\] x\n\n- \\[CONTESTED\\] y', ['CLARIFY 1:2', 'CONTESTED 3:4']],
+  ['closing bracket escaped', 'a [CLARIFY\\] b', ['CLARIFY 1:3 ~']],
+  ['decimal references', '&#91;CLARIFY&#93; x', ['CLARIFY 1:1']],
+  ['named references', '&lbrack;CONTESTED&rbrack; x &lsqb;clarify&rsqb;', ['CONTESTED 1:1', 'CLARIFY 1:29 ~']],
+  ['hex references, either case', '&#x5b;CLARIFY&#X5D; x', ['CLARIFY 1:1']],
+  ['references and escapes mixed', '&#91;CLARIFY\\] a &lbrack;CLARIFY] b [CLARIFY&#x5D; c', ['CLARIFY 1:1', 'CLARIFY 1:18 ~', 'CLARIFY 1:37 ~']],
+  ['leading zeros up to 7 digits', '&#0000091;CLARIFY&#x00005d; &#00000091;CLARIFY]', ['CLARIFY 1:1']],
+  ['named references are case-sensitive', '&LBRACK;CLARIFY&rbrack; &Lsqb;CLARIFY]', []],
+  ['a reference needs its semicolon', '&#91CLARIFY] &lbrackCLARIFY]', []],
+  ['an escaped ampersand is text', '\\&#91;CLARIFY] and \\\\&#91;CLARIFY] yes', ['CLARIFY 1:22 ~']],
+  ['references in a code span', '`&#91;CLARIFY&#93;` and `\\[CLARIFY\\]`', []],
+  ['references in fenced and indented code', '```\n&#91;CLARIFY&#93;\n```\n\n    \\[CLARIFY\\]', []],
+  ['references in a comment', '<!-- &#91;CLARIFY&#93; -->', []],
+  ['references in an HTML block', '<div>\n&#91;CLARIFY&#93; x\n</div>', ['CLARIFY 2:1']],
+  ['references in raw inline HTML', 'a <b title="&#91;CLARIFY&#93;">', ['CLARIFY 1:13 ~']],
+  ['no references or escapes in an autolink', '<http://a.b/&#91;CLARIFY&#93;> <http://a.b/\\[CLARIFY\\]> <http://a.b/[CLARIFY]>', ['CLARIFY 1:69 ~']],
+  ['references in a link title and a heading', '[a](/u "&#91;CLARIFY&#93;")\n\n# &#91;CONTESTED&#93;', ['CLARIFY 1:9 ~', 'CONTESTED 3:3 ~']],
+  ['the name itself is literal', '[&#67;LARIFY] [CL&#65;RIFY]', []],
   ['doubled brackets', '[[CLARIFY]]', ['CLARIFY 1:2 ~']],
   // Line endings and BOM
   ['BOM and CRLF', '\uFEFF[CLARIFY] a\r\nb\r\n\r\n[CONTESTED] c', ['CLARIFY 1:1', 'CONTESTED 4:1']],
@@ -132,9 +216,29 @@ const cases: Case[] = [
   ['mid-sentence', 'text [CLARIFY]', ['CLARIFY 1:6 ~']],
   ['heading prefix is not canonical', '# [CLARIFY]', ['CLARIFY 1:3 ~']],
   ['nested prefixes', '> - > 2. ***[CLARIFY]', ['CLARIFY 1:13']],
+  // MDX (docs/scanning.md, "MDX"): not CommonMark, so not compared with micromark
+  ['mdx: JSX attributes are not text, children are', '<Note title="[CLARIFY]">\n[CLARIFY] child\n</Note>', ['CLARIFY 2:1'], { mdx: true }],
+  ['mdx: inline JSX', 'a <Badge label="[CLARIFY]" /> b [CLARIFY]', ['CLARIFY 1:33 ~'], { mdx: true }],
+  ['mdx: braces and strings inside an attribute expression', '<X a={{b: "}[CLARIFY]"}} /> [CLARIFY]', ['CLARIFY 1:29 ~'], { mdx: true }],
+  ['mdx: expression comments', '{/* [CLARIFY] */}\n\ntext {/* [CONTESTED] */} [CLARIFY]', ['CLARIFY 3:26 ~'], { mdx: true }],
+  ['mdx: line comments in an expression, in a list', '- <X t="[CLARIFY]" />\n  {// [CONTESTED]\n  }', [], { mdx: true }],
+  ['mdx: a string in an expression renders', '{"[CLARIFY]"}', ['CLARIFY 1:3 ~'], { mdx: true }],
+  ['mdx: import and export lines', 'import X from "./x.js"\nexport const meta = { note: "[CLARIFY]" }\n\n[CLARIFY] after', ['CLARIFY 4:1'], { mdx: true }],
+  ['mdx: ESM runs to a blank line', 'export const a = [\n  "[CLARIFY]",\n]\n\n[CLARIFY] b', ['CLARIFY 5:1'], { mdx: true }],
+  ['mdx: import inside a paragraph is text', 'We\nimport [CLARIFY] x', ['CLARIFY 2:8 ~'], { mdx: true }],
+  ['mdx: an indented import is text', ' import [CLARIFY]', ['CLARIFY 1:9 ~'], { mdx: true }],
+  ['mdx: no indented code', '    [CLARIFY] x', ['CLARIFY 1:5'], { mdx: true }],
+  ['mdx: code spans and fences still hide', '`<X a="[CLARIFY]">`\n\n```\n{/* */} [CLARIFY]\n```', [], { mdx: true }],
+  ['mdx: a backtick in an attribute opens no span', '<X a="`" /> [CLARIFY] `', ['CLARIFY 1:13 ~'], { mdx: true }],
+  ['mdx: comments and script still hide', '<!-- [CLARIFY] -->\n\n<script>\n[CLARIFY]\n</script>', [], { mdx: true }],
+  ['mdx: an unclosed tag is text', 'a <X title="[CLARIFY]', ['CLARIFY 1:13 ~'], { mdx: true }],
+  ['mdx: < before a space is text', 'a < b [CLARIFY]', ['CLARIFY 1:7 ~'], { mdx: true }],
+  ['mdx: an escaped brace opens no expression', '\\{/* [CLARIFY] */}', ['CLARIFY 1:6 ~'], { mdx: true }],
+  ['mdx: fragments', '<>\n[CLARIFY] in a fragment\n</>', ['CLARIFY 2:1'], { mdx: true }],
   // Plain text
   ['plain counts everything', '```\n[CLARIFY]\n```\n<!-- [CLARIFY] -->\n`[CLARIFY]`', ['CLARIFY 2:1', 'CLARIFY 4:6 ~', 'CLARIFY 5:2 ~'], { syntax: 'plain' }],
   ['plain indented', '    [CLARIFY] x', ['CLARIFY 1:5'], { syntax: 'plain' }],
+  ['plain text reads no references or escapes', '&#91;CLARIFY&#93; \\[CLARIFY\\] [CLARIFY\\] \\[CLARIFY]', ['CLARIFY 1:43 ~'], { syntax: 'plain' }],
 ];
 
 describe('scanNotes: which markers are notes', () => {
@@ -142,7 +246,7 @@ describe('scanNotes: which markers are notes', () => {
   it.each(cases)('%s', (_name, doc, expected, opts = {}) => {
     const notes = scanNotes(doc, opts);
     expect(notes.map(brief)).toEqual(expected);
-    if ((opts.syntax ?? 'markdown') === 'markdown' && !opts.notMicromark) {
+    if ((opts.syntax ?? 'markdown') === 'markdown' && !opts.notMicromark && !opts.mdx) {
       expect(notes.map((n) => n.offset)).toEqual(micromarkVisible(doc, opts.markers));
     }
   });
@@ -176,6 +280,16 @@ describe('scanNotes: note fields', () => {
   it('keeps a heading note to its line', () => {
     expect(scanNotes('Intro [CLARIFY] x\n=====\nbody')[0]!.text).toBe('[CLARIFY] x');
   });
+  it('writes a referenced or escaped marker as it renders, at the column where it is written', () => {
+    const notes = scanNotes('&#91;CLARIFY&#93; Which\none?\n\n- \\[contested\\] No.');
+    expect(notes.map((n) => [n.kind, n.column, n.text, n.canonical])).toEqual([
+      ['CLARIFY', 1, '[CLARIFY] Which one?', true],
+      ['CONTESTED', 4, '[contested] No.', true],
+    ]);
+  });
+  it('ends a note where the next one starts, whatever the forms', () => {
+    expect(scanNotes('&lbrack;CLARIFY&rbrack;a&#91;CONTESTED&#93;b').map((n) => n.text)).toEqual(['[CLARIFY]a', '[CONTESTED]b']);
+  });
   it('normalises whitespace', () => {
     expect(scanNotes('[CLARIFY]   a\t\tb  \n   c   ')[0]!.text).toBe('[CLARIFY] a b c');
   });
@@ -201,6 +315,7 @@ describe('scanNotes: note fields', () => {
 describe('syntaxForPath', () => {
   it.each([
     ['doc.md', 'markdown'],
+    ['page.mdx', 'markdown'],
     ['DOC.MARKDOWN', 'markdown'],
     ['a/b.Md', 'markdown'],
     [undefined, 'markdown'],
@@ -209,6 +324,12 @@ describe('syntaxForPath', () => {
     ['md', 'plain'],
     ['file.md.bak', 'plain'],
   ] as const)('%s -> %s', (path, syntax) => expect(syntaxForPath(path)).toBe(syntax));
+  it.each([
+    ['page.mdx', true],
+    ['PAGE.MDX', true],
+    ['doc.md', false],
+    [undefined, false],
+  ] as const)('mdxForPath(%s) is %s', (path, mdx) => expect(mdxForPath(path)).toBe(mdx));
   it('has the two protocol markers by default', () => expect(DEFAULT_MARKERS).toEqual(['CONTESTED', 'CLARIFY']));
 });
 
@@ -236,6 +357,10 @@ describe('scanNotes agrees with micromark on generated documents', () => {
     '# ',
     '---',
     '===',
+    '[a]: ',
+    '[a]:',
+    '<script>',
+    '<style>',
   ];
   const pieces = [
     'text',
@@ -269,6 +394,16 @@ describe('scanNotes agrees with micromark on generated documents', () => {
     "'",
     '-',
     '[CONTESTED]',
+    '&#91;CONTESTED&#93;',
+    '\\[CLARIFY\\]',
+    '&lbrack;CLARIFY',
+    '&rsqb;',
+    '\\&#91;CLARIFY]',
+    ']:',
+    '[x]: /u`v',
+    ' "t`"',
+    '</script>',
+    '</style>',
   ];
   // mulberry32: a tiny seeded generator, so a failure reproduces.
   const random = (seed: number) => () => {
@@ -299,6 +434,17 @@ describe('scanNotes agrees with micromark on generated documents', () => {
       if (JSON.stringify(got) !== JSON.stringify(micromarkVisible(doc)) && !KNOWN_DEVIATIONS.some((re) => re.test(doc))) mismatches.push(doc);
     }
     expect(mismatches).toEqual([]);
+  });
+});
+
+// The documents that once made the scanner super-linear (timed by bench/scanner-hostile.mjs),
+// at a size micromark parses in well under a second.
+describe('scanNotes agrees with micromark on hostile documents', () => {
+  it.each(HOSTILE_MARKDOWN)('%s', (_name, make) => {
+    const doc = make(2000);
+    const notes = scanNotes(doc);
+    expect(notes.length).toBeGreaterThan(0);
+    expect(notes.map((n) => n.offset)).toEqual(micromarkVisible(doc));
   });
 });
 
