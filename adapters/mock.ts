@@ -8,6 +8,9 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { type AdapterContext, AdapterCrash, type AdapterProgram, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
+import { noteRange } from '../src/audit/records.js';
+import { type CodeBlock, markdownRegions } from '../src/protocol/code-ranges.js';
+import { scanNotes } from '../src/protocol/scanner.js';
 import { AdapterErrorSchema, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult } from '../src/adapters/contract.js';
 
 const StepSchema = z.union([
@@ -52,23 +55,65 @@ export function documentIn(prompt: string): string {
 }
 
 /** Deletes every paragraph that is a note; the rest stays as it was. */
-export function resolveNotes(doc: string): string {
-  return doc
-    .split(/\n{2,}/)
-    .map((para) =>
-      para
-        .split('\n')
-        .filter((line) => !/^\s*\[(contested|clarify)\]/i.test(line))
-        .join('\n'),
-    )
-    .filter((para) => para.trim() !== '')
-    .join('\n\n');
+/** Line numbers (0-based) that lie in code blocks, fences included: the mock never touches them. */
+function codeLines(doc: string): Set<number> {
+  const blocks: CodeBlock[] = [];
+  markdownRegions(doc, [], { code: blocks });
+  const lineOf = lineIndex(doc);
+  const out = new Set<number>();
+  for (const b of blocks) {
+    const last = b.lines.length ? (b.lines[b.lines.length - 1] as number) : b.start;
+    // A fenced block's closing fence is the line after its last content line.
+    const end = lineOf(last) + (b.fenced && b.closed ? 1 : 0);
+    for (let l = lineOf(b.start); l <= end; l++) out.add(l);
+  }
+  return out;
 }
 
+function lineIndex(doc: string): (offset: number) => number {
+  const starts = [0];
+  for (let i = doc.indexOf('\n'); i !== -1; i = doc.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+}
+
+/** Resolves every note the scanner finds by deleting it (its lines; an inline note from its marker on). Code stays as it is. */
+export function resolveNotes(doc: string): string {
+  const bom = doc.startsWith('\uFEFF') ? '\uFEFF' : '';
+  const lines = doc.slice(bom.length).split('\n');
+  const drop = new Set<number>();
+  for (const note of scanNotes(doc)) {
+    const [first, last] = noteRange(note, lines);
+    if (!note.canonical) {
+      const i = first - 1;
+      lines[i] = (lines[i] ?? '').slice(0, note.column - 1).trimEnd();
+      continue;
+    }
+    for (let l = first; l <= last; l++) drop.add(l - 1);
+    // A note that was a paragraph of its own leaves one blank line, not two.
+    if (lines[first - 2]?.trim() === '' && lines[last]?.trim() === '') drop.add(last);
+  }
+  return bom + lines.filter((_, i) => !drop.has(i)).join('\n');
+}
+
+const NOTE = '[CONTESTED] The opening is vague about scope. State what is in scope and what is not.';
+
+/** Adds one note as a paragraph of its own after the first paragraph that is not code. */
 export function addNote(doc: string): string {
-  const paras = doc.split(/\n{2,}/);
-  paras.splice(1, 0, `[CONTESTED] The opening is vague about scope. State what is in scope and what is not.`);
-  return paras.join('\n\n');
+  const lines = doc.split('\n');
+  const code = codeLines(doc);
+  const at = lines.findIndex((l, i) => i > 0 && l.trim() === '' && (lines[i - 1] ?? '').trim() !== '' && !code.has(i) && !code.has(i - 1));
+  if (at === -1) return `${doc.replace(/\s+$/, '')}\n\n${NOTE}\n`;
+  lines.splice(at + 1, 0, NOTE, '');
+  return lines.join('\n');
 }
 
 function reply(

@@ -14,6 +14,7 @@ import { main } from '../dist/src/cli.js';
 import { scanNotes } from '../dist/src/protocol/scanner.js';
 import { median } from './timing.mjs';
 import { wholeRuns } from './whole-runs.mjs';
+import { hostileRows } from './scanner-hostile.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS || 15);
 /** Rounds of each whole-process comparison. */
@@ -123,8 +124,10 @@ const rows = [
   ['scan of one 1.9 MB quoted paragraph, 100k notes', `${quoted.toFixed(0)} ms`, 'target: < 1000 ms'],
   ['scan of 2 MB markdown without markers', `${noMarkers.toFixed(0)} ms`, 'target: < 50 ms'],
   ['peak memory of a run on a 1.9 MB document', `${memoryMb.toFixed(0)} MB`, 'target: < 300 MB'],
+  // Hostile documents must not stall a CI gate: time stays linear in the size.
+  ...hostileRows([1_000_000]),
 ];
-for (const [what, value, target] of rows) console.log(`${what.padEnd(48)} ${value.padStart(10)}   ${target}`);
+for (const [what, value, target] of rows) console.log(`${what.padEnd(56)} ${value.padStart(10)}   ${target}`);
 
 const whole = wholeRuns(document, ROUNDS);
 const ms = (x) => (x === null ? '?' : `${x.toFixed(0)} ms`);

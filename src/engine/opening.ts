@@ -1,8 +1,8 @@
-import { scanNotes } from '../protocol/scanner.js';
 import type { AgentRecord, RunManifest } from '../store/manifest.js';
 import type { RunOpening } from '../store/recorder.js';
 import { makeRunId } from '../store/run-folder.js';
 import type { Role } from '../vocabulary.js';
+import { scan } from './pass.js';
 import type { RunPlan } from './plan.js';
 import { policyOf } from './policy.js';
 import { countWords } from './words.js';
@@ -45,7 +45,7 @@ export function openingOf(plan: RunPlan, now: Date): RunOpening {
       words: countWords(plan.input.text),
       ext: plan.input.ext,
       syntax: plan.input.syntax,
-      notes: scanNotes(plan.input.text, { syntax: plan.input.syntax, markers: plan.markers }).length,
+      notes: scan(plan, plan.input.text).length,
     },
     original: `original.${plan.input.ext}`,
     originalText: plan.input.text,

@@ -2,7 +2,8 @@ import { ulid } from 'ulid';
 import { type AdapterRequest, type AdapterSuccess, CONTRACT_VERSION, type Usage } from '../adapters/contract.js';
 import type { HostError, HostResult } from '../adapters/host.js';
 import type { DispatchEnd, DispatchStart } from '../audit/records.js';
-import { diffNotes, type Note, scanNotes } from '../protocol/scanner.js';
+import { diffNotes, mdxForPath, type Note, scanNotes } from '../protocol/scanner.js';
+import { structureProblems } from '../protocol/structure.js';
 import { sha256 } from '../store/hash.js';
 import type { RunManifest } from '../store/manifest.js';
 import { openClosing, type PassClosing, type RunRecorder } from '../store/recorder.js';
@@ -48,8 +49,13 @@ export const MAX_TRANSIENT_RETRIES = 2;
 /** A provider error is transient only when it is a 5xx (or carries no HTTP status). */
 export const isTransient = (e: HostError): boolean => TRANSIENT_ERROR_TYPES.has(e.type) && (e.type !== 'provider' || e.status === undefined || e.status >= 500);
 
+/** How the run reads its document: its syntax, MDX rules for `.mdx`, its markers. */
+export function readingOf(plan: RunPlan): { syntax: RunPlan['input']['syntax']; mdx: boolean; markers: string[] } {
+  return { syntax: plan.input.syntax, mdx: mdxForPath(plan.input.path ?? undefined), markers: plan.markers };
+}
+
 export function scan(plan: RunPlan, text: string): Note[] {
-  return scanNotes(text, { syntax: plan.input.syntax, markers: plan.markers });
+  return scanNotes(text, readingOf(plan));
 }
 
 interface Attempt {
@@ -297,6 +303,18 @@ class PassRun {
       document: file,
       document_sha256: this.shaOf(file, text),
     });
+    // A reply that breaks the document's structure could hide notes (an unclosed fence makes the rest code).
+    const broken = this.structure(text);
+    if (broken) {
+      this.finish(d, 'rejected', broken, { file, text, added, resolved });
+      if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, broken);
+      if (this.final) return this.close('failed', { kind: 'not-converged', notes, reason: `the final pass broke the document's structure: ${broken}` });
+      return this.close('failed', {
+        kind: 'failed',
+        type: 'malformed',
+        message: `${this.agent} gave no usable document after ${this.closing.repairs} repair(s): ${broken}`,
+      });
+    }
     if (!(this.final && notes.length > 0)) {
       this.finish(d, 'completed', null, { file, text, added, resolved });
       Object.assign(this.closing, { misplaced_after: notes.filter((n) => !n.canonical).length, words_after: words });
@@ -306,6 +324,17 @@ class PassRun {
     this.finish(d, 'rejected', reason, { file, text, added, resolved });
     if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, reason);
     return this.close('failed', { kind: 'not-converged', notes, reason });
+  }
+
+  /**
+   * Why the reply breaks the document's structure, or null: a fence left open where the sent
+   * document closed all of them (every pass), code blocks changed (the final pass, which may
+   * only resolve notes).
+   */
+  private structure(text: string): string | null {
+    const { syntax, mdx } = readingOf(this.ctx.plan);
+    const problems = structureProblems(this.sent.text, text, syntax, { mdx }).filter((p) => p.kind === 'unclosed-fence' || this.final);
+    return problems.length ? problems.map((p) => p.reason).join(' ') : null;
   }
 
   /** A summary, a malformed or a twice-empty reply: repaired while repairs remain. */

@@ -18,6 +18,11 @@ afterEach(() => rmSync(runs, { recursive: true, force: true }));
 const LONG = `${Array.from({ length: 12 }, (_, i) => `Paragraph ${i} says what the service does when a call fails.`).join('\n\n')}\n`;
 const LONG_NOTED = `${LONG}[CONTESTED] Two retries, not five.\n`;
 const SUMMARY = 'The service retries.\n';
+const FENCED = '# Deploy\n\n```sh\nmake deploy\n```\n\nRollback is manual.\n';
+const FENCED_NOTED = `${FENCED}[CLARIFY] Who rolls back: (A) on-call, (B) the owner?\n`;
+/** The closing fence deleted: the note below turns into code, and a scan would call it resolved. */
+const FENCE_OPEN = FENCED_NOTED.replace('make deploy\n```\n', 'make deploy\n');
+const CODE_CHANGED = FENCED.replace('make deploy', 'make deploy-all');
 const fail = (type: Extract<Answer, { error: unknown }>['error']['type'], extra: { status?: number; retry_after_ms?: number } = {}): Answer => ({
   error: { type, ...extra },
 });
@@ -204,6 +209,40 @@ const ROWS: Row[] = [
     status: 'converged',
     exitCode: 0,
     passes_: [['pass:completed'], ['pass:rejected', 'repair:rejected', 'repair:completed']],
+  },
+  {
+    name: 'a reply that leaves a fence unclosed is repaired, on any pass',
+    input: FENCED,
+    script: [{ reply: FENCE_OPEN }, { reply: FENCED_NOTED }, { reply: FENCED }],
+    status: 'converged',
+    exitCode: 0,
+    passes_: [['pass:rejected', 'repair:completed'], ['pass:completed']],
+  },
+  {
+    name: 'a final pass that hides its notes by deleting a closing fence does not converge',
+    input: FENCED,
+    script: [{ reply: FENCED_NOTED }, { reply: FENCE_OPEN }, { reply: FENCE_OPEN }],
+    status: 'not-converged',
+    exitCode: 1,
+    errorType: 'not-converged',
+    passes_: [['pass:completed'], ['pass:rejected', 'repair:rejected']],
+  },
+  {
+    name: 'a final pass that changes a code block is repaired, and fails to converge if it keeps doing so',
+    input: FENCED,
+    script: [{ reply: FENCED_NOTED }, { reply: CODE_CHANGED }, { reply: CODE_CHANGED }],
+    status: 'not-converged',
+    exitCode: 1,
+    passes_: [['pass:completed'], ['pass:rejected', 'repair:rejected']],
+  },
+  {
+    name: 'a pass that is not final may change code',
+    input: FENCED,
+    passes: 3,
+    script: [{ reply: FENCED_NOTED.replace('make deploy', 'make deploy-all') }, { reply: CODE_CHANGED }],
+    status: 'converged',
+    exitCode: 0,
+    passes_: [['pass:completed'], ['pass:completed']],
   },
   { name: 'zero notes stop the run early', passes: 4, script: [{ reply: DOC }], status: 'converged', exitCode: 0, passes_: [['pass:completed']] },
   {
