@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { EXIT, usageError } from '../errors.js';
 import type { Io } from '../io.js';
+import { decodeText, readBounded } from '../text-input.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { mdxForPath, scanNotes, syntaxForPath, type Note, type Syntax } from '../protocol/scanner.js';
 
@@ -147,23 +148,5 @@ async function readInput(input: Input, io: Io, maxBytes: number): Promise<string
     const what = input.path === undefined ? `more than ${maxBytes} bytes` : `${size} bytes, over the ${maxBytes}-byte limit`;
     throw usageError(`${input.label} is ${what}`, 'raise max_bytes in bounce.config.yaml, or scan it in parts');
   }
-  if (bytes.includes(0)) throw usageError(`${input.label} looks binary (it contains NUL bytes)`, 'scan text files only');
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw usageError(`${input.label} is not valid UTF-8`, 'convert it to UTF-8 first (e.g. iconv -t UTF-8)');
-  }
-}
-
-/** Reads a stream but stops one chunk past the limit, so an endless pipe cannot exhaust memory. */
-async function readBounded(stream: NodeJS.ReadableStream, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    chunks.push(buf);
-    size += buf.length;
-    if (size > maxBytes) break;
-  }
-  return Buffer.concat(chunks);
+  return decodeText(bytes, input.label);
 }
