@@ -49,6 +49,9 @@ export const MAX_TRANSIENT_RETRIES = 2;
 /** A provider error is transient only when it is a 5xx (or carries no HTTP status). */
 export const isTransient = (e: HostError): boolean => TRANSIENT_ERROR_TYPES.has(e.type) && (e.type !== 'provider' || e.status === undefined || e.status >= 500);
 
+const INDENTED = /^(?: {4}|\t)/m;
+const mayHoldCode = (text: string): boolean => text.includes('```') || text.includes('~~~') || INDENTED.test(text);
+
 /** How the run reads its document: its syntax, MDX rules for `.mdx`, its markers. */
 export function readingOf(plan: RunPlan): { syntax: RunPlan['input']['syntax']; mdx: boolean; markers: string[] } {
   return { syntax: plan.input.syntax, mdx: mdxForPath(plan.input.path ?? undefined), markers: plan.markers };
@@ -332,6 +335,8 @@ class PassRun {
    * only resolve notes).
    */
   private structure(text: string): string | null {
+    // No fence and no indented line on either side: there is no code whose structure could break.
+    if (!mayHoldCode(this.sent.text) && !mayHoldCode(text)) return null;
     const { syntax, mdx } = readingOf(this.ctx.plan);
     const problems = structureProblems(this.sent.text, text, syntax, { mdx }).filter((p) => p.kind === 'unclosed-fence' || this.final);
     return problems.length ? problems.map((p) => p.reason).join(' ') : null;

@@ -131,7 +131,9 @@ function reopen(plan: RunPlan, from: ResumeFrom, opts: EngineDeps['recorder']): 
   const { recorder: rec, reconciled } = RunRecorder.reopen(from.runDir, { timeoutS }, opts);
   try {
     const m = rec.manifest;
-    const last = [...m.pass_records].reverse().find((r) => r.status === 'completed' && r.document);
+    // The newest completed pass whose document is on disk as recorded (after a power cut an
+    // unsynced artifact may not be): the run goes on from there.
+    const last = [...m.pass_records].reverse().find((r) => r.status === 'completed' && r.document && rec.factsOf(r.document).sha256 === r.document_sha256);
     const text = last?.document ? readFileSync(rec.path(last.document), 'utf8') : plan.input.text;
     const file = last?.document ?? m.original;
     rec.log(`resume: continuing after pass ${last?.pass ?? 0}${reconciled.length ? `; ${reconciled.length} dispatch record(s) reconciled with run.json` : ''}`);

@@ -15,18 +15,28 @@ export function siblingName(path: string, tag: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.${tag}`);
 }
 
+export interface StageOptions {
+  /** Set the file's mode; otherwise it gets the usual 0666 less the umask. */
+  mode?: number;
+  /**
+   * fsync before the rename (default true), so that even a power cut leaves the old content
+   * or the new. A process crash needs no fsync: the rename alone is atomic.
+   */
+  sync?: boolean;
+}
+
 /**
- * Writes `data` to a new hidden file beside `path` and fsyncs it. The file is created
- * exclusively, so a symlink planted at its name is never followed. `mode` is set when
- * given; otherwise the file gets the usual 0666 less the umask.
+ * Writes `data` to a new hidden file beside `path`. The file is created exclusively, so a
+ * symlink planted at its name is never followed.
  */
-export function stageFile(path: string, data: string | Uint8Array, mode?: number): Staged {
+export function stageFile(path: string, data: string | Uint8Array, opts: StageOptions | number = {}): Staged {
+  const { mode, sync = true } = typeof opts === 'number' ? { mode: opts } : opts;
   const tmp = siblingName(path, 'tmp');
   const fd = openSync(tmp, 'wx', mode ?? 0o666);
   try {
     writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
     if (mode !== undefined) fchmodSync(fd, mode);
-    fsyncSync(fd);
+    if (sync) fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
     rmSync(tmp, { force: true });
@@ -50,6 +60,6 @@ export function stageFile(path: string, data: string | Uint8Array, mode?: number
 }
 
 /** Writes a file so that readers see the old content or the new, never a torn one (stage, fsync, rename). */
-export function writeFileAtomic(path: string, data: string | Uint8Array, mode?: number): void {
-  stageFile(path, data, mode).commit();
+export function writeFileAtomic(path: string, data: string | Uint8Array, opts: StageOptions | number = {}): void {
+  stageFile(path, data, opts).commit();
 }

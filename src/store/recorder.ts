@@ -229,7 +229,9 @@ export class RunRecorder {
   artifact(name: string, data: string): string {
     this.step('artifact', name);
     const text = this.redact(data, name);
-    writeFileAtomic(this.path(name), text, RUN_FILE_MODE);
+    // Artifacts skip fsync (they are most of what a pass writes); run.json and the records, which
+    // cite their shas, are synced, and a resume checks a document's sha before it builds on it.
+    writeFileAtomic(this.path(name), text, { mode: RUN_FILE_MODE, sync: false });
     this.remember(name, text);
     return name;
   }

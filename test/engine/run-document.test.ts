@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -366,6 +366,20 @@ describe('runDocument', () => {
     expect(m.pass_records.map((p) => `${p.pass}:${p.status}`)).toEqual(['1:completed', '2:interrupted', '2:interrupted', '2:completed', '3:completed']);
     expect(m.pass_records[3]?.dispatches[0]?.stem).toBe('pass-2-composer-com.resume-2');
     expect(verifyRun(first.runDir).problems).toEqual([]);
+  });
+});
+
+describe('resuming after a lost artifact', () => {
+  it('builds on the newest completed pass whose document is on disk as recorded, not on a damaged one', async () => {
+    const plan = await testPlan(runs, { passes: 3 });
+    const first = await runDocument(plan, engineDeps(fakeDispatcher([{ reply: NOTED }, { reply: NOTED }, { error: { type: 'timeout' } }])));
+    expect(first.status).toBe('failed');
+    // What a power cut can do to a file that was never synced: it comes back empty.
+    writeFileSync(join(first.runDir, 'pass-2-composer-com.md'), '');
+    const again = fakeDispatcher([{ reply: NOTED }, { reply: DOC }]);
+    const r = await runDocument(plan, engineDeps(again), { runDir: first.runDir });
+    expect(r.status).toBe('converged');
+    expect(again.requests.map((q) => q.pass)).toEqual([2, 3]);
   });
 });
 
