@@ -21,6 +21,8 @@ export interface ResumeOptions {
   json?: boolean;
   quiet?: boolean;
   config?: string;
+  /** `--timeout <seconds>`: a deadline for each call of this session (not part of the run's policy). */
+  timeout?: string | number;
 }
 
 const RESUMABLE = new Set(['running', 'interrupted', 'failed']);
