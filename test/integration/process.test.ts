@@ -1,9 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { pidsIn, running } from '../adapters/host-support.js';
-import { BIN, cleanEnv, FIXTURES, NODE_WARNING, runCli, tempDir } from '../support/cli.js';
+import { BIN, cleanEnv, FIXTURES, NODE_WARNING, ROOT, runCli, tempDir } from '../support/cli.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -151,6 +151,28 @@ describe('the launcher bin/bounce.js', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(DOC);
     expect(runs()[0]).toMatch(/^stdin-/);
+  });
+
+  it('as packed by npm pack runs the README mock example from another folder', async () => {
+    const pack = tempDir('bounce-pack-');
+    execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', pack], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    const tarball = readdirSync(pack).find((n) => n.endsWith('.tgz'));
+    // What `npm install <tarball>` puts in node_modules; its dependencies are this checkout's, so no registry is needed.
+    const pkg = join(pack, 'node_modules', 'bounce-runner');
+    mkdirSync(pkg, { recursive: true });
+    execFileSync('tar', ['xzf', join(pack, tarball!), '-C', pkg, '--strip-components=1']);
+    symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'));
+    const ex = join(pkg, 'examples');
+    const r = await runCli(
+      ['refine', join(ex, 'rfc-draft.md'), '--reviewer', `mock:${ex}/mock-script.yaml`, '--composer', `mock:${ex}/mock-script.yaml`, '--json'],
+      {
+        cwd: dir,
+        bin: join(pkg, 'bin', 'bounce.js'),
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'converged', evidence: 'mock', passes_run: 2 });
+    expect(runs()).toHaveLength(1);
   });
 
   it('says how to build a copy that has no dist/', async () => {
