@@ -204,7 +204,7 @@ export function interrupts(abort: () => void, say: (line: string) => void, force
       count += 1;
       if (count === 1) return abort();
       if (timer) return;
-      say(`bounce: stopping: the agents are being killed and the run saved as interrupted (at most ${FORCE_STOP_MS / 1000} s more)\n`);
+      say(`bounce: stopping: killing the agents, saving the run as interrupted (at most ${FORCE_STOP_MS / 1000} s)\n`);
       timer = setTimeout(force, forceMs);
       timer.unref();
     },
@@ -269,7 +269,8 @@ export async function main(argv: string[], io?: Io, startup: Startup = {}): Prom
   const jsonObject = reportsOwnStop && argv.includes('--json');
   const stop = interrupts(
     () => controller.abort(),
-    (line) => theIo.stderr.write(line),
+    // On a terminal the live progress line is cleared first, so the message is not glued to it.
+    (line) => theIo.stderr.write(theIo.stderr.isTTY ? `\r\u001b[2K${line}` : line),
     () => void forceStop(theIo, jsonObject),
   );
   if (!io) for (const sig of SIGNALS) process.on(sig, stop.onSignal);
