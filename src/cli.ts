@@ -180,7 +180,7 @@ async function scanMarkers(io: Io, explicit: string | undefined, flags: string[]
 }
 
 /** Ctrl-C, a kill, or the terminal going away: each stops a run cleanly (exit 130, resumable). */
-export const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** After a second signal, how long a run gets to stop (adapters get SIGKILL 2 s after the first) before bounce ends it. */
 export const FORCE_STOP_MS = 5000;
@@ -204,7 +204,7 @@ export function interrupts(abort: () => void, say: (line: string) => void, force
       count += 1;
       if (count === 1) return abort();
       if (timer) return;
-      say(`bounce: stopping: killing the agents, saving the run as interrupted (at most ${FORCE_STOP_MS / 1000} s)\n`);
+      say(`bounce: stopping: killing the agents, saving the run as interrupted (at most ${forceMs / 1000} s)\n`);
       timer = setTimeout(force, forceMs);
       timer.unref();
     },
