@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { EXIT, isBounceError } from './errors.js';
+import { BounceError, EXIT, isBounceError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
 import { CHECK_EXIT_CODES, commandHelp, REFINE_EXAMPLES, RESUME_EXIT_CODES, SCAN_EXIT_CODES } from './help.js';
@@ -27,7 +27,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--in-place', 'overwrite the input atomically after convergence')
     .option('--runs-dir <dir>', 'where run folders go (default: runs_dir from config, else ./runs)')
     .option('--name <name>', 'run name used in the run folder name')
-    .option('--timeout <seconds>', 'deadline per agent call in seconds (default 600)')
+    .option('--timeout <seconds>', 'deadline per agent call in seconds, 1 to 2147483 (default 600)')
     .option('--max-repairs <n>', 'repair requests per pass (default 1)')
     .option('--prompts <dir>', 'folder of prompt templates overriding the built-in ones')
     .option('--config <file>', 'config file (default: bounce.config.yaml here or above, or BOUNCE_CONFIG)')
@@ -48,10 +48,13 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--marker <name...>', 'extra marker names (besides CONTESTED and CLARIFY)')
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices(['markdown', 'plain']))
     .option('--config <file>', 'config file to read markers from')
+    .option('-q, --quiet', 'no summary on stderr (notes still go to stdout, errors to stderr)')
     .addHelpText('after', commandHelp(['bounce scan docs/', "bounce scan 'docs/**/*.md' --json"], SCAN_EXIT_CODES))
-    .action(async (paths: string[], o: { json?: boolean; marker?: string[]; syntax?: 'markdown' | 'plain'; config?: string }) => {
-      const [{ runScan }, markers] = await Promise.all([import('./commands/scan.js'), configMarkers(io, o.config)]);
-      setExit(await runScan({ patterns: paths, json: o.json, markers: [...markers, ...(o.marker ?? [])], syntax: o.syntax }, io));
+    .action(async (paths: string[], o: { json?: boolean; marker?: string[]; syntax?: 'markdown' | 'plain'; config?: string; quiet?: boolean }) => {
+      const [{ runScan }, markers] = await Promise.all([import('./commands/scan.js'), scanMarkers(io, o.config, o.marker ?? [])]);
+      // runScan writes only its summary to stderr; its errors are thrown and printed by main.
+      const scanIo = o.quiet ? { ...io, stderr: { write: () => true } } : io;
+      setExit(await runScan({ patterns: paths, json: o.json, markers, syntax: o.syntax }, scanIo));
     });
   program
     .command('check')
@@ -76,24 +79,28 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   program
     .command('resume')
     .description('finish an interrupted or crashed run from its last completed pass')
-    .argument('<run>', 'run folder path, run id, unique id prefix, or latest')
+    .argument('[run]', 'run folder path, run id, a part of an id only that run has, or latest', 'latest')
     .option('-o, --out <file>', 'write the converged document to FILE (- for stdout) instead of the recorded target')
     .option('--in-place', 'overwrite the input atomically after convergence')
     .option('--runs-dir <dir>', 'where to look for the run')
     .option('--config <file>', 'config file (agents are resolved from it again)')
+    .option('--timeout <seconds>', "deadline per agent call in seconds for this session, 1 to 2147483 (default: the agent's timeout_s, else 600)")
     .option('--json', 'print one JSON object on stdout, whatever the outcome')
-    .option('-q, --quiet', 'no progress or summary on stderr')
-    .addHelpText('after', commandHelp(['bounce resume latest', 'bounce resume rfc-20261129-101500-7QZK3M --json'], RESUME_EXIT_CODES))
+    .option('-q, --quiet', 'no progress or summary on stderr (errors still print)')
+    .addHelpText(
+      'after',
+      commandHelp(['bounce resume', 'bounce resume 7QZK3M --timeout 1800', 'bounce resume rfc-20261129-101500-7QZK3M --json'], RESUME_EXIT_CODES),
+    )
     .action(async (run: string, o: Record<string, unknown>) => {
       const { runResume } = await import('./commands/resume.js');
       setExit(await runResume({ run, ...o }, io));
     });
 
   const runsDir = async (o: { runsDir?: string; config?: string }): Promise<string> => {
-    const { loadConfig, runsDirFor } = await import('./config/load.js');
-    return runsDirFor(io.cwd, loadConfig(io.cwd, io.env, o.config), o.runsDir);
+    const { loadConfigKeys, runsDirFor } = await import('./config/load.js');
+    return runsDirFor(io.cwd, loadConfigKeys(io.cwd, io.env, o.config, ['runs_dir']), o.runsDir);
   };
-  const RUN_ARG = ['<run>', 'run folder path, run id, unique id prefix, or latest'] as const;
+  const RUN_ARG = ['<run>', 'run folder path, run id, a part of an id only that run has, or latest'] as const;
 
   program
     .command('runs')
@@ -129,7 +136,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async (run: string, pass: string | undefined, o: { runsDir?: string; config?: string; color?: boolean }) => {
       const { runDiff } = await import('./commands/diff.js');
       const color = o.color === false ? false : undefined;
-      setExit(await runDiff({ run, runsDir: await runsDir(o), pass: pass === undefined ? undefined : Number(pass), color }, io));
+      setExit(await runDiff({ run, runsDir: await runsDir(o), pass, color }, io));
     });
 
   program
@@ -160,44 +167,138 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   return program;
 }
 
-async function configMarkers(io: Io, explicit?: string): Promise<string[]> {
-  const { loadConfig } = await import('./config/load.js');
-  return loadConfig(io.cwd, io.env, explicit).config.markers;
+/** The config's markers and the `--marker` names, each checked by the config's rule for a marker name. */
+async function scanMarkers(io: Io, explicit: string | undefined, flags: string[]): Promise<string[]> {
+  const [{ loadConfigKeys }, { MARKER_NAME, MARKER_NAME_RULE }] = await Promise.all([import('./config/load.js'), import('./config/schema.js')]);
+  for (const name of flags) {
+    if (!MARKER_NAME.test(name)) {
+      const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}...` : name);
+      throw new BounceError(`--marker ${shown} is not a marker name`, { hint: MARKER_NAME_RULE });
+    }
+  }
+  return [...loadConfigKeys(io.cwd, io.env, explicit, ['markers']).config.markers, ...flags];
 }
 
 /** Ctrl-C, a kill, or the terminal going away: each stops a run cleanly (exit 130, resumable). */
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-/** Runs the CLI and returns the exit code; errors meant for users print as one line. */
-export async function main(argv: string[], io?: Io): Promise<number> {
-  const controller = new AbortController();
-  let interrupts = 0;
-  const onSignal = (): void => {
-    interrupts += 1;
-    // The first Ctrl-C stops the run cleanly (exit 130); a second one leaves at once.
-    if (interrupts > 1) process.exit(EXIT.interrupted);
-    controller.abort();
+/** After a second signal, how long a run gets to stop (adapters get SIGKILL 2 s after the first) before bounce ends it. */
+export const FORCE_STOP_MS = 5000;
+
+export interface Interrupts {
+  onSignal(): void;
+  readonly count: number;
+  dispose(): void;
+}
+
+/**
+ * The first signal aborts (the run ends `interrupted`, its adapters' process groups killed,
+ * its lock released). A second one does not cut that short: it says what is happening and,
+ * if the process has not ended `forceMs` later, calls `force()`. Later signals change nothing.
+ */
+export function interrupts(abort: () => void, say: (line: string) => void, force: () => void, forceMs = FORCE_STOP_MS): Interrupts {
+  let count = 0;
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    onSignal() {
+      count += 1;
+      if (count === 1) return abort();
+      if (timer) return;
+      say(`bounce: stopping: killing the agents, saving the run as interrupted (at most ${forceMs / 1000} s)\n`);
+      timer = setTimeout(force, forceMs);
+      timer.unref();
+    },
+    get count() {
+      return count;
+    },
+    dispose: () => clearTimeout(timer),
   };
-  if (!io) {
-    for (const sig of SIGNALS) process.on(sig, onSignal);
-  }
-  const theIo = io ?? processIo(controller.signal);
-  let code: number = EXIT.ok;
+}
+
+/** A run that did not stop after the second signal: its lock is released and bounce ends, still exit 130. */
+async function forceStop(io: Io, jsonObject: boolean): Promise<never> {
+  const message = `the run did not stop within ${FORCE_STOP_MS / 1000} s of the second signal and was ended`;
   try {
-    await buildProgram(theIo, (c) => (code = c)).parseAsync(argv);
-  } catch (err) {
-    code = handleError(err, theIo);
-    // --json promises one object on stdout for every exit of refine and resume, errors included.
-    const command = argv.slice(2).find((a) => !a.startsWith('-'));
-    if (argv.includes('--json') && (command === 'refine' || command === 'resume')) {
-      const { errorJson } = await import('./commands/refine.js');
-      const message = isBounceError(err) ? err.line : err instanceof Error ? err.message.replace(/^error: /, '') : String(err);
-      theIo.stdout.write(`${JSON.stringify(errorJson(code, isBounceError(err) ? err.code : code === EXIT.usage ? 'usage' : 'internal', message))}\n`);
+    const { releaseHeldLocks } = await import('./store/lock.js');
+    releaseHeldLocks();
+    if (jsonObject) {
+      const { errorJson } = await import('./ui/run-summary.js');
+      io.stdout.write(`${JSON.stringify(errorJson(EXIT.interrupted, 'interrupted', message))}\n`);
     }
   } finally {
-    for (const sig of SIGNALS) process.off(sig, onSignal);
+    io.stderr.write(`bounce: ${message}: \`bounce resume\` finishes it\n`);
+    process.exit(EXIT.interrupted);
+  }
+}
+
+type OutStream = Io['stderr'] & { columns?: number };
+
+/**
+ * A reader that goes away (`bounce scan big.md | head -1`) is not an error: what is left to
+ * write is dropped and the command ends with its own exit code.
+ */
+function pipeSafe(stream: NodeJS.WriteStream): OutStream {
+  let closed = false;
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+    closed = true;
+  });
+  return {
+    write: (chunk: string) => (closed ? false : stream.write(chunk)),
+    get isTTY() {
+      return stream.isTTY;
+    },
+    get columns() {
+      return stream.columns;
+    },
+  };
+}
+
+export interface Startup {
+  /** Signals that reached the launcher before main() could handle them. */
+  signals?: number;
+}
+
+/** Runs the CLI and returns the exit code; errors meant for users print as one line. */
+export async function main(argv: string[], io?: Io, startup: Startup = {}): Promise<number> {
+  const controller = new AbortController();
+  const theIo = io ?? { ...processIo(controller.signal), stdout: pipeSafe(process.stdout), stderr: pipeSafe(process.stderr) };
+  // refine and resume report an interruption themselves (the run's status, its --json object).
+  const command = argv.slice(2).find((a) => !a.startsWith('-'));
+  const reportsOwnStop = command === 'refine' || command === 'resume';
+  const jsonObject = reportsOwnStop && argv.includes('--json');
+  const stop = interrupts(
+    () => controller.abort(),
+    // On a terminal the live progress line is cleared first, so the message is not glued to it.
+    (line) => theIo.stderr.write(theIo.stderr.isTTY ? `\r\u001b[2K${line}` : line),
+    () => void forceStop(theIo, jsonObject),
+  );
+  if (!io) for (const sig of SIGNALS) process.on(sig, stop.onSignal);
+  for (let i = 0; i < (startup.signals ?? 0); i++) stop.onSignal();
+  let code: number = EXIT.ok;
+  try {
+    if (stop.count > 0) throw new BounceError('interrupted before the command started', { exitCode: EXIT.interrupted, code: 'interrupted' });
+    await buildProgram(theIo, (c) => (code = c)).parseAsync(argv);
+    if (stop.count > 0 && !reportsOwnStop) code = EXIT.interrupted;
+  } catch (err) {
+    // After a signal, a failure is most likely its consequence: the exit code says interrupted.
+    code = stop.count > 0 ? EXIT.interrupted : handleError(err, theIo);
+    if (stop.count > 0) theIo.stderr.write(`bounce: interrupted${isBounceError(err) && err.exitCode === EXIT.interrupted ? '' : ` (${errorLine(err)})`}\n`);
+    // --json promises one object on stdout for every exit of refine and resume, errors included.
+    if (jsonObject) {
+      const { errorJson } = await import('./commands/refine.js');
+      const type = stop.count > 0 ? 'interrupted' : isBounceError(err) ? err.code : code === EXIT.usage ? 'usage' : 'internal';
+      theIo.stdout.write(`${JSON.stringify(errorJson(code, type, errorLine(err)))}\n`);
+    }
+  } finally {
+    stop.dispose();
+    for (const sig of SIGNALS) process.off(sig, stop.onSignal);
   }
   return code;
+}
+
+function errorLine(err: unknown): string {
+  return isBounceError(err) ? err.line : err instanceof Error ? err.message.replace(/^error: /, '') : String(err);
 }
 
 function handleError(err: unknown, io: Io): number {

@@ -20,13 +20,17 @@ export function commandHelp(examples: string[], exitCodes = EXIT_CODES_HELP): st
 }
 
 export const CHECK_EXIT_CODES = `Exit codes:
-  0  all good
-  1  problems found (each is named)
-  2  usage error`;
+  0    all good
+  1    problems found (each is named)
+  2    usage error
+  130  interrupted (Ctrl-C)`;
 
 export const SCAN_EXIT_CODES = `Exit codes:
-  0  no notes
-  1  notes found
-  2  usage or input error`;
+  0    no notes
+  1    notes found
+  2    usage or input error
+  130  interrupted (Ctrl-C)
+
+A closed stdout (bounce scan docs/ | head -1) is not an error: the exit code stays the scan's.`;
 
 export const RESUME_EXIT_CODES = EXIT_CODES_HELP.replace('(no run folder is created)', 'or resume refused (policy changed, input changed)');

@@ -9,8 +9,8 @@ export interface DiffOptions {
   run: string;
   /** Absolute or cwd-relative; the CLI passes config runs_dir or `runs`. */
   runsDir?: string;
-  /** One pass (1-based); every pass when absent. */
-  pass?: number;
+  /** One pass (1-based), as a number or as typed; every pass when absent. */
+  pass?: number | string;
   /** Force colour on or off; by default on when stdout is a TTY and NO_COLOR is unset. */
   color?: boolean;
 }
@@ -19,12 +19,14 @@ export interface DiffOptions {
 export async function runDiff(opts: DiffOptions, io: Io): Promise<number> {
   const { dir, manifest } = loadRun(opts.run, opts.runsDir, io.cwd);
   const changes = passChanges(dir, manifest);
+  const known = [...new Set(changes.map((ch) => ch.record.pass))];
+  const choose = known.length ? `pass one of ${known.join(', ')}, or none for every pass` : 'this run has no passes yet';
+  const text = opts.pass === undefined ? undefined : String(opts.pass).trim();
+  if (text !== undefined && !/^[1-9]\d{0,8}$/.test(text)) throw usageError(`the pass must be a pass number such as 1, not ${JSON.stringify(text)}`, choose);
+  const pass = text === undefined ? undefined : Number(text);
   // Select by pass number, not position: a resumed run may hold two records of one pass.
-  const chosen = opts.pass === undefined ? changes : changes.filter((ch) => ch.record.pass === opts.pass);
-  if (opts.pass !== undefined && chosen.length === 0) {
-    const known = [...new Set(changes.map((ch) => ch.record.pass))];
-    throw usageError(`run ${manifest.run_id} has no pass ${opts.pass}`, known.length ? `pass one of ${known.join(', ')}` : 'this run has no passes yet');
-  }
+  const chosen = pass === undefined ? changes : changes.filter((ch) => ch.record.pass === pass);
+  if (pass !== undefined && chosen.length === 0) throw usageError(`run ${manifest.run_id} has no pass ${pass}`, choose);
   const color = opts.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR);
   const c = pc.createColors(color);
   const paint = { header: c.bold, hunk: c.cyan, delete: c.red, insert: c.green };

@@ -3,6 +3,7 @@ import { chooseAgents } from '../adapters/choose.js';
 import type { CheckProblem } from '../adapters/contract.js';
 import { createProbe, type Probe } from '../adapters/detect.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
+import { TIMEOUT_RANGE_S } from '../config/schema.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { outputTarget } from '../engine/output.js';
@@ -49,11 +50,20 @@ export function intFlag(flag: string, value: string | number | undefined, fallba
   return n;
 }
 
+/**
+ * `--timeout` (refine and resume) in seconds, within what a timer can hold; `abc`, `0.0001`
+ * and `1e300` are usage errors naming the range.
+ */
 export function secondsFlag(value: string | number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || String(value).trim() === '')
-    throw usageError(`--timeout must be a positive number of seconds, not "${value}"`, 'pass e.g. --timeout 600', 'usage');
+  const text = String(value).trim();
+  const n = text === '' ? Number.NaN : Number(text);
+  if (!Number.isFinite(n) || n < TIMEOUT_RANGE_S.min || n > TIMEOUT_RANGE_S.max)
+    throw usageError(
+      `--timeout must be a positive number of seconds, from ${TIMEOUT_RANGE_S.min} to ${TIMEOUT_RANGE_S.max}, not ${JSON.stringify(text)}`,
+      'pass e.g. --timeout 600',
+      'usage',
+    );
   return n;
 }
 

@@ -22,7 +22,7 @@ export interface ResumeOptions {
   json?: boolean;
   quiet?: boolean;
   config?: string;
-  /** Deadline per agent call in seconds: a deadline is not part of the run's policy. */
+  /** `--timeout <seconds>`: a deadline for each call of this session (not part of the run's policy). */
   timeout?: string | number;
 }
 

@@ -1,13 +1,15 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
+import type { z } from 'zod';
 import { usageError } from '../errors.js';
-import { ConfigSchema, DEFAULT_CONFIG, type Config } from './schema.js';
+import { configErrorMap, issueLines } from './issues.js';
+import { AgentConfigSchema, ConfigSchema, DEFAULT_CONFIG, type Config } from './schema.js';
 
 export const CONFIG_FILE = 'bounce.config.yaml';
 
-export interface LoadedConfig {
-  config: Config;
+export interface LoadedConfig<C = Config> {
+  config: C;
   /** Absolute path of the file read, or null when defaults were used. */
   path: string | null;
 }
@@ -34,33 +36,67 @@ export function findConfig(cwd: string, env: NodeJS.ProcessEnv, explicit?: strin
   }
 }
 
-export function loadConfig(cwd: string, env: NodeJS.ProcessEnv, explicit?: string): LoadedConfig {
+function readConfigText(cwd: string, env: NodeJS.ProcessEnv, explicit?: string): { text: string; path: string } | null {
   const path = findConfig(cwd, env, explicit);
-  if (!path) return { config: DEFAULT_CONFIG, path: null };
+  if (!path) return null;
   if (statSync(path).isDirectory()) throw usageError(`config path is a directory: ${path}`, 'point --config at a YAML file', 'config');
-  return { config: parseConfig(readFileSync(path, 'utf8'), path), path };
+  return { text: readFileSync(path, 'utf8'), path };
 }
 
-/** Parses and validates config text; every problem is reported as `file: path: message`. */
-export function parseConfig(text: string, label: string): Config {
-  let raw: unknown;
+export function loadConfig(cwd: string, env: NodeJS.ProcessEnv, explicit?: string): LoadedConfig {
+  const found = readConfigText(cwd, env, explicit);
+  return found ? { config: parseConfig(found.text, found.path), path: found.path } : { config: DEFAULT_CONFIG, path: null };
+}
+
+/**
+ * Only `keys` of the config, validated; a mistake elsewhere in the file does not stop a
+ * command that does not read it (`scan` reads `markers`, `runs` and the like `runs_dir`).
+ */
+export function loadConfigKeys<K extends keyof Config>(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  explicit: string | undefined,
+  keys: K[],
+): LoadedConfig<Pick<Config, K>> {
+  const found = readConfigText(cwd, env, explicit);
+  if (!found) return { config: DEFAULT_CONFIG, path: null };
+  const mask: Partial<Record<keyof Config, true>> = Object.fromEntries(keys.map((k) => [k, true]));
+  const raw = parseYamlText(found.text, found.path);
+  const part = ConfigSchema.pick(mask).strip();
+  return { config: validate(part, raw ?? {}, found.path) as Pick<Config, K>, path: found.path };
+}
+
+function parseYamlText(text: string, label: string): unknown {
   try {
-    raw = parseYaml(text, { prettyErrors: true });
+    return parseYaml(text, { prettyErrors: true });
   } catch (err) {
     const detail = (err instanceof YAMLParseError ? (err.message.split('\n')[0] ?? '') : String(err)).replace(/:\s*$/, '');
     throw usageError(`${label}: invalid YAML: ${detail}`, 'fix the syntax of the config file', 'config');
   }
+}
+
+/** The keys an object of the config may have at `path`, for "did you mean". */
+function knownKeys(path: (string | number)[]): string[] {
+  if (path.length === 0) return Object.keys(ConfigSchema.shape);
+  if (path.length === 2 && path[0] === 'agents') return Object.keys(AgentConfigSchema.shape);
+  return [];
+}
+
+function validate<S extends z.ZodTypeAny>(schema: S, raw: unknown, label: string): z.infer<S> {
+  const result = schema.safeParse(raw, { errorMap: configErrorMap });
+  if (result.success) return result.data;
+  throw usageError(`${label}: ${issueLines(result.error.issues, knownKeys).join('; ')}`, 'fix these keys (see docs/configuration.md)', 'config');
+}
+
+/** Parses and validates config text; every problem is reported as `file: path: message`. */
+export function parseConfig(text: string, label: string): Config {
+  const raw = parseYamlText(text, label);
   if (raw === null || raw === undefined) return DEFAULT_CONFIG;
-  const result = ConfigSchema.safeParse(raw);
-  if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`);
-    throw usageError(`${label}: ${problems.join('; ')}`, 'fix these keys (see docs/configuration.md)', 'config');
-  }
-  return result.data;
+  return validate(ConfigSchema, raw, label);
 }
 
 /** The runs dir: the flag (relative to cwd), else runs_dir (relative to the config file), else ./runs. */
-export function runsDirFor(cwd: string, loaded: LoadedConfig, flag?: string): string {
+export function runsDirFor(cwd: string, loaded: LoadedConfig<Pick<Config, 'runs_dir'>>, flag?: string): string {
   if (flag) return resolve(cwd, flag);
   if (loaded.config.runs_dir) return resolve(loaded.path ? dirname(loaded.path) : cwd, loaded.config.runs_dir);
   return resolve(cwd, 'runs');

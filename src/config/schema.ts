@@ -2,14 +2,24 @@ import { z } from 'zod';
 import { AgentOptionsSchema } from '../adapters/contract.js';
 import { REPLY_DEFAULTS } from '../engine/reply.js';
 
+/**
+ * The range of a call deadline in seconds (`timeout_s`, `--timeout`): a timer holds at most
+ * 2^31-1 ms, and Node fires a longer one at once, so every call would time out.
+ */
+export const TIMEOUT_RANGE_S = { min: 1, max: 2_147_483 } as const;
+export const TIMEOUT_RANGE_TEXT = `a number of seconds from ${TIMEOUT_RANGE_S.min} to ${TIMEOUT_RANGE_S.max}`;
+
 /** One entry under `agents:` in bounce.config.yaml. */
 export const AgentConfigSchema = AgentOptionsSchema.extend({
   adapter: z.string().min(1),
-  timeout_s: z.number().positive().optional(),
+  timeout_s: z.number().min(TIMEOUT_RANGE_S.min, `must be ${TIMEOUT_RANGE_TEXT}`).max(TIMEOUT_RANGE_S.max, `must be ${TIMEOUT_RANGE_TEXT}`).optional(),
 }).strict();
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
-const markerName = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'a marker is a word such as RISK (letters, digits, _ or -)');
+/** A marker name (config `markers`, `scan --marker`): short, and nothing a terminal or a prompt would read as markup. */
+export const MARKER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
+export const MARKER_NAME_RULE = 'a marker is a word such as RISK: a letter, then letters, digits, _ or -, at most 32 characters';
+const markerName = z.string().regex(MARKER_NAME, MARKER_NAME_RULE);
 
 export const ConfigSchema = z
   .object({

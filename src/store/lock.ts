@@ -47,6 +47,14 @@ function tryCreate(path: string, info: LockInfo): boolean {
   }
 }
 
+/** Releases of the locks this process holds, so a forced exit (src/cli.ts) leaves none behind. */
+const held = new Set<() => void>();
+
+/** Releases every lock this process holds. */
+export function releaseHeldLocks(): void {
+  for (const release of [...held]) release();
+}
+
 /**
  * Takes the run's lock (pid, host, start time) so two processes never drive one run.
  * A lock left by a dead process on this host is taken over; a live one is refused.
@@ -66,7 +74,10 @@ export function acquireLock(runDir: string): () => void {
     if (JSON.stringify(readLock(path)) === JSON.stringify(held)) rmSync(path, { force: true });
     if (!tryCreate(path, me)) throw usageError('another process took the run lock just now', 'try again when it has finished', 'locked');
   }
-  return () => {
+  const release = (): void => {
+    held.delete(release);
     if (readLock(path)?.pid === process.pid) rmSync(path, { force: true });
   };
+  held.add(release);
+  return release;
 }

@@ -60,12 +60,24 @@ export function listRuns(runsDir: string): RunEntry[] {
 }
 
 /**
- * `<run>` as every command takes it: a path to a run folder, a run id, a unique prefix
- * of an id in runsDir, or `latest`. Anything else is a usage error naming what exists.
+ * The runs whose id holds `part` (case aside: a ULID tail is Crockford base32). When several
+ * do, the one whose id starts with it is meant, as long as only one does.
+ */
+export function runsMatching(part: string, names: string[]): string[] {
+  const p = part.toLowerCase();
+  const matches = names.filter((n) => n.toLowerCase().includes(p)).sort();
+  const prefixed = matches.filter((n) => n.toLowerCase().startsWith(p));
+  return matches.length > 1 && prefixed.length === 1 ? prefixed : matches;
+}
+
+/**
+ * `<run>` as every command takes it: a path to a run folder, a run id, any part of an id
+ * that only one run in runsDir has (a prefix, the ULID tail), or `latest`. Anything else
+ * is a usage error naming what exists.
  */
 export function resolveRunDir(arg: string, runsDir: string, cwd: string): string {
   const root = resolve(cwd, runsDir);
-  if (arg === '') throw usageError('no run given', 'pass a run id, a unique prefix of one, a path to a run folder, or latest');
+  if (arg === '') throw usageError('no run given', 'pass a run id, a part of one only that run has, a path to a run folder, or latest');
   if (arg === 'latest') {
     const newest = listRuns(root)[0];
     if (!newest) throw usageError(`no runs in ${root}`, 'run `bounce refine <file>` first, or pass --runs-dir');
@@ -80,11 +92,11 @@ export function resolveRunDir(arg: string, runsDir: string, cwd: string): string
         .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
         .map((d) => d.name)
     : [];
-  const matches = names.filter((n) => n.startsWith(arg)).sort();
+  const matches = runsMatching(arg, names);
   if (matches.length === 1) return join(root, matches[0]!);
   if (matches.length > 1) {
     const shown = matches.slice(0, 10).join(', ') + (matches.length > 10 ? `, and ${matches.length - 10} more` : '');
-    throw usageError(`run prefix "${arg}" is ambiguous`, `it matches ${shown}; give more of the id`);
+    throw usageError(`run "${arg}" is ambiguous: it matches ${shown}`, 'give more of the id, or the whole id');
   }
   const known = listRuns(root)
     .slice(0, 5)

@@ -3,8 +3,9 @@ import type { EventSink } from '../engine/deps.js';
 import type { Io } from '../io.js';
 
 /**
- * Progress on stderr: on a terminal one live line per pass (role, agent, elapsed,
- * notes) redrawn every second; otherwise plain lines. `--quiet` silences all of it.
+ * Progress on stderr: on a terminal one live line per pass redrawn every second, cut to the
+ * terminal's width (the agent's name gives way first) so it never wraps into copies of
+ * itself; otherwise one plain line per event. `--quiet` silences all of it.
  */
 export interface Progress {
   passStarted(pass: number, total: number, role: string, agent: string, notesIn: number): void;
@@ -13,16 +14,60 @@ export interface Progress {
   close(): void;
 }
 
+const CLEAR_LINE = '\r\u001b[2K';
+const plural = (n: number): string => `${n} note${n === 1 ? '' : 's'}`;
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/** Width of a terminal stream, or null when it does not say (a fake stream, a pipe). */
+function widthOf(stream: Io['stderr']): number | null {
+  const columns = 'columns' in stream ? Number(stream.columns) : Number.NaN;
+  return Number.isInteger(columns) && columns > 0 ? columns : null;
+}
+
+/** `text` cut to `width` characters, ending in an ellipsis when cut. */
+export function fitText(text: string, width: number): string {
+  const chars = [...text];
+  if (chars.length <= width) return text;
+  return width <= 0 ? '' : `${chars.slice(0, width - 1).join('')}\u2026`;
+}
+
+interface PassLabel {
+  pass: number;
+  total: number;
+  role: string;
+  agent: string;
+  notesIn: number;
+}
+
 export function createProgress(io: Io, quiet: boolean): Progress {
   if (quiet) return { passStarted() {}, passFinished() {}, note() {}, close() {} };
   const tty = Boolean(io.stderr.isTTY);
   const c = createColors(tty && !io.env.NO_COLOR);
   let timer: NodeJS.Timeout | null = null;
-  let label = '';
+  let current: PassLabel | null = null;
   let started = 0;
-  const elapsed = (): string => `${((Date.now() - started) / 1000).toFixed(1)}s`;
+  /**
+   * `pass 1/2 reviewer claude: 13.0 s, 0 -> 2 notes` (`tail` is the notes part), fitted to the
+   * terminal: the agent's name is cut first, then the role (the pass number implies it) goes,
+   * and only then is the line itself cut.
+   */
+  const line = (p: PassLabel, tail: string, outcome = ''): string => {
+    const len = (text: string): number => [...text].length;
+    // One column is left free: a line that fills the last column wraps on some terminals.
+    const width = (widthOf(io.stderr) ?? 80) - 1;
+    const time = seconds(Date.now() - started);
+    const after = `: ${outcome ? `${outcome}, ` : ''}${time}, ${tail}`;
+    const pass = `pass ${p.pass}/${p.total}`;
+    for (const role of [p.role, '']) {
+      const room = width - len(`${pass} ${role ? `${role} ` : ''}`) - len(after);
+      if (room < Math.min(len(p.agent), 6)) continue;
+      const agent = fitText(p.agent, room);
+      return `${c.bold(pass)}${role ? ` ${role}` : ''} ${c.cyan(agent)}: ${outcome ? `${c.red(outcome)}, ` : ''}${c.dim(time)}, ${tail}`;
+    }
+    return fitText(`${pass} ${fitText(p.agent, 4)}${after}`, width);
+  };
   const draw = (): void => {
-    io.stderr.write(`\r\u001b[2K${label} ${c.dim(elapsed())}`);
+    if (current) io.stderr.write(`${CLEAR_LINE}${line(current, `${plural(current.notesIn)} in`)}`);
   };
   const stop = (): void => {
     if (timer) clearInterval(timer);
@@ -30,23 +75,26 @@ export function createProgress(io: Io, quiet: boolean): Progress {
   };
   return {
     passStarted(pass, total, role, agent, notesIn) {
-      label = `${c.bold(`pass ${pass}/${total}`)} ${role} ${c.cyan(agent)} ${c.dim(`${notesIn} note${notesIn === 1 ? '' : 's'} in`)}`;
+      current = { pass, total, role, agent, notesIn };
       started = Date.now();
       if (tty) {
         draw();
         timer = setInterval(draw, 1000);
         timer.unref();
-      } else io.stderr.write(`pass ${pass}/${total} ${role} ${agent}: started with ${notesIn} note${notesIn === 1 ? '' : 's'}\n`);
+      } else io.stderr.write(`pass ${pass}/${total} ${role} ${agent}: started with ${plural(notesIn)}\n`);
     },
     passFinished(pass, notesAfter, outcome) {
       stop();
-      const notes = notesAfter === null ? '' : `, ${notesAfter} note${notesAfter === 1 ? '' : 's'} left`;
-      const colour = outcome === 'done' ? c.green : c.red;
-      if (tty) io.stderr.write(`\r\u001b[2K${label} ${c.dim(elapsed())} ${colour(outcome)}${notes}\n`);
-      else io.stderr.write(`pass ${pass}: ${outcome} in ${elapsed()}${notes}\n`);
+      const p = current ?? { pass, total: pass, role: '', agent: '', notesIn: 0 };
+      const notes = notesAfter === null ? `${plural(p.notesIn)} in` : `${p.notesIn} -> ${plural(notesAfter)}`;
+      if (tty) {
+        // A pass that is done needs no word for it; any other end is named first, in red.
+        io.stderr.write(`${CLEAR_LINE}${line(p, notes, outcome === 'done' ? '' : outcome)}\n`);
+      } else io.stderr.write(`pass ${p.pass}/${p.total} ${p.role} ${p.agent}: ${outcome} in ${seconds(Date.now() - started)}, ${notes}\n`);
+      current = null;
     },
     note(message) {
-      if (tty && timer) io.stderr.write(`\r\u001b[2K${c.yellow(message)}\n`);
+      if (tty && timer) io.stderr.write(`${CLEAR_LINE}${c.yellow(message)}\n`);
       else io.stderr.write(`${message}\n`);
       if (tty && timer) draw();
     },

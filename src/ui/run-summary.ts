@@ -131,10 +131,17 @@ export function summaryLines(r: RunResult, io: Io): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** What -q leaves of the summary when a run fails: the error and the step that goes on from here. */
+function errorLines(r: RunResult, io: Io): string {
+  const next = nextStep(r, io.cwd);
+  return [`bounce: ${r.status}: ${r.error?.message ?? `exit ${r.exitCode}`}`, ...(next ? [`next: ${next}`] : [])].join('\n') + '\n';
+}
+
 /** What refine and resume print when a run ends: the output (or its path, or --json) on stdout, the summary on stderr. */
 export function printRunResult(r: RunResult, io: Io, opts: { json?: boolean; quiet?: boolean; stdoutDocument: boolean }): void {
   if (opts.stdoutDocument && r.document !== null && r.exitCode === EXIT.ok) io.stdout.write(r.document);
   if (opts.json) io.stdout.write(`${JSON.stringify(runJson(r))}\n`);
   else if (r.outputPath && r.exitCode === EXIT.ok) io.stdout.write(`${displayPath(r.outputPath, io.cwd)}\n`);
-  if (!opts.quiet || r.exitCode !== EXIT.ok) io.stderr.write(summaryLines(r, io));
+  if (!opts.quiet) io.stderr.write(summaryLines(r, io));
+  else if (r.exitCode !== EXIT.ok) io.stderr.write(errorLines(r, io));
 }

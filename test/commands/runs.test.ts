@@ -53,6 +53,22 @@ describe('resolveRunDir and listRuns', () => {
     expect(resolveRunDir(older.dir, 'elsewhere', '/')).toBe(older.dir);
   });
 
+  it('takes any part of an id that only one run has: the ULID tail, any case, the time', () => {
+    expect(resolveRunDir('BBBBBB', runsDir, tmp)).toBe(newer.dir);
+    expect(resolveRunDir('aaaaaa', runsDir, tmp)).toBe(older.dir);
+    expect(resolveRunDir('0301-12', runsDir, tmp)).toBe(newer.dir);
+    expect(resolveRunDir('-090000-', runsDir, tmp)).toBe(older.dir);
+  });
+
+  it('a part several ids hold names them all, unless exactly one id starts with it', () => {
+    makeFakeRun(runsDir, { runId: 'old-rfc-20250101-090000-EEEEEE' });
+    // Two ids hold "rfc", one starts with it: that one is meant, as a prefix always was.
+    expect(resolveRunDir('rfc', runsDir, tmp)).toBe(newer.dir);
+    expect(usageErr(() => resolveRunDir('2026', runsDir, tmp))).toBe(
+      'run "2026" is ambiguous: it matches broken-20260201-000000-CCCCCC, rfc-20260301-120000-BBBBBB, spec-20260101-090000-AAAAAA: give more of the id, or the whole id',
+    );
+  });
+
   it('names the candidates of an ambiguous prefix and the runs when nothing matches', () => {
     makeFakeRun(runsDir, { runId: 'spec-20260102-090000-DDDDDD' });
     expect(usageErr(() => resolveRunDir('spec-', runsDir, tmp))).toMatch(/ambiguous.*spec-20260101-090000-AAAAAA, spec-20260102-090000-DDDDDD/);
@@ -155,5 +171,17 @@ describe('bounce diff', () => {
   it('refuses a pass the run does not have', async () => {
     const err = await runDiff({ run: 'spec', runsDir, pass: 3 }, memIo(tmp)).catch((e: unknown) => e);
     expect(isBounceError(err) && err.line).toMatch(/has no pass 3: pass one of 1, 2/);
+  });
+
+  it('a pass that is not a pass number is a usage error naming it, not "pass NaN"', async () => {
+    for (const bad of ['abc', '0', '-1', '1.5', '', '2x']) {
+      const err = await runDiff({ run: 'spec', runsDir, pass: bad }, memIo(tmp)).catch((e: unknown) => e);
+      expect(isBounceError(err) && err.exitCode === 2 && err.line, bad).toBe(
+        `the pass must be a pass number such as 1, not ${JSON.stringify(bad)}: pass one of 1, 2, or none for every pass`,
+      );
+    }
+    const io = memIo(tmp);
+    expect(await runDiff({ run: 'spec', runsDir, pass: ' 2 ' }, io)).toBe(0);
+    expect(io.out()).toContain('# pass 2 ');
   });
 });

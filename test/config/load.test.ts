@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONFIG_FILE, findConfig, loadConfig, parseConfig, runsDirFor, type LoadedConfig } from '../../src/config/load.js';
+import { CONFIG_FILE, findConfig, loadConfig, loadConfigKeys, parseConfig, runsDirFor, type LoadedConfig } from '../../src/config/load.js';
 import { ConfigSchema, DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { usageErrorOf } from '../support/errors.js';
 
@@ -222,14 +222,21 @@ describe('parseConfig', () => {
   });
 
   it('a YAML scalar or list at the top level is rejected as not an object', () => {
-    expect(usageErrorOf(() => parseConfig('just words\n', 'c.yaml')).message).toBe('c.yaml: (top level): Expected object, received string');
-    expect(usageErrorOf(() => parseConfig('- a\n- b\n', 'c.yaml')).message).toBe('c.yaml: (top level): Expected object, received array');
+    expect(usageErrorOf(() => parseConfig('just words\n', 'c.yaml')).message).toBe('c.yaml: (top level): must be a mapping of keys, not a string');
+    expect(usageErrorOf(() => parseConfig('- a\n- b\n', 'c.yaml')).message).toBe('c.yaml: (top level): must be a mapping of keys, not an array');
   });
 
-  it('an unknown top-level key is named', () => {
-    const err = usageErrorOf(() => parseConfig('reviewer: claude\npasses: 3\n', 'c.yaml'));
-    expect(err.message).toBe("c.yaml: (top level): Unrecognized key(s) in object: 'passes'");
+  it('an unknown top-level key is named, with the key it is closest to', () => {
+    const err = usageErrorOf(() => parseConfig('reviewer: claude\nmax_pases: 3\n', 'c.yaml'));
+    expect(err.message).toBe('c.yaml: max_pases: unknown key (did you mean max_passes?)');
     expect(err.code).toBe('config');
+    expect(usageErrorOf(() => parseConfig('passes: 3\nfoo: 1\n', 'c.yaml')).message).toBe('c.yaml: passes: unknown key; foo: unknown key');
+  });
+
+  it('an unknown agent key is named with its path, with the key it is closest to', () => {
+    expect(usageErrorOf(() => parseConfig('agents:\n  a:\n    adapter: openai\n    modle: x\n    timout_s: 5\n', 'c')).message).toBe(
+      'c: agents.a.modle: unknown key (did you mean model?); agents.a.timout_s: unknown key (did you mean timeout_s?)',
+    );
   });
 
   it('lists every problem as `label: path: message`, separated by semicolons', () => {
@@ -237,11 +244,13 @@ describe('parseConfig', () => {
     expect(err.message.startsWith('c.yaml: ')).toBe(true);
     const problems = err.message.slice('c.yaml: '.length).split('; ');
     expect(problems).toHaveLength(4);
-    expect(problems).toContain('max_passes: Expected number, received string');
-    expect(problems).toContain('max_bytes: Number must be greater than 0');
-    expect(problems).toContain('markers: Expected array, received string');
-    expect(problems).toContain("(top level): Unrecognized key(s) in object: 'foo'");
+    expect(problems).toContain('max_passes: must be a number, not a string');
+    expect(problems).toContain('max_bytes: must be greater than 0');
+    expect(problems).toContain('markers: must be an array, not a string');
+    expect(problems).toContain('foo: unknown key');
     expect(err.line).not.toContain('\n');
+    // zod's own wording never reaches the user.
+    expect(err.line).not.toMatch(/Expected|received|Unrecognized|Required|Invalid/);
   });
 
   it('max_passes must be a whole number from 1 to 100', () => {
@@ -264,20 +273,20 @@ describe('parseConfig', () => {
       parseConfig('agents:\n  fast:\n    adapter: openai\n    modle: x\n    timeout_s: -1\n    max_output_tokens: 1.5\n    api_key_env: sk-123\n', 'c.yaml'),
     );
     const problems = err.message.slice('c.yaml: '.length).split('; ');
-    expect(problems).toContain("agents.fast: Unrecognized key(s) in object: 'modle'");
-    expect(problems).toContain('agents.fast.timeout_s: Number must be greater than 0');
-    expect(problems).toContain('agents.fast.max_output_tokens: Expected integer, received float');
+    expect(problems).toContain('agents.fast.modle: unknown key (did you mean model?)');
+    expect(problems).toContain('agents.fast.timeout_s: must be a number of seconds from 1 to 2147483');
+    expect(problems).toContain('agents.fast.max_output_tokens: must be a whole number');
     expect(problems).toContain('agents.fast.api_key_env: must be an environment variable name');
     expect(problems).toHaveLength(4);
   });
 
   it('an agent entry needs an adapter', () => {
-    expect(usageErrorOf(() => parseConfig('agents:\n  a:\n    model: x\n', 'c')).message).toBe('c: agents.a.adapter: Required');
+    expect(usageErrorOf(() => parseConfig('agents:\n  a:\n    model: x\n', 'c')).message).toBe('c: agents.a.adapter: is required');
   });
 
   it('base_url must be a URL', () => {
     expect(usageErrorOf(() => parseConfig('agents:\n  a:\n    adapter: openai\n    base_url: localhost\n', 'c')).message).toBe(
-      'c: agents.a.base_url: Invalid url',
+      'c: agents.a.base_url: must be a URL such as http://127.0.0.1:11434/v1',
     );
   });
 
@@ -291,20 +300,53 @@ describe('parseConfig', () => {
     }
   });
 
-  it('markers: words of letters, digits, _ or -, starting with a letter', () => {
-    expect(parseConfig('markers: [RISK, risk2, A_B, A-B]\n', 'c').markers).toEqual(['RISK', 'risk2', 'A_B', 'A-B']);
-    const err = usageErrorOf(() => parseConfig('markers: [RISK, "two words", 1X, "[RISK]", ""]\n', 'c'));
+  it('markers: words of letters, digits, _ or -, starting with a letter, at most 32 characters', () => {
+    const longest = `R${'X'.repeat(31)}`;
+    expect(parseConfig(`markers: [RISK, risk2, A_B, A-B, ${longest}]\n`, 'c').markers).toEqual(['RISK', 'risk2', 'A_B', 'A-B', longest]);
+    const err = usageErrorOf(() => parseConfig(`markers: [RISK, "two words", 1X, "[RISK]", "", "\\e[31mRED", ${longest}X]\n`, 'c'));
     const problems = err.message.slice('c: '.length).split('; ');
-    expect(problems).toEqual([1, 2, 3, 4].map((i) => `markers.${i}: a marker is a word such as RISK (letters, digits, _ or -)`));
+    expect(problems).toEqual(
+      [1, 2, 3, 4, 5, 6].map((i) => `markers.${i}: a marker is a word such as RISK: a letter, then letters, digits, _ or -, at most 32 characters`),
+    );
+  });
+
+  it('timeout_s is a number of seconds a timer can hold: 1 to 2147483', () => {
+    const at = (v: string): number | undefined => parseConfig(`agents:\n  a:\n    adapter: mock\n    timeout_s: ${v}\n`, 'c').agents.a?.timeout_s;
+    expect(at('1')).toBe(1);
+    expect(at('2147483')).toBe(2147483);
+    expect(at('90.5')).toBe(90.5);
+    for (const bad of ['0', '0.0001', '2147484', '1e300', '-5', '.inf']) {
+      expect(usageErrorOf(() => at(bad)).message, bad).toBe('c: agents.a.timeout_s: must be a number of seconds from 1 to 2147483');
+    }
   });
 
   it('markers must be strings', () => {
-    expect(usageErrorOf(() => parseConfig('markers: [1]\n', 'c')).message).toBe('c: markers.0: Expected string, received number');
+    expect(usageErrorOf(() => parseConfig('markers: [1]\n', 'c')).message).toBe('c: markers.0: must be a string, not a number');
   });
 
   it('the schema is strict about agent keys as well as top-level keys', () => {
     expect(ConfigSchema.safeParse({ agents: { a: { adapter: 'openai', key: 'sk' } } }).success).toBe(false);
     expect(ConfigSchema.safeParse({ agents: { a: { adapter: 'openai' } } }).success).toBe(true);
+  });
+});
+
+describe('loadConfigKeys', () => {
+  const BROKEN_AGENT = 'runs_dir: kept\nmarkers: [RISK]\nagents:\n  x:\n    adapter: openai\n    modle: 1\nsurprise: 1\n';
+
+  it('validates only the keys asked for: a broken agents entry or an unknown key elsewhere does not matter', () => {
+    writeFileSync(join(root, CONFIG_FILE), BROKEN_AGENT);
+    expect(loadConfigKeys(root, {}, undefined, ['markers']).config).toEqual({ markers: ['RISK'] });
+    expect(loadConfigKeys(root, {}, undefined, ['runs_dir'])).toEqual({ config: { runs_dir: 'kept' }, path: join(root, CONFIG_FILE) });
+    expect(usageErrorOf(() => loadConfig(root, {})).message).toContain('agents.x.modle: unknown key');
+  });
+
+  it('a problem in a key asked for is still reported, and defaults fill what is absent', () => {
+    writeFileSync(join(root, CONFIG_FILE), 'markers: ["two words"]\n');
+    expect(usageErrorOf(() => loadConfigKeys(root, {}, undefined, ['markers'])).message).toMatch(/markers\.0: a marker is a word/);
+    writeFileSync(join(root, CONFIG_FILE), 'reviewer: claude\n');
+    expect(loadConfigKeys(root, {}, undefined, ['markers', 'runs_dir']).config).toEqual({ markers: [] });
+    writeFileSync(join(root, CONFIG_FILE), '');
+    expect(loadConfigKeys(root, {}, undefined, ['markers']).config.markers).toEqual([]);
   });
 });
 

@@ -43,7 +43,7 @@ const cases: [string, string[], string, RegExp][] = [
   ['--in-place with stdin', ['refine', '-', '--in-place', ...MOCK], '.', /--in-place needs a file/],
   ['--out - with --json', ['refine', 'doc.md', '--out', '-', '--json', ...MOCK], '.', /--out - and --json/],
   ['a broken config file', ['refine', 'doc.md', ...MOCK], 'badcfg', /bounce\.config\.yaml: invalid YAML/],
-  ['config keys that do not validate', ['refine', 'doc.md', ...MOCK], 'badkeys', /max_passes: Expected number.*surprise/],
+  ['config keys that do not validate', ['refine', 'doc.md', ...MOCK], 'badkeys', /max_passes: must be a number, not a string; surprise: unknown key/],
   ['an empty --reviewer', ['refine', 'doc.md', '--reviewer', '', '--composer', 'mock'], '.', /--reviewer is empty/],
   ['--timeout 0', ['refine', 'doc.md', '--timeout', '0', ...MOCK], '.', /--timeout must be a positive number/],
 ];

@@ -1,7 +1,10 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runCli, tempDir } from '../support/cli.js';
+import { pidsIn, running } from '../adapters/host-support.js';
+import { BIN, cleanEnv, FIXTURES, NODE_WARNING, ROOT, runCli, tempDir } from '../support/cli.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * What needs a real `bounce` process: signals, the launcher, stdin as a pipe. Everything
@@ -49,12 +52,127 @@ describe('signals', () => {
   });
 });
 
+describe('a second signal', () => {
+  it('while the run is stopping still ends it cleanly: adapters killed, lock released, run.json interrupted, --json printed, exit 130', async () => {
+    const pidFile = join(dir, 'pids');
+    let stderr = '';
+    let signals = 0;
+    // The composer ignores SIGTERM, as does its child: only the SIGKILL that follows 2 s later ends them.
+    const composer = `cmd:${join(FIXTURES, 'adapters', 'stubborn.mjs')}`;
+    const r = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', composer, '--json'], {
+      cwd: dir,
+      env: cleanEnv({ STUBBORN_PID_FILE: pidFile }),
+      onSpawn: (child) => {
+        child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+        // The first signal once the composer runs; then one every 100 ms until bounce says it is stopping.
+        const poll = setInterval(() => {
+          if (signals === 0 && !(pass2Pending() && pidsIn(pidFile).length === 2)) return;
+          if (stderr.includes('bounce: stopping')) return clearInterval(poll);
+          child.kill('SIGINT');
+          signals += 1;
+        }, 100);
+        child.on('close', () => clearInterval(poll));
+      },
+    });
+    expect(r.code, r.stderr).toBe(130);
+    expect(signals).toBeGreaterThanOrEqual(2);
+    expect(r.stderr).toContain('bounce: stopping');
+    expect(r.stderr).not.toContain('did not stop');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'interrupted', exit_code: 130 });
+    const run = runs()[0]!;
+    expect(manifest(run).status).toBe('interrupted');
+    expect(existsSync(join(dir, 'runs', run, 'lock'))).toBe(false);
+    const pids = pidsIn(pidFile);
+    await waitFor(() => pids.every((pid) => !running(pid)), 5000, 'the adapter and its child to be gone');
+  });
+});
+
+describe('a signal while bounce is starting', () => {
+  it('(reading its config) gives exit 130, the --json object and no run folder', async () => {
+    const fifo = join(dir, 'slow.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const r = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock', '--config', 'slow.yaml', '--json'], {
+      cwd: dir,
+      onSpawn: (child) => {
+        // Opening the FIFO without blocking fails (ENXIO) until bounce has opened it to read its config.
+        const poll = setInterval(() => {
+          let fd: number;
+          try {
+            fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+          } catch {
+            return;
+          }
+          clearInterval(poll);
+          child.kill('SIGINT');
+          writeSync(fd, 'max_passes: 5\n');
+          closeSync(fd);
+        }, 20);
+        child.on('close', () => clearInterval(poll));
+      },
+    });
+    expect(r.code, r.stderr).toBe(130);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'error', exit_code: 130, run_dir: null, error: { type: 'interrupted' } });
+    expect(runs()).toEqual([]);
+  });
+});
+
+/** Runs bounce with its stdout a pipe whose reader has already gone, as in `bounce scan big.md | head -1`. */
+function runClosedStdout(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+describe('a closed stdout', () => {
+  it('is not a crash: the command ends quietly with its own exit code (scan, refine --dry-run, runs)', async () => {
+    writeFileSync(join(dir, 'big.md'), Array.from({ length: 20_000 }, (_, i) => `Line ${i} [CLARIFY] which?\n\n`).join(''));
+    const scan = await runClosedStdout(['scan', 'big.md']);
+    expect(scan).toEqual({ code: 1, stderr: '20000 notes in 1 file (1 file scanned)\n' });
+    const dry = await runClosedStdout(['refine', 'plan.md', '--dry-run', '--reviewer', 'mock', '--composer', 'mock']);
+    expect(dry).toEqual({ code: 0, stderr: '' });
+    expect(runs()).toEqual([]);
+    const made = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock'], { cwd: dir });
+    expect(made.code, made.stderr).toBe(0);
+    const list = await runClosedStdout(['runs']);
+    expect(list).toEqual({ code: 0, stderr: '' });
+    for (const r of [scan, dry, list]) expect(r.stderr).not.toMatch(NODE_WARNING);
+  });
+});
+
 describe('the launcher bin/bounce.js', () => {
   it('reads a document piped to stdin and writes the result to stdout', async () => {
     const r = await runCli(['refine', '-', '--reviewer', 'mock', '--composer', 'mock', '--out', '-'], { cwd: dir, input: DOC });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(DOC);
     expect(runs()[0]).toMatch(/^stdin-/);
+  });
+
+  it('as packed by npm pack runs the README mock example from another folder', async () => {
+    const pack = tempDir('bounce-pack-');
+    execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', pack], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    const tarball = readdirSync(pack).find((n) => n.endsWith('.tgz'));
+    // What `npm install <tarball>` puts in node_modules; its dependencies are this checkout's, so no registry is needed.
+    const pkg = join(pack, 'node_modules', 'bounce-runner');
+    mkdirSync(pkg, { recursive: true });
+    execFileSync('tar', ['xzf', join(pack, tarball!), '-C', pkg, '--strip-components=1']);
+    symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'));
+    const ex = join(pkg, 'examples');
+    const r = await runCli(
+      ['refine', join(ex, 'rfc-draft.md'), '--reviewer', `mock:${ex}/mock-script.yaml`, '--composer', `mock:${ex}/mock-script.yaml`, '--json'],
+      {
+        cwd: dir,
+        bin: join(pkg, 'bin', 'bounce.js'),
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'converged', evidence: 'mock', passes_run: 2 });
+    expect(runs()).toHaveLength(1);
   });
 
   it('says how to build a copy that has no dist/', async () => {

@@ -237,6 +237,17 @@ describe('bounce refine with cmd: adapters that fail', () => {
     expect(r.code).toBe(3);
     expect(manifest(runs()[0]!).totals.dispatches).toBe(1);
   });
+
+  it('-q prints errors only: the error and the next step when a run fails, nothing when it converges', async () => {
+    const s = script('s.yaml', 'steps:\n  "1": { error: { type: auth, message: "bad key" } }\n');
+    const r = await runMain(['refine', 'plan.md', '--reviewer', `mock:${s}`, '--composer', 'mock', '-q'], { cwd: dir });
+    expect(r.code).toBe(3);
+    const id = runs()[0]!;
+    expect(r.stderr).toBe(`bounce: failed: bad key\nnext: fix the cause above, then bounce resume ${id}\n`);
+    const ok = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock', '-q'], { cwd: dir });
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toBe('');
+  });
 });
 
 describe('interrupting a run', () => {

@@ -1,0 +1,168 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FORCE_STOP_MS, interrupts, main } from '../../src/cli.js';
+import { acquireLock, LOCK_FILE, releaseHeldLocks } from '../../src/store/lock.js';
+import { tempDir } from '../support/cli.js';
+import { makeFakeRun, memIo } from '../support/fake-run.js';
+import { runMain } from '../support/run-main.js';
+
+/** What src/cli.ts itself decides: signals, options of its own, which config keys a command reads. */
+
+let dir: string;
+beforeEach(() => {
+  dir = tempDir();
+  mkdirSync(join(dir, '.git'));
+});
+
+describe('interrupts: the first signal aborts, a second arms a forced stop', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('aborts once, says what happens on the second, and forces the stop only if the run has not ended in time', () => {
+    vi.useFakeTimers();
+    const calls: string[] = [];
+    const stop = interrupts(
+      () => calls.push('abort'),
+      (line) => calls.push(line),
+      () => calls.push('force'),
+    );
+    stop.onSignal();
+    expect(calls).toEqual(['abort']);
+    vi.advanceTimersByTime(60_000);
+    expect(calls).toEqual(['abort']);
+    stop.onSignal();
+    stop.onSignal();
+    expect(calls).toEqual(['abort', expect.stringMatching(/^bounce: stopping: .*at most 5 s/)]);
+    vi.advanceTimersByTime(FORCE_STOP_MS - 1);
+    expect(calls).toHaveLength(2);
+    vi.advanceTimersByTime(1);
+    expect(calls.at(-1)).toBe('force');
+    expect(stop.count).toBe(3);
+  });
+
+  it('a run that ends in time cancels the forced stop', () => {
+    vi.useFakeTimers();
+    let forced = false;
+    const stop = interrupts(
+      () => {},
+      () => {},
+      () => (forced = true),
+    );
+    stop.onSignal();
+    stop.onSignal();
+    stop.dispose();
+    vi.advanceTimersByTime(FORCE_STOP_MS * 2);
+    expect(forced).toBe(false);
+  });
+
+  it('a signal that reached the launcher before main() started ends the command with 130 before it runs', async () => {
+    writeFileSync(join(dir, 'doc.md'), '# Plan\n');
+    const io = memIo(dir);
+    expect(await main(['node', 'bounce', 'refine', 'doc.md', '--reviewer', 'mock', '--composer', 'mock', '--json'], io, { signals: 1 })).toBe(130);
+    expect(JSON.parse(io.out())).toMatchObject({ status: 'error', exit_code: 130, error: { type: 'interrupted' } });
+    expect(io.err()).toBe('bounce: interrupted\n');
+    expect(existsSync(join(dir, 'runs'))).toBe(false);
+    const scan = memIo(dir);
+    expect(await main(['node', 'bounce', 'scan', 'doc.md'], scan, { signals: 1 })).toBe(130);
+    expect(scan.out()).toBe('');
+  });
+
+  it('a forced stop releases every lock this process holds', () => {
+    const runs = ['a', 'b'].map((name) => {
+      mkdirSync(join(dir, name));
+      acquireLock(join(dir, name));
+      return join(dir, name, LOCK_FILE);
+    });
+    expect(runs.every((lock) => existsSync(lock))).toBe(true);
+    releaseHeldLocks();
+    expect(runs.some((lock) => existsSync(lock))).toBe(false);
+    // Released means free: the run can be taken again at once.
+    const release = acquireLock(join(dir, 'a'));
+    release();
+    expect(existsSync(runs[0]!)).toBe(false);
+  });
+});
+
+describe('scan and the reading commands read only the config keys they need', () => {
+  const BROKEN = 'markers: [RISK]\nruns_dir: store\nagents:\n  x:\n    adapter: openai\n    modle: gpt\n';
+
+  beforeEach(() => {
+    writeFileSync(join(dir, 'bounce.config.yaml'), BROKEN);
+    writeFileSync(join(dir, 'doc.md'), '# Plan\n\nShip it [RISK] today.\n');
+    makeFakeRun(join(dir, 'store'), { runId: 'doc-20260101-090000-AAAAAA' });
+  });
+
+  it('a broken agents entry does not stop scan, which still uses the markers', async () => {
+    const r = await runMain(['scan', 'doc.md'], { cwd: dir });
+    expect(r.stderr).toBe('1 note in 1 file (1 file scanned)\n');
+    expect(r.stdout).toBe('doc.md:3:9 RISK [RISK] today.\n');
+    expect(r.code).toBe(1);
+  });
+
+  it('nor runs, show or audit, which still use runs_dir', async () => {
+    const runs = await runMain(['runs'], { cwd: dir });
+    expect(runs.code, runs.stderr).toBe(0);
+    expect(runs.stdout).toContain('doc-20260101-090000-AAAAAA');
+    expect((await runMain(['show', 'AAAAAA'], { cwd: dir })).code).toBe(0);
+  });
+
+  it('refine, which reads every key, names the broken one with a suggestion', async () => {
+    const r = await runMain(['refine', 'doc.md', '--reviewer', 'mock', '--composer', 'mock'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `bounce: ${join(dir, 'bounce.config.yaml')}: agents.x.modle: unknown key (did you mean model?): fix these keys (see docs/configuration.md)\n`,
+    );
+  });
+});
+
+describe('bounce scan options', () => {
+  beforeEach(() => writeFileSync(join(dir, 'doc.md'), '# Plan\n\nShip it [TODO-LEGAL] today.\n\n[CLARIFY] When?\n'));
+
+  it('--marker adds names, checked by the same rule as the config', async () => {
+    const r = await runMain(['scan', 'doc.md', '--marker', 'TODO-LEGAL'], { cwd: dir });
+    expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(2);
+    for (const [bad, shown] of [
+      ['[RISK]', '"[RISK]"'],
+      ['1X', '"1X"'],
+      ['\u001b[31mRED', '"\\u001b[31mRED"'],
+      ['R'.repeat(33), `"${'R'.repeat(33)}"`],
+      ['R'.repeat(500), `"${'R'.repeat(40)}..."`],
+    ]) {
+      const e = await runMain(['scan', 'doc.md', '--marker', bad as string], { cwd: dir });
+      expect(e.code).toBe(2);
+      expect(e.stdout).toBe('');
+      expect(e.stderr).toBe(
+        `bounce: --marker ${shown} is not a marker name: a marker is a word such as RISK: a letter, then letters, digits, _ or -, at most 32 characters\n`,
+      );
+    }
+  });
+
+  it('-q drops the summary but not the notes or the exit code; errors still print', async () => {
+    const r = await runMain(['scan', '-q', 'doc.md'], { cwd: dir });
+    expect(r).toEqual({ code: 1, stdout: 'doc.md:5:1 CLARIFY [CLARIFY] When?\n', stderr: '' });
+    expect(await runMain(['scan', '--quiet', '.git'], { cwd: dir })).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringMatching(/^bounce: no \.md, \.markdown or \.txt files in folder \.git/),
+    });
+  });
+});
+
+describe('bounce resume and diff arguments', () => {
+  beforeEach(() => {
+    makeFakeRun(join(dir, 'runs'), { runId: 'old-20260101-090000-AAAAAA', created: new Date('2026-01-01T09:00:00Z') });
+    makeFakeRun(join(dir, 'runs'), { runId: 'new-20260301-090000-BBBBBB', created: new Date('2026-03-01T09:00:00Z') });
+  });
+
+  it('resume with no run means latest', async () => {
+    const r = await runMain(['resume'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^bounce: run new-20260301-090000-BBBBBB is already converged/);
+  });
+
+  it('diff <run> abc is a usage error naming the pass', async () => {
+    const r = await runMain(['diff', 'AAAAAA', 'abc'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('bounce: the pass must be a pass number such as 1, not "abc": pass one of 1, 2, or none for every pass\n');
+  });
+});
