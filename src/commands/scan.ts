@@ -4,7 +4,7 @@ import { glob, isDynamicPattern } from 'tinyglobby';
 import { EXIT, usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { decodeText, readBounded } from '../text-input.js';
-import { DEFAULT_CONFIG } from '../config/schema.js';
+import { DEFAULT_CONFIG, MARKER_NAME, MARKER_NAME_RULE } from '../config/schema.js';
 import { mdxForPath, scanNotes, syntaxForPath, type Note, type Syntax } from '../protocol/scanner.js';
 
 export interface ScanCommandOptions {
@@ -27,13 +27,12 @@ const FOLDER_EXTENSIONS = /\.(?:md|markdown|mdx|txt)$/i;
 /** Files read at once: a tree of thousands of files must not exhaust open file descriptors. */
 const READ_CONCURRENCY = 32;
 const STDIN_LABEL = '<stdin>';
-const MARKER_NAME = /^[A-Za-z0-9_-]+$/;
 
 /** `bounce scan`: lists notes as `file:line:col KIND text`; exit 0 when none, 1 when any. */
 export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number> {
   if (opts.patterns.length === 0) throw usageError('bounce scan needs a file, folder or glob', "try 'bounce scan docs/' or 'bounce scan -' for stdin");
   for (const name of opts.markers ?? []) {
-    if (!MARKER_NAME.test(name)) throw usageError(`invalid marker name ${JSON.stringify(name)}`, 'use letters, digits, _ or - (no brackets)');
+    if (!MARKER_NAME.test(name)) throw usageError(`invalid marker name ${JSON.stringify(name.slice(0, 40))}`, MARKER_NAME_RULE);
   }
   const inputs = await resolveInputs(opts.patterns, io.cwd);
   const maxBytes = opts.maxBytes ?? DEFAULT_CONFIG.max_bytes;
