@@ -85,9 +85,12 @@ function readStream(stdout: string): ClaudeStream {
 function usageOf(result: Json, costKnown: boolean): Usage {
   const u = isObject(result.usage) ? result.usage : null;
   const cost = typeof result.total_cost_usd === 'number' && result.total_cost_usd >= 0 ? result.total_cost_usd : null;
+  // input_tokens counts every prompt token: the API reports the cached ones apart, so they are added in.
   return {
     input_tokens: u ? num(u.input_tokens) + num(u.cache_creation_input_tokens) + num(u.cache_read_input_tokens) : null,
     output_tokens: u ? num(u.output_tokens) : null,
+    cache_read_tokens: u ? num(u.cache_read_input_tokens) : null,
+    cache_write_tokens: u ? num(u.cache_creation_input_tokens) : null,
     cost_usd: costKnown ? cost : null,
     provider_reported: u !== null,
   };
@@ -106,14 +109,20 @@ function modelOf(result: Json, fallback: string | null): string | null {
  * and then reports only the LAST piece as `result`: more than one model message in a
  * tool-less single turn therefore means the reply was cut, and it is reported truncated.
  */
-export function parseClaudeOutput(stdout: string, stderr: string, exitCode: number | null, opts: { costKnown?: boolean } = {}): AdapterResponse {
+export function parseClaudeOutput(
+  stdout: string,
+  stderr: string,
+  exitCode: number | null,
+  opts: { costKnown?: boolean; timeZone?: string } = {},
+): AdapterResponse {
+  const classify = (text: string, status?: number | null) => classifyCliError(text, status, { timeZone: opts.timeZone });
   const s = readStream(stdout);
   const meta = { agent_version: s.version, model: s.model };
   if (!s.result) {
     const text = [...s.noise, stderr.trim()].filter(Boolean).join('\n').trim();
     if (USAGE_ERROR_RE.test(text)) return { ...fail('config', `claude rejected its arguments: ${text.slice(0, 400)}`), ...meta };
     const why = text || (exitCode === 0 ? 'claude printed no result' : `claude exited with code ${exitCode} and printed no result`);
-    return { ok: false, error: classifyCliError(why), ...meta };
+    return { ok: false, error: classify(why), ...meta };
   }
   const r = s.result;
   const usage = usageOf(r, opts.costKnown ?? true);
@@ -127,7 +136,7 @@ export function parseClaudeOutput(stdout: string, stderr: string, exitCode: numb
     if (r.subtype === 'error_max_budget_usd')
       return { ok: false, error: { type: 'config', message: 'claude stopped at --max-budget-usd: raise max_budget_usd for this agent' }, ...base };
     const status = typeof r.api_error_status === 'number' ? r.api_error_status : null;
-    return { ok: false, error: classifyCliError(message || `claude failed (${String(r.subtype)})`, status), ...base };
+    return { ok: false, error: classify(message || `claude failed (${String(r.subtype)})`, status), ...base };
   }
   const continued = pieces.length > 1;
   if (continued || r.stop_reason === 'max_tokens') return { ok: true, reply: continued ? pieces.join('') : message, stop: 'truncated', ...base };
@@ -157,7 +166,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
     if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
     if (run.timedOut) return fail('timeout', `claude did not finish before the deadline (${request.deadline}); its process group was killed`);
     if (run.tooLarge) return fail('provider', 'claude printed more than 64 MB on stdout');
-    return parseClaudeOutput(run.stdout, run.stderr, run.exitCode, { costKnown: costIsMeaningful(childEnv) });
+    return parseClaudeOutput(run.stdout, run.stderr, run.exitCode, { costKnown: costIsMeaningful(childEnv), timeZone: childEnv.TZ });
   } finally {
     removeTempDir(cwd);
   }

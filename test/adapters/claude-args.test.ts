@@ -76,7 +76,8 @@ describe('parseClaudeOutput', () => {
       ok: true,
       reply: 'Hello',
       stop: 'complete',
-      usage: { input_tokens: 47, output_tokens: 7, cost_usd: 0.000399, provider_reported: true },
+      // input_tokens counts the cached tokens too; the cache counts say how many of them.
+      usage: { input_tokens: 47, output_tokens: 7, cache_read_tokens: 3, cache_write_tokens: 2, cost_usd: 0.000399, provider_reported: true },
       model: 'claude-opus-4-8[1m]',
       agent_version: '2.1.197',
     });

@@ -2,12 +2,12 @@
  * The BUILT claude adapter (dist/adapters/claude.js) against the REAL Claude Code CLI from
  * node_modules, pointed at the scripted model server. No real API, no real user config.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapterRequest, ROOT, runAdapterProgram, type AdapterRun } from '../support/adapter-process.js';
-import { CONTESTED_NOTE, insertNote, startModelServer, type Behaviour, type ModelServer } from '../support/model-server.js';
+import { CONTESTED_NOTE, estimateTokens, insertNote, startModelServer, type Behaviour, type ModelServer } from '../support/model-server.js';
 import { waitFor } from '../support/wait-for.js';
 import { bouncePrompt, DOC, interruptedDispatch, newMarker, processesLeft, processesWith } from './cli-live-support.js';
 
@@ -19,7 +19,8 @@ describe('claude adapter against the real claude CLI', () => {
   let home: string;
 
   beforeAll(async () => {
-    server = await startModelServer();
+    // Every answer reports 7 prompt tokens read from the cache and 3 written to it.
+    server = await startModelServer({ cache: { read: 7, write: 3 } });
     home = mkdtempSync(join(tmpdir(), 'bounce-claude-home-'));
   });
   afterAll(async () => {
@@ -53,8 +54,9 @@ describe('claude adapter against the real claude CLI', () => {
   it('returns the reply with usage, model and version', async () => {
     const { run, calls } = await dispatch(['edit']);
     expect(run.json).toMatchObject({ ok: true, stop: 'complete', reply: insertNote(DOC, CONTESTED_NOTE), model: 'mock-model', agent_version: '2.1.197' });
-    expect(run.json.usage).toMatchObject({ provider_reported: true, cost_usd: null });
-    expect(run.json.usage.input_tokens).toBeGreaterThan(0);
+    expect(run.json.usage).toMatchObject({ provider_reported: true, cost_usd: null, cache_read_tokens: 7, cache_write_tokens: 3 });
+    // input_tokens counts the cached tokens too: the whole prompt the server saw.
+    expect(run.json.usage.input_tokens).toBe(estimateTokens(calls.find((c) => c.method === 'POST')?.prompt ?? ''));
     expect(run.json.usage.output_tokens).toBeGreaterThan(0);
     // One model call: no session-title request (CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC), after a HEAD / probe.
     expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual(['HEAD /', 'POST /v1/messages?beta=true']);
@@ -100,6 +102,35 @@ describe('claude adapter against the real claude CLI', () => {
   it('types a 429 as rate_limit', async () => {
     const { run } = await dispatch([{ status: 429, retryAfter: 3 }]);
     expect(run.json).toMatchObject({ ok: false, error: { type: 'rate_limit', status: 429 } });
+  });
+
+  it('types a used-up subscription window as quota, with its reset time', async () => {
+    // A subscription login (a stored OAuth token, no API key): Claude Code then reads the
+    // unified rate-limit headers and words the 429 as "You've hit your session limit · resets ...".
+    const config = join(home, 'subscription');
+    mkdirSync(config, { recursive: true });
+    const oauth = {
+      accessToken: 'sk-ant-oat01-FAKE',
+      refreshToken: 'sk-ant-ort01-FAKE',
+      expiresAt: Date.now() + 86_400_000,
+      scopes: ['user:inference'],
+      subscriptionType: 'max',
+    };
+    writeFileSync(join(config, '.credentials.json'), JSON.stringify({ claudeAiOauth: oauth }));
+    const reset = Math.floor(Date.now() / 1000 / 60) * 60 + 3 * 3600;
+    const headers = {
+      'anthropic-ratelimit-unified-status': 'rejected',
+      'anthropic-ratelimit-unified-reset': String(reset),
+      'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+    };
+    const { ANTHROPIC_API_KEY: _key, ...subscription } = env({ CLAUDE_CONFIG_DIR: config, TZ: 'UTC' });
+    server.script([{ status: 429, message: 'Rate limited', headers }]);
+    const before = server.requests.length;
+    const run = await runAdapterProgram('claude', adapterRequest(bouncePrompt(DOC), { model: 'mock-model' }, 60_000), subscription);
+    expect(run.json).toMatchObject({ ok: false, error: { type: 'quota', status: 429, resets_at: new Date(reset * 1000).toISOString() } });
+    expect(run.json.error.message).toMatch(/^You've hit your session limit · resets /);
+    expect(server.requests.slice(before).filter((c) => c.method === 'POST').length).toBe(1);
+    expect(run.stdout).not.toContain('sk-ant-oat01-FAKE');
   });
 
   it('kills the CLI process tree at the deadline and reports a timeout', async () => {

@@ -132,7 +132,7 @@ describe('parseCodexOutput', () => {
       ok: true,
       reply: 'Hello.\n',
       stop: 'complete',
-      usage: { input_tokens: 299, output_tokens: 130, cost_usd: null, provider_reported: true },
+      usage: { input_tokens: 299, output_tokens: 130, cache_read_tokens: 40, cache_write_tokens: null, cost_usd: null, provider_reported: true },
       ...meta,
     });
   });
@@ -167,7 +167,8 @@ describe('parseCodexOutput', () => {
       ['Connection failed: error sending request', 'network', undefined],
       // A 4xx other than auth and rate limits is a request to fix, as for the HTTP adapters: not retried.
       ['unexpected status 400 Bad Request: model not supported', 'config', 400],
-      ['Quota exceeded. Check your plan and billing details.', 'provider', undefined],
+      // Codex's words for insufficient_quota: no retry helps.
+      ['Quota exceeded. Check your plan and billing details.', 'quota', undefined],
     ];
     for (const [message, type, status] of cases) {
       const r = parseCodexOutput(jsonl(started, { type: 'turn.started' }, ...failed(message)), '', 0, '', meta);

@@ -20,7 +20,8 @@ describe('codex adapter against the real codex CLI', () => {
   let home: string;
 
   beforeAll(async () => {
-    server = await startModelServer();
+    // Every answer reports 7 prompt tokens read from the cache (the Responses API reports no writes).
+    server = await startModelServer({ cache: { read: 7, write: 0 } });
     home = mkdtempSync(join(tmpdir(), 'bounce-codex-home-'));
     // No retry settings here: the adapter must turn the provider's retries off itself.
     writeFileSync(
@@ -68,8 +69,8 @@ describe('codex adapter against the real codex CLI', () => {
   it('returns the reply with usage, model and version; metadata warnings stay warnings', async () => {
     const { run, calls } = await dispatch(['edit']);
     expect(run.json).toMatchObject({ ok: true, stop: 'complete', reply: insertNote(DOC, CONTESTED_NOTE), model: 'mock-model', agent_version: '0.171.0' });
-    expect(run.json.usage).toMatchObject({ provider_reported: true, cost_usd: null });
-    expect(run.json.usage.input_tokens).toBeGreaterThan(0);
+    expect(run.json.usage).toMatchObject({ provider_reported: true, cost_usd: null, cache_read_tokens: 7, cache_write_tokens: null });
+    expect(run.json.usage.input_tokens).toBeGreaterThan(7);
     expect(run.json.usage.output_tokens).toBeGreaterThan(0);
     expect(run.stderr).toContain('codex warning: Model metadata');
     expect(run.stderr).not.toMatch(/unrecognized configuration/); // every -c the adapter sets is known to this codex
@@ -117,6 +118,17 @@ describe('codex adapter against the real codex CLI', () => {
     const { run, calls } = await dispatch([{ status: 429, retryAfter: 1 }]);
     expect(run.json).toMatchObject({ ok: false, error: { type: 'rate_limit', status: 429 } });
     expect(posts(calls).length).toBe(1);
+  });
+
+  it("types a used-up plan as quota, with the reset time codex prints in the user's zone", async () => {
+    const reset = Math.floor(Date.now() / 1000 / 60) * 60 + 4 * 86_400 + 20 * 3600;
+    const body = { error: { type: 'usage_limit_reached', message: 'The usage limit has been reached', plan_type: 'plus', resets_at: reset } };
+    const before = server.requests.length;
+    server.script([{ status: 429, body }]);
+    const run = await runAdapterProgram('codex', adapterRequest(bouncePrompt(DOC), {}, 60_000), env({ TZ: 'Europe/Paris' }));
+    expect(run.json).toMatchObject({ ok: false, error: { type: 'quota', resets_at: new Date(reset * 1000).toISOString() } });
+    expect(run.json.error.message).toMatch(/^You’ve hit your usage limit\. .* try again at /);
+    expect(posts(server.requests.slice(before)).length).toBe(1);
   });
 
   it('types a refused connection as network, at once', async () => {
