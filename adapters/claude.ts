@@ -17,21 +17,65 @@ const CLI = cliFacts('claude');
 const SESSION_VARS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SESSION_ID', 'CLAUDE_CODE_CHILD_SESSION', 'CLAUDE_CODE_EXECPATH'];
 const USAGE_ERROR_RE = /unknown option|unexpected argument|invalid (value|argument)|too many arguments|missing required|error: option/i;
 
-/** The argv after `claude`. `--tools=` (no tools) comes last: its variadic parser would swallow what follows. */
+/**
+ * Claude Code's built-in tools, denied as a backstop to `--tools=` (which offers none): if a
+ * later version ignored an empty `--tools`, none of these could run anyway.
+ */
+export const DENIED_TOOLS = [
+  'Agent',
+  'Task',
+  'Bash',
+  'BashOutput',
+  'KillShell',
+  'Read',
+  'Edit',
+  'MultiEdit',
+  'Write',
+  'Glob',
+  'Grep',
+  'LS',
+  'NotebookEdit',
+  'WebFetch',
+  'WebSearch',
+  'TodoWrite',
+  'Skill',
+  'SlashCommand',
+  'ExitPlanMode',
+];
+
+/**
+ * Settings given on the command line, above the user's: no hooks (theirs or a plugin's)
+ * and no auto-memory. The user's settings still load (`--setting-sources user`): their
+ * `env` (a proxy's ANTHROPIC_BASE_URL, say), `apiKeyHelper` and model keep working.
+ */
+export const FLAG_SETTINGS = JSON.stringify({ disableAllHooks: true, autoMemoryEnabled: false });
+
+/**
+ * The argv after `claude`. Project and local settings are not read (`--setting-sources
+ * user`), nor MCP servers (`--strict-mcp-config`). The `=` forms and `--tools=` last: the
+ * variadic parsers of `--disallowedTools` and `--tools` would swallow what follows.
+ */
 export function buildClaudeArgs(options: AgentOptions): string[] {
-  const args = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--max-turns', '1', '--strict-mcp-config'];
+  const args = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--max-turns', '1'];
+  args.push('--strict-mcp-config', '--setting-sources', 'user', '--settings', FLAG_SETTINGS);
   if (options.model) args.push('--model', options.model);
   if (options.max_budget_usd !== undefined) args.push('--max-budget-usd', String(options.max_budget_usd));
-  return [...args, ...(options.args ?? []), '--tools='];
+  return [...args, ...(options.args ?? []), `--disallowedTools=${DENIED_TOOLS.join(',')}`, '--tools='];
 }
 
 /**
+ * What a text pass must not carry: CLAUDE.md files (the user's, and any a project around the
+ * temp dir has), auto-memory, and the git status of a repository the temp dir may sit in.
+ */
+const ISOLATION_ENV = { CLAUDE_CODE_DISABLE_CLAUDE_MDS: '1', CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1', CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: '1' };
+
+/**
  * The child's environment: ours, minus a parent session's markers, with retries off, the
- * output cap, and no nonessential traffic: without it Claude Code sends the whole prompt a
- * second time to make up a session title (plus telemetry).
+ * output cap, no CLAUDE.md, memory or git status, and no nonessential traffic: without it
+ * Claude Code sends the whole prompt a second time to make up a session title (plus telemetry).
  */
 export function buildClaudeEnv(options: AgentOptions, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env, CLAUDE_CODE_MAX_RETRIES: '0', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+  const out: NodeJS.ProcessEnv = { ...env, CLAUDE_CODE_MAX_RETRIES: '0', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', ...ISOLATION_ENV };
   for (const name of SESSION_VARS) delete out[name];
   if (options.max_output_tokens !== undefined) out.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(options.max_output_tokens);
   return out;

@@ -22,10 +22,10 @@ import {
 } from '../src/adapters/contract.js';
 import { findProgram, notFound, runQuick } from '../src/adapters/detect.js';
 import { classifyCliError } from '../src/adapters/error-type.js';
-import { codexHome, customProviderIds, keyVariables, readCodexConfig, topLevelSetting } from '../src/adapters/codex-config.js';
+import { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/adapters/codex-config.js';
 import { ADAPTER_TABLE, cliFacts, secretsOf } from '../src/adapters/table.js';
 
-export { codexHome, customProviderIds, keyVariables, readCodexConfig, topLevelSetting } from '../src/adapters/codex-config.js';
+export { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/adapters/codex-config.js';
 
 const FACTS = ADAPTER_TABLE.codex;
 const CLI = cliFacts('codex');
@@ -42,8 +42,10 @@ export interface CodexPaths {
 /**
  * The argv after `codex`. `customProviders` are the provider ids the user's config.toml
  * defines: their request/stream retries are set to 0 (built-in providers cannot be changed).
+ * `mcpServers` are its MCP servers: each is disabled (`-c mcp_servers={}` would not remove
+ * them: codex merges an override into the table).
  */
-export function buildCodexArgs(options: AgentOptions, paths: CodexPaths, customProviders: string[] = []): string[] {
+export function buildCodexArgs(options: AgentOptions, paths: CodexPaths, customProviders: string[] = [], mcpServers: string[] = []): string[] {
   const args = ['exec', '--json', '--color', 'never', '--sandbox', 'read-only', '--skip-git-repo-check', '--ephemeral'];
   args.push('-C', paths.workdir, '--output-last-message', paths.lastMessage);
   // Without this codex 0.171 waits for the network forever when the endpoint refuses connections.
@@ -51,6 +53,7 @@ export function buildCodexArgs(options: AgentOptions, paths: CodexPaths, customP
   // A text pass needs no tools: no shell (the read-only sandbox still reads the whole disk), no web, no sub-agents.
   args.push(...TOOLS_OFF.flatMap((setting) => ['-c', setting]));
   for (const id of customProviders) args.push('-c', `model_providers.${id}.request_max_retries=0`, '-c', `model_providers.${id}.stream_max_retries=0`);
+  for (const id of mcpServers) args.push('-c', `mcp_servers.${id}.enabled=false`);
   if (options.model) args.push('-m', options.model);
   return [...args, ...(options.args ?? []), '-'];
 }
@@ -175,7 +178,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
   try {
     const run = await runCli({
       program,
-      args: buildCodexArgs(request.options, paths, customProviderIds(toml)),
+      args: buildCodexArgs(request.options, paths, customProviderIds(toml), mcpServerIds(toml)),
       input: request.prompt,
       env,
       cwd: paths.workdir,

@@ -29,6 +29,13 @@ export function customProviderIds(toml: string): string[] {
   return [...ids].filter((id) => /^[A-Za-z0-9_-]+$/.test(id) && !BUILTIN_PROVIDERS.includes(id));
 }
 
+/** Ids of `[mcp_servers.<id>]` tables in config.toml (ids usable as a bare -c key only). */
+export function mcpServerIds(toml: string): string[] {
+  const ids = new Set<string>();
+  for (const m of toml.matchAll(/^\s*\[\s*mcp_servers\s*\.\s*(?:"([^"]+)"|'([^']+)'|([A-Za-z0-9_-]+))\s*[\].]/gm)) ids.add(m[1] ?? m[2] ?? m[3] ?? '');
+  return [...ids].filter((id) => /^[A-Za-z0-9_-]+$/.test(id));
+}
+
 /** A top-level string setting of config.toml (before the first table), e.g. `model`. */
 export function topLevelSetting(toml: string, key: string): string | null {
   const head = toml.split(/^\s*\[/m)[0] ?? '';

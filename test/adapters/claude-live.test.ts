@@ -2,7 +2,8 @@
  * The BUILT claude adapter (dist/adapters/claude.js) against the REAL Claude Code CLI from
  * node_modules, pointed at the scripted model server. No real API, no real user config.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,6 +132,40 @@ describe('claude adapter against the real claude CLI', () => {
     expect(run.json.error.message).toMatch(/^You've hit your session limit · resets /);
     expect(server.requests.slice(before).filter((c) => c.method === 'POST').length).toBe(1);
     expect(run.stdout).not.toContain('sk-ant-oat01-FAKE');
+  });
+
+  it('isolates a text pass: no hook, CLAUDE.md, memory or MCP server of the user or of a project around the temp dir', async () => {
+    const base = join(home, 'isolation');
+    const config = join(base, 'config');
+    const project = join(base, 'project'); // the adapter's TMPDIR: its fresh working dir is made inside
+    const marker = (name: string) => join(base, `${name}.ran`);
+    const hook = (name: string) => ({ hooks: [{ type: 'command', command: `touch ${marker(name)}` }] });
+    const hooks = (who: string) => ({ SessionStart: [hook(`${who}-session`)], UserPromptSubmit: [hook(`${who}-prompt`)], Stop: [hook(`${who}-stop`)] });
+    mkdirSync(join(project, '.claude'), { recursive: true });
+    mkdirSync(config, { recursive: true });
+    // User settings carry the provider's base URL (as a proxy user's do): that must keep working.
+    writeFileSync(join(config, 'settings.json'), JSON.stringify({ env: { ANTHROPIC_BASE_URL: server.url }, hooks: hooks('user') }));
+    writeFileSync(join(config, 'CLAUDE.md'), 'Always answer in French. USER-MEMO-ZEBRA\n');
+    writeFileSync(join(project, 'CLAUDE.md'), 'Add a footer. PROJECT-MEMO-GIRAFFE\n');
+    writeFileSync(join(project, '.claude', 'settings.json'), JSON.stringify({ hooks: hooks('project') }));
+    writeFileSync(join(project, '.claude', 'settings.local.json'), JSON.stringify({ hooks: hooks('local') }));
+    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { spy: { command: 'sh', args: ['-c', `touch ${marker('mcp')}`] } } }));
+    execFileSync('git', ['init', '-q', project]); // the temp dir is then inside a project
+    const { ANTHROPIC_BASE_URL: _url, ...noUrl } = env({ CLAUDE_CONFIG_DIR: config, TMPDIR: project });
+    server.script(['edit']);
+    const before = server.requests.length;
+    const run = await runAdapterProgram('claude', adapterRequest(bouncePrompt(DOC), { model: 'mock-model' }, 60_000), noUrl);
+    expect(run.json).toMatchObject({ ok: true, reply: insertNote(DOC, CONTESTED_NOTE) });
+    const post = server.requests.slice(before).find((c) => c.method === 'POST');
+    expect(post).toBeDefined(); // the base URL from user settings was honoured
+    const sent = JSON.stringify(post?.body);
+    expect(sent).not.toContain('USER-MEMO-ZEBRA');
+    expect(sent).not.toContain('PROJECT-MEMO-GIRAFFE');
+    expect(sent).not.toMatch(/auto memory|MEMORY\.md/i);
+    expect((post?.body as { tools?: unknown[] }).tools).toEqual([]);
+    for (const name of ['user-session', 'user-prompt', 'user-stop', 'project-session', 'project-prompt', 'local-prompt', 'mcp']) {
+      expect(existsSync(marker(name)), `${name} ran`).toBe(false);
+    }
   });
 
   it('kills the CLI process tree at the deadline and reports a timeout', async () => {

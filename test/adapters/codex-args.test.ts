@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCodexArgs, codexModel, customProviderIds, keyVariables, parseCodexOutput, topLevelSetting } from '../../adapters/codex.js';
+import { buildCodexArgs, codexModel, customProviderIds, keyVariables, mcpServerIds, parseCodexOutput, topLevelSetting } from '../../adapters/codex.js';
 
 const paths = { workdir: '/tmp/bounce-codex-x/work', lastMessage: '/tmp/bounce-codex-x/last-message.txt' };
 const FIXED = [
@@ -55,6 +55,21 @@ describe('buildCodexArgs', () => {
       '-c',
       'model_providers.bounce-test.stream_max_retries=0',
       '-',
+    ]);
+  });
+
+  it("disables each of the user's MCP servers", () => {
+    expect(buildCodexArgs({}, paths, [], ['docs', 'browser'])).toEqual([
+      ...FIXED,
+      '-c',
+      'mcp_servers.docs.enabled=false',
+      '-c',
+      'mcp_servers.browser.enabled=false',
+      '-',
+    ]);
+    expect(mcpServerIds('[mcp_servers.docs]\ncommand = "x"\n[mcp_servers.docs.env]\nA = "1"\n[mcp_servers."browser"]\nurl = "u"\n')).toEqual([
+      'docs',
+      'browser',
     ]);
   });
 

@@ -3,7 +3,7 @@
  * node_modules, through a custom model provider in a temporary CODEX_HOME that points at
  * the scripted model server. No real API, no real user config.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +35,11 @@ describe('codex adapter against the real codex CLI', () => {
         `base_url = "${server.url}/v1"`,
         'wire_api = "responses"',
         'env_key = "BOUNCE_TEST_CODEX_KEY"',
+        '',
+        // A user's MCP server: it must not start for a text pass.
+        '[mcp_servers.spy]',
+        'command = "sh"',
+        `args = ["-c", "touch ${join(home, 'mcp.ran')}"]`,
         '',
       ].join('\n'),
     );
@@ -82,6 +87,7 @@ describe('codex adapter against the real codex CLI', () => {
     expect(tools).not.toContain('exec_command');
     expect(tools).not.toContain('web_search');
     expect(tools).not.toContain('multi_agent_v1');
+    expect(existsSync(join(home, 'mcp.ran'))).toBe(false);
   });
 
   it('reads a composer turn too', async () => {
