@@ -162,7 +162,7 @@ describe('claude adapter against the real claude CLI', () => {
     expect(sent).not.toContain('USER-MEMO-ZEBRA');
     expect(sent).not.toContain('PROJECT-MEMO-GIRAFFE');
     expect(sent).not.toMatch(/auto memory|MEMORY\.md/i);
-    expect((post?.body as { tools?: unknown[] }).tools).toEqual([]);
+    expect((post?.body as { tools?: unknown[] } | undefined)?.tools).toEqual([]);
     for (const name of ['user-session', 'user-prompt', 'user-stop', 'project-session', 'project-prompt', 'local-prompt', 'mcp']) {
       expect(existsSync(marker(name)), `${name} ran`).toBe(false);
     }
