@@ -8,13 +8,13 @@ import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMa
 import { isObject, programOrFailure, type Json, makeTempDir, parseJsonLines, removeTempDir, runCli } from '../src/adapters/cli-run.js';
 import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/adapters/contract.js';
 import { findProgram, notFound } from '../src/adapters/detect.js';
+import { displayUrl } from '../src/adapters/endpoint.js';
 import { classifyCliError } from '../src/adapters/error-type.js';
-import { ADAPTER_TABLE, cliFacts, secretsOf } from '../src/adapters/table.js';
+import { claudeLogin, loginReport } from '../src/adapters/login.js';
+import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/adapters/table.js';
 
 const FACTS = ADAPTER_TABLE.claude;
 const CLI = cliFacts('claude');
-/** Set by a parent Claude Code session; inherited, they make the nested `claude -p` misbehave. */
-const SESSION_VARS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SESSION_ID', 'CLAUDE_CODE_CHILD_SESSION', 'CLAUDE_CODE_EXECPATH'];
 const USAGE_ERROR_RE = /unknown option|unexpected argument|invalid (value|argument)|too many arguments|missing required|error: option/i;
 
 /**
@@ -75,8 +75,12 @@ const ISOLATION_ENV = { CLAUDE_CODE_DISABLE_CLAUDE_MDS: '1', CLAUDE_CODE_DISABLE
  * Claude Code sends the whole prompt a second time to make up a session title (plus telemetry).
  */
 export function buildClaudeEnv(options: AgentOptions, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env, CLAUDE_CODE_MAX_RETRIES: '0', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', ...ISOLATION_ENV };
-  for (const name of SESSION_VARS) delete out[name];
+  const out: NodeJS.ProcessEnv = {
+    ...withoutParentSession(CLI, env),
+    CLAUDE_CODE_MAX_RETRIES: '0',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    ...ISOLATION_ENV,
+  };
   if (options.max_output_tokens !== undefined) out.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(options.max_output_tokens);
   return out;
 }
@@ -216,26 +220,25 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
   }
 }
 
-/** No API call: the CLI must start; a login cannot be verified offline, so it is a warning. */
+/**
+ * No API call: the CLI must start, and `claude auth status` (offline) must report a login.
+ * What it reports is recorded by name (`auth`, `auth_source`), and an API key that takes
+ * over a subscription's billing is a warning.
+ */
 async function check(options: AgentOptions, { env, probe }: CheckContext): Promise<CheckResult> {
   const program = findProgram(CLI, env);
   const resolved: CheckResult['resolved'] = { program, model: options.model ?? null, max_output_tokens: options.max_output_tokens ?? null };
   const failed = (problem: CheckProblem): CheckResult => ({ ok: false, version: null, problems: [problem], warnings: [], resolved });
   if (!program) return failed({ kind: 'not_found', ...notFound(CLI, env) });
-  const version = await probe.version(program, buildClaudeEnv(options, env));
+  const childEnv = buildClaudeEnv(options, env);
+  const [version, login] = await Promise.all([probe.version(program, childEnv), claudeLogin(program, childEnv, probe)]);
   if (!version) return failed({ kind: 'version', message: `${program} --version failed`, fix: `reinstall ${CLI.npmPackage} or fix ${CLI.binEnv}` });
-  const warnings: CheckProblem[] = [];
-  const keyEnv = FACTS.keyEnvs.find((name) => env[name]?.trim());
-  if (keyEnv) resolved.credentials = keyEnv;
-  else
-    warnings.push({
-      kind: 'login_unverified',
-      message: 'claude login cannot be verified offline',
-      fix: `run \`claude\` once and /login, or set ${FACTS.keyEnvs[0]}`,
-    });
+  const report = loginReport(login);
+  Object.assign(resolved, report.resolved);
   const base = FACTS.baseUrlEnv ? env[FACTS.baseUrlEnv]?.trim() : undefined;
-  if (base) resolved.base_url = base;
-  return { ok: true, version: version.replace(/\s*\(Claude Code\)\s*$/, ''), problems: [], warnings, resolved };
+  if (base) resolved.base_url = displayUrl(base);
+  const clean = version.replace(/\s*\(Claude Code\)\s*$/, '');
+  return { ok: report.problems.length === 0, version: clean, problems: report.problems, warnings: report.warnings, resolved };
 }
 
 export const adapter: AdapterProgram = { dispatch, check };

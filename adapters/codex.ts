@@ -20,9 +20,10 @@ import {
   emptyUsage,
   type Usage,
 } from '../src/adapters/contract.js';
-import { findProgram, notFound, runQuick } from '../src/adapters/detect.js';
+import { findProgram, notFound } from '../src/adapters/detect.js';
 import { classifyCliError } from '../src/adapters/error-type.js';
 import { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/adapters/codex-config.js';
+import { codexLogin, loginReport } from '../src/adapters/login.js';
 import { ADAPTER_TABLE, cliFacts, secretsOf } from '../src/adapters/table.js';
 
 export { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/adapters/codex-config.js';
@@ -207,7 +208,10 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
   }
 }
 
-/** No API call: the CLI must start; `codex login status` (offline) says whether a login is stored. */
+/**
+ * No API call: the CLI must start, and it must have a credential: the custom provider's
+ * `env_key` variable, CODEX_API_KEY, or a stored login (`codex login status`, offline).
+ */
 async function check(options: AgentOptions, { env, probe }: CheckContext): Promise<CheckResult> {
   const program = findProgram(CLI, env);
   const toml = readCodexConfig(env);
@@ -217,21 +221,9 @@ async function check(options: AgentOptions, { env, probe }: CheckContext): Promi
   if (!program) return failed({ kind: 'not_found', ...notFound(CLI, env) });
   const version = versionOf(await probe.version(program, env));
   if (!version) return failed({ kind: 'version', message: `${program} --version failed`, fix: `reinstall ${CLI.npmPackage} or fix ${CLI.binEnv}` });
-  const warnings: CheckProblem[] = [];
-  if (customProviderIds(toml).includes(provider)) {
-    const keyVar = new RegExp(`\\[\\s*model_providers\\.["']?${provider}["']?\\s*\\][^[]*?env_key\\s*=\\s*["']([A-Za-z_][A-Za-z0-9_]*)`).exec(toml)?.[1];
-    if (keyVar && !env[keyVar]?.trim())
-      warnings.push({ kind: 'credentials', message: `model provider ${provider} reads its key from ${keyVar}, which is not set`, fix: `set ${keyVar}` });
-  } else {
-    const status = await runQuick(program, ['login', 'status'], env, 15_000);
-    if (status.exitCode !== 0)
-      warnings.push({
-        kind: 'login_unverified',
-        message: 'codex reports no stored login (`codex login status`)',
-        fix: 'run `codex login`, or define a model provider in $CODEX_HOME/config.toml',
-      });
-  }
-  return { ok: true, version, problems: [], warnings, resolved };
+  const report = loginReport(await codexLogin(program, env, probe));
+  Object.assign(resolved, report.resolved);
+  return { ok: report.problems.length === 0, version, problems: report.problems, warnings: report.warnings, resolved };
 }
 
 export const adapter: AdapterProgram = { dispatch, check };

@@ -166,6 +166,20 @@ export function networkMessage(err: unknown, url: string): string {
   return `cannot reach ${displayUrl(url)}: ${what}`;
 }
 
+/**
+ * Whether a server answers at `url` at all (any status counts), within `ms`. A HEAD with no
+ * credentials and no redirect followed: it reaches the server and spends nothing.
+ */
+export async function answers(url: string, ms = 2000): Promise<boolean> {
+  try {
+    const res = await fetch(url, { method: 'HEAD', redirect: 'manual', signal: AbortSignal.timeout(ms) });
+    await res.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export type HttpResult = { ok: true; status: number; headers: Headers; text: string } | { ok: false; response: AdapterResponse };
 
 /** Same-origin redirects followed before giving up. */

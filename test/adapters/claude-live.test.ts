@@ -190,13 +190,37 @@ describe('claude adapter against the real claude CLI', () => {
     expect(after).toEqual([]);
   });
 
-  it('--check reports the version and a login it cannot verify without a key', async () => {
+  it('--check reports the version and the login `claude auth status` reports, offline', async () => {
     const withKey = await runAdapterProgram('claude', {}, env(), ['--check']);
-    expect(withKey.json).toMatchObject({ ok: true, version: '2.1.197', problems: [], warnings: [] });
+    expect(withKey.json).toMatchObject({
+      ok: true,
+      version: '2.1.197',
+      problems: [],
+      warnings: [],
+      resolved: { auth: 'api_key', auth_source: 'ANTHROPIC_API_KEY' },
+    });
     const { ANTHROPIC_API_KEY: _unused, ...noKey } = env();
     const without = await runAdapterProgram('claude', {}, noKey, ['--check']);
-    expect(without.json).toMatchObject({ ok: true, version: '2.1.197', problems: [] });
-    expect(without.json.warnings).toMatchObject([{ kind: 'login_unverified' }]);
+    expect(without.json).toMatchObject({ ok: false, version: '2.1.197', problems: [{ kind: 'credentials' }], resolved: { auth: 'none' } });
+    // A subscription login with ANTHROPIC_API_KEY set: the key takes over (observed: x-api-key sent), so warn.
+    const config = join(home, 'subscription-and-key');
+    mkdirSync(config, { recursive: true });
+    const oauth = {
+      accessToken: 'sk-ant-oat01-FAKE',
+      refreshToken: 'r',
+      expiresAt: Date.now() + 86_400_000,
+      scopes: ['user:inference'],
+      subscriptionType: 'pro',
+    };
+    writeFileSync(join(config, '.credentials.json'), JSON.stringify({ claudeAiOauth: oauth }));
+    const both = await runAdapterProgram('claude', {}, env({ CLAUDE_CONFIG_DIR: config }), ['--check']);
+    expect(both.json).toMatchObject({ ok: true, resolved: { auth: 'api_key', auth_source: 'ANTHROPIC_API_KEY' } });
+    expect(both.json.warnings).toMatchObject([
+      { kind: 'credentials', message: expect.stringMatching(/^ANTHROPIC_API_KEY is set while claude is logged in with a subscription/) },
+    ]);
+    const { ANTHROPIC_API_KEY: _k, ...subscriptionOnly } = env({ CLAUDE_CONFIG_DIR: config });
+    const sub = await runAdapterProgram('claude', {}, subscriptionOnly, ['--check']);
+    expect(sub.json).toMatchObject({ ok: true, warnings: [], resolved: { auth: 'subscription', auth_source: 'claude login' } });
     const missing = await runAdapterProgram('claude', {}, { HOME: home, BOUNCE_CLAUDE_BIN: '/nonexistent/claude' }, ['--check']);
     expect(missing.json).toMatchObject({ ok: false, problems: [{ kind: 'not_found', message: expect.stringContaining('BOUNCE_CLAUDE_BIN') }] });
     expect(withKey.stdout + without.stdout).not.toContain(KEY);

@@ -171,18 +171,27 @@ describe('codex adapter against the real codex CLI', () => {
     expect(after).toEqual([]);
   });
 
-  it('--check reports the version, the provider and a missing provider key', async () => {
+  it('--check reports the version, the provider, how it authenticates and a missing provider key', async () => {
     const good = await runAdapterProgram('codex', {}, env(), ['--check']);
     expect(good.json).toMatchObject({
       ok: true,
       version: '0.171.0',
       problems: [],
       warnings: [],
-      resolved: { model: 'mock-model', model_provider: 'bounce-test' },
+      resolved: { model: 'mock-model', model_provider: 'bounce-test', auth: 'api_key', auth_source: 'BOUNCE_TEST_CODEX_KEY' },
     });
     const { BOUNCE_TEST_CODEX_KEY: _unused, ...noKey } = env();
     const without = await runAdapterProgram('codex', {}, noKey, ['--check']);
-    expect(without.json).toMatchObject({ ok: true, warnings: [{ kind: 'credentials', message: expect.stringContaining('BOUNCE_TEST_CODEX_KEY') }] });
+    expect(without.json).toMatchObject({ ok: false, problems: [{ kind: 'credentials', message: expect.stringContaining('BOUNCE_TEST_CODEX_KEY') }] });
+    // The built-in provider with nothing stored: the real `codex login status` says so, offline.
+    const bare = mkdtempSync(join(tmpdir(), 'bounce-codex-bare-'));
+    const unlogged = await runAdapterProgram('codex', {}, { HOME: bare, CODEX_HOME: bare, BOUNCE_CODEX_BIN: BIN }, ['--check']);
+    rmSync(bare, { recursive: true, force: true });
+    expect(unlogged.json).toMatchObject({
+      ok: false,
+      problems: [{ kind: 'credentials', message: 'codex is not logged in (`codex login status`)' }],
+      resolved: { auth: 'none' },
+    });
     const missing = await runAdapterProgram('codex', {}, { HOME: home, PATH: '/nonexistent' }, ['--check']);
     expect(missing.json).toMatchObject({
       ok: false,
