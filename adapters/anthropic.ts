@@ -18,6 +18,7 @@ import {
 } from '../src/adapters/contract.js';
 import { checkEndpoint, displayUrl, endpointFor, parseRetryAfter, postJson, redact, serverMessage } from '../src/adapters/endpoint.js';
 import { errorTypeForStatus } from '../src/adapters/error-type.js';
+import { isQuotaText, quotaError } from '../src/adapters/quota.js';
 import { ADAPTER_TABLE } from '../src/adapters/table.js';
 
 const FACTS = ADAPTER_TABLE.anthropic;
@@ -81,6 +82,7 @@ const ERROR_TYPES: Record<string, AdapterError['type']> = {
   invalid_request_error: 'config',
   not_found_error: 'config',
   request_too_large: 'config',
+  billing_error: 'quota',
   rate_limit_error: 'rate_limit',
   overloaded_error: 'rate_limit',
   api_error: 'provider',
@@ -91,7 +93,7 @@ interface Message {
   model?: unknown;
   content?: Array<{ type?: unknown; text?: unknown }>;
   stop_reason?: unknown;
-  usage?: { input_tokens?: unknown; output_tokens?: unknown };
+  usage?: { input_tokens?: unknown; output_tokens?: unknown; cache_read_input_tokens?: unknown; cache_creation_input_tokens?: unknown };
   error?: { type?: unknown; message?: unknown };
 }
 
@@ -108,23 +110,48 @@ export function interpret(status: number, text: string, headers: Headers, model:
   const errorType = typeof data?.error?.type === 'string' ? data.error.type : null;
   if (status < 200 || status >= 300 || errorType !== null) {
     const type = (errorType !== null ? ERROR_TYPES[errorType] : undefined) ?? errorTypeForStatus(status >= 300 ? status : 500);
-    const retry_after_ms = type === 'rate_limit' || type === 'provider' ? parseRetryAfter(headers.get('retry-after')) : undefined;
     const message = redact(`HTTP ${status}${errorType ? ` ${errorType}` : ''}: ${serverMessage(text)}`, secrets);
+    // A used-up subscription window says so in headers; a used-up credit balance comes as a 400 that says so.
+    const limit = unifiedLimit(headers);
+    if (type === 'quota' || limit.rejected || isQuotaText(serverMessage(text))) {
+      return { ok: false, error: quotaError(message, { status, resetsAt: limit.resetsAt, retryAfterMs: parseRetryAfter(headers.get('retry-after')) }) };
+    }
+    const retry_after_ms = type === 'rate_limit' || type === 'provider' ? parseRetryAfter(headers.get('retry-after')) : undefined;
     return fail(type, message, { status, ...(retry_after_ms === undefined ? {} : { retry_after_ms }) });
   }
   if (data === null || !Array.isArray(data.content)) {
     return fail('provider', redact(`unexpected response: ${serverMessage(text, 120)}`, secrets), { status });
   }
   const reply = data.content.map((b) => (b?.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('');
-  const input = count(data.usage?.input_tokens);
+  const uncached = count(data.usage?.input_tokens);
   const output = count(data.usage?.output_tokens);
+  const cacheRead = count(data.usage?.cache_read_input_tokens);
+  const cacheWrite = count(data.usage?.cache_creation_input_tokens);
+  // The API counts cached prompt tokens apart from input_tokens; bounce's input_tokens counts them all.
+  const input = uncached === null ? null : uncached + (cacheRead ?? 0) + (cacheWrite ?? 0);
   return {
     ok: true,
     reply,
     stop: data.stop_reason === 'max_tokens' ? 'truncated' : 'complete',
-    usage: { input_tokens: input, output_tokens: output, cost_usd: null, provider_reported: input !== null || output !== null },
+    usage: {
+      input_tokens: input,
+      output_tokens: output,
+      cache_read_tokens: cacheRead,
+      cache_write_tokens: cacheWrite,
+      cost_usd: null,
+      provider_reported: input !== null || output !== null,
+    },
     model: typeof data.model === 'string' && data.model !== '' ? data.model : model,
     agent_version: null,
+  };
+}
+
+/** Anthropic's subscription-window headers: `rejected` means the window is used up until the reset (epoch seconds). */
+function unifiedLimit(headers: Headers): { rejected: boolean; resetsAt: number | undefined } {
+  const reset = Number(headers.get('anthropic-ratelimit-unified-reset'));
+  return {
+    rejected: headers.get('anthropic-ratelimit-unified-status') === 'rejected',
+    resetsAt: Number.isFinite(reset) && reset > 0 ? reset * 1000 : undefined,
   };
 }
 

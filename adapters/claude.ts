@@ -8,31 +8,79 @@ import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMa
 import { isObject, programOrFailure, type Json, makeTempDir, parseJsonLines, removeTempDir, runCli } from '../src/adapters/cli-run.js';
 import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/adapters/contract.js';
 import { findProgram, notFound } from '../src/adapters/detect.js';
+import { displayUrl } from '../src/adapters/endpoint.js';
 import { classifyCliError } from '../src/adapters/error-type.js';
-import { ADAPTER_TABLE, cliFacts, secretsOf } from '../src/adapters/table.js';
+import { claudeLogin, loginReport } from '../src/adapters/login.js';
+import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/adapters/table.js';
 
 const FACTS = ADAPTER_TABLE.claude;
 const CLI = cliFacts('claude');
-/** Set by a parent Claude Code session; inherited, they make the nested `claude -p` misbehave. */
-const SESSION_VARS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SESSION_ID', 'CLAUDE_CODE_CHILD_SESSION', 'CLAUDE_CODE_EXECPATH'];
 const USAGE_ERROR_RE = /unknown option|unexpected argument|invalid (value|argument)|too many arguments|missing required|error: option/i;
 
-/** The argv after `claude`. `--tools=` (no tools) comes last: its variadic parser would swallow what follows. */
+/**
+ * Claude Code's built-in tools, denied as a backstop to `--tools=` (which offers none): if a
+ * later version ignored an empty `--tools`, none of these could run anyway.
+ */
+export const DENIED_TOOLS = [
+  'Agent',
+  'Task',
+  'Bash',
+  'BashOutput',
+  'KillShell',
+  'Read',
+  'Edit',
+  'MultiEdit',
+  'Write',
+  'Glob',
+  'Grep',
+  'LS',
+  'NotebookEdit',
+  'WebFetch',
+  'WebSearch',
+  'TodoWrite',
+  'Skill',
+  'SlashCommand',
+  'ExitPlanMode',
+];
+
+/**
+ * Settings given on the command line, above the user's: no hooks (theirs or a plugin's)
+ * and no auto-memory. The user's settings still load (`--setting-sources user`): their
+ * `env` (a proxy's ANTHROPIC_BASE_URL, say), `apiKeyHelper` and model keep working.
+ */
+export const FLAG_SETTINGS = JSON.stringify({ disableAllHooks: true, autoMemoryEnabled: false });
+
+/**
+ * The argv after `claude`. Project and local settings are not read (`--setting-sources
+ * user`), nor MCP servers (`--strict-mcp-config`). The `=` forms and `--tools=` last: the
+ * variadic parsers of `--disallowedTools` and `--tools` would swallow what follows.
+ */
 export function buildClaudeArgs(options: AgentOptions): string[] {
-  const args = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--max-turns', '1', '--strict-mcp-config'];
+  const args = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--max-turns', '1'];
+  args.push('--strict-mcp-config', '--setting-sources', 'user', '--settings', FLAG_SETTINGS);
   if (options.model) args.push('--model', options.model);
   if (options.max_budget_usd !== undefined) args.push('--max-budget-usd', String(options.max_budget_usd));
-  return [...args, ...(options.args ?? []), '--tools='];
+  return [...args, ...(options.args ?? []), `--disallowedTools=${DENIED_TOOLS.join(',')}`, '--tools='];
 }
 
 /**
+ * What a text pass must not carry: CLAUDE.md files (the user's, and any a project around the
+ * temp dir has), auto-memory, and the git status of a repository the temp dir may sit in.
+ */
+const ISOLATION_ENV = { CLAUDE_CODE_DISABLE_CLAUDE_MDS: '1', CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1', CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: '1' };
+
+/**
  * The child's environment: ours, minus a parent session's markers, with retries off, the
- * output cap, and no nonessential traffic: without it Claude Code sends the whole prompt a
- * second time to make up a session title (plus telemetry).
+ * output cap, no CLAUDE.md, memory or git status, and no nonessential traffic: without it
+ * Claude Code sends the whole prompt a second time to make up a session title (plus telemetry).
  */
 export function buildClaudeEnv(options: AgentOptions, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env, CLAUDE_CODE_MAX_RETRIES: '0', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
-  for (const name of SESSION_VARS) delete out[name];
+  const out: NodeJS.ProcessEnv = {
+    ...withoutParentSession(CLI, env),
+    CLAUDE_CODE_MAX_RETRIES: '0',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    ...ISOLATION_ENV,
+  };
   if (options.max_output_tokens !== undefined) out.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(options.max_output_tokens);
   return out;
 }
@@ -85,9 +133,12 @@ function readStream(stdout: string): ClaudeStream {
 function usageOf(result: Json, costKnown: boolean): Usage {
   const u = isObject(result.usage) ? result.usage : null;
   const cost = typeof result.total_cost_usd === 'number' && result.total_cost_usd >= 0 ? result.total_cost_usd : null;
+  // input_tokens counts every prompt token: the API reports the cached ones apart, so they are added in.
   return {
     input_tokens: u ? num(u.input_tokens) + num(u.cache_creation_input_tokens) + num(u.cache_read_input_tokens) : null,
     output_tokens: u ? num(u.output_tokens) : null,
+    cache_read_tokens: u ? num(u.cache_read_input_tokens) : null,
+    cache_write_tokens: u ? num(u.cache_creation_input_tokens) : null,
     cost_usd: costKnown ? cost : null,
     provider_reported: u !== null,
   };
@@ -106,14 +157,20 @@ function modelOf(result: Json, fallback: string | null): string | null {
  * and then reports only the LAST piece as `result`: more than one model message in a
  * tool-less single turn therefore means the reply was cut, and it is reported truncated.
  */
-export function parseClaudeOutput(stdout: string, stderr: string, exitCode: number | null, opts: { costKnown?: boolean } = {}): AdapterResponse {
+export function parseClaudeOutput(
+  stdout: string,
+  stderr: string,
+  exitCode: number | null,
+  opts: { costKnown?: boolean; timeZone?: string } = {},
+): AdapterResponse {
+  const classify = (text: string, status?: number | null) => classifyCliError(text, status, { timeZone: opts.timeZone });
   const s = readStream(stdout);
   const meta = { agent_version: s.version, model: s.model };
   if (!s.result) {
     const text = [...s.noise, stderr.trim()].filter(Boolean).join('\n').trim();
     if (USAGE_ERROR_RE.test(text)) return { ...fail('config', `claude rejected its arguments: ${text.slice(0, 400)}`), ...meta };
     const why = text || (exitCode === 0 ? 'claude printed no result' : `claude exited with code ${exitCode} and printed no result`);
-    return { ok: false, error: classifyCliError(why), ...meta };
+    return { ok: false, error: classify(why), ...meta };
   }
   const r = s.result;
   const usage = usageOf(r, opts.costKnown ?? true);
@@ -127,7 +184,7 @@ export function parseClaudeOutput(stdout: string, stderr: string, exitCode: numb
     if (r.subtype === 'error_max_budget_usd')
       return { ok: false, error: { type: 'config', message: 'claude stopped at --max-budget-usd: raise max_budget_usd for this agent' }, ...base };
     const status = typeof r.api_error_status === 'number' ? r.api_error_status : null;
-    return { ok: false, error: classifyCliError(message || `claude failed (${String(r.subtype)})`, status), ...base };
+    return { ok: false, error: classify(message || `claude failed (${String(r.subtype)})`, status), ...base };
   }
   const continued = pieces.length > 1;
   if (continued || r.stop_reason === 'max_tokens') return { ok: true, reply: continued ? pieces.join('') : message, stop: 'truncated', ...base };
@@ -157,32 +214,31 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
     if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
     if (run.timedOut) return fail('timeout', `claude did not finish before the deadline (${request.deadline}); its process group was killed`);
     if (run.tooLarge) return fail('provider', 'claude printed more than 64 MB on stdout');
-    return parseClaudeOutput(run.stdout, run.stderr, run.exitCode, { costKnown: costIsMeaningful(childEnv) });
+    return parseClaudeOutput(run.stdout, run.stderr, run.exitCode, { costKnown: costIsMeaningful(childEnv), timeZone: childEnv.TZ });
   } finally {
     removeTempDir(cwd);
   }
 }
 
-/** No API call: the CLI must start; a login cannot be verified offline, so it is a warning. */
+/**
+ * No API call: the CLI must start, and `claude auth status` (offline) must report a login.
+ * What it reports is recorded by name (`auth`, `auth_source`), and an API key that takes
+ * over a subscription's billing is a warning.
+ */
 async function check(options: AgentOptions, { env, probe }: CheckContext): Promise<CheckResult> {
   const program = findProgram(CLI, env);
   const resolved: CheckResult['resolved'] = { program, model: options.model ?? null, max_output_tokens: options.max_output_tokens ?? null };
   const failed = (problem: CheckProblem): CheckResult => ({ ok: false, version: null, problems: [problem], warnings: [], resolved });
   if (!program) return failed({ kind: 'not_found', ...notFound(CLI, env) });
-  const version = await probe.version(program, buildClaudeEnv(options, env));
+  const childEnv = buildClaudeEnv(options, env);
+  const [version, login] = await Promise.all([probe.version(program, childEnv), claudeLogin(program, childEnv, probe)]);
   if (!version) return failed({ kind: 'version', message: `${program} --version failed`, fix: `reinstall ${CLI.npmPackage} or fix ${CLI.binEnv}` });
-  const warnings: CheckProblem[] = [];
-  const keyEnv = FACTS.keyEnvs.find((name) => env[name]?.trim());
-  if (keyEnv) resolved.credentials = keyEnv;
-  else
-    warnings.push({
-      kind: 'login_unverified',
-      message: 'claude login cannot be verified offline',
-      fix: `run \`claude\` once and /login, or set ${FACTS.keyEnvs[0]}`,
-    });
+  const report = loginReport(login);
+  Object.assign(resolved, report.resolved);
   const base = FACTS.baseUrlEnv ? env[FACTS.baseUrlEnv]?.trim() : undefined;
-  if (base) resolved.base_url = base;
-  return { ok: true, version: version.replace(/\s*\(Claude Code\)\s*$/, ''), problems: [], warnings, resolved };
+  if (base) resolved.base_url = displayUrl(base);
+  const clean = version.replace(/\s*\(Claude Code\)\s*$/, '');
+  return { ok: report.problems.length === 0, version: clean, problems: report.problems, warnings: report.warnings, resolved };
 }
 
 export const adapter: AdapterProgram = { dispatch, check };

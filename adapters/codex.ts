@@ -7,7 +7,6 @@
  * docs/adapters.md#codex
  */
 import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
 import { isObject, programOrFailure, makeTempDir, parseJsonLines, removeTempDir, runCli } from '../src/adapters/cli-run.js';
@@ -21,13 +20,16 @@ import {
   emptyUsage,
   type Usage,
 } from '../src/adapters/contract.js';
-import { findProgram, notFound, runQuick } from '../src/adapters/detect.js';
+import { findProgram, notFound } from '../src/adapters/detect.js';
 import { classifyCliError } from '../src/adapters/error-type.js';
+import { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/adapters/codex-config.js';
+import { codexLogin, loginReport } from '../src/adapters/login.js';
 import { ADAPTER_TABLE, cliFacts, secretsOf } from '../src/adapters/table.js';
+
+export { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/adapters/codex-config.js';
 
 const FACTS = ADAPTER_TABLE.codex;
 const CLI = cliFacts('codex');
-const BUILTIN_PROVIDERS = ['openai', 'ollama', 'lmstudio'];
 const TOOLS_OFF = ['features.shell_tool=false', 'features.multi_agent=false', 'features.goals=false', 'web_search="disabled"'];
 const USAGE_ERROR_RE = /Error loading config|config\.toml|unexpected argument|invalid value for|unknown feature flag|Usage: codex/i;
 
@@ -41,8 +43,10 @@ export interface CodexPaths {
 /**
  * The argv after `codex`. `customProviders` are the provider ids the user's config.toml
  * defines: their request/stream retries are set to 0 (built-in providers cannot be changed).
+ * `mcpServers` are its MCP servers: each is disabled (`-c mcp_servers={}` would not remove
+ * them: codex merges an override into the table).
  */
-export function buildCodexArgs(options: AgentOptions, paths: CodexPaths, customProviders: string[] = []): string[] {
+export function buildCodexArgs(options: AgentOptions, paths: CodexPaths, customProviders: string[] = [], mcpServers: string[] = []): string[] {
   const args = ['exec', '--json', '--color', 'never', '--sandbox', 'read-only', '--skip-git-repo-check', '--ephemeral'];
   args.push('-C', paths.workdir, '--output-last-message', paths.lastMessage);
   // Without this codex 0.171 waits for the network forever when the endpoint refuses connections.
@@ -50,39 +54,9 @@ export function buildCodexArgs(options: AgentOptions, paths: CodexPaths, customP
   // A text pass needs no tools: no shell (the read-only sandbox still reads the whole disk), no web, no sub-agents.
   args.push(...TOOLS_OFF.flatMap((setting) => ['-c', setting]));
   for (const id of customProviders) args.push('-c', `model_providers.${id}.request_max_retries=0`, '-c', `model_providers.${id}.stream_max_retries=0`);
+  for (const id of mcpServers) args.push('-c', `mcp_servers.${id}.enabled=false`);
   if (options.model) args.push('-m', options.model);
   return [...args, ...(options.args ?? []), '-'];
-}
-
-export function codexHome(env: NodeJS.ProcessEnv): string {
-  return env.CODEX_HOME?.trim() || join(env.HOME || homedir(), '.codex');
-}
-
-export function readCodexConfig(env: NodeJS.ProcessEnv): string {
-  try {
-    return readFileSync(join(codexHome(env), 'config.toml'), 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-/** Ids of `[model_providers.<id>]` tables in config.toml (ids usable as a bare -c key only). */
-export function customProviderIds(toml: string): string[] {
-  const ids = new Set<string>();
-  for (const m of toml.matchAll(/^\s*\[\s*model_providers\s*\.\s*(?:"([^"]+)"|'([^']+)'|([A-Za-z0-9_-]+))\s*[\].]/gm)) ids.add(m[1] ?? m[2] ?? m[3] ?? '');
-  return [...ids].filter((id) => /^[A-Za-z0-9_-]+$/.test(id) && !BUILTIN_PROVIDERS.includes(id));
-}
-
-/** A top-level string setting of config.toml (before the first table), e.g. `model`. */
-export function topLevelSetting(toml: string, key: string): string | null {
-  const head = toml.split(/^\s*\[/m)[0] ?? '';
-  const m = new RegExp(`^\\s*${key}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'm').exec(head);
-  return m ? (m[1] ?? m[2] ?? null) : null;
-}
-
-/** The variables config.toml names as key holders (`env_key = "..."`): their values are blanked from stderr. */
-export function keyVariables(toml: string): string[] {
-  return [...toml.matchAll(/^\s*env_key\s*=\s*["']([A-Za-z_][A-Za-z0-9_]*)["']/gm)].map((m) => m[1] ?? '');
 }
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : 0);
@@ -103,6 +77,7 @@ export function readCodexEvents(stdout: string): CodexEvents {
   const e: CodexEvents = { messages: [], warnings: [], errors: [], failed: null, completed: false, usage: emptyUsage(), noise: [] };
   let input = 0;
   let output = 0;
+  let cached = 0;
   const { objects, noise } = parseJsonLines(stdout);
   e.noise.push(...noise);
   for (const ev of objects) {
@@ -116,16 +91,20 @@ export function readCodexEvents(stdout: string): CodexEvents {
       const u = isObject(ev.usage) ? ev.usage : {};
       input += num(u.input_tokens); // includes cached_input_tokens, as in the Responses API
       output += num(u.output_tokens); // includes reasoning_output_tokens
+      cached += num(u.cached_input_tokens);
     }
   }
-  if (e.completed) e.usage = { input_tokens: input, output_tokens: output, cost_usd: null, provider_reported: true };
+  // Codex reports cache reads only; what it wrote to the cache is unknown.
+  if (e.completed)
+    e.usage = { input_tokens: input, output_tokens: output, cache_read_tokens: cached, cache_write_tokens: null, cost_usd: null, provider_reported: true };
   return e;
 }
 
 /** codex's own wording for some provider failures, which name no status. */
-function codexError(message: string): AdapterError {
+function codexError(message: string, timeZone: string | undefined): AdapterError {
   if (/experiencing high demand/i.test(message)) return classifyCliError(message, 500);
-  return classifyCliError(message);
+  // "You’ve hit your usage limit. ... try again at 2:26 PM.": a time in codex's own zone.
+  return classifyCliError(message, undefined, { timeZone });
 }
 
 /**
@@ -139,6 +118,7 @@ export function parseCodexOutput(
   exitCode: number | null,
   lastMessage: string | null,
   meta: { model: string | null; agent_version: string | null } = { model: null, agent_version: null },
+  timeZone?: string,
 ): AdapterResponse {
   const e = readCodexEvents(stdout);
   const base = { usage: e.usage, ...meta };
@@ -147,14 +127,14 @@ export function parseCodexOutput(
   if (failure !== null) {
     const incomplete = /Incomplete response returned(?:, reason: (\w+))?/i.exec(failure);
     if (incomplete && incomplete[1] !== 'content_filter') return { ok: true, reply: partial, stop: 'truncated', ...base };
-    return { ok: false, error: codexError(failure), ...base };
+    return { ok: false, error: codexError(failure, timeZone), ...base };
   }
   if (!e.completed) {
     const errLines = stderr.split('\n').filter((l) => l.trim() && !/^WARNING:/.test(l.trim()));
     const text = [...e.noise, ...errLines, ...e.warnings].join('\n').trim();
     if (USAGE_ERROR_RE.test(text))
       return { ok: false, error: { type: 'config', message: `codex rejected its configuration or arguments: ${text.slice(0, 400)}` }, ...base };
-    return { ok: false, error: codexError(text || `codex exited with code ${exitCode} without finishing a turn`), ...base };
+    return { ok: false, error: codexError(text || `codex exited with code ${exitCode} without finishing a turn`, timeZone), ...base };
   }
   return { ok: true, reply: partial, stop: 'complete', ...base };
 }
@@ -199,7 +179,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
   try {
     const run = await runCli({
       program,
-      args: buildCodexArgs(request.options, paths, customProviderIds(toml)),
+      args: buildCodexArgs(request.options, paths, customProviderIds(toml), mcpServerIds(toml)),
       input: request.prompt,
       env,
       cwd: paths.workdir,
@@ -222,13 +202,16 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
     }
     const warnings = readCodexEvents(run.stdout).warnings;
     if (warnings.length) ctx.stderr(warnings.map((w) => `codex warning: ${w}\n`).join(''));
-    return parseCodexOutput(run.stdout, run.stderr, run.exitCode, lastMessage, meta);
+    return parseCodexOutput(run.stdout, run.stderr, run.exitCode, lastMessage, meta, env.TZ);
   } finally {
     removeTempDir(tmp);
   }
 }
 
-/** No API call: the CLI must start; `codex login status` (offline) says whether a login is stored. */
+/**
+ * No API call: the CLI must start, and it must have a credential: the custom provider's
+ * `env_key` variable, CODEX_API_KEY, or a stored login (`codex login status`, offline).
+ */
 async function check(options: AgentOptions, { env, probe }: CheckContext): Promise<CheckResult> {
   const program = findProgram(CLI, env);
   const toml = readCodexConfig(env);
@@ -238,21 +221,9 @@ async function check(options: AgentOptions, { env, probe }: CheckContext): Promi
   if (!program) return failed({ kind: 'not_found', ...notFound(CLI, env) });
   const version = versionOf(await probe.version(program, env));
   if (!version) return failed({ kind: 'version', message: `${program} --version failed`, fix: `reinstall ${CLI.npmPackage} or fix ${CLI.binEnv}` });
-  const warnings: CheckProblem[] = [];
-  if (customProviderIds(toml).includes(provider)) {
-    const keyVar = new RegExp(`\\[\\s*model_providers\\.["']?${provider}["']?\\s*\\][^[]*?env_key\\s*=\\s*["']([A-Za-z_][A-Za-z0-9_]*)`).exec(toml)?.[1];
-    if (keyVar && !env[keyVar]?.trim())
-      warnings.push({ kind: 'credentials', message: `model provider ${provider} reads its key from ${keyVar}, which is not set`, fix: `set ${keyVar}` });
-  } else {
-    const status = await runQuick(program, ['login', 'status'], env, 15_000);
-    if (status.exitCode !== 0)
-      warnings.push({
-        kind: 'login_unverified',
-        message: 'codex reports no stored login (`codex login status`)',
-        fix: 'run `codex login`, or define a model provider in $CODEX_HOME/config.toml',
-      });
-  }
-  return { ok: true, version, problems: [], warnings, resolved };
+  const report = loginReport(await codexLogin(program, env, probe));
+  Object.assign(resolved, report.resolved);
+  return { ok: report.problems.length === 0, version, problems: report.problems, warnings: report.warnings, resolved };
 }
 
 export const adapter: AdapterProgram = { dispatch, check };

@@ -9,6 +9,7 @@ import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMa
 import { type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckProblem, type CheckResult, problemLine } from '../src/adapters/contract.js';
 import { checkEndpoint, displayUrl, endpointFor, parseRetryAfter, postJson, redact, serverMessage } from '../src/adapters/endpoint.js';
 import { errorTypeForStatus } from '../src/adapters/error-type.js';
+import { isQuotaText, quotaError } from '../src/adapters/quota.js';
 import { ADAPTER_TABLE } from '../src/adapters/table.js';
 
 const FACTS = ADAPTER_TABLE.openai;
@@ -56,7 +57,7 @@ export function buildBody(request: AdapterRequest, model: string): Record<string
 interface ChatCompletion {
   model?: unknown;
   choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }>;
-  usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+  usage?: { prompt_tokens?: unknown; completion_tokens?: unknown; prompt_tokens_details?: { cached_tokens?: unknown } | null };
   error?: unknown;
 }
 
@@ -73,8 +74,11 @@ function contentText(content: unknown): string {
 export function interpret(status: number, text: string, headers: Headers, model: string, secrets: Array<string | undefined> = []): AdapterResponse {
   if (status < 200 || status >= 300) {
     const type = errorTypeForStatus(status);
-    const retry_after_ms = type === 'rate_limit' || type === 'provider' ? parseRetryAfter(headers.get('retry-after')) : undefined;
     const message = redact(`HTTP ${status}: ${serverMessage(text)}`, secrets);
+    // `insufficient_quota` (a 429 no retry can fix), billing and credit errors: the raw body names the code.
+    if (type === 'quota' || isQuotaText(text))
+      return { ok: false, error: quotaError(message, { status, retryAfterMs: parseRetryAfter(headers.get('retry-after')) }) };
+    const retry_after_ms = type === 'rate_limit' || type === 'provider' ? parseRetryAfter(headers.get('retry-after')) : undefined;
     return fail(type, message, { status, ...(retry_after_ms === undefined ? {} : { retry_after_ms }) });
   }
   let data: ChatCompletion;
@@ -90,11 +94,20 @@ export function interpret(status: number, text: string, headers: Headers, model:
   }
   const input = count(data.usage?.prompt_tokens);
   const output = count(data.usage?.completion_tokens);
+  // prompt_tokens includes the cached ones; servers that do not cache omit the details.
+  const cached = count(data.usage?.prompt_tokens_details?.cached_tokens);
   return {
     ok: true,
     reply: contentText(choice.message?.content),
     stop: choice.finish_reason === 'length' ? 'truncated' : 'complete',
-    usage: { input_tokens: input, output_tokens: output, cost_usd: null, provider_reported: input !== null || output !== null },
+    usage: {
+      input_tokens: input,
+      output_tokens: output,
+      cache_read_tokens: cached,
+      cache_write_tokens: null,
+      cost_usd: null,
+      provider_reported: input !== null || output !== null,
+    },
     model: typeof data.model === 'string' && data.model !== '' ? data.model : model,
     agent_version: null,
   };

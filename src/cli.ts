@@ -68,6 +68,14 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     });
 
   program
+    .command('init')
+    .description('write a commented bounce.config.yaml here naming the agents found (never overwrites one)')
+    .action(async () => {
+      const { runInit } = await import('./commands/init.js');
+      setExit(await runInit({}, io));
+    });
+
+  program
     .command('adapters')
     .description('list the built-in adapters and their options')
     .option('--json', 'print one JSON object')

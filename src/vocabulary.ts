@@ -27,8 +27,11 @@ export type FinalStatus = Exclude<RunStatus, 'running'>;
 export const PassStatusSchema = z.enum(['running', 'completed', 'failed', 'interrupted']);
 export type PassStatus = z.infer<typeof PassStatusSchema>;
 
-/** Errors an adapter reports in its response (the adapter contract). */
-export const AdapterErrorTypeSchema = z.enum(['auth', 'config', 'network', 'rate_limit', 'timeout', 'provider']);
+/**
+ * Errors an adapter reports in its response (the adapter contract). `quota`: a usage,
+ * subscription or credit limit is used up; no retry helps before it resets.
+ */
+export const AdapterErrorTypeSchema = z.enum(['auth', 'config', 'network', 'rate_limit', 'timeout', 'provider', 'quota']);
 export type AdapterErrorType = z.infer<typeof AdapterErrorTypeSchema>;
 
 /** Failures the runner sees: the adapter's own errors plus what the host observed. */

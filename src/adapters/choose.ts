@@ -2,12 +2,24 @@ import type { Config } from '../config/schema.js';
 import { usageError } from '../errors.js';
 import type { Role } from './contract.js';
 import { createProbe, findProgram, localModels, type Probe } from './detect.js';
+import { claudeLogin, codexLogin, type LoginState } from './login.js';
 import { resolveAgent, type ResolvedAgent } from './registry.js';
 import { ADAPTER_TABLE, cliFacts } from './table.js';
+
+/** A default agent that was not picked, and why, for the user: `warning: <agent> skipped: <reason>: <fix>`. */
+export interface SkippedAgent {
+  agent: 'claude' | 'codex';
+  /** `not_logged_in`: installed, but it reports no login while another one has one. */
+  why: 'not_logged_in';
+  reason: string;
+  fix: string;
+}
 
 export interface Chosen {
   agents: Record<Role, ResolvedAgent>;
   chosenBy: Record<Role, string>;
+  /** Default CLIs left out although installed (empty when flags or config named both agents). */
+  skipped: SkippedAgent[];
 }
 
 export interface ChooseInput {
@@ -18,12 +30,15 @@ export interface ChooseInput {
   env: NodeJS.ProcessEnv;
   /** This invocation's probe: the `--version` asked here is not asked again by the check. */
   probe?: Probe;
+  /** The document as the user named it, for the command the "no agent found" message offers. */
+  doc?: string;
 }
 
 /**
  * Picks each role's agent: the flag, else the config, else the defaults (reviewer
- * claude, composer codex; one installed CLI takes both roles; with neither, a local
- * OpenAI-compatible server on its default port).
+ * claude, composer codex; one installed CLI takes both roles, and one that reports no
+ * login is left out while the other has one; with neither, a local OpenAI-compatible
+ * server on its default port).
  */
 export async function chooseAgents(input: ChooseInput): Promise<Chosen> {
   const { flags, config, configDir, cwd, env } = input;
@@ -37,10 +52,12 @@ export async function chooseAgents(input: ChooseInput): Promise<Chosen> {
     if (fromFlag) [specs[role], chosenBy[role]] = [fromFlag, 'flag'];
     else if (fromConfig) [specs[role], chosenBy[role]] = [fromConfig, 'config'];
   }
+  let skipped: SkippedAgent[] = [];
   if (!specs.reviewer || !specs.composer) {
-    const defaults = await detectDefaults(env, config, input.probe ?? createProbe());
+    const defaults = await detectDefaults(env, config, input.probe ?? createProbe(), input.doc ?? '<doc>');
     specs.reviewer ??= defaults.reviewer;
     specs.composer ??= defaults.composer;
+    skipped = defaults.skipped;
     for (const role of ['reviewer', 'composer'] as const) if (chosenBy[role] === 'default') chosenBy[role] = defaults.how;
   }
   return {
@@ -49,18 +66,57 @@ export async function chooseAgents(input: ChooseInput): Promise<Chosen> {
       composer: resolveAgent(specs.composer as string, config, cwd, configDir),
     },
     chosenBy,
+    skipped,
   };
 }
 
-async function detectDefaults(env: NodeJS.ProcessEnv, config: Config, probe: Probe): Promise<{ reviewer: string; composer: string; how: string }> {
-  const installed = async (name: 'claude' | 'codex'): Promise<boolean> => {
+/** The lines `bounce refine` prints for the skipped defaults. */
+export function skippedWarnings(skipped: readonly SkippedAgent[]): string[] {
+  return skipped.map((s) => `warning: ${s.agent} skipped as a default agent: ${s.reason}: ${s.fix}`);
+}
+
+interface Installed {
+  name: 'claude' | 'codex';
+  login: LoginState;
+}
+
+/** The installed default CLIs, each with its login (asked offline, concurrently). */
+async function installedClis(env: NodeJS.ProcessEnv, probe: Probe): Promise<Installed[]> {
+  const one = async (name: 'claude' | 'codex'): Promise<Installed | null> => {
     const program = findProgram(cliFacts(name), env);
-    return program !== null && (await probe.version(program, env)) !== null;
+    if (program === null) return null;
+    const [version, login] = await Promise.all([
+      probe.version(program, env),
+      name === 'claude' ? claudeLogin(program, env, probe) : codexLogin(program, env, probe),
+    ]);
+    return version === null ? null : { name, login };
   };
-  const [claude, codex] = await Promise.all([installed('claude'), installed('codex')]);
-  if (claude && codex) return { reviewer: 'claude', composer: 'codex', how: 'default' };
-  if (claude) return { reviewer: 'claude', composer: 'claude', how: 'default (only claude is installed)' };
-  if (codex) return { reviewer: 'codex', composer: 'codex', how: 'default (only codex is installed)' };
+  return (await Promise.all([one('claude'), one('codex')])).filter((c): c is Installed => c !== null);
+}
+
+type Defaults = { reviewer: string; composer: string; how: string; skipped: SkippedAgent[] };
+
+/**
+ * The default agents: reviewer claude and composer codex; one installed CLI takes both
+ * roles. A CLI that reports no login is left out while another one has a login (and said
+ * so in `skipped`); with neither installed, a local OpenAI-compatible server.
+ */
+async function detectDefaults(env: NodeJS.ProcessEnv, config: Config, probe: Probe, doc: string): Promise<Defaults> {
+  const installed = await installedClis(env, probe);
+  const ready = installed.filter((c) => c.login.loggedIn !== false);
+  // Nobody logged in: keep them all, and preflight names the login to fix.
+  const usable = ready.length > 0 ? ready : installed;
+  const skipped: SkippedAgent[] = installed
+    .filter((c) => !usable.includes(c))
+    .map((c) => {
+      const finding = c.login.findings.find((f) => f.severity === 'problem');
+      return { agent: c.name, why: 'not_logged_in', reason: finding?.message ?? `${c.name} is not logged in`, fix: finding?.fix ?? `log in to ${c.name}` };
+    });
+  const names = usable.map((c) => c.name);
+  const note = skipped.length > 0 ? `${skipped.map((s) => s.agent).join(' and ')} not logged in` : null;
+  if (names.includes('claude') && names.includes('codex')) return { reviewer: 'claude', composer: 'codex', how: 'default', skipped };
+  const only = names[0];
+  if (only) return { reviewer: only, composer: only, how: `default (${note ?? `only ${only} is installed`})`, skipped };
   const openai = ADAPTER_TABLE.openai;
   const base = (openai.baseUrlEnv && env[openai.baseUrlEnv]) || (openai.defaultBaseUrl ?? '');
   const models = await localModels(base);
@@ -70,11 +126,11 @@ async function detectDefaults(env: NodeJS.ProcessEnv, config: Config, probe: Pro
       ([, a]) => a.adapter === 'openai' && a.model && (a.base_url ?? base).replace(/\/+$/, '') === base.replace(/\/+$/, ''),
     );
     const spec = configured ? configured[0] : models[0] ? `openai:${models[0]}` : null;
-    if (spec) return { reviewer: spec, composer: spec, how: `default (local server at ${base})` };
+    if (spec) return { reviewer: spec, composer: spec, how: `default (local server at ${base})`, skipped };
   }
   throw usageError(
     `no agent found: looked for the claude and codex CLIs on PATH and an OpenAI-compatible server at ${base}`,
-    `install one (npm i -g ${cliFacts('claude').npmPackage}, or npm i -g ${cliFacts('codex').npmPackage}), start Ollama, or name agents with --reviewer/--composer (see bounce adapters)`,
+    `install one (npm i -g ${cliFacts('claude').npmPackage}, or npm i -g ${cliFacts('codex').npmPackage}), start Ollama, or name agents with --reviewer/--composer (see bounce adapters); to try bounce without any model: bounce refine ${doc} --reviewer mock --composer mock`,
     'config',
   );
 }

@@ -54,10 +54,19 @@ export const AdapterRequestSchema = z
   .strict();
 export type AdapterRequest = z.infer<typeof AdapterRequestSchema>;
 
+/**
+ * Tokens and cost of one dispatch. `input_tokens` counts every prompt token, cached or
+ * not; `cache_read_tokens` and `cache_write_tokens` say how many of them were read from
+ * or written to the provider's prompt cache (a part of `input_tokens`, never added to it).
+ */
 export const UsageSchema = z
   .object({
     input_tokens: z.number().int().nonnegative().nullable(),
     output_tokens: z.number().int().nonnegative().nullable(),
+    /** Of `input_tokens`, those read from the prompt cache; null or absent when unknown. */
+    cache_read_tokens: z.number().int().nonnegative().nullable().optional(),
+    /** Of `input_tokens`, those written to the prompt cache; null or absent when unknown. */
+    cache_write_tokens: z.number().int().nonnegative().nullable().optional(),
     cost_usd: z.number().nonnegative().nullable(),
     /** True when the numbers came from the provider, false when estimated or unknown. */
     provider_reported: z.boolean(),
@@ -70,6 +79,8 @@ export const AdapterErrorSchema = z
     type: AdapterErrorTypeSchema,
     message: z.string(),
     retry_after_ms: z.number().int().nonnegative().optional(),
+    /** `quota`: when the limit resets (ISO 8601), when the provider said. */
+    resets_at: z.string().datetime({ offset: true }).optional(),
     /** HTTP status when the error came from an HTTP API. */
     status: z.number().int().optional(),
   })

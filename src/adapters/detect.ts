@@ -37,10 +37,10 @@ export interface QuickRun {
 }
 
 /** Runs a short offline command (`--version`, `login status`) with no stdin, bounded by `timeoutMs`. */
-export function runQuick(program: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<QuickRun> {
+export function runQuick(program: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, cwd?: string): Promise<QuickRun> {
   return new Promise((resolve) => {
     let stdout = '';
-    const child = spawn(program, args, { env, stdio: ['ignore', 'pipe', 'ignore'], timeout: timeoutMs });
+    const child = spawn(program, args, { env, cwd, stdio: ['ignore', 'pipe', 'ignore'], timeout: timeoutMs });
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       if (stdout.length < 64 * 1024) stdout += d;
     });
@@ -55,11 +55,22 @@ export interface Probe {
   version(program: string, env: NodeJS.ProcessEnv): Promise<string | null>;
   /** The version already asked for, without asking; undefined when it was not asked. */
   known(program: string): Promise<string | null> | undefined;
+  /** `compute()` once per `key` in this invocation (a CLI's login state, say), shared by all who ask. */
+  once<T>(key: string, compute: () => Promise<T>): Promise<T>;
 }
 
 export function createProbe(): Probe {
   const versions = new Map<string, Promise<string | null>>();
+  const memo = new Map<string, Promise<unknown>>();
   return {
+    once<T>(key: string, compute: () => Promise<T>): Promise<T> {
+      let found = memo.get(key) as Promise<T> | undefined;
+      if (!found) {
+        found = compute();
+        memo.set(key, found);
+      }
+      return found;
+    },
     version(program, env) {
       let found = versions.get(program);
       if (!found) {

@@ -83,6 +83,13 @@ export function checkEndpoint({ baseUrl, apiKeyEnv, env, keyRequired = false }: 
   if (url && (url.username !== '' || url.password !== '')) {
     config(`base_url ${displayUrl(baseUrl)} carries credentials`, 'remove them from the URL and name the key variable with api_key_env');
   }
+  const secretParams = url ? queryCredentials(url, env[apiKeyEnv]) : [];
+  if (secretParams.length > 0) {
+    config(
+      `base_url ${displayUrl(baseUrl)} carries a key in its query string (${secretParams.join(', ')})`,
+      'remove it from the URL and name the key variable with api_key_env',
+    );
+  }
   const loopback = url !== null && isLoopback(url);
   if (url && !loopback && url.protocol === 'http:') {
     config(`base_url ${displayUrl(baseUrl)} is plain http to a non-loopback host`, 'use https:// (keys are never sent in clear text)');
@@ -93,6 +100,16 @@ export function checkEndpoint({ baseUrl, apiKeyEnv, env, keyRequired = false }: 
     problems.push({ kind: 'credentials', message: `${apiKeyEnv} is not set (${why})`, fix: `set ${apiKeyEnv} or api_key_env in bounce.config.yaml` });
   }
   return { problems, loopback, keyEnv: keySet ? apiKeyEnv : null };
+}
+
+const CREDENTIAL_PARAM_RE = /^(?:api[-_]?key|key|access[-_]?token|token|auth|authorization|secret|password|x-api-key|sig|signature)$/i;
+
+/** Names of query parameters that carry a credential: a key-like name, or the value of the key variable. */
+function queryCredentials(url: URL, keyValue: string | undefined): string[] {
+  const key = keyValue?.trim();
+  return [...url.searchParams]
+    .filter(([name, value]) => CREDENTIAL_PARAM_RE.test(name) || (key !== undefined && key !== '' && value === key))
+    .map(([name]) => name);
 }
 
 /** `Retry-After` as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
@@ -149,7 +166,46 @@ export function networkMessage(err: unknown, url: string): string {
   return `cannot reach ${displayUrl(url)}: ${what}`;
 }
 
+/**
+ * Whether a server answers at `url` at all (any status counts), within `ms`. A HEAD with no
+ * credentials and no redirect followed: it reaches the server and spends nothing.
+ */
+export async function answers(url: string, ms = 2000): Promise<boolean> {
+  try {
+    const res = await fetch(url, { method: 'HEAD', redirect: 'manual', signal: AbortSignal.timeout(ms) });
+    await res.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export type HttpResult = { ok: true; status: number; headers: Headers; text: string } | { ok: false; response: AdapterResponse };
+
+/** Same-origin redirects followed before giving up. */
+const MAX_REDIRECTS = 3;
+
+/**
+ * Where a redirect may be followed with the key: 307 and 308 (which keep the POST and its
+ * body) to the same origin (scheme, host and port: an https endpoint never downgrades to
+ * http). Anything else is reported, and nothing is sent there.
+ */
+function redirectTarget(from: string, res: Response): { url: string } | { refused: string } {
+  const location = res.headers.get('location');
+  let to: URL;
+  try {
+    to = new URL(location ?? '', from);
+  } catch {
+    return { refused: `HTTP ${res.status} from ${displayUrl(from)} with no usable Location` };
+  }
+  if (to.origin !== new URL(from).origin)
+    return {
+      refused: `HTTP ${res.status} from ${displayUrl(from)} redirects to another origin (${to.origin}); the key is not sent there: set base_url to the final URL if you trust it`,
+    };
+  if (res.status !== 307 && res.status !== 308)
+    return { refused: `HTTP ${res.status} from ${displayUrl(from)} redirects to ${displayUrl(to.href)}: set base_url to the final URL` };
+  return { url: to.href };
+}
 
 /**
  * POST a JSON body and read the whole answer, bounded by the request's deadline and the
@@ -168,14 +224,27 @@ export async function postJson(url: string, headers: Record<string, string>, bod
   signal.addEventListener('abort', stop, { once: true });
   if (signal.aborted) stop();
   try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
-    const text = await res.text();
-    return { ok: true, status: res.status, headers: res.headers, text };
+    let target = url;
+    for (let hop = 0; ; hop++) {
+      // Redirects are never followed by fetch: a key must not travel to an origin the user did not name.
+      const res = await fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+        body: JSON.stringify(body),
+        signal: controller.signal,
+        redirect: 'manual',
+      });
+      if (res.status < 300 || res.status >= 400) {
+        const text = await res.text();
+        return { ok: true, status: res.status, headers: res.headers, text };
+      }
+      await res.body?.cancel();
+      const next = redirectTarget(target, res);
+      if ('refused' in next) return { ok: false, response: fail('config', next.refused, { status: res.status }) };
+      if (hop >= MAX_REDIRECTS)
+        return { ok: false, response: fail('config', `more than ${MAX_REDIRECTS} redirects from ${displayUrl(url)}: set base_url to the final URL`) };
+      target = next.url;
+    }
   } catch (err) {
     if (controller.signal.aborted) return timeout();
     return { ok: false, response: fail('network', networkMessage(err, url)) };

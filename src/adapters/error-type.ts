@@ -4,10 +4,13 @@
  */
 import type { AdapterErrorType } from '../vocabulary.js';
 import type { AdapterError } from './contract.js';
+import { isQuotaText, quotaError } from './quota.js';
 
 /** Error type for a failed HTTP status (before any provider-specific error type is considered). */
 export function errorTypeForStatus(status: number): AdapterErrorType {
   if (status === 401 || status === 403) return 'auth';
+  // 402 Payment Required: credits or billing (OpenRouter, Anthropic's billing_error).
+  if (status === 402) return 'quota';
   // 529 is Anthropic's "overloaded": transient, and best waited out like a rate limit.
   if (status === 429 || status === 529) return 'rate_limit';
   if (status === 408 || status === 409 || status >= 500) return 'provider';
@@ -36,14 +39,16 @@ const NETWORK_RE =
 
 /**
  * A typed error from a CLI's failure text and, when known, the HTTP status behind it.
- * The status decides first (as for the HTTP adapters); then the text: auth, rate limit,
- * network; otherwise provider.
+ * A quota or subscription limit decides first (it comes as a 429 or a 400, but no retry
+ * helps); then the status (as for the HTTP adapters); then the text: auth, rate limit,
+ * network; otherwise provider. `timeZone` is the CLI's, for a reset time it printed bare.
  */
-export function classifyCliError(message: string, status?: number | null): AdapterError {
+export function classifyCliError(message: string, status?: number | null, opts: { timeZone?: string } = {}): AdapterError {
   const code = status !== undefined && status !== null && status >= 400 ? status : statusFromText(message);
+  const text = message.trim().replace(/\s+/g, ' ').slice(0, 600) || 'the CLI failed without a message';
+  if (isQuotaText(text) || code === 402) return quotaError(text, { ...(code ? { status: code } : {}), ...opts });
   const retry = retryAfterFromText(message);
   const extra = { ...(code ? { status: code } : {}), ...(retry !== undefined ? { retry_after_ms: retry } : {}) };
-  const text = message.trim().replace(/\s+/g, ' ').slice(0, 600) || 'the CLI failed without a message';
   const type: AdapterErrorType =
     code !== undefined
       ? errorTypeForStatus(code)

@@ -10,6 +10,8 @@ export interface HostError {
   type: HostErrorType;
   message: string;
   retry_after_ms?: number;
+  /** `quota`: when the limit resets (ISO 8601), when the provider said. */
+  resets_at?: string;
   status?: number;
 }
 

@@ -21,9 +21,17 @@ export function terminateGroup(pid: number | undefined, graceMs: number): void {
 }
 
 /**
- * After the leader exits, kill what it left in its group: such a child can hold the pipes
- * open, and the caller would wait for it until the deadline.
+ * After the leader exits (on its own, or killed at the deadline), kill what it left in its
+ * group: such a child can hold the pipes open, and the caller would wait for it until the
+ * deadline. Then close our ends of the pipes: a grandchild that escaped the group (`setsid`)
+ * may hold them open too, and no signal to the group reaches it. What the leader wrote
+ * before it exited has been read by then.
  */
 export function reapAfterExit(child: ChildProcess, graceMs: number): void {
-  child.once('exit', () => setTimeout(() => signalGroup(child.pid, 'SIGKILL'), graceMs).unref());
+  child.once('exit', () =>
+    setTimeout(() => {
+      signalGroup(child.pid, 'SIGKILL');
+      for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
+    }, graceMs).unref(),
+  );
 }

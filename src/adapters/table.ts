@@ -9,6 +9,8 @@ export interface CliFacts {
   binEnv: string;
   /** The npm package that installs it. */
   npmPackage: string;
+  /** Variables a parent session of the same CLI sets: inherited, they make a nested run misbehave; never passed on. */
+  parentSessionEnvs: readonly string[];
 }
 
 /** What bounce knows about a built-in adapter without loading it. The one owner of these facts. */
@@ -48,7 +50,12 @@ export const ADAPTER_TABLE: Readonly<Record<BuiltinName, AdapterFacts>> = {
     defaultBaseUrl: null,
     baseUrlEnv: 'ANTHROPIC_BASE_URL',
     outputTokens: 32_000,
-    cliProgram: { program: 'claude', binEnv: 'BOUNCE_CLAUDE_BIN', npmPackage: '@anthropic-ai/claude-code' },
+    cliProgram: {
+      program: 'claude',
+      binEnv: 'BOUNCE_CLAUDE_BIN',
+      npmPackage: '@anthropic-ai/claude-code',
+      parentSessionEnvs: ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SESSION_ID', 'CLAUDE_CODE_CHILD_SESSION', 'CLAUDE_CODE_EXECPATH'],
+    },
     defaultKeyEnv: null,
     keyEnvs: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
   },
@@ -62,7 +69,7 @@ export const ADAPTER_TABLE: Readonly<Record<BuiltinName, AdapterFacts>> = {
     defaultBaseUrl: null,
     baseUrlEnv: null,
     outputTokens: null,
-    cliProgram: { program: 'codex', binEnv: 'BOUNCE_CODEX_BIN', npmPackage: '@openai/codex' },
+    cliProgram: { program: 'codex', binEnv: 'BOUNCE_CODEX_BIN', npmPackage: '@openai/codex', parentSessionEnvs: [] },
     defaultKeyEnv: null,
     keyEnvs: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
   },
@@ -123,6 +130,13 @@ export function cliFacts(name: 'claude' | 'codex'): CliFacts {
   const cli = ADAPTER_TABLE[name].cliProgram;
   if (!cli) throw new Error(`${name} has no CLI`);
   return cli;
+}
+
+/** `env` without the variables of a parent session of the CLI. */
+export function withoutParentSession(cli: CliFacts, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of cli.parentSessionEnvs) delete out[name];
+  return out;
 }
 
 /** The values of the adapter's credential variables, to blank out of what it passes on. */

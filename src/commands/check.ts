@@ -2,19 +2,24 @@ import { dirname } from 'node:path';
 import { checkAgent } from '../adapters/check-agent.js';
 import { type CheckProblem, type CheckResult, problemLine } from '../adapters/contract.js';
 import { createProbe } from '../adapters/detect.js';
-import { resolveAgent } from '../adapters/registry.js';
+import { answers } from '../adapters/endpoint.js';
+import { type ResolvedAgent, resolveAgent } from '../adapters/registry.js';
+import { adapterInfo } from '../adapters/table.js';
 import { loadConfig } from '../config/load.js';
 import { EXIT, isBounceError } from '../errors.js';
 import type { Io } from '../io.js';
 import type { CheckProblemKind } from '../vocabulary.js';
 
-type Level = 'ok' | 'warning' | 'problem';
+/** `unknown`: not examined (the program is missing, say); `-`: does not apply (mock, an HTTP API's version). */
+type Level = 'ok' | 'warning' | 'problem' | 'unknown' | '-';
+/** null: not known (the agent could not be resolved). */
+type Found = boolean | null;
 
 interface Row {
   agent: string;
   adapter: string;
   source: 'configured' | 'default';
-  found: boolean;
+  found: Found;
   version: string | null;
   config: Level;
   credentials: Level;
@@ -23,62 +28,101 @@ interface Row {
   resolved: CheckResult['resolved'];
 }
 
-/** Which column of the table each kind of problem belongs to. */
+/** Which column of the table each kind of finding belongs to. */
 const COLUMN: Record<CheckProblemKind, 'found' | 'version' | 'config' | 'credentials'> = {
   not_found: 'found',
+  unreachable: 'found',
   version: 'version',
   credentials: 'credentials',
   login_unverified: 'credentials',
   config: 'config',
-  unreachable: 'config',
   no_check: 'config',
 };
+
+/** The fix a finding gets when its adapter gave none: every problem printed names one. */
+const DEFAULT_FIX: Record<CheckProblemKind, string> = {
+  not_found: 'install it, or fix the path in bounce.config.yaml',
+  unreachable: 'start the server, or fix base_url in bounce.config.yaml',
+  version: 'reinstall it',
+  credentials: 'set the key variable the agent names (see bounce check --json)',
+  login_unverified: 'run the CLI once and log in',
+  config: "fix the agent's entry in bounce.config.yaml (see bounce adapters)",
+  no_check: 'answer --check as docs/adapter-contract.md describes',
+};
+
+const withFix = (p: CheckProblem): CheckProblem => (p.fix ? p : { ...p, fix: DEFAULT_FIX[p.kind] });
 
 function level(r: Pick<CheckResult, 'problems' | 'warnings'>, column: 'config' | 'credentials'): Level {
   if (r.problems.some((p) => COLUMN[p.kind] === column)) return 'problem';
   return r.warnings.some((w) => COLUMN[w.kind] === column) ? 'warning' : 'ok';
 }
 
-function row(agent: string, adapter: string, source: Row['source'], r: CheckResult): Row {
+/**
+ * One row. The columns say what was established: a missing program has unknown
+ * credentials, a mock needs none, an HTTP agent has no version and is found when it answers.
+ */
+function row(agent: string, resolved: ResolvedAgent | null, source: Row['source'], r: CheckResult): Row {
+  const problems = r.problems.map(withFix);
+  const warnings = r.warnings.map(withFix);
+  const kind = resolved ? (adapterInfo(resolved.adapter)?.kind ?? 'cmd') : null;
+  const missing = problems.some((p) => p.kind === 'not_found' || p.kind === 'version');
+  const unanswered = [...problems, ...warnings].some((p) => p.kind === 'no_check');
+  const credentials: Level = kind === 'mock' ? '-' : missing || unanswered || resolved === null ? 'unknown' : level(r, 'credentials');
+  const found: Found = resolved === null ? null : ![...problems, ...warnings].some((p) => p.kind === 'not_found' || p.kind === 'unreachable');
   return {
     agent,
-    adapter,
+    adapter: resolved?.adapter ?? '?',
     source,
-    found: !r.problems.some((p) => COLUMN[p.kind] === 'found'),
+    found,
     version: r.version,
     config: level(r, 'config'),
-    credentials: level(r, 'credentials'),
-    problems: r.problems,
-    warnings: r.warnings,
+    credentials,
+    problems,
+    warnings,
     resolved: r.resolved,
   };
 }
 
+/** An HTTP agent is found when its server answers at all (any status; no key is sent). */
+async function reach(agent: ResolvedAgent, r: CheckResult): Promise<CheckResult> {
+  if (adapterInfo(agent.adapter)?.kind !== 'http' || typeof r.resolved.base_url !== 'string') return r;
+  const url = r.resolved.base_url;
+  if (await answers(url)) return r;
+  const finding: CheckProblem = { kind: 'unreachable', message: `${url} does not answer`, fix: 'start the server, or fix base_url in bounce.config.yaml' };
+  return { ...r, ok: false, problems: [...r.problems, finding] };
+}
+
+/** The agents to check: every configured one, and the default CLIs unless the config names both roles. */
+function agentSpecs(config: ReturnType<typeof loadConfig>['config']): Map<string, Row['source']> {
+  const specs = new Map<string, Row['source']>();
+  for (const spec of [config.reviewer, config.composer, ...Object.keys(config.agents)]) if (spec) specs.set(spec, 'configured');
+  // With both roles configured the defaults are never used: a missing CLI is no problem then.
+  if (!(config.reviewer && config.composer)) for (const spec of ['claude', 'codex']) if (!specs.has(spec)) specs.set(spec, 'default');
+  return specs;
+}
+
 /**
- * `bounce check`: checks every configured agent and each default agent (no API call) and
- * prints a table, then each problem and warning with its fix. Configured agents with
- * problems fail the check; a default CLI that is not installed only fails it when no
- * usable agent is left at all.
+ * `bounce check`: checks every configured agent and each default agent (no API call; an
+ * HTTP agent's server is only asked whether it answers) and prints a table, then each
+ * problem and warning with its fix. Configured agents with problems fail the check; a
+ * default CLI that is not installed only fails it when no usable agent is left at all.
  */
 export async function runCheck(opts: { config?: string; json?: boolean }, io: Io): Promise<number> {
   const { config, path } = loadConfig(io.cwd, io.env, opts.config);
   const configDir = path ? dirname(path) : null;
-  const specs = new Map<string, Row['source']>();
-  for (const spec of [config.reviewer, config.composer, ...Object.keys(config.agents)]) if (spec) specs.set(spec, 'configured');
-  for (const spec of ['claude', 'codex']) if (!specs.has(spec)) specs.set(spec, 'default');
   const probe = createProbe();
   const rows: Row[] = await Promise.all(
-    [...specs].map(async ([spec, source]) => {
-      let agent: ReturnType<typeof resolveAgent>;
+    [...agentSpecs(config)].map(async ([spec, source]) => {
+      let agent: ResolvedAgent;
       try {
         agent = resolveAgent(spec, config, io.cwd, configDir);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         const hint = isBounceError(err) ? err.hint : undefined;
         const problem: CheckProblem = { kind: 'config', message, ...(hint ? { fix: hint } : {}) };
-        return row(spec, '?', source, { ok: false, version: null, problems: [problem], warnings: [], resolved: {} });
+        return row(spec, null, source, { ok: false, version: null, problems: [problem], warnings: [], resolved: {} });
       }
-      return row(spec, agent.adapter, source, await checkAgent(agent, io.env, { probe }));
+      return row(spec, agent, source, await reach(agent, await checkAgent(agent, io.env, { probe })));
     }),
   );
   const usable = rows.some((r) => r.problems.length === 0);
@@ -91,7 +135,15 @@ export async function runCheck(opts: { config?: string; json?: boolean }, io: Io
 
 function table(rows: Row[]): string {
   const head = ['AGENT', 'ADAPTER', 'SOURCE', 'FOUND', 'VERSION', 'CONFIG', 'CREDENTIALS'];
-  const body = rows.map((r) => [r.agent, r.adapter, r.source, r.found ? 'yes' : 'no', r.version ?? '-', r.config, r.credentials]);
+  const body = rows.map((r) => [
+    r.agent,
+    r.adapter,
+    r.source,
+    r.found === null ? 'unknown' : r.found ? 'yes' : 'no',
+    r.version ?? '-',
+    r.config,
+    r.credentials,
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]?.length ?? 0)));
   const line = (cells: string[]): string =>
     cells

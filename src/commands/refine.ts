@@ -1,4 +1,5 @@
 import { callAgent } from '../adapters/call-agent.js';
+import { type SkippedAgent, skippedWarnings } from '../adapters/choose.js';
 import type { Probe } from '../adapters/detect.js';
 import type { EngineDeps } from '../engine/deps.js';
 import type { RunPlan } from '../engine/plan.js';
@@ -28,10 +29,14 @@ export function engineDeps(io: Io, quiet: boolean, probe: Probe): EngineDeps {
 /** `bounce refine <doc|->`: validate, plan, run the engine, print the result. */
 export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   // A problem found here throws: src/cli.ts prints it (and the --json error object).
-  const { plan, warnings, probe } = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
+  const built = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
+  const { plan, warnings, probe } = built;
   // A login that cannot be verified offline is for `bounce check`; on every run it would only be noise.
-  if (!opts.quiet)
+  if (!opts.quiet) {
+    // Default CLIs left out for want of a login (chooseAgents' `skipped`, passed on by buildPlan).
+    for (const line of skippedWarnings((built as { skipped?: SkippedAgent[] }).skipped ?? [])) io.stderr.write(`${line}\n`);
     for (const w of warnings.filter((x) => x.kind !== 'login_unverified')) io.stderr.write(`warning: ${w.fix ? `${w.message}: ${w.fix}` : w.message}\n`);
+  }
   if (opts.dryRun) return dryRun(plan, opts, io);
   // Ctrl-C while agents were being checked: nothing was started, so nothing is left behind.
   if (io.signal.aborted) {

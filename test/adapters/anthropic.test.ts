@@ -32,13 +32,38 @@ describe('anthropic adapter (built program, real HTTP)', () => {
       stop: 'complete',
       model: 'claude-sonnet-4-5',
       agent_version: null,
-      usage: { input_tokens: estimateTokens(PROMPT), output_tokens: estimateTokens(CLEAN), cost_usd: null, provider_reported: true },
+      usage: {
+        input_tokens: estimateTokens(PROMPT),
+        output_tokens: estimateTokens(CLEAN),
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        cost_usd: null,
+        provider_reported: true,
+      },
     });
     const req = server.requests[0]!;
     expect(req.path).toBe('/v1/messages');
     expect(req.headers['x-api-key']).toBe(SECRET);
     expect(req.headers['anthropic-version']).toBe('2023-06-01');
     expect(req.body).toEqual({ model: 'claude-sonnet-4-5', max_tokens: 16000, messages: [{ role: 'user', content: PROMPT }] });
+  });
+
+  it('counts cached prompt tokens in input_tokens and reports them apart', async () => {
+    const cached = await startModelServer({ cache: { read: 10, write: 4 } });
+    try {
+      const r = await runAdapterProgram('anthropic', adapterRequest(PROMPT, { base_url: cached.url }), KEY);
+      // The API sends input_tokens without the 14 cached ones: the adapter adds them back.
+      expect(r.json.usage).toEqual({
+        input_tokens: estimateTokens(PROMPT),
+        output_tokens: estimateTokens(CLEAN),
+        cache_read_tokens: 10,
+        cache_write_tokens: 4,
+        cost_usd: null,
+        provider_reported: true,
+      });
+    } finally {
+      await cached.close();
+    }
   });
 
   it('honours model, max_output_tokens, temperature, ANTHROPIC_BASE_URL and api_key_env', async () => {

@@ -81,6 +81,24 @@ describe('callAgent: a built-in CLI adapter in-process', () => {
     expect(processListeners()).toEqual(before);
   });
 
+  it('a child that escaped the CLI group (setsid) and holds stdout does not stretch the deadline', async () => {
+    const pidFile = join(dir, 'escape.pids');
+    const begun = Date.now();
+    // The request's deadline (2 s) is the adapter's own; the runner's timeoutMs is far away.
+    const r = failure(
+      await callAgent(agent('claude'), request('Revise this.', { deadline: new Date(Date.now() + 2000).toISOString() }), {
+        ...OPTS,
+        env: fakeEnv({ FAKE_CLI_MODE: 'escape', FAKE_CLI_PIDS: pidFile }),
+      }),
+    );
+    const pids = pidsIn(pidFile);
+    started.push(...pids);
+    expect(r.error.type).toBe('timeout');
+    expect(r.error.message).toMatch(/^claude did not finish before the deadline/);
+    expect(Date.now() - begun).toBeLessThan(4000);
+    await waitFor(() => !running(pids[0] ?? 0), 'the CLI to die');
+  });
+
   it('an abort of the signal kills the CLI group and gives interrupted', async () => {
     const pidFile = join(dir, 'abort.pids');
     const controller = new AbortController();

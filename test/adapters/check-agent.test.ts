@@ -24,15 +24,46 @@ const kinds = (items: { kind: string }[]): string[] => items.map((p) => p.kind);
 describe('checkAgent: CLI adapters', () => {
   const claudeEnv = (extra: Record<string, string> = {}) => ({ PATH, BOUNCE_CLAUDE_BIN: FAKE_CLI, ...extra });
 
-  it('claude: version from the CLI; a login it cannot verify is login_unverified, a key is credentials enough', async () => {
-    const without = await checkAgent(agent('claude'), claudeEnv());
-    expect(without).toMatchObject({ ok: true, version: '9.8.7', problems: [] });
-    expect(without.warnings).toEqual([
-      { kind: 'login_unverified', message: 'claude login cannot be verified offline', fix: 'run `claude` once and /login, or set ANTHROPIC_API_KEY' },
+  it('claude: `claude auth status` decides; its method is recorded by name; an old CLI falls back to the environment', async () => {
+    const status = (fields: Record<string, unknown>) => ({ FAKE_CLI_AUTH: JSON.stringify(fields) });
+    const subscription = await checkAgent(agent('claude'), claudeEnv(status({ loggedIn: true, authMethod: 'claude.ai', subscriptionType: 'max' })));
+    expect(subscription).toMatchObject({
+      ok: true,
+      version: '9.8.7',
+      problems: [],
+      warnings: [],
+      resolved: { auth: 'subscription', auth_source: 'claude login' },
+    });
+    const none = await checkAgent(agent('claude'), claudeEnv(status({ loggedIn: false, authMethod: 'none' })));
+    expect(none).toMatchObject({ ok: false, resolved: { auth: 'none' } });
+    expect(none.problems).toEqual([
+      {
+        kind: 'credentials',
+        message: 'claude is not logged in (`claude auth status`)',
+        fix: 'run `claude` once and /login, or set ANTHROPIC_API_KEY (in CI: CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`)',
+      },
     ]);
-    const withKey = await checkAgent(agent('claude'), claudeEnv({ CLAUDE_CODE_OAUTH_TOKEN: 'tok-123456' }));
-    expect(withKey).toMatchObject({ ok: true, warnings: [], resolved: { credentials: 'CLAUDE_CODE_OAUTH_TOKEN' } });
-    expect(JSON.stringify(withKey)).not.toContain('tok-123456');
+    // Without `auth status` (an older claude): a key variable is enough, else it cannot be verified.
+    const old = await checkAgent(agent('claude'), claudeEnv());
+    expect(old).toMatchObject({ ok: true, problems: [], resolved: { auth: 'unknown' } });
+    expect(kinds(old.warnings)).toEqual(['login_unverified']);
+    const withToken = await checkAgent(agent('claude'), claudeEnv({ CLAUDE_CODE_OAUTH_TOKEN: 'tok-123456' }));
+    expect(withToken).toMatchObject({ ok: true, warnings: [], resolved: { auth: 'oauth_token', auth_source: 'CLAUDE_CODE_OAUTH_TOKEN' } });
+    expect(JSON.stringify(withToken)).not.toContain('tok-123456');
+  });
+
+  it('claude: an ANTHROPIC_API_KEY beside a subscription login is a warning: the key takes over billing', async () => {
+    const both = { loggedIn: true, authMethod: 'claude.ai', apiKeySource: 'ANTHROPIC_API_KEY', subscriptionType: null };
+    const r = await checkAgent(agent('claude'), claudeEnv({ FAKE_CLI_AUTH: JSON.stringify(both), ANTHROPIC_API_KEY: 'sk-ant-BILLED-1' }));
+    expect(r).toMatchObject({ ok: true, resolved: { auth: 'api_key', auth_source: 'ANTHROPIC_API_KEY' } });
+    expect(r.warnings).toEqual([
+      {
+        kind: 'credentials',
+        message: 'ANTHROPIC_API_KEY is set while claude is logged in with a subscription: the key takes over and its usage is billed to that API account',
+        fix: 'unset ANTHROPIC_API_KEY to use the subscription, or log out of claude to keep paying by key',
+      },
+    ]);
+    expect(JSON.stringify(r)).not.toContain('sk-ant-BILLED-1');
   });
 
   it('claude: not_found when the override is not executable, version when --version fails', async () => {
@@ -45,18 +76,30 @@ describe('checkAgent: CLI adapters', () => {
     expect(kinds(broken.problems)).toEqual(['version']);
   });
 
-  it('codex: no stored login is login_unverified; a custom provider without its key is credentials', async () => {
+  it('codex: no stored login and a custom provider without its key are credentials problems; CODEX_API_KEY counts', async () => {
     const home = join(dir, 'codex-home');
     rmSync(home, { recursive: true, force: true });
     const env = { PATH, BOUNCE_CODEX_BIN: FAKE_CLI, FAKE_CLI_NAME: 'codex', CODEX_HOME: home };
     const none = await checkAgent(agent('codex'), { ...env, FAKE_CLI_LOGIN: 'none' });
-    expect(none).toMatchObject({ ok: true, version: '9.8.7' });
-    expect(kinds(none.warnings)).toEqual(['login_unverified']);
-    expect((await checkAgent(agent('codex'), env)).warnings).toEqual([]);
+    expect(none).toMatchObject({ ok: false, version: '9.8.7', resolved: { auth: 'none' } });
+    expect(none.problems).toMatchObject([{ kind: 'credentials', message: 'codex is not logged in (`codex login status`)' }]);
+    // OPENAI_API_KEY alone is not read by codex exec: the fix says how to hand it over.
+    const envKey = await checkAgent(agent('codex'), { ...env, FAKE_CLI_LOGIN: 'none', OPENAI_API_KEY: 'sk-123456' });
+    expect(envKey.problems[0]?.fix).toMatch(/printenv OPENAI_API_KEY \| codex login --with-api-key/);
+    expect(await checkAgent(agent('codex'), { ...env, FAKE_CLI_LOGIN: 'none', CODEX_API_KEY: 'sk-654321' })).toMatchObject({
+      ok: true,
+      resolved: { auth: 'api_key', auth_source: 'CODEX_API_KEY' },
+    });
+    expect(await checkAgent(agent('codex'), { ...env, FAKE_CLI_LOGIN: 'chatgpt' })).toMatchObject({
+      ok: true,
+      warnings: [],
+      resolved: { auth: 'subscription' },
+    });
     mkdirSync(home, { recursive: true });
     writeFileSync(join(home, 'config.toml'), 'model_provider = "p1"\n\n[model_providers.p1]\nenv_key = "P1_KEY"\n');
     const custom = await checkAgent(agent('codex'), env);
-    expect(custom.warnings).toEqual([{ kind: 'credentials', message: 'model provider p1 reads its key from P1_KEY, which is not set', fix: 'set P1_KEY' }]);
+    expect(custom.problems).toEqual([{ kind: 'credentials', message: 'model provider p1 reads its key from P1_KEY, which is not set', fix: 'set P1_KEY' }]);
+    expect(await checkAgent(agent('codex'), { ...env, P1_KEY: 'p1-key-1' })).toMatchObject({ ok: true, resolved: { auth: 'api_key', auth_source: 'P1_KEY' } });
   });
 
   it('asks each program --version once per probe, and two probes share nothing', async () => {
@@ -64,9 +107,10 @@ describe('checkAgent: CLI adapters', () => {
     const env = { PATH, BOUNCE_CLAUDE_BIN: FAKE_CLI, FAKE_CLI_LOG: log };
     const probe = createProbe();
     await Promise.all([checkAgent(agent('claude'), env, { probe }), checkAgent(agent('claude:other-model'), env, { probe })]);
-    expect(readFileSync(log, 'utf8')).toBe('--version\n');
+    const lines = () => readFileSync(log, 'utf8').trim().split('\n').sort();
+    expect(lines()).toEqual(['--version', 'auth status --json']);
     await checkAgent(agent('claude'), env, { probe: createProbe() });
-    expect(readFileSync(log, 'utf8')).toBe('--version\n--version\n');
+    expect(lines()).toEqual(['--version', '--version', 'auth status --json', 'auth status --json']);
   });
 });
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheck } from '../../src/commands/check.js';
 import { ROOT } from '../support/adapter-process.js';
 import { memIo } from '../support/fake-run.js';
+import { startModelServer } from '../support/model-server.js';
 
 const FAKE_CLI = join(ROOT, 'test/fixtures/cli/fake-cli.mjs');
 let dir: string;
@@ -37,30 +38,64 @@ describe('bounce check', () => {
     expect(await runCheck({}, io)).toBe(1);
     const lines = io.out().split('\n');
     const row = (agent: string) => lines.find((l) => l.startsWith(`${agent} `))?.split(/\s{2,}/);
-    expect(row('remote')).toEqual(['remote', 'openai', 'configured', 'yes', '-', 'ok', 'problem']);
+    // An HTTP agent whose server does not answer is not found; its missing key is still a problem.
+    expect(row('remote')).toEqual(['remote', 'openai', 'configured', 'no', '-', 'ok', 'problem']);
     expect(row('keyed')).toEqual(['keyed', 'cmd', 'configured', 'yes', 'fixture-2', 'ok', 'problem']);
-    expect(row('silent')).toEqual(['silent', 'cmd', 'configured', 'yes', '-', 'warning', 'ok']);
+    // A program that does not answer --check: its credentials are unknown, not ok.
+    expect(row('silent')).toEqual(['silent', 'cmd', 'configured', 'yes', '-', 'warning', 'unknown']);
     expect(row('claude')).toEqual(['claude', 'claude', 'default', 'yes', '9.8.7', 'ok', 'warning']);
-    expect(row('codex')).toEqual(['codex', 'codex', 'default', 'no', '-', 'ok', 'ok']);
+    // A missing CLI: nothing is known of its credentials.
+    expect(row('codex')).toEqual(['codex', 'codex', 'default', 'no', '-', 'ok', 'unknown']);
     expect(lines).toContain(
       'problem: remote: OPENAI_API_KEY is not set (https://models.example.com/v1 is not a loopback endpoint): set OPENAI_API_KEY or api_key_env in bounce.config.yaml',
     );
+    expect(lines).toContain('problem: remote: https://models.example.com/v1 does not answer: start the server, or fix base_url in bounce.config.yaml');
     expect(lines).toContain('problem: keyed: FIXTURE_KEY is not set: set FIXTURE_KEY');
     expect(lines).toContain('warning: silent: does not answer --check: see docs/adapter-contract.md#--check');
-    expect(lines).toContain('warning: claude: claude login cannot be verified offline: run `claude` once and /login, or set ANTHROPIC_API_KEY');
+    expect(lines).toContain(
+      'warning: claude: claude login cannot be verified offline: run `claude` once and /login, or set ANTHROPIC_API_KEY (in CI: CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`)',
+    );
     expect(lines).toContain('problem: codex: BOUNCE_CODEX_BIN (/nonexistent/codex) is not an executable file: fix it or unset it to use codex from PATH');
+    // Every problem line names a fix.
+    for (const line of lines.filter((l) => l.startsWith('problem: '))) expect(line.split(': ').length, line).toBeGreaterThan(3);
   });
 
   it('--json carries each problem as { kind, message, fix }', async () => {
     const io = memIo(dir, { env: { ...env, OPENAI_API_KEY: 'sk-123456', FIXTURE_KEY: 'x' } });
     await runCheck({ json: true }, io);
-    const out = JSON.parse(io.out()) as { ok: boolean; agents: { agent: string; problems: unknown[]; warnings: unknown[] }[] };
+    const out = JSON.parse(io.out()) as { ok: boolean; agents: { agent: string; found: boolean | null; problems: unknown[]; warnings: unknown[] }[] };
     const by = Object.fromEntries(out.agents.map((a) => [a.agent, a]));
-    expect(by.remote?.problems).toEqual([]);
+    expect(by.remote?.problems).toMatchObject([{ kind: 'unreachable' }]);
+    expect(by.remote?.found).toBe(false);
     expect(by.codex?.problems).toEqual([
       { kind: 'not_found', message: 'BOUNCE_CODEX_BIN (/nonexistent/codex) is not an executable file', fix: 'fix it or unset it to use codex from PATH' },
     ]);
     expect(by.claude?.warnings).toMatchObject([{ kind: 'login_unverified' }]);
     expect(io.out()).not.toContain('sk-123456');
+  });
+
+  it('an HTTP agent whose server answers is found; a config of mock agents only does not check the default CLIs', async () => {
+    const server = await startModelServer();
+    const here = mkdtempSync(join(tmpdir(), 'bounce-check-mock-'));
+    try {
+      writeFileSync(
+        join(here, 'bounce.config.yaml'),
+        ['reviewer: mock', 'composer: mock', 'agents:', `  local: { adapter: openai, model: mock-model, base_url: "${server.url}/v1" }`, ''].join('\n'),
+      );
+      const io = memIo(here, { env: { PATH: '/nonexistent', HOME: '/nonexistent' } });
+      expect(await runCheck({}, io)).toBe(0);
+      const lines = io.out().split('\n');
+      const row = (agent: string) => lines.find((l) => l.startsWith(`${agent} `))?.split(/\s{2,}/);
+      expect(row('mock')).toEqual(['mock', 'mock', 'configured', 'yes', 'mock-1', 'ok', '-']);
+      expect(row('local')).toEqual(['local', 'openai', 'configured', 'yes', '-', 'ok', 'warning']);
+      expect(row('claude')).toBeUndefined();
+      expect(row('codex')).toBeUndefined();
+      expect(io.out()).not.toMatch(/^problem:/m);
+      // Only a HEAD reached the server: no model call, no key.
+      expect(server.requests.map((r) => r.method)).toEqual(['HEAD']);
+    } finally {
+      await server.close();
+      rmSync(here, { recursive: true, force: true });
+    }
   });
 });

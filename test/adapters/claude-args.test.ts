@@ -1,11 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { buildClaudeArgs, buildClaudeEnv, costIsMeaningful, parseClaudeOutput } from '../../adapters/claude.js';
+import { buildClaudeArgs, buildClaudeEnv, costIsMeaningful, DENIED_TOOLS, parseClaudeOutput } from '../../adapters/claude.js';
 
-const FIXED = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--max-turns', '1', '--strict-mcp-config'];
+const FIXED = [
+  '-p',
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--no-session-persistence',
+  '--max-turns',
+  '1',
+  '--strict-mcp-config',
+  '--setting-sources',
+  'user',
+  '--settings',
+  '{"disableAllHooks":true,"autoMemoryEnabled":false}',
+];
+/** The tail of every command: the backstop deny list, then no tools at all. */
+const TAIL = [`--disallowedTools=${DENIED_TOOLS.join(',')}`, '--tools='];
 
 describe('buildClaudeArgs', () => {
   it('builds the bare command', () => {
-    expect(buildClaudeArgs({})).toEqual([...FIXED, '--tools=']);
+    expect(buildClaudeArgs({})).toEqual([...FIXED, ...TAIL]);
+    expect(DENIED_TOOLS).toEqual(expect.arrayContaining(['Bash', 'Read', 'Edit', 'Write', 'WebFetch', 'Agent']));
   });
 
   it('adds model and budget, then extra args, and keeps --tools= last', () => {
@@ -17,13 +33,13 @@ describe('buildClaudeArgs', () => {
       '0.5',
       '--effort',
       'low',
-      '--tools=',
+      ...TAIL,
     ]);
   });
 
   it('never puts the output cap or a key in argv', () => {
     const args = buildClaudeArgs({ model: 'claude-opus-4-8', max_output_tokens: 9000 });
-    expect(args).toEqual([...FIXED, '--model', 'claude-opus-4-8', '--tools=']);
+    expect(args).toEqual([...FIXED, '--model', 'claude-opus-4-8', ...TAIL]);
   });
 });
 
@@ -38,6 +54,9 @@ describe('buildClaudeEnv', () => {
       ANTHROPIC_API_KEY: 'k',
       CLAUDE_CODE_MAX_RETRIES: '0',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      CLAUDE_CODE_DISABLE_CLAUDE_MDS: '1',
+      CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1',
+      CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: '1',
       CLAUDE_CODE_MAX_OUTPUT_TOKENS: '12000',
     });
   });
@@ -76,7 +95,8 @@ describe('parseClaudeOutput', () => {
       ok: true,
       reply: 'Hello',
       stop: 'complete',
-      usage: { input_tokens: 47, output_tokens: 7, cost_usd: 0.000399, provider_reported: true },
+      // input_tokens counts the cached tokens too; the cache counts say how many of them.
+      usage: { input_tokens: 47, output_tokens: 7, cache_read_tokens: 3, cache_write_tokens: 2, cost_usd: 0.000399, provider_reported: true },
       model: 'claude-opus-4-8[1m]',
       agent_version: '2.1.197',
     });

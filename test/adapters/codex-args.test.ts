@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCodexArgs, codexModel, customProviderIds, keyVariables, parseCodexOutput, topLevelSetting } from '../../adapters/codex.js';
+import { buildCodexArgs, codexModel, customProviderIds, keyVariables, mcpServerIds, parseCodexOutput, topLevelSetting } from '../../adapters/codex.js';
 
 const paths = { workdir: '/tmp/bounce-codex-x/work', lastMessage: '/tmp/bounce-codex-x/last-message.txt' };
 const FIXED = [
@@ -55,6 +55,21 @@ describe('buildCodexArgs', () => {
       '-c',
       'model_providers.bounce-test.stream_max_retries=0',
       '-',
+    ]);
+  });
+
+  it("disables each of the user's MCP servers", () => {
+    expect(buildCodexArgs({}, paths, [], ['docs', 'browser'])).toEqual([
+      ...FIXED,
+      '-c',
+      'mcp_servers.docs.enabled=false',
+      '-c',
+      'mcp_servers.browser.enabled=false',
+      '-',
+    ]);
+    expect(mcpServerIds('[mcp_servers.docs]\ncommand = "x"\n[mcp_servers.docs.env]\nA = "1"\n[mcp_servers."browser"]\nurl = "u"\n')).toEqual([
+      'docs',
+      'browser',
     ]);
   });
 
@@ -132,7 +147,7 @@ describe('parseCodexOutput', () => {
       ok: true,
       reply: 'Hello.\n',
       stop: 'complete',
-      usage: { input_tokens: 299, output_tokens: 130, cost_usd: null, provider_reported: true },
+      usage: { input_tokens: 299, output_tokens: 130, cache_read_tokens: 40, cache_write_tokens: null, cost_usd: null, provider_reported: true },
       ...meta,
     });
   });
@@ -167,7 +182,8 @@ describe('parseCodexOutput', () => {
       ['Connection failed: error sending request', 'network', undefined],
       // A 4xx other than auth and rate limits is a request to fix, as for the HTTP adapters: not retried.
       ['unexpected status 400 Bad Request: model not supported', 'config', 400],
-      ['Quota exceeded. Check your plan and billing details.', 'provider', undefined],
+      // Codex's words for insufficient_quota: no retry helps.
+      ['Quota exceeded. Check your plan and billing details.', 'quota', undefined],
     ];
     for (const [message, type, status] of cases) {
       const r = parseCodexOutput(jsonl(started, { type: 'turn.started' }, ...failed(message)), '', 0, '', meta);

@@ -3,7 +3,7 @@
  * node_modules, through a custom model provider in a temporary CODEX_HOME that points at
  * the scripted model server. No real API, no real user config.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,8 @@ describe('codex adapter against the real codex CLI', () => {
   let home: string;
 
   beforeAll(async () => {
-    server = await startModelServer();
+    // Every answer reports 7 prompt tokens read from the cache (the Responses API reports no writes).
+    server = await startModelServer({ cache: { read: 7, write: 0 } });
     home = mkdtempSync(join(tmpdir(), 'bounce-codex-home-'));
     // No retry settings here: the adapter must turn the provider's retries off itself.
     writeFileSync(
@@ -34,6 +35,11 @@ describe('codex adapter against the real codex CLI', () => {
         `base_url = "${server.url}/v1"`,
         'wire_api = "responses"',
         'env_key = "BOUNCE_TEST_CODEX_KEY"',
+        '',
+        // A user's MCP server: it must not start for a text pass.
+        '[mcp_servers.spy]',
+        'command = "sh"',
+        `args = ["-c", "touch ${join(home, 'mcp.ran')}"]`,
         '',
       ].join('\n'),
     );
@@ -68,8 +74,8 @@ describe('codex adapter against the real codex CLI', () => {
   it('returns the reply with usage, model and version; metadata warnings stay warnings', async () => {
     const { run, calls } = await dispatch(['edit']);
     expect(run.json).toMatchObject({ ok: true, stop: 'complete', reply: insertNote(DOC, CONTESTED_NOTE), model: 'mock-model', agent_version: '0.171.0' });
-    expect(run.json.usage).toMatchObject({ provider_reported: true, cost_usd: null });
-    expect(run.json.usage.input_tokens).toBeGreaterThan(0);
+    expect(run.json.usage).toMatchObject({ provider_reported: true, cost_usd: null, cache_read_tokens: 7, cache_write_tokens: null });
+    expect(run.json.usage.input_tokens).toBeGreaterThan(7);
     expect(run.json.usage.output_tokens).toBeGreaterThan(0);
     expect(run.stderr).toContain('codex warning: Model metadata');
     expect(run.stderr).not.toMatch(/unrecognized configuration/); // every -c the adapter sets is known to this codex
@@ -81,6 +87,7 @@ describe('codex adapter against the real codex CLI', () => {
     expect(tools).not.toContain('exec_command');
     expect(tools).not.toContain('web_search');
     expect(tools).not.toContain('multi_agent_v1');
+    expect(existsSync(join(home, 'mcp.ran'))).toBe(false);
   });
 
   it('reads a composer turn too', async () => {
@@ -119,6 +126,17 @@ describe('codex adapter against the real codex CLI', () => {
     expect(posts(calls).length).toBe(1);
   });
 
+  it("types a used-up plan as quota, with the reset time codex prints in the user's zone", async () => {
+    const reset = Math.floor(Date.now() / 1000 / 60) * 60 + 4 * 86_400 + 20 * 3600;
+    const body = { error: { type: 'usage_limit_reached', message: 'The usage limit has been reached', plan_type: 'plus', resets_at: reset } };
+    const before = server.requests.length;
+    server.script([{ status: 429, body }]);
+    const run = await runAdapterProgram('codex', adapterRequest(bouncePrompt(DOC), {}, 60_000), env({ TZ: 'Europe/Paris' }));
+    expect(run.json).toMatchObject({ ok: false, error: { type: 'quota', resets_at: new Date(reset * 1000).toISOString() } });
+    expect(run.json.error.message).toMatch(/^You’ve hit your usage limit\. .* try again at /);
+    expect(posts(server.requests.slice(before)).length).toBe(1);
+  });
+
   it('types a refused connection as network, at once', async () => {
     const dead = mkdtempSync(join(tmpdir(), 'bounce-codex-dead-'));
     writeFileSync(
@@ -153,18 +171,27 @@ describe('codex adapter against the real codex CLI', () => {
     expect(after).toEqual([]);
   });
 
-  it('--check reports the version, the provider and a missing provider key', async () => {
+  it('--check reports the version, the provider, how it authenticates and a missing provider key', async () => {
     const good = await runAdapterProgram('codex', {}, env(), ['--check']);
     expect(good.json).toMatchObject({
       ok: true,
       version: '0.171.0',
       problems: [],
       warnings: [],
-      resolved: { model: 'mock-model', model_provider: 'bounce-test' },
+      resolved: { model: 'mock-model', model_provider: 'bounce-test', auth: 'api_key', auth_source: 'BOUNCE_TEST_CODEX_KEY' },
     });
     const { BOUNCE_TEST_CODEX_KEY: _unused, ...noKey } = env();
     const without = await runAdapterProgram('codex', {}, noKey, ['--check']);
-    expect(without.json).toMatchObject({ ok: true, warnings: [{ kind: 'credentials', message: expect.stringContaining('BOUNCE_TEST_CODEX_KEY') }] });
+    expect(without.json).toMatchObject({ ok: false, problems: [{ kind: 'credentials', message: expect.stringContaining('BOUNCE_TEST_CODEX_KEY') }] });
+    // The built-in provider with nothing stored: the real `codex login status` says so, offline.
+    const bare = mkdtempSync(join(tmpdir(), 'bounce-codex-bare-'));
+    const unlogged = await runAdapterProgram('codex', {}, { HOME: bare, CODEX_HOME: bare, BOUNCE_CODEX_BIN: BIN }, ['--check']);
+    rmSync(bare, { recursive: true, force: true });
+    expect(unlogged.json).toMatchObject({
+      ok: false,
+      problems: [{ kind: 'credentials', message: 'codex is not logged in (`codex login status`)' }],
+      resolved: { auth: 'none' },
+    });
     const missing = await runAdapterProgram('codex', {}, { HOME: home, PATH: '/nonexistent' }, ['--check']);
     expect(missing.json).toMatchObject({
       ok: false,

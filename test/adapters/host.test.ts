@@ -262,6 +262,28 @@ describe('callAdapter: deadline and interruption', () => {
     expect(await gone(childPid!)).toBe(true);
   });
 
+  it('a grandchild that escaped the process group (setsid) and holds stdout does not stretch the deadline', async () => {
+    const pidFile = join(dir, 'escape-hang.pids');
+    const started = Date.now();
+    const result = failure(await callAdapter(shellAgent('escape.sh', [pidFile, 'hang']), request(), { ...OPTS, timeoutMs: 500 }));
+    const [adapterPid, grandchildPid] = pidsFrom(pidFile);
+    expect(result.error.type).toBe('timeout');
+    // The deadline, the adapter's SIGTERM and a short grace: not the grandchild's 60 s.
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(await gone(adapterPid!)).toBe(true);
+    // Out of the group, it is beyond the runner's signals; it only lost its pipes.
+    expect(running(grandchildPid!)).toBe(true);
+  });
+
+  it('an adapter that answered and exited while an escaped grandchild holds stdout is read at once', async () => {
+    const pidFile = join(dir, 'escape-answer.pids');
+    const started = Date.now();
+    const result = success(await callAdapter(shellAgent('escape.sh', [pidFile, 'answer']), request(), { ...OPTS, timeoutMs: 20_000 }));
+    pidsFrom(pidFile);
+    expect(result.response.reply).toBe('the document');
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
   it('an abort during the call gives interrupted and kills the adapter', async () => {
     const pidFile = join(dir, 'abort.pid');
     const ctrl = new AbortController();

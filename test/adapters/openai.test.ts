@@ -41,7 +41,14 @@ describe('openai adapter (built program, real HTTP)', () => {
       stop: 'complete',
       model: 'llama3.1',
       agent_version: null,
-      usage: { input_tokens: estimateTokens(PROMPT), output_tokens: estimateTokens(reply), cost_usd: null, provider_reported: true },
+      usage: {
+        input_tokens: estimateTokens(PROMPT),
+        output_tokens: estimateTokens(reply),
+        cache_read_tokens: null,
+        cache_write_tokens: null,
+        cost_usd: null,
+        provider_reported: true,
+      },
     });
     const req = server.requests[0]!;
     expect(req.path).toBe('/v1/chat/completions');
@@ -53,6 +60,16 @@ describe('openai adapter (built program, real HTTP)', () => {
     const r = await run({ model: 'm', api_key_env: 'MY_KEY' }, { OPENAI_BASE_URL: base, MY_KEY: 'abc-key-1' });
     expect(r.json.ok).toBe(true);
     expect(server.requests[0]!.headers.authorization).toBe('Bearer abc-key-1');
+  });
+
+  it('reports cached prompt tokens (prompt_tokens_details.cached_tokens) as part of input_tokens', async () => {
+    const cached = await startModelServer({ cache: { read: 12, write: 0 } });
+    try {
+      const r = await run({ model: 'm', base_url: `${cached.url}/v1` });
+      expect(r.json.usage).toMatchObject({ input_tokens: estimateTokens(PROMPT), cache_read_tokens: 12, cache_write_tokens: null });
+    } finally {
+      await cached.close();
+    }
   });
 
   it('reports finish_reason length as truncated and an empty reply as ok', async () => {

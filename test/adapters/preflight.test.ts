@@ -32,10 +32,15 @@ describe('preflight', () => {
     const log = join(dir, 'versions.log');
     const env = { PATH: process.env.PATH ?? '', BOUNCE_CLAUDE_BIN: FAKE_CLI, FAKE_CLI_LOG: log };
     const r = await preflight({ reviewer: agent('claude'), composer: agent('claude:other') }, env);
-    expect(readFileSync(log, 'utf8')).toBe('--version\n');
+    // One --version and one `auth status` for both roles.
+    expect(readFileSync(log, 'utf8').trim().split('\n').sort()).toEqual(['--version', 'auth status --json']);
     expect(r.composer.version).toBe('9.8.7');
     expect(r.reviewer.warnings).toEqual([
-      { kind: 'login_unverified', message: 'claude: claude login cannot be verified offline', fix: 'run `claude` once and /login, or set ANTHROPIC_API_KEY' },
+      {
+        kind: 'login_unverified',
+        message: 'claude: claude login cannot be verified offline',
+        fix: 'run `claude` once and /login, or set ANTHROPIC_API_KEY (in CI: CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`)',
+      },
     ]);
   });
 

@@ -182,6 +182,23 @@ describe('bounce refine with the real Claude Code and Codex CLIs', () => {
   });
 });
 
+describe('a used-up quota', () => {
+  it("codex's usage limit stops the run after one call: no retry, error type quota, exit 3", async () => {
+    const before = server.requests.length;
+    const reset = Math.floor(Date.now() / 1000 / 60) * 60 + 2 * 3600;
+    const body = { error: { type: 'usage_limit_reached', message: 'The usage limit has been reached', plan_type: 'plus', resets_at: reset } };
+    // Pass 1 (claude) edits; pass 2 (codex) meets the limit.
+    server.script(['edit', { status: 429, body }]);
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'claude', '--composer', 'codex', '--json'], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(3);
+    const out = JSON.parse(r.stdout);
+    expect(out.error.type).toBe('quota');
+    expect(out.error.message).toMatch(/hit your usage limit/);
+    expect(documentCalls(before)).toHaveLength(2);
+    expect(r.stdout + r.stderr).not.toContain(CODEX_KEY);
+  });
+});
+
 describe('interrupting a run with the real CLIs', () => {
   it('Ctrl-C while Claude Code waits on a stalled model: exit 130, run interrupted, no CLI process left', async () => {
     const marker = `BOUNCE_E2E_MARK_${process.pid}_${Date.now()}`;

@@ -40,6 +40,8 @@ export interface ModelServerOptions {
   default?: Behaviour;
   /** Model name reported when the request names none (default `mock-model`). */
   model?: string;
+  /** Prompt-cache tokens to report with each model answer (part of the input tokens), as each API words them. */
+  cache?: { read: number; write: number };
 }
 
 export interface ModelServer {
@@ -132,12 +134,15 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
       rec.behaviour = behaviour;
       if (behaviour === 'stall') return; // never answer; the socket closes when the client goes away
       if (typeof behaviour === 'object' && 'status' in behaviour) {
-        return sendError(res, api, behaviour.status, behaviour.message, behaviour.retryAfter);
+        return sendError(res, api, behaviour.status, behaviour.message, behaviour.retryAfter, behaviour);
       }
       reply = replyFor({ ...rec.turn, document: rec.turn.document }, behaviour);
     }
     rec.reply = reply.text;
-    const usage = { input, output: estimateTokens(reply.text) };
+    const cache = opts.cache
+      ? { cacheRead: Math.min(opts.cache.read, input), cacheWrite: Math.min(opts.cache.write, input - Math.min(opts.cache.read, input)) }
+      : {};
+    const usage = { input, output: estimateTokens(reply.text), ...cache };
     const send = api === 'anthropic' ? sendAnthropic : api === 'responses' ? sendResponses : sendChat;
     send(res, { model, reply, usage, stream: rec.stream, includeUsage: includeUsage(b) });
   }

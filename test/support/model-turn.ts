@@ -12,7 +12,8 @@ export type Behaviour =
   | 'truncate'
   | 'stall'
   | 'wrap-fence'
-  | { status: number; retryAfter?: number; message?: string }
+  /** An HTTP error: `headers` are added to the response, `body` replaces the API's error shape. */
+  | { status: number; retryAfter?: number; message?: string; headers?: Record<string, string>; body?: unknown }
   | { reply: string; truncated?: boolean };
 
 /** What the server read from a prompt. `document` is null when the prompt carries none. */

@@ -11,7 +11,8 @@ export type Api = 'anthropic' | 'responses' | 'chat';
 export interface Answer {
   model: string;
   reply: Reply;
-  usage: { input: number; output: number };
+  /** `input` counts every prompt token; `cacheRead` and `cacheWrite` of them came from or went to the cache. */
+  usage: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
   stream: boolean;
   /** Chat Completions: `stream_options.include_usage` was set. */
   includeUsage: boolean;
@@ -35,7 +36,10 @@ function sse(res: ServerResponse): (event: string | null, data: unknown) => void
 
 export function sendAnthropic(res: ServerResponse, a: Answer): void {
   const stop_reason = a.reply.truncated ? 'max_tokens' : 'end_turn';
-  const usage = { input_tokens: a.usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  // The Messages API counts cached prompt tokens apart from input_tokens.
+  const read = a.usage.cacheRead ?? 0;
+  const write = a.usage.cacheWrite ?? 0;
+  const usage = { input_tokens: Math.max(0, a.usage.input - read - write), cache_creation_input_tokens: write, cache_read_input_tokens: read };
   const base = { id: id('msg_'), type: 'message', role: 'assistant', model: a.model, stop_sequence: null };
   const content = a.reply.text === '' ? [] : [{ type: 'text', text: a.reply.text }];
   if (!a.stream) {
@@ -63,7 +67,7 @@ export function sendResponses(res: ServerResponse, a: Answer): void {
   const item = { id: msgId, type: 'message', status: a.reply.truncated ? 'incomplete' : 'completed', role: 'assistant', content: [part] };
   const usage = {
     input_tokens: a.usage.input,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: a.usage.cacheRead ?? 0 },
     output_tokens: a.usage.output,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: a.usage.input + a.usage.output,
@@ -102,7 +106,12 @@ export function sendResponses(res: ServerResponse, a: Answer): void {
 
 export function sendChat(res: ServerResponse, a: Answer): void {
   const finish_reason = a.reply.truncated ? 'length' : 'stop';
-  const usage = { prompt_tokens: a.usage.input, completion_tokens: a.usage.output, total_tokens: a.usage.input + a.usage.output };
+  const usage = {
+    prompt_tokens: a.usage.input,
+    completion_tokens: a.usage.output,
+    total_tokens: a.usage.input + a.usage.output,
+    ...(a.usage.cacheRead === undefined ? {} : { prompt_tokens_details: { cached_tokens: a.usage.cacheRead } }),
+  };
   const base = { id: id('chatcmpl-'), created: Math.floor(Date.now() / 1000), model: a.model, system_fingerprint: null };
   if (!a.stream) {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -143,9 +152,16 @@ const OPENAI_ERRORS: Record<number, [type: string, code: string | null]> = {
 };
 
 /** An HTTP error in the API's own error shape, with `Retry-After` (seconds) when given. */
-export function sendError(res: ServerResponse, api: Api, status: number, message?: string, retryAfter?: number): void {
+export function sendError(
+  res: ServerResponse,
+  api: Api,
+  status: number,
+  message?: string,
+  retryAfter?: number,
+  extra: { headers?: Record<string, string>; body?: unknown } = {},
+): void {
   const text = message ?? (status === 429 ? `Rate limit reached (scripted). Please try again in ${retryAfter ?? 1}s.` : `scripted HTTP ${status}`);
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...extra.headers };
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
   const body =
     api === 'anthropic'
@@ -158,5 +174,5 @@ export function sendError(res: ServerResponse, api: Api, status: number, message
             code: OPENAI_ERRORS[status]?.[1] ?? null,
           },
         };
-  res.writeHead(status, headers).end(JSON.stringify(body));
+  res.writeHead(status, headers).end(JSON.stringify(extra.body ?? body));
 }

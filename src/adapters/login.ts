@@ -1,0 +1,181 @@
+/**
+ * Whether a CLI is logged in, and how, offline. Claude Code answers `claude auth status`
+ * (JSON, about a second, no network); Codex answers `codex login status` for its stored
+ * login (a fraction of a second, no network) but not for CODEX_API_KEY, which `codex exec`
+ * reads, nor for a custom provider's `env_key`. Only names are kept, never a value: the
+ * output of `codex login status` shows part of a stored key and is thrown away.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CheckProblem } from './contract.js';
+import { customProviderIds, readCodexConfig, topLevelSetting } from './codex-config.js';
+import { type Probe, runQuick } from './detect.js';
+import { ADAPTER_TABLE, cliFacts, withoutParentSession } from './table.js';
+
+/**
+ * How a CLI authenticates: a key (`api_key`, also a key from an `apiKeyHelper`), a
+ * long-lived token (`oauth_token`: CLAUDE_CODE_OAUTH_TOKEN, ANTHROPIC_AUTH_TOKEN), a
+ * subscription login (Claude or ChatGPT), the cloud provider's own credentials (`cloud`:
+ * Bedrock, Vertex), `none` (nothing, or nothing needed), or `unknown`.
+ */
+export type AuthMethod = 'api_key' | 'oauth_token' | 'subscription' | 'cloud' | 'none' | 'unknown';
+
+export interface LoginState {
+  /** false: the CLI says it has no login; null: it could not tell. */
+  loggedIn: boolean | null;
+  auth: AuthMethod;
+  /** Where the credential comes from: a variable's name, `apiKeyHelper`, `claude login`, `codex login`. */
+  source: string | null;
+  /** What to tell the user (no login, a login that could not be verified, a key that takes over billing). */
+  findings: Array<CheckProblem & { severity: 'problem' | 'warning' }>;
+}
+
+const QUICK_MS = 15_000;
+const CLAUDE_KEYS = ADAPTER_TABLE.claude.keyEnvs;
+const CLAUDE_LOGIN_FIX = 'run `claude` once and /login, or set ANTHROPIC_API_KEY (in CI: CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`)';
+
+/** A command run in a fresh empty directory, so that no project settings around the runner's cwd count. */
+async function quickInEmptyDir(program: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ exitCode: number | null; stdout: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bounce-login-'));
+  try {
+    return await runQuick(program, args, env, QUICK_MS, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const AUTH_METHODS: Record<string, AuthMethod> = {
+  'claude.ai': 'subscription',
+  api_key: 'api_key',
+  api_key_helper: 'api_key',
+  oauth_token: 'oauth_token',
+  third_party: 'cloud',
+  none: 'none',
+};
+
+interface ClaudeStatus {
+  loggedIn?: unknown;
+  authMethod?: unknown;
+  apiKeySource?: unknown;
+}
+
+function parseStatus(stdout: string): ClaudeStatus | null {
+  try {
+    const value: unknown = JSON.parse(stdout);
+    return typeof value === 'object' && value !== null ? (value as ClaudeStatus) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Reads `claude auth status` (JSON: loggedIn, authMethod, apiKeySource); `env` is the CLI's own environment. */
+export function readClaudeStatus(stdout: string, env: NodeJS.ProcessEnv): LoginState {
+  const status = parseStatus(stdout);
+  if (!status || typeof status.loggedIn !== 'boolean') {
+    // An older claude without `auth status`: only the environment can say.
+    const name = CLAUDE_KEYS.find((n) => env[n]?.trim());
+    if (name) return { loggedIn: true, auth: name === 'ANTHROPIC_API_KEY' ? 'api_key' : 'oauth_token', source: name, findings: [] };
+    const unverified = {
+      kind: 'login_unverified' as const,
+      severity: 'warning' as const,
+      message: 'claude login cannot be verified offline',
+      fix: CLAUDE_LOGIN_FIX,
+    };
+    return { loggedIn: null, auth: 'unknown', source: null, findings: [unverified] };
+  }
+  const method = typeof status.authMethod === 'string' ? (AUTH_METHODS[status.authMethod] ?? 'unknown') : 'unknown';
+  const keySource = typeof status.apiKeySource === 'string' ? status.apiKeySource : null;
+  if (!status.loggedIn) {
+    return {
+      loggedIn: false,
+      auth: 'none',
+      source: null,
+      findings: [{ kind: 'credentials', severity: 'problem', message: 'claude is not logged in (`claude auth status`)', fix: CLAUDE_LOGIN_FIX }],
+    };
+  }
+  if (method === 'subscription' && keySource) {
+    // In print mode the key wins over the subscription: observed with claude 2.1.197 (x-api-key sent).
+    const takeover = {
+      kind: 'credentials' as const,
+      severity: 'warning' as const,
+      message: `${keySource} is set while claude is logged in with a subscription: the key takes over and its usage is billed to that API account`,
+      fix: `unset ${keySource} to use the subscription, or log out of claude to keep paying by key`,
+    };
+    return { loggedIn: true, auth: 'api_key', source: keySource, findings: [takeover] };
+  }
+  const source = keySource ?? (method === 'subscription' ? 'claude login' : (CLAUDE_KEYS.find((n) => env[n]?.trim()) ?? null));
+  return { loggedIn: true, auth: method, source, findings: [] };
+}
+
+/** Claude Code's login, asked once per invocation (a parent Claude Code session's variables are dropped). */
+export function claudeLogin(program: string, env: NodeJS.ProcessEnv, probe: Probe): Promise<LoginState> {
+  return probe.once(`login:claude:${program}:${env.CLAUDE_CONFIG_DIR ?? ''}`, async () => {
+    const run = await quickInEmptyDir(program, ['auth', 'status', '--json'], withoutParentSession(cliFacts('claude'), env));
+    return readClaudeStatus(run.stdout, env);
+  });
+}
+
+/** Codex's login for the provider config.toml selects. */
+export function codexLogin(program: string, env: NodeJS.ProcessEnv, probe: Probe): Promise<LoginState> {
+  const toml = readCodexConfig(env);
+  const provider = topLevelSetting(toml, 'model_provider') ?? 'openai';
+  if (customProviderIds(toml).includes(provider)) return Promise.resolve(providerLogin(toml, provider, env));
+  const apiKey = env.CODEX_API_KEY?.trim();
+  if (apiKey) return Promise.resolve({ loggedIn: true, auth: 'api_key', source: 'CODEX_API_KEY', findings: [] });
+  return probe.once(`login:codex:${program}:${env.CODEX_HOME ?? ''}`, async () => {
+    const run = await quickInEmptyDir(program, ['login', 'status'], env);
+    return readCodexStatus(run.exitCode, run.stdout, env);
+  });
+}
+
+/** `codex login status`: exit 0 with "Logged in using ChatGPT" or "API key configured", else 1 "Not logged in". */
+export function readCodexStatus(exitCode: number | null, stdout: string, env: NodeJS.ProcessEnv): LoginState {
+  if (exitCode === 0) {
+    if (/chatgpt/i.test(stdout)) return { loggedIn: true, auth: 'subscription', source: 'codex login', findings: [] };
+    if (/api key/i.test(stdout)) return { loggedIn: true, auth: 'api_key', source: 'codex login', findings: [] };
+    return { loggedIn: true, auth: 'unknown', source: 'codex login', findings: [] };
+  }
+  if (exitCode === null) {
+    const unverified = {
+      kind: 'login_unverified' as const,
+      severity: 'warning' as const,
+      message: '`codex login status` did not answer',
+      fix: 'run `codex login status` to see why',
+    };
+    return { loggedIn: null, auth: 'unknown', source: null, findings: [unverified] };
+  }
+  // Codex 0.171 reads a key from CODEX_API_KEY or its stored login, not from OPENAI_API_KEY.
+  const fix = env.OPENAI_API_KEY?.trim()
+    ? 'codex does not read OPENAI_API_KEY: run `printenv OPENAI_API_KEY | codex login --with-api-key`, or set CODEX_API_KEY'
+    : 'run `codex login` (or set CODEX_API_KEY), or define a model provider in $CODEX_HOME/config.toml';
+  return {
+    loggedIn: false,
+    auth: 'none',
+    source: null,
+    findings: [{ kind: 'credentials', severity: 'problem', message: 'codex is not logged in (`codex login status`)', fix }],
+  };
+}
+
+function providerLogin(toml: string, provider: string, env: NodeJS.ProcessEnv): LoginState {
+  const keyVar = new RegExp(`\\[\\s*model_providers\\.["']?${provider}["']?\\s*\\][^[]*?env_key\\s*=\\s*["']([A-Za-z_][A-Za-z0-9_]*)`).exec(toml)?.[1];
+  if (!keyVar) return { loggedIn: true, auth: 'none', source: null, findings: [] };
+  if (env[keyVar]?.trim()) return { loggedIn: true, auth: 'api_key', source: keyVar, findings: [] };
+  const problem = {
+    kind: 'credentials' as const,
+    severity: 'problem' as const,
+    message: `model provider ${provider} reads its key from ${keyVar}, which is not set`,
+    fix: `set ${keyVar}`,
+  };
+  return { loggedIn: false, auth: 'none', source: null, findings: [problem] };
+}
+
+/** A login state as a check result's findings and `resolved` entries (names only). */
+export function loginReport(state: LoginState): { problems: CheckProblem[]; warnings: CheckProblem[]; resolved: Record<string, string> } {
+  const strip = ({ severity: _s, ...p }: LoginState['findings'][number]): CheckProblem => p;
+  return {
+    problems: state.findings.filter((f) => f.severity === 'problem').map(strip),
+    warnings: state.findings.filter((f) => f.severity === 'warning').map(strip),
+    resolved: { auth: state.auth, ...(state.source ? { auth_source: state.source } : {}) },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * The key values a run's agents may read, so that the recorder can blank them from
+ * everything it writes. Names come from the agents' `api_key_env`, the adapter table and
+ * Codex's config.toml; only the values of the variables that are set are returned.
+ */
+import { keyVariables, readCodexConfig } from './codex-config.js';
+import type { ResolvedAgent } from './registry.js';
+import { BUILTIN_ADAPTERS } from './table.js';
+
+/**
+ * The names of every variable the agents may read a key from. A `cmd:` program inherits
+ * the whole environment and may run any CLI, so every built-in's key variables count for
+ * every run; Codex's custom providers name theirs in config.toml.
+ */
+export function secretNames(agents: readonly ResolvedAgent[], env: NodeJS.ProcessEnv): string[] {
+  const names = new Set<string>(BUILTIN_ADAPTERS.flatMap((a) => [...a.keyEnvs, ...(a.defaultKeyEnv ? [a.defaultKeyEnv] : [])]));
+  for (const agent of agents) if (agent.options.api_key_env) names.add(agent.options.api_key_env);
+  if (agents.some((a) => a.adapter === 'codex' || a.adapter === 'cmd')) for (const name of keyVariables(readCodexConfig(env))) names.add(name);
+  return [...names];
+}
+
+/**
+ * The values of those variables that are set to something other than blanks, each as set
+ * and trimmed (the adapters send it trimmed), deduplicated, longest first so that replacing
+ * them in order never leaves part of a longer one.
+ */
+export function secretValues(agents: readonly ResolvedAgent[], env: NodeJS.ProcessEnv): string[] {
+  const values = new Set<string>();
+  for (const name of secretNames(agents, env)) {
+    const value = env[name];
+    if (value === undefined) continue;
+    for (const v of [value, value.trim()]) if (v.trim() !== '') values.add(v);
+  }
+  return [...values].sort((a, b) => b.length - a.length);
+}

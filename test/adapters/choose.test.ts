@@ -1,0 +1,77 @@
+/**
+ * chooseAgents: the default CLIs are picked by their login, asked offline (the fake CLI
+ * answers `claude auth status --json` and `codex login status`); what was skipped is data.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { chooseAgents, skippedWarnings } from '../../src/adapters/choose.js';
+import { DEFAULT_CONFIG } from '../../src/config/schema.js';
+import { ROOT } from '../support/adapter-process.js';
+
+const FAKE_CLI = join(ROOT, 'test/fixtures/cli/fake-cli.mjs');
+const LOGGED_IN = JSON.stringify({ loggedIn: true, authMethod: 'claude.ai', subscriptionType: 'max' });
+const LOGGED_OUT = JSON.stringify({ loggedIn: false, authMethod: 'none' });
+
+const env = (extra: Record<string, string>) => ({
+  PATH: process.env.PATH ?? '',
+  HOME: '/nonexistent',
+  CODEX_HOME: '/nonexistent/codex',
+  BOUNCE_CLAUDE_BIN: FAKE_CLI,
+  BOUNCE_CODEX_BIN: FAKE_CLI,
+  // Nothing answers here, so no local server is found either.
+  OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+  ...extra,
+});
+const choose = (e: NodeJS.ProcessEnv, flags = {}, doc?: string) => chooseAgents({ flags, config: DEFAULT_CONFIG, configDir: null, cwd: ROOT, env: e, doc });
+const specs = (c: Awaited<ReturnType<typeof choose>>) => [c.agents.reviewer.spec, c.agents.composer.spec];
+
+describe('chooseAgents: default CLIs and their logins', () => {
+  it('both logged in: claude reviews, codex composes, nothing skipped', async () => {
+    const c = await choose(env({ FAKE_CLI_AUTH: LOGGED_IN, FAKE_CLI_LOGIN: 'chatgpt' }));
+    expect(specs(c)).toEqual(['claude', 'codex']);
+    expect(c.skipped).toEqual([]);
+  });
+
+  it('codex reports no login while claude has one: claude takes both roles and codex is reported skipped', async () => {
+    const c = await choose(env({ FAKE_CLI_AUTH: LOGGED_IN, FAKE_CLI_LOGIN: 'none' }));
+    expect(specs(c)).toEqual(['claude', 'claude']);
+    expect(c.chosenBy.reviewer).toBe('default (codex not logged in)');
+    expect(c.skipped).toEqual([
+      {
+        agent: 'codex',
+        why: 'not_logged_in',
+        reason: 'codex is not logged in (`codex login status`)',
+        fix: 'run `codex login` (or set CODEX_API_KEY), or define a model provider in $CODEX_HOME/config.toml',
+      },
+    ]);
+    expect(skippedWarnings(c.skipped)).toEqual([
+      'warning: codex skipped as a default agent: codex is not logged in (`codex login status`): run `codex login` (or set CODEX_API_KEY), or define a model provider in $CODEX_HOME/config.toml',
+    ]);
+  });
+
+  it('claude reports no login while codex has one (CODEX_API_KEY, as in CI): codex takes both roles', async () => {
+    const c = await choose(env({ FAKE_CLI_AUTH: LOGGED_OUT, FAKE_CLI_LOGIN: 'none', CODEX_API_KEY: 'sk-ci-123456' }));
+    expect(specs(c)).toEqual(['codex', 'codex']);
+    expect(c.skipped.map((s) => s.agent)).toEqual(['claude']);
+    expect(JSON.stringify(c)).not.toContain('sk-ci-123456');
+  });
+
+  it('neither logged in: both are kept (the check before the run names the login to fix)', async () => {
+    const c = await choose(env({ FAKE_CLI_AUTH: LOGGED_OUT, FAKE_CLI_LOGIN: 'none' }));
+    expect(specs(c)).toEqual(['claude', 'codex']);
+    expect(c.skipped).toEqual([]);
+  });
+
+  it('named agents skip the detection', async () => {
+    const c = await choose(env({ FAKE_CLI_AUTH: LOGGED_OUT }), { reviewer: 'mock', composer: 'mock' });
+    expect(specs(c)).toEqual(['mock', 'mock']);
+    expect(c.skipped).toEqual([]);
+  });
+
+  it('with nothing found, the message offers the mock agents and the exact command', async () => {
+    const failure = await choose({ PATH: '/nonexistent', HOME: '/nonexistent', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, {}, 'notes.md').catch(
+      (e: unknown) => e,
+    );
+    expect(failure).toMatchObject({ exitCode: 2, hint: expect.stringContaining('bounce refine notes.md --reviewer mock --composer mock') });
+  });
+});
