@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { isAbsolute, resolve } from 'node:path';
 import type { AgentConfig, Config } from '../config/schema.js';
 import { usageError } from '../errors.js';
+import { didYouMean } from '../suggest.js';
 import type { Evidence } from '../vocabulary.js';
 import type { AgentOptions } from './contract.js';
 import { type AdapterFacts, adapterInfo, BUILTIN_ADAPTERS } from './table.js';
@@ -41,9 +42,11 @@ export function slugify(text: string): string {
   return slug.slice(0, 40) || 'agent';
 }
 
-function knownSpecs(config: Config): string {
+/** The fix for an unknown agent or adapter name: the closest known one first, then every choice. */
+function knownSpecs(config: Config, wrong?: string): string {
   const names = [...BUILTIN_ADAPTERS.map((a) => a.name), ...Object.keys(config.agents)];
-  return `${names.join(', ')}, <adapter>:<model> or cmd:<program>`;
+  const near = wrong === undefined ? undefined : didYouMean(wrong, names);
+  return `${near ? `did you mean ${near}? ` : ''}use one of: ${names.join(', ')}, <adapter>:<model> or cmd:<program>`;
 }
 
 /**
@@ -58,7 +61,7 @@ export function resolveAgent(spec: string, config: Config, cwd: string, configDi
   const name = colon === -1 ? spec : spec.slice(0, colon);
   const rest = colon === -1 ? undefined : spec.slice(colon + 1);
   const info = adapterInfo(name);
-  if (!info || rest === '') throw usageError(`unknown agent "${spec}"`, `use one of: ${knownSpecs(config)}`, 'config');
+  if (!info || rest === '') throw usageError(`unknown agent "${spec}"`, knownSpecs(config, name), 'config');
   const options: AgentOptions = {};
   if (rest !== undefined) {
     if (info.kind === 'mock') options.script = resolve(cwd, rest);
@@ -71,7 +74,7 @@ function fromConfig(spec: string, entry: AgentConfig, config: Config, cwd: strin
   const { adapter, timeout_s: timeoutS, ...options } = entry;
   if (adapter.startsWith('cmd:')) return cmdAgent(spec, adapter.slice(4), options, timeoutS, base);
   const info = adapterInfo(adapter);
-  if (!info) throw usageError(`agents.${spec}.adapter: unknown adapter "${adapter}"`, `use one of: ${knownSpecs(config)}`, 'config');
+  if (!info) throw usageError(`agents.${spec}.adapter: unknown adapter "${adapter}"`, knownSpecs(config, adapter), 'config');
   const extra = Object.keys(options).filter((k) => !(info.options as readonly string[]).includes(k));
   if (extra.length)
     throw usageError(`agents.${spec}: ${adapter} does not take ${extra.join(', ')}`, `remove them; ${adapter} takes ${info.options.join(', ')}`, 'config');

@@ -194,6 +194,8 @@ export function buildResponse(end: DispatchEnd, passInput: { file: string; sha25
       tokens_used: tokens,
       input_tokens: usage?.input_tokens ?? null,
       output_tokens: usage?.output_tokens ?? null,
+      cache_read_tokens: usage?.cache_read_tokens ?? null,
+      cache_write_tokens: usage?.cache_write_tokens ?? null,
       cost_usd: usage?.cost_usd ?? null,
       usage_provider_reported: usage ? usage.provider_reported : null,
       tool_calls: response?.tool_calls ?? null,

@@ -132,6 +132,9 @@ export const ResponseSchema = z
         tokens_used: Count.nullable(),
         input_tokens: Count.nullable(),
         output_tokens: Count.nullable(),
+        /** The part of input_tokens read from, and written to, the provider's prompt cache; null when unknown. */
+        cache_read_tokens: Count.nullable().default(null),
+        cache_write_tokens: Count.nullable().default(null),
         cost_usd: z.number().nonnegative().nullable(),
         usage_provider_reported: z.boolean().nullable(),
         tool_calls: Count.nullable(),

@@ -1,5 +1,5 @@
 import { basename, dirname, resolve } from 'node:path';
-import { chooseAgents } from '../adapters/choose.js';
+import { chooseAgents, type SkippedAgent } from '../adapters/choose.js';
 import type { CheckProblem } from '../adapters/contract.js';
 import { createProbe, type Probe } from '../adapters/detect.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
@@ -75,7 +75,7 @@ export async function buildPlan(
   opts: RefineOptions,
   io: Io,
   { checkAgents }: { checkAgents: boolean },
-): Promise<{ plan: RunPlan; warnings: CheckProblem[]; probe: Probe }> {
+): Promise<{ plan: RunPlan; warnings: CheckProblem[]; probe: Probe; skipped: SkippedAgent[] }> {
   const loaded = loadConfig(io.cwd, io.env, opts.config);
   const { config, path: configPath } = loaded;
   const configDir = configPath ? dirname(configPath) : null;
@@ -88,13 +88,14 @@ export async function buildPlan(
   if (!opts.dryRun) assertRunsDirWritable(runsDir);
   const promptsDir = opts.prompts ? resolve(io.cwd, opts.prompts) : null;
   const probe = createProbe();
-  const { agents, chosenBy } = await chooseAgents({
+  const { agents, chosenBy, skipped } = await chooseAgents({
     flags: { reviewer: opts.reviewer, composer: opts.composer },
     config,
     configDir,
     cwd: io.cwd,
     env: io.env,
     probe,
+    doc: opts.doc,
   });
   const request: PlanRequest = {
     input,
@@ -110,5 +111,5 @@ export async function buildPlan(
     name: opts.name ?? (input.path ? basename(input.path).replace(/\.[^.]+$/, '') : 'stdin'),
     replyMode: 'document',
   };
-  return { ...(await completePlan(request, config, io.env, { checkAgents, probe })), probe };
+  return { ...(await completePlan(request, config, io.env, { checkAgents, probe })), probe, skipped };
 }

@@ -1,6 +1,8 @@
 import { callAgent } from '../adapters/call-agent.js';
-import { type SkippedAgent, skippedWarnings } from '../adapters/choose.js';
+import { skippedWarnings } from '../adapters/choose.js';
 import type { Probe } from '../adapters/detect.js';
+import { secretValues } from '../adapters/secrets.js';
+import { secretsOf } from '../redact.js';
 import type { EngineDeps } from '../engine/deps.js';
 import type { RunPlan } from '../engine/plan.js';
 import { buildPassPrompt } from '../engine/prompt.js';
@@ -15,8 +17,10 @@ export type { RefineOptions } from './refine-plan.js';
 export { errorJson } from '../ui/run-summary.js';
 
 /** What the engine gets from a command run in this process: the real dispatcher, the Io's signal and env, progress on stderr. */
-export function engineDeps(io: Io, quiet: boolean, probe: Probe): EngineDeps {
+export function engineDeps(io: Io, quiet: boolean, probe: Probe, plan: RunPlan): EngineDeps {
   return {
+    // The key values the run's agents may read never reach a file of the run.
+    recorder: { secrets: secretsOf(secretValues([plan.agents.reviewer, plan.agents.composer], io.env)) },
     // Built-in adapters run in this process; cmd: programs are spawned. The probe holds what preflight found (CLI versions).
     dispatch: (agent, request, opts) => callAgent(agent, request, { ...opts, probe }),
     signal: io.signal,
@@ -34,7 +38,7 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   // A login that cannot be verified offline is for `bounce check`; on every run it would only be noise.
   if (!opts.quiet) {
     // Default CLIs left out for want of a login (chooseAgents' `skipped`, passed on by buildPlan).
-    for (const line of skippedWarnings((built as { skipped?: SkippedAgent[] }).skipped ?? [])) io.stderr.write(`${line}\n`);
+    for (const line of skippedWarnings(built.skipped)) io.stderr.write(`${line}\n`);
     for (const w of warnings.filter((x) => x.kind !== 'login_unverified')) io.stderr.write(`warning: ${w.fix ? `${w.message}: ${w.fix}` : w.message}\n`);
   }
   if (opts.dryRun) return dryRun(plan, opts, io);
@@ -47,7 +51,7 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
     const a = plan.agents;
     io.stderr.write(`reviewer: ${a.reviewer.spec} (${plan.chosenBy.reviewer}), composer: ${a.composer.spec} (${plan.chosenBy.composer})\n`);
   }
-  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe));
+  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe, plan));
   printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
   return result.exitCode;
 }

@@ -87,7 +87,7 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
       throw usageError(`${path} changed since the run began`, "an --in-place run is not resumed over someone else's edits; start a new run", 'resume');
     }
   }
-  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe), { runDir });
+  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe, plan), { runDir });
   printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
   return result.exitCode;
 }

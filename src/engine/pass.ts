@@ -37,7 +37,7 @@ export interface RunContext {
 export type PassOutcome =
   | { kind: 'accepted'; current: Current }
   | { kind: 'not-converged'; notes: Note[]; reason: string }
-  | { kind: 'failed'; type: string; message: string }
+  | { kind: 'failed'; type: string; message: string; resetsAt?: string | null }
   | { kind: 'interrupted' };
 
 /** What one dispatch led to: the pass is over, or another attempt follows. */
@@ -222,7 +222,15 @@ class PassRun {
       resolved: doc?.resolved ?? [],
     };
     this.ctx.rec.finishDispatch(this.index, end, {
-      usage: usage ? { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cost_usd: usage.cost_usd } : null,
+      usage: usage
+        ? {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            ...(typeof usage.cache_read_tokens === 'number' ? { cache_read_tokens: usage.cache_read_tokens } : {}),
+            ...(typeof usage.cache_write_tokens === 'number' ? { cache_write_tokens: usage.cache_write_tokens } : {}),
+            cost_usd: usage.cost_usd,
+          }
+        : null,
       providerReported: usage ? usage.provider_reported : null,
       model: host.ok ? host.response.model : null,
       agentVersion: host.ok ? host.response.agent_version : null,
@@ -235,6 +243,17 @@ class PassRun {
     if (error.type === 'interrupted') {
       this.finish(d, 'error', 'interrupted by the user');
       return this.close('interrupted', { kind: 'interrupted' });
+    }
+    if (error.type === 'quota') {
+      // A usage or subscription limit: retrying cannot help before it resets, and the agent is not failing.
+      this.finish(d, 'error', `quota: ${error.message}`);
+      const when = error.resets_at ? ` (it resets at ${error.resets_at})` : '';
+      return this.close('failed', {
+        kind: 'failed',
+        type: 'quota',
+        message: `${this.agent} hit its usage limit${when}: ${error.message}`,
+        resetsAt: error.resets_at ?? null,
+      });
     }
     const b = this.ctx.breaker;
     b.consecutive_failures += 1;

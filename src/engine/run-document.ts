@@ -41,7 +41,7 @@ interface LoopEnd {
   status: FinalStatus;
   document: string | null;
   notesLeft: number | null;
-  error: { type: string; message: string } | null;
+  error: { type: string; message: string; resets_at?: string | null } | null;
 }
 
 /**
@@ -167,7 +167,12 @@ async function loop(ctx: RunContext, done: number): Promise<LoopEnd> {
         return { status: 'not-converged', document: null, notesLeft: outcome.notes.length, error: { type: 'not-converged', message: outcome.reason } };
       case 'failed':
         deps.events({ type: 'pass-finished', pass, notesAfter: null, outcome: 'failed' });
-        return { status: 'failed', document: null, notesLeft: ctx.rec.manifest.notes_left, error: { type: outcome.type, message: outcome.message } };
+        return {
+          status: 'failed',
+          document: null,
+          notesLeft: ctx.rec.manifest.notes_left,
+          error: { type: outcome.type, message: outcome.message, ...(outcome.resetsAt ? { resets_at: outcome.resetsAt } : {}) },
+        };
       case 'interrupted':
         deps.events({ type: 'pass-finished', pass, notesAfter: null, outcome: 'interrupted' });
         return {

@@ -20,8 +20,12 @@ const Tokens = z.number().int().nonnegative().nullable();
 
 export const UsageTotalsSchema = z
   .object({
+    /** Every input token, the cached ones included. */
     input_tokens: Tokens,
     output_tokens: Tokens,
+    /** The part of input_tokens read from, and written to, the provider's prompt cache; absent when unknown. */
+    cache_read_tokens: Tokens.optional(),
+    cache_write_tokens: Tokens.optional(),
     /** USD, or null when no dispatch reported a cost. */
     cost_usd: z.number().nonnegative().nullable(),
   })
@@ -182,4 +186,8 @@ export function addUsage(into: UsageTotals, add: UsageTotals): void {
   if (add.input_tokens !== null) into.input_tokens = (into.input_tokens ?? 0) + add.input_tokens;
   if (add.output_tokens !== null) into.output_tokens = (into.output_tokens ?? 0) + add.output_tokens;
   if (add.cost_usd !== null) into.cost_usd = (into.cost_usd ?? 0) + add.cost_usd;
+  for (const key of ['cache_read_tokens', 'cache_write_tokens'] as const) {
+    const n = add[key];
+    if (typeof n === 'number') into[key] = (into[key] ?? 0) + n;
+  }
 }

@@ -295,6 +295,11 @@ describe('resolveAgent: unknown specs', () => {
       'use one of: claude, codex, openai, anthropic, mock, <adapter>:<model> or cmd:<program>',
     );
   });
+
+  it('a near miss gets a "did you mean" before the list', () => {
+    expect(usageErrorOf(() => resolveAgent('cladue', DEFAULT_CONFIG, cwd, null)).hint).toMatch(/^did you mean claude\? use one of: claude, /);
+    expect(usageErrorOf(() => resolveAgent('codx:gpt-5', DEFAULT_CONFIG, cwd, null)).hint).toMatch(/^did you mean codex\? /);
+  });
 });
 
 describe('evidence', () => {

@@ -23,7 +23,10 @@ const FENCED_NOTED = `${FENCED}[CLARIFY] Who rolls back: (A) on-call, (B) the ow
 /** The closing fence deleted: the note below turns into code, and a scan would call it resolved. */
 const FENCE_OPEN = FENCED_NOTED.replace('make deploy\n```\n', 'make deploy\n');
 const CODE_CHANGED = FENCED.replace('make deploy', 'make deploy-all');
-const fail = (type: Extract<Answer, { error: unknown }>['error']['type'], extra: { status?: number; retry_after_ms?: number } = {}): Answer => ({
+const fail = (
+  type: Extract<Answer, { error: unknown }>['error']['type'],
+  extra: { status?: number; retry_after_ms?: number; resets_at?: string } = {},
+): Answer => ({
   error: { type, ...extra },
 });
 
@@ -275,6 +278,20 @@ describe('the engine, row by row of the retry and repair table', () => {
     expect(existsSync(join(r.runDir, 'final.md'))).toBe(row.status === 'converged');
     if (row.status === 'converged') expect(readFileSync(join(r.runDir, 'final.md'), 'utf8')).toBe(r.document);
     // Whatever the outcome, the run folder passes the audit.
+    expect(verifyRun(r.runDir).problems).toEqual([]);
+  });
+
+  it('a quota stop names the reset time in the error and run.json, and the run resumes after it', async () => {
+    const plan = await testPlan(runs);
+    const r = await runDocument(plan, engineDeps(fakeDispatcher([fail('quota', { resets_at: '2026-12-02T04:20:00Z' })])));
+    expect(r.error).toEqual({
+      type: 'quota',
+      message: 'rev hit its usage limit (it resets at 2026-12-02T04:20:00Z): quota from the fake',
+      resets_at: '2026-12-02T04:20:00Z',
+    });
+    expect(readManifest(r.runDir).error?.resets_at).toBe('2026-12-02T04:20:00Z');
+    const done = await runDocument(plan, engineDeps(fakeDispatcher([{ reply: NOTED }, { reply: DOC }])), { runDir: r.runDir });
+    expect(done.status).toBe('converged');
     expect(verifyRun(r.runDir).problems).toEqual([]);
   });
 

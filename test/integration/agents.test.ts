@@ -92,17 +92,28 @@ describe('choosing agents', () => {
 });
 
 describe('bounce check and bounce adapters', () => {
-  it('reports installed CLIs with versions and an unverifiable login as a warning', async () => {
+  it('reports installed CLIs with versions; without a login, credentials are a problem with its fix (exit 1)', async () => {
     const r = await runMain(['check', '--json'], { cwd: dir, env: env(['claude', 'codex']) });
-    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
     const out = JSON.parse(r.stdout);
     const claude = out.agents.find((a: { agent: string }) => a.agent === 'claude');
-    expect(claude).toMatchObject({ found: true, source: 'default' });
+    expect(claude).toMatchObject({ found: true, source: 'default', credentials: 'problem' });
     expect(claude.version).toMatch(/2\.1\.197/);
-    expect(claude.credentials).toBe('warning');
     const table = await runMain(['check'], { cwd: dir, env: env(['claude', 'codex']) });
     expect(table.stdout).toMatch(/^AGENT\s+ADAPTER\s+SOURCE\s+FOUND\s+VERSION\s+CONFIG\s+CREDENTIALS/m);
-    expect(table.stdout).toMatch(/warning: claude:/);
+    expect(table.stdout).toMatch(/problem: claude: .+: .+/);
+  });
+
+  it('a key in the environment a CI uses is a login: credentials ok, exit 0, the key never printed', async () => {
+    const key = 'sk-ant-test-0123456789';
+    const r = await runMain(['check', '--json'], {
+      cwd: dir,
+      env: { ...env(['claude', 'codex']), ANTHROPIC_API_KEY: key, CODEX_API_KEY: 'sk-codex-test-0123456789' },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const claude = JSON.parse(r.stdout).agents.find((a: { agent: string }) => a.agent === 'claude');
+    expect(claude.credentials).toBe('ok');
+    expect(r.stdout + r.stderr).not.toContain(key);
   });
 
   it('exits 1 naming each problem of a configured agent, with no API call', async () => {

@@ -5,6 +5,7 @@ import type { Clock, Dispatcher, EngineDeps, EngineEvent } from '../../src/engin
 import type { RunPlan } from '../../src/engine/plan.js';
 import { loadTemplates } from '../../src/engine/prompt.js';
 import { sha256 } from '../../src/store/hash.js';
+import type { HostErrorType } from '../../src/vocabulary.js';
 
 export const DOC = `# Rollout plan
 
@@ -52,9 +53,10 @@ export type Answer =
   | { reply: string; stop?: 'complete' | 'truncated' }
   | {
       error: {
-        type: 'auth' | 'config' | 'network' | 'rate_limit' | 'timeout' | 'provider' | 'crash' | 'not_found' | 'invalid_response';
+        type: Exclude<HostErrorType, 'interrupted'>;
         status?: number;
         retry_after_ms?: number;
+        resets_at?: string;
       };
     }
   | ((request: AdapterRequest) => string);
