@@ -143,7 +143,7 @@ describe('bounce scan options', () => {
     expect(await runMain(['scan', '--quiet', '.git'], { cwd: dir })).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: expect.stringMatching(/^bounce: no \.md, \.markdown or \.txt files in folder \.git/),
+      stderr: expect.stringMatching(/^bounce: no \.md, \.markdown, \.mdx or \.txt files in folder \.git/),
     });
   });
 });
