@@ -264,8 +264,10 @@ class PassRun {
       const message = `circuit breaker opened after ${BREAKER_THRESHOLD} consecutive agent failures (last: ${error.type}: ${error.message})`;
       return this.close('failed', { kind: 'failed', type: 'breaker', message });
     }
-    if (!isTransient(error) || this.transient >= MAX_TRANSIENT_RETRIES)
-      return this.close('failed', { kind: 'failed', type: error.type, message: error.message });
+    if (!isTransient(error) || this.transient >= MAX_TRANSIENT_RETRIES) {
+      const hint = error.type === 'timeout' ? `: raise timeout_s for ${this.agent} in bounce.config.yaml, or pass --timeout (bounce resume takes it too)` : '';
+      return this.close('failed', { kind: 'failed', type: error.type, message: `${error.message}${hint}` });
+    }
     this.transient += 1;
     const wait = backoffMs(this.transient, error.retry_after_ms, this.ctx.deps.retryBaseMs);
     this.ctx.deps.events({
@@ -273,12 +275,28 @@ class PassRun {
       pass: this.pass,
       agent: this.agent,
       why: 'transient',
-      message: `${error.type} from ${this.agent}`,
+      message: this.cause(error),
       waitMs: wait,
     });
     if (!(await this.ctx.deps.clock.sleep(wait, this.ctx.deps.signal))) return this.close('interrupted', { kind: 'interrupted' });
     this.retry(d);
     return 'again';
+  }
+
+  /** A failure in a few words for a retry line: `HTTP 500 from api.example.com`, `network error from claude`. */
+  private cause(error: HostError): string {
+    const resolved = this.ctx.plan.resolved[this.role].base_url;
+    let host: string = this.agent;
+    if (typeof resolved === 'string') {
+      try {
+        host = new URL(resolved).host;
+      } catch {
+        // Not a URL: the agent's name says enough.
+      }
+    }
+    if (error.status !== undefined) return `HTTP ${error.status} from ${host}`;
+    const what = error.type === 'rate_limit' ? 'rate limit' : error.type === 'network' ? 'network error' : `${error.type} error`;
+    return `${what} from ${host}`;
   }
 
   private onReply(d: Dispatched, response: AdapterSuccess): Step {

@@ -417,7 +417,15 @@ export class RunRecorder {
 /** Appends one timestamped line; a symlink planted at run.log is refused, not followed. */
 function appendLog(path: string, line: string): void {
   const flag = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
-  const fd = openSync(path, flag, RUN_FILE_MODE);
+  let fd: number;
+  try {
+    fd = openSync(path, flag, RUN_FILE_MODE);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOOP') throw err;
+    // A symlink planted at run.log: it is removed, never written through, and the log starts afresh.
+    rmSync(path, { force: true });
+    fd = openSync(path, flag, RUN_FILE_MODE);
+  }
   try {
     writeSync(fd, `${new Date().toISOString()} ${line}\n`);
   } finally {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -120,5 +120,29 @@ describe('secrets', () => {
     expect(m.redactions).toBeGreaterThanOrEqual(4);
     expect(readFileSync(join(r.runDir, 'run.log'), 'utf8')).toMatch(/redacted 1 occurrence\(s\) of a key value from pass-1-reviewer-rev\.reply\.txt/);
     expect(verifyRun(r.runDir).problems).toEqual([]);
+  });
+});
+
+describe('permissions and planted links', () => {
+  it('a run folder is 0700 and its files 0600; resume writes through no symlink planted in it', async () => {
+    const plan = await testPlan(root);
+    const first = await runDocument(plan, engineDeps(fakeDispatcher([{ reply: NOTED }, { error: { type: 'timeout' } }])));
+    expect(statSync(first.runDir).mode & 0o777).toBe(0o700);
+    const files = execFileSync('find', [first.runDir, '-type', 'f'], { encoding: 'utf8' }).trim().split('\n');
+    for (const f of files) expect(statSync(f).mode & 0o777, f).toBe(0o600);
+    for (const d of execFileSync('find', [first.runDir, '-type', 'd'], { encoding: 'utf8' }).trim().split('\n'))
+      expect(statSync(d).mode & 0o777, d).toBe(0o700);
+    // Someone with write access to the folder plants links where resume will write.
+    const victim = join(root, 'victim.txt');
+    writeFileSync(victim, 'untouched\n');
+    rmSync(join(first.runDir, 'run.log'));
+    symlinkSync(victim, join(first.runDir, 'run.log'));
+    symlinkSync(victim, join(first.runDir, 'pass-2-composer-com.resume-1.prompt.md.planted'));
+    symlinkSync(victim, join(first.runDir, 'final.md'));
+    const r = await runDocument(plan, engineDeps(fakeDispatcher([{ reply: NOTED.replace(/\[CLARIFY\][^\n]*\n/, '') }])), { runDir: first.runDir });
+    expect(r.status).toBe('converged');
+    expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
+    expect(lstatSync(join(first.runDir, 'run.log')).isFile()).toBe(true);
+    expect(lstatSync(join(first.runDir, 'final.md')).isFile()).toBe(true);
   });
 });

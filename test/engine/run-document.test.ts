@@ -332,6 +332,19 @@ describe('runDocument', () => {
     expect(deps.seen[4]).toEqual({ type: 'pass-finished', pass: 1, notesAfter: 1, outcome: 'done' });
   });
 
+  it('a retry names its cause: the HTTP status and the endpoint host, or the kind of error', async () => {
+    const plan = await testPlan(runs, { resolved: { reviewer: { base_url: 'https://models.example.com/v1' }, composer: {} } });
+    const deps = engineDeps(fakeDispatcher([fail('provider', { status: 500 }), fail('network'), { reply: NOTED }, { reply: DOC }]));
+    await runDocument(plan, deps);
+    const retries = deps.seen.filter((e) => e.type === 'retry-scheduled').map((e) => (e.type === 'retry-scheduled' ? e.message : ''));
+    expect(retries).toEqual(['HTTP 500 from models.example.com', 'network error from models.example.com']);
+  });
+
+  it('a timeout says which setting to raise', async () => {
+    const r = await runDocument(await testPlan(runs), engineDeps(fakeDispatcher([fail('timeout')])));
+    expect(r.error?.message).toMatch(/raise timeout_s for rev in bounce\.config\.yaml, or pass --timeout/);
+  });
+
   it('two runs in one process at once keep apart', async () => {
     const plan = await testPlan(runs);
     const a = fakeDispatcher([{ reply: NOTED }, { reply: DOC }]);

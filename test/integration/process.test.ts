@@ -186,3 +186,24 @@ describe('the launcher bin/bounce.js', () => {
     expect(r.stderr).toBe('bounce: this copy is not built yet: run npm run build (or npm ci) in its folder\n');
   });
 });
+
+describe('scan under the usual open-file limit', () => {
+  it('scans a tree of 20,000 files with ulimit -n 1024 (files are read a few at a time)', async () => {
+    const tree = join(dir, 'tree');
+    for (let d = 0; d < 100; d++) {
+      mkdirSync(join(tree, `d${d}`), { recursive: true });
+      for (let f = 0; f < 200; f++) writeFileSync(join(tree, `d${d}`, `f${f}.md`), f === 7 && d === 42 ? 'Text.\n[CLARIFY] Which?\n' : 'Text.\n');
+    }
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => {
+      const child = spawn('sh', ['-c', `ulimit -n 1024 && exec "${process.execPath}" "${BIN}" scan tree`], { cwd: dir, env: cleanEnv() });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      child.on('close', (code) => res({ code, stdout, stderr }));
+    });
+    expect(r.stderr).not.toMatch(/EMFILE/);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout.trim()).toBe('tree/d42/f7.md:2:1 CLARIFY [CLARIFY] Which?');
+  });
+});
