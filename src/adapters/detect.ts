@@ -37,10 +37,16 @@ export interface QuickRun {
 }
 
 /** Runs a short offline command (`--version`, `login status`) with no stdin, bounded by `timeoutMs`. */
-export function runQuick(program: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, cwd?: string): Promise<QuickRun> {
+export function runQuick(program: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, cwd?: string, signal?: AbortSignal): Promise<QuickRun> {
   return new Promise((resolve) => {
     let stdout = '';
-    const child = spawn(program, args, { env, cwd, stdio: ['ignore', 'pipe', 'ignore'], timeout: timeoutMs });
+    const child = spawn(program, args, {
+      env,
+      cwd,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: timeoutMs,
+      ...(signal ? { signal, killSignal: 'SIGKILL' as const } : {}),
+    });
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       if (stdout.length < 64 * 1024) stdout += d;
     });
@@ -57,12 +63,16 @@ export interface Probe {
   known(program: string): Promise<string | null> | undefined;
   /** `compute()` once per `key` in this invocation (a CLI's login state, say), shared by all who ask. */
   once<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  /** Aborted when the command is interrupted: the probes' own processes are killed. */
+  readonly signal?: AbortSignal;
 }
 
-export function createProbe(): Probe {
+/** `signal` (the command's Ctrl-C) kills what the probe is still running. */
+export function createProbe(signal?: AbortSignal): Probe {
   const versions = new Map<string, Promise<string | null>>();
   const memo = new Map<string, Promise<unknown>>();
   return {
+    signal,
     once<T>(key: string, compute: () => Promise<T>): Promise<T> {
       let found = memo.get(key) as Promise<T> | undefined;
       if (!found) {
@@ -74,7 +84,7 @@ export function createProbe(): Probe {
     version(program, env) {
       let found = versions.get(program);
       if (!found) {
-        found = runQuick(program, ['--version'], env, 20_000).then((r) =>
+        found = runQuick(program, ['--version'], env, 20_000, undefined, signal).then((r) =>
           r.exitCode === 0 ? (r.stdout.trim().split('\n')[0] ?? '').trim() || 'unknown' : null,
         );
         versions.set(program, found);

@@ -36,10 +36,15 @@ const CLAUDE_KEYS = ADAPTER_TABLE.claude.keyEnvs;
 const CLAUDE_LOGIN_FIX = 'run `claude` once and /login, or set ANTHROPIC_API_KEY (in CI: CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`)';
 
 /** A command run in a fresh empty directory, so that no project settings around the runner's cwd count. */
-async function quickInEmptyDir(program: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ exitCode: number | null; stdout: string }> {
+async function quickInEmptyDir(
+  program: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
+): Promise<{ exitCode: number | null; stdout: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'bounce-login-'));
   try {
-    return await runQuick(program, args, env, QUICK_MS, dir);
+    return await runQuick(program, args, env, QUICK_MS, dir, signal);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -111,7 +116,7 @@ export function readClaudeStatus(stdout: string, env: NodeJS.ProcessEnv): LoginS
 /** Claude Code's login, asked once per invocation (a parent Claude Code session's variables are dropped). */
 export function claudeLogin(program: string, env: NodeJS.ProcessEnv, probe: Probe): Promise<LoginState> {
   return probe.once(`login:claude:${program}:${env.CLAUDE_CONFIG_DIR ?? ''}`, async () => {
-    const run = await quickInEmptyDir(program, ['auth', 'status', '--json'], withoutParentSession(cliFacts('claude'), env));
+    const run = await quickInEmptyDir(program, ['auth', 'status', '--json'], withoutParentSession(cliFacts('claude'), env), probe.signal);
     return readClaudeStatus(run.stdout, env);
   });
 }
@@ -124,7 +129,7 @@ export function codexLogin(program: string, env: NodeJS.ProcessEnv, probe: Probe
   const apiKey = env.CODEX_API_KEY?.trim();
   if (apiKey) return Promise.resolve({ loggedIn: true, auth: 'api_key', source: 'CODEX_API_KEY', findings: [] });
   return probe.once(`login:codex:${program}:${env.CODEX_HOME ?? ''}`, async () => {
-    const run = await quickInEmptyDir(program, ['login', 'status'], env);
+    const run = await quickInEmptyDir(program, ['login', 'status'], env, probe.signal);
     return readCodexStatus(run.exitCode, run.stdout, env);
   });
 }

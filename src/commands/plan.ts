@@ -4,6 +4,7 @@ import type { CheckProblem } from '../adapters/contract.js';
 import type { Probe } from '../adapters/detect.js';
 import { resolveAgent, type ResolvedAgent } from '../adapters/registry.js';
 import type { Config } from '../config/schema.js';
+import { BounceError, EXIT } from '../errors.js';
 import { loadConfig } from '../config/load.js';
 import type { OutputTarget, RunPlan } from '../engine/plan.js';
 import { loadTemplates } from '../engine/prompt.js';
@@ -58,7 +59,7 @@ export async function completePlan(
   const templates = await loadTemplates(req.promptsDir ?? undefined);
   const used = ROLES.filter((role) => role === 'reviewer' || req.passes > 1);
   for (const role of used) assertFitsBudget(req.input.text, role, req.agents[role]);
-  const checks = opts.checkAgents ? await preflight(req.agents, env, { roles: used, probe: opts.probe }) : null;
+  const checks = opts.checkAgents ? await unlessInterrupted(preflight(req.agents, env, { roles: used, probe: opts.probe }), opts.probe.signal) : null;
   const plan: RunPlan = {
     input: req.input,
     passes: req.passes,
@@ -84,6 +85,30 @@ export async function completePlan(
   // One agent in both roles has one check: its warnings are the same objects, kept once.
   const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
   return { plan, warnings };
+}
+
+/** Exit 130 while agents are being checked: nothing was started, so nothing is left behind. */
+export function interruptedError(): BounceError {
+  return new BounceError('interrupted before the run started', { exitCode: EXIT.interrupted, code: 'interrupted' });
+}
+
+/**
+ * `work`, unless the command is interrupted first: then it ends at once with exit 130 (the
+ * probe's processes die with the same signal), whatever `work` would have said.
+ */
+export async function unlessInterrupted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) throw interruptedError();
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    onAbort = () => reject(interruptedError());
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, stopped]);
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
 }
 
 export interface ResumeFlags {

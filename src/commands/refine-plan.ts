@@ -9,7 +9,7 @@ import type { Io } from '../io.js';
 import { outputTarget } from '../engine/output.js';
 import type { RunPlan } from '../engine/plan.js';
 import { readInput } from './input.js';
-import { completePlan, type PlanRequest, perRole } from './plan.js';
+import { completePlan, type PlanRequest, perRole, unlessInterrupted } from './plan.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
 
 export interface RefineOptions {
@@ -87,16 +87,19 @@ export async function buildPlan(
   const runsDir = runsDirFor(io.cwd, loaded, opts.runsDir);
   if (!opts.dryRun) assertRunsDirWritable(runsDir);
   const promptsDir = opts.prompts ? resolve(io.cwd, opts.prompts) : null;
-  const probe = createProbe();
-  const { agents, chosenBy, skipped } = await chooseAgents({
-    flags: { reviewer: opts.reviewer, composer: opts.composer },
-    config,
-    configDir,
-    cwd: io.cwd,
-    env: io.env,
-    probe,
-    doc: opts.doc,
-  });
+  const probe = createProbe(io.signal);
+  const { agents, chosenBy, skipped } = await unlessInterrupted(
+    chooseAgents({
+      flags: { reviewer: opts.reviewer, composer: opts.composer },
+      config,
+      configDir,
+      cwd: io.cwd,
+      env: io.env,
+      probe,
+      doc: opts.doc,
+    }),
+    io.signal,
+  );
   const request: PlanRequest = {
     input,
     passes,

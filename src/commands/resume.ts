@@ -69,7 +69,7 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
         `note: the run was made with --out -, which cannot share stdout with --json: the converged document goes to its run folder as final.${request.input.ext}\n`,
       );
   }
-  const probe = createProbe();
+  const probe = createProbe(io.signal);
   const { plan } = await completePlan(request, config, io.env, { checkAgents: true, probe });
   const policy = policyOf(plan);
   if (policy.version !== manifest.policy.version) {

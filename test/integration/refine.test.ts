@@ -251,6 +251,26 @@ describe('bounce refine with cmd: adapters that fail', () => {
 });
 
 describe('interrupting a run', () => {
+  it('Ctrl-C while an agent check hangs ends at once with exit 130, the check process killed, no run folder', async () => {
+    const pidFile = join(dir, 'check.pid');
+    const env = cleanEnv({
+      BOUNCE_CLAUDE_BIN: join(FIXTURES, 'cli', 'hang-on-version.sh'),
+      HANG_PID_FILE: pidFile,
+      ANTHROPIC_API_KEY: 'sk-ant-test-0123456789',
+    });
+    const r = await runMainInterrupted(
+      ['refine', 'plan.md', '--reviewer', 'claude', '--composer', 'mock', '--json'],
+      { cwd: dir, env },
+      () => existsSync(pidFile),
+      'the claude check to start',
+    );
+    expect(r.code).toBe(130);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'error', exit_code: 130, error: { type: 'interrupted' } });
+    expect(runs()).toEqual([]);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await expect.poll(() => running(pid), { timeout: 2000, interval: 20 }).toBe(false);
+  });
+
   it('aborting the signal gives exit 130 and an interrupted run with completed passes kept', async () => {
     const s = script('s.yaml', 'steps:\n  "2": { action: hang }\n');
     const r = await runMainInterrupted(
