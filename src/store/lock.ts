@@ -49,6 +49,8 @@ function tryCreate(path: string, info: LockInfo): boolean {
 
 /** Releases of the locks this process holds, so a forced exit (src/cli.ts) leaves none behind. */
 const held = new Set<() => void>();
+/** The lock files this process holds now: one of its own that is not here was left by a release that failed. */
+const heldPaths = new Set<string>();
 
 /** Releases every lock this process holds. */
 export function releaseHeldLocks(): void {
@@ -64,7 +66,8 @@ export function acquireLock(runDir: string): () => void {
   const me: LockInfo = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
   if (!tryCreate(path, me)) {
     const held = readLock(path);
-    if (held && held.host === me.host && alive(held.pid)) {
+    const leftByMe = held?.pid === process.pid && !heldPaths.has(path);
+    if (held && held.host === me.host && alive(held.pid) && !leftByMe) {
       throw usageError(`the run is in use by process ${held.pid} (since ${held.started_at})`, 'wait for it to finish, or stop that process first', 'locked');
     }
     if (held && held.host !== me.host) {
@@ -76,8 +79,15 @@ export function acquireLock(runDir: string): () => void {
   }
   const release = (): void => {
     held.delete(release);
-    if (readLock(path)?.pid === process.pid) rmSync(path, { force: true });
+    heldPaths.delete(path);
+    try {
+      if (readLock(path)?.pid === process.pid) rmSync(path, { force: true });
+    } catch {
+      // The folder cannot be written (read-only, gone): the lock is stale from now on, and a
+      // later run takes it over. A failed release never hides what the run reported.
+    }
   };
   held.add(release);
+  heldPaths.add(path);
   return release;
 }

@@ -98,6 +98,47 @@ describe('disk faults', () => {
   });
 });
 
+describe('a runs folder that turns read-only', () => {
+  it('mid-run (a real read-only remount where the machine allows one, else an injected EROFS): failed/storage naming the folder, resumable once writable', async () => {
+    const runs = join(root, 'ro');
+    mkdirSync(runs);
+    const mounted = mountTmpfs(runs, '8m');
+    if (process.getuid?.() === 0) expect(mounted).toBe(true);
+    try {
+      const plan = await testPlan(runs);
+      let artifacts = 0;
+      const inject = mounted
+        ? {}
+        : {
+            beforeWrite: (kind: string): void =>
+              void (
+                kind === 'artifact' &&
+                ++artifacts === 3 &&
+                (() => {
+                  throw errno('EROFS');
+                })()
+              ),
+          };
+      // Pass 1's agent answers, and while it does the folder becomes read-only.
+      const turnReadOnly: Answer = () => {
+        if (mounted) execFileSync('mount', ['-o', 'remount,ro', runs]);
+        return NOTED;
+      };
+      const r = await runDocument(plan, engineDeps(fakeDispatcher([turnReadOnly]), { recorder: inject }));
+      expect({ status: r.status, type: r.error?.type }).toEqual({ status: 'failed', type: 'storage' });
+      expect(r.error?.message).toContain(`cannot write to the run folder ${r.runDir}`);
+      expect(r.error?.message).toContain('EROFS');
+      expect(() => readManifest(r.runDir)).not.toThrow();
+      if (mounted) execFileSync('mount', ['-o', 'remount,rw', runs]);
+      const done = await runDocument(plan, engineDeps(fakeDispatcher(answers())), { runDir: r.runDir });
+      expect(done.status).toBe('converged');
+      expect(verifyRun(r.runDir).problems).toEqual([]);
+    } finally {
+      if (mounted) execFileSync('umount', [runs]);
+    }
+  });
+});
+
 describe('secrets', () => {
   it('a key value that an agent echoes never reaches a file of the run, the result or its error; each blanking is counted', async () => {
     const KEY = 'sk-test-0123456789abcdef';
