@@ -49,8 +49,8 @@ function tryCreate(path: string, info: LockInfo): boolean {
 
 /** Releases of the locks this process holds, so a forced exit (src/cli.ts) leaves none behind. */
 const held = new Set<() => void>();
-/** The lock files this process holds now: one of its own that is not here was left by a release that failed. */
-const heldPaths = new Set<string>();
+/** Lock files this process failed to remove (the folder was read-only): stale, for this process to take over. */
+const leftBehind = new Set<string>();
 
 /** Releases every lock this process holds. */
 export function releaseHeldLocks(): void {
@@ -66,7 +66,7 @@ export function acquireLock(runDir: string): () => void {
   const me: LockInfo = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
   if (!tryCreate(path, me)) {
     const held = readLock(path);
-    const leftByMe = held?.pid === process.pid && !heldPaths.has(path);
+    const leftByMe = held?.pid === process.pid && leftBehind.has(path);
     if (held && held.host === me.host && alive(held.pid) && !leftByMe) {
       throw usageError(`the run is in use by process ${held.pid} (since ${held.started_at})`, 'wait for it to finish, or stop that process first', 'locked');
     }
@@ -79,15 +79,16 @@ export function acquireLock(runDir: string): () => void {
   }
   const release = (): void => {
     held.delete(release);
-    heldPaths.delete(path);
     try {
       if (readLock(path)?.pid === process.pid) rmSync(path, { force: true });
+      leftBehind.delete(path);
     } catch {
+      leftBehind.add(path);
       // The folder cannot be written (read-only, gone): the lock is stale from now on, and a
       // later run takes it over. A failed release never hides what the run reported.
     }
   };
   held.add(release);
-  heldPaths.add(path);
+  leftBehind.delete(path);
   return release;
 }
