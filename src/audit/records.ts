@@ -102,16 +102,39 @@ const STARTS_NOTE = /^\s*(?:(?:[>*+-]|\d+[.)])\s*)*[*_]*\[[A-Za-z][\w-]*\]/;
  * Lines a note spans: from its marker to the end of its paragraph or the line before the
  * next note (the scanner's rule), read from the document it is in.
  */
-export function noteRange(note: NoteLike, lines: readonly string[] | null): [number, number] {
+export function noteRange(note: NoteLike, lines: Lines | null): [number, number] {
   let end = note.line;
-  if (lines) while (end < lines.length && lines[end]!.trim() !== '' && !STARTS_NOTE.test(lines[end]!)) end++;
+  if (lines)
+    for (let next = lines.at(end); end < lines.length && next !== undefined && next.trim() !== '' && !STARTS_NOTE.test(next); next = lines.at(end)) end++;
   return [note.line, end];
+}
+
+/** A document's lines, 0-based: an array, or a view that cuts a line out only when asked. */
+export interface Lines {
+  readonly length: number;
+  at(index: number): string | undefined;
+}
+
+/** The lines of `text` (split on LF, a CR before it dropped) without building them all. */
+export function lineView(text: string): Lines {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return {
+    length: starts.length,
+    at(index) {
+      const start = starts[index];
+      if (start === undefined) return undefined;
+      const next = starts[index + 1];
+      const line = text.slice(start, next === undefined ? text.length : next - 1);
+      return line.endsWith('\r') ? line.slice(0, -1) : line;
+    },
+  };
 }
 
 /** A file as a record cites it: its sha256 (null when missing) and line count. */
 export type FileFacts = (rel: string) => { sha256: string | null; lines: number };
 /** A run-folder file split into lines, or null when missing. */
-export type FileLines = (rel: string) => string[] | null;
+export type FileLines = (rel: string) => Lines | null;
 
 export function buildRequest(start: DispatchStart, facts: FileFacts): DispatchRequest {
   const prompt = facts(start.promptFile);
