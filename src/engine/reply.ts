@@ -92,7 +92,15 @@ function reject(kind: RejectKind, reason: string): ReplyRejection {
 }
 
 /** Removes what agents wrap around a document: echoed delimiters, one code fence, one preamble line. */
+const FIRST_TEXT_LINE = /^[ \t]*\S.*$/m;
+
 function unwrap(text: string, ctx: ReplyContext, fixes: string[]): string {
+  // The common case, checked without splitting a long reply: no delimiter echoed, and a first
+  // line that opens no fence and is no preamble, so there is nothing to unwrap.
+  if (!text.includes('<<<BOUNCE-DOCUMENT-') && !text.includes('<<<END-BOUNCE-DOCUMENT-')) {
+    const first = FIRST_TEXT_LINE.exec(text)?.[0] ?? '';
+    if (!FENCE_OPEN.test(first) && !isPreamble(first)) return text;
+  }
   // Built only when a line needs it (a look-alike delimiter or a preamble): documents run to megabytes.
   let sentSet: Set<string> | undefined;
   const sentLines = { has: (line: string): boolean => (sentSet ??= new Set(ctx.sent.split('\n').map((l) => l.trim()))).has(line) };
