@@ -32,7 +32,7 @@ function evidenceOf(plan: RunPlan): RunManifest['evidence'] {
 }
 
 /** What run.json says of a new run before pass 1. */
-export function openingOf(plan: RunPlan, now: Date): RunOpening {
+export function openingOf(plan: RunPlan, now: Date, inputNotes: number = scan(plan, plan.input.text).length): RunOpening {
   const runId = makeRunId(plan.name, now, undefined, false);
   return {
     run_id: runId,
@@ -45,7 +45,7 @@ export function openingOf(plan: RunPlan, now: Date): RunOpening {
       words: countWords(plan.input.text),
       ext: plan.input.ext,
       syntax: plan.input.syntax,
-      notes: scan(plan, plan.input.text).length,
+      notes: inputNotes,
     },
     original: `original.${plan.input.ext}`,
     originalText: plan.input.text,

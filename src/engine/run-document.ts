@@ -113,7 +113,8 @@ function storageFailure(ctx: RunContext, cause: string): RunResult {
 }
 
 function open(plan: RunPlan, clock: Clock, opts: EngineDeps['recorder']): { rec: RunRecorder; current: Current; resumedAfter: null } {
-  const opening = openingOf(plan, new Date(clock.now()));
+  const notes = scan(plan, plan.input.text);
+  const opening = openingOf(plan, new Date(clock.now()), notes.length);
   let rec: RunRecorder;
   try {
     rec = RunRecorder.create(plan.runsDir, opening, opts);
@@ -122,7 +123,6 @@ function open(plan: RunPlan, clock: Clock, opts: EngineDeps['recorder']): { rec:
     if (!cause) throw err;
     throw usageError(`cannot create a run folder in ${plan.runsDir}: ${cause}`, 'free some space, or pass a writable folder with --runs-dir', 'storage');
   }
-  const notes = scan(plan, plan.input.text);
   return { rec, current: { text: plan.input.text, file: opening.original, notes, words: opening.input.words }, resumedAfter: null };
 }
 
