@@ -2,7 +2,20 @@ import { Command, CommanderError, Option } from 'commander';
 import { BounceError, EXIT, isBounceError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
-import { CHECK_EXIT_CODES, commandHelp, REFINE_EXAMPLES, RESUME_EXIT_CODES, SCAN_EXIT_CODES } from './help.js';
+import {
+  CHECK_EXIT_CODES,
+  commandHelp,
+  FORMAT_CHOICES,
+  LEVEL_CHOICES,
+  LINT_EXAMPLES,
+  LINT_EXIT_CODES,
+  LINT_RULE_LIST,
+  REFINE_EXAMPLES,
+  RESUME_EXIT_CODES,
+  SCAN_EXAMPLES,
+  SCAN_EXIT_CODES,
+} from './help.js';
+import type { Format, Level } from './formats/finding.js';
 
 /**
  * Declares the commands; each one's work lives in src/commands/<name>.ts and is imported
@@ -44,17 +57,44 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('scan')
     .description('list the notes in documents; exit 1 when any are left (a CI gate)')
     .argument('<paths...>', 'files, folders or globs; - for stdin')
-    .option('--json', 'print one JSON object with every note')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(FORMAT_CHOICES).default('text'))
+    .option('--json', 'print one JSON object with every note (same as --format json)')
+    .option('--output <file>', 'write the report to FILE (atomically) instead of stdout')
+    .addOption(new Option('--level <level>', 'severity of each note in github, sarif and codequality output').choices(LEVEL_CHOICES).default('warning'))
+    .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
+    .option('--lint', "also report each note that breaks the protocol's conformance rules (see bounce lint)")
+    .option('--rules <ids...>', 'with --lint: the lint rules to apply (comma-separated or repeated; default all)')
     .option('--marker <name...>', 'extra marker names (besides CONTESTED and CLARIFY)')
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices(['markdown', 'plain']))
     .option('--config <file>', 'config file to read markers from')
     .option('-q, --quiet', 'no summary on stderr (notes still go to stdout, errors to stderr)')
-    .addHelpText('after', commandHelp(['bounce scan docs/', "bounce scan 'docs/**/*.md' --json"], SCAN_EXIT_CODES))
-    .action(async (paths: string[], o: { json?: boolean; marker?: string[]; syntax?: 'markdown' | 'plain'; config?: string; quiet?: boolean }) => {
+    .addHelpText('after', commandHelp(SCAN_EXAMPLES, SCAN_EXIT_CODES))
+    .action(async (paths: string[], o: ScanFlags & { lint?: boolean }) => {
       const [{ runScan }, markers] = await Promise.all([import('./commands/scan.js'), scanMarkers(io, o.config, o.marker ?? [])]);
       // runScan writes only its summary to stderr; its errors are thrown and printed by main.
       const scanIo = o.quiet ? { ...io, stderr: { write: () => true } } : io;
-      setExit(await runScan({ patterns: paths, json: o.json, markers, syntax: o.syntax }, scanIo));
+      setExit(await runScan({ patterns: paths, ...scanFlags(o), markers, lint: o.lint, rules: o.rules }, scanIo));
+    });
+
+  program
+    .command('lint')
+    .description("check each note against the protocol's conformance rules; exit 1 when one breaks them")
+    .argument('<paths...>', 'files, folders or globs; - for stdin')
+    .option('--rules <ids...>', `rules to apply, comma-separated or repeated (default all: ${LINT_RULE_LIST})`)
+    .addOption(new Option('-f, --format <format>', 'output format').choices(FORMAT_CHOICES).default('text'))
+    .option('--json', 'print one JSON object with every problem (same as --format json)')
+    .option('--output <file>', 'write the report to FILE (atomically) instead of stdout')
+    .addOption(new Option('--level <level>', 'severity of each problem in github, sarif and codequality output').choices(LEVEL_CHOICES).default('warning'))
+    .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
+    .option('--marker <name...>', 'extra marker names (besides CONTESTED and CLARIFY)')
+    .addOption(new Option('--syntax <syntax>', 'force how files are read').choices(['markdown', 'plain']))
+    .option('--config <file>', 'config file to read markers from')
+    .option('-q, --quiet', 'no summary on stderr (problems still go to stdout, errors to stderr)')
+    .addHelpText('after', commandHelp(LINT_EXAMPLES, LINT_EXIT_CODES))
+    .action(async (paths: string[], o: ScanFlags) => {
+      const [{ runLint }, markers] = await Promise.all([import('./commands/lint.js'), scanMarkers(io, o.config, o.marker ?? [])]);
+      const lintIo = o.quiet ? { ...io, stderr: { write: () => true } } : io;
+      setExit(await runLint({ patterns: paths, ...scanFlags(o), markers, rules: o.rules }, lintIo));
     });
   program
     .command('check')
@@ -173,6 +213,24 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     });
 
   return program;
+}
+
+interface ScanFlags {
+  format: Format;
+  json?: boolean;
+  output?: string;
+  level: Level;
+  changed?: string;
+  rules?: string[];
+  marker?: string[];
+  syntax?: 'markdown' | 'plain';
+  config?: string;
+  quiet?: boolean;
+}
+
+function scanFlags(o: ScanFlags) {
+  // --format defaults to text, so --json alone still means JSON.
+  return { format: o.json ? undefined : o.format, json: o.json, output: o.output, level: o.level, changed: o.changed, syntax: o.syntax };
 }
 
 /** The config's markers and the `--marker` names, each checked by the config's rule for a marker name. */

@@ -1,3 +1,6 @@
+import { FORMATS, LEVELS } from './formats/names.js';
+import { LINT_RULE_IDS } from './protocol/lint.js';
+
 /** Shared pieces of --help text. */
 export const REFINE_EXAMPLES = [
   'bounce refine docs/rfc.md                      # default agents, 2 passes, output in the run folder',
@@ -34,3 +37,26 @@ export const SCAN_EXIT_CODES = `Exit codes:
 A closed stdout (bounce scan docs/ | head -1) is not an error: the exit code stays the scan's.`;
 
 export const RESUME_EXIT_CODES = EXIT_CODES_HELP.replace('(no run folder is created)', 'or resume refused (policy changed, input changed)');
+
+export const FORMAT_CHOICES: string[] = [...FORMATS];
+export const LEVEL_CHOICES: string[] = [...LEVELS];
+export const LINT_RULE_LIST = LINT_RULE_IDS.join(', ');
+
+export const SCAN_EXAMPLES = [
+  'bounce scan docs/',
+  "bounce scan 'docs/**/*.md' --json",
+  'bounce scan docs/ --format github --changed origin/main   # annotations on a pull request',
+  'bounce scan docs/ --format sarif --output bounce.sarif    # for code scanning upload',
+];
+
+export const LINT_EXAMPLES = [
+  'bounce lint docs/',
+  'bounce lint docs/ --rules dissent-only,open-ended --format github',
+  'bounce lint docs/ --changed origin/main --format junit --output lint.xml',
+];
+
+export const LINT_EXIT_CODES = `Exit codes:
+  0    every note conforms (or there are none)
+  1    at least one note breaks a rule
+  2    usage or input error
+  130  interrupted (Ctrl-C)`;

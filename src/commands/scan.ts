@@ -1,25 +1,53 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { appendFile, readdir, readFile, stat } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { EXIT, usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { decodeText, readBounded } from '../text-input.js';
 import { DEFAULT_CONFIG, MARKER_NAME, MARKER_NAME_RULE } from '../config/schema.js';
-import { mdxForPath, scanNotes, syntaxForPath, type Note, type Syntax } from '../protocol/scanner.js';
+import { DEFAULT_MARKERS, mdxForPath, scanNotes, syntaxForPath, type Note, type Syntax } from '../protocol/scanner.js';
+import { fingerprints, plural, type FileFindings, type Finding, type Format, type Level, type Report, type RuleInfo } from '../formats/finding.js';
+import { render } from '../formats/render.js';
+import { stepSummary } from '../formats/github.js';
 
-export interface ScanCommandOptions {
+export interface InputOptions {
   patterns: string[];
-  json?: boolean;
   markers?: string[];
   /** Force a syntax for every input instead of choosing by extension (and MDX by `.mdx`). */
   syntax?: Syntax;
   /** Largest input in bytes, per file: config `max_bytes`, the limit refine applies. */
   maxBytes?: number;
+  /** Only files changed since this git ref (see src/git/changed-files.ts). */
+  changed?: string;
+}
+
+export interface OutputOptions {
+  /** `--json` is `--format json`. */
+  json?: boolean;
+  format?: Format;
+  /** Write the report here (atomically) instead of stdout. */
+  output?: string;
+  /** Severity of every finding in github, sarif and codequality output (default warning). */
+  level?: Level;
+}
+
+export interface ScanCommandOptions extends InputOptions, OutputOptions {
+  /** Also check every note against the lint rules (src/protocol/lint.ts). */
+  lint?: boolean;
+  /** Lint rule ids to apply (default: all). */
+  rules?: string[];
 }
 
 interface Input {
   label: string;
   path: string | undefined;
+}
+
+/** A scanned input: its display path, its text and its notes. */
+export interface ScannedFile {
+  path: string;
+  source: string;
+  notes: Note[];
 }
 
 /** Extensions scanned when a folder is given (a glob or a file path may name anything). */
@@ -28,48 +56,138 @@ const FOLDER_EXTENSIONS = /\.(?:md|markdown|mdx|txt)$/i;
 const READ_CONCURRENCY = 32;
 const STDIN_LABEL = '<stdin>';
 
-/** `bounce scan`: lists notes as `file:line:col KIND text`; exit 0 when none, 1 when any. */
+/** `bounce scan`: lists notes (as `file:line:col KIND text` or a CI format); exit 0 when none, 1 when any. */
 export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number> {
   if (opts.patterns.length === 0) throw usageError('bounce scan needs a file, folder or glob', "try 'bounce scan docs/' or 'bounce scan -' for stdin");
-  for (const name of opts.markers ?? []) {
-    if (!MARKER_NAME.test(name)) throw usageError(`invalid marker name ${JSON.stringify(name.slice(0, 40))}`, MARKER_NAME_RULE);
-  }
-  const inputs = await resolveInputs(opts.patterns, io.cwd);
-  const maxBytes = opts.maxBytes ?? DEFAULT_CONFIG.max_bytes;
-  // Scan everything first so an unreadable input fails before any output.
-  const files = await mapLimited(inputs, READ_CONCURRENCY, async (input) => ({
-    path: input.label,
-    notes: scanNotes(await readInput(input, io, maxBytes), {
-      syntax: opts.syntax ?? syntaxForPath(input.path),
-      mdx: opts.syntax === undefined && mdxForPath(input.path),
-      markers: opts.markers,
-    }),
-  }));
+  const format = outputFormat(opts);
+  if (opts.rules !== undefined && !opts.lint) throw usageError('--rules chooses lint rules', 'add --lint, or use bounce lint');
+  const ruleIds = opts.lint ? (await import('./lint.js')).selectRules(opts.rules) : undefined;
+  const files = await scanInputs(opts, io);
   const total = files.reduce((sum, f) => sum + f.notes.length, 0);
   const exitCode = total === 0 ? EXIT.ok : EXIT.notConverged;
-
-  if (opts.json) {
-    const json = { files: files.map((f) => ({ path: f.path, notes: f.notes.map(publicNote) })), total, exitCode };
-    io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-    return exitCode;
+  const findings: FileFindings[] = files.map((f) => ({ path: f.path, findings: noteFindings(f) }));
+  const rules = markerRules(opts.markers ?? []);
+  if (ruleIds) {
+    const { lintFindings, lintRuleInfo } = await import('./lint.js');
+    for (const [i, f] of findings.entries()) f.findings.push(...lintFindings(files[i]!, ruleIds));
+    rules.push(...lintRuleInfo(ruleIds));
   }
-  for (const f of files) {
-    for (const n of f.notes) io.stdout.write(`${f.path}:${n.line}:${n.column} ${n.kind} ${n.text}\n`);
-  }
-  io.stderr.write(`${summary(total, files)}\n`);
+  const report: Report = { command: 'scan', files: findings, rules, level: opts.level ?? 'warning', exitCode };
+  await emitReport(report, format, opts, io);
+  if (format !== 'json') io.stderr.write(`${summary(total, files)}\n`);
   return exitCode;
 }
 
-function publicNote(n: Note): Pick<Note, 'kind' | 'line' | 'column' | 'text' | 'canonical' | 'refersTo'> {
-  return { kind: n.kind, line: n.line, column: n.column, text: n.text, canonical: n.canonical, refersTo: n.refersTo };
+/** Resolves, filters (--changed) and reads every input, then scans it; an unreadable input fails before any output. */
+export async function scanInputs(opts: InputOptions, io: Io): Promise<ScannedFile[]> {
+  for (const name of opts.markers ?? []) {
+    if (!MARKER_NAME.test(name)) throw usageError(`invalid marker name ${JSON.stringify(name.slice(0, 40))}`, MARKER_NAME_RULE);
+  }
+  let inputs = await resolveInputs(opts.patterns, io.cwd);
+  if (opts.changed !== undefined) {
+    const { changedFiles } = await import('../git/changed-files.js');
+    const changed = await changedFiles(io.cwd, opts.changed);
+    inputs = inputs.filter((i) => i.path === undefined || changed.has(resolve(io.cwd, i.path)));
+  }
+  const maxBytes = opts.maxBytes ?? DEFAULT_CONFIG.max_bytes;
+  return mapLimited(inputs, READ_CONCURRENCY, async (input) => {
+    const source = await readInput(input, io, maxBytes);
+    const notes = scanNotes(source, {
+      syntax: opts.syntax ?? syntaxForPath(input.path),
+      mdx: opts.syntax === undefined && mdxForPath(input.path),
+      markers: opts.markers,
+    });
+    return { path: input.label, source: source.charCodeAt(0) === 0xfeff ? source.slice(1) : source, notes };
+  });
+}
+
+export function outputFormat(opts: OutputOptions): Format {
+  if (opts.json && opts.format !== undefined && opts.format !== 'json') throw usageError(`--json and --format ${opts.format} disagree`, 'give one of them');
+  return opts.json ? 'json' : (opts.format ?? 'text');
+}
+
+/** Renders the report to stdout or `--output`, and with the github format appends the job summary. */
+export async function emitReport(report: Report, format: Format, opts: OutputOptions, io: Io): Promise<void> {
+  const body = render(format, report);
+  if (opts.output === undefined) io.stdout.write(body);
+  else {
+    // Loaded only here: a plain scan loads nothing from the run store.
+    const { writeFileAtomic } = await import('../store/atomic.js');
+    try {
+      writeFileAtomic(resolve(io.cwd, opts.output), body);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      throw usageError(`cannot write --output ${opts.output} (${code})`, 'check that its folder exists and is writable');
+    }
+  }
+  const summaryFile = io.env.GITHUB_STEP_SUMMARY;
+  if (format === 'github' && summaryFile) {
+    // Appending is the step summary's contract: other steps write to the same file.
+    await appendFile(resolve(io.cwd, summaryFile), stepSummary(report)).catch((err: NodeJS.ErrnoException) => {
+      io.stderr.write(`bounce: cannot append to GITHUB_STEP_SUMMARY (${err.code ?? 'error'}); the annotations above are complete\n`);
+    });
+  }
+}
+
+function noteFindings(f: ScannedFile): Finding[] {
+  const prints = fingerprints(
+    f.path,
+    f.notes.map((n) => ({ ruleId: n.kind, kind: n.kind, text: n.text })),
+  );
+  return f.notes.map((n, i) => ({
+    ruleId: n.kind,
+    kind: n.kind,
+    line: n.line,
+    column: n.column,
+    text: n.text,
+    message: n.text,
+    fingerprint: prints[i]!,
+    canonical: n.canonical,
+    refersTo: n.refersTo,
+  }));
+}
+
+const MARKER_RULES: Record<string, Omit<RuleInfo, 'id' | 'name'>> = {
+  CONTESTED: {
+    short: 'An unresolved [CONTESTED] note: an agent disputes the text above it.',
+    full: 'A [CONTESTED] note says what is wrong with the passage above it and what to write instead. A document with notes has not converged under the Bounce Protocol.',
+    help: 'Decide the point in the text, then delete the note (bounce refine does both).',
+  },
+  CLARIFY: {
+    short: 'An unresolved [CLARIFY] note: the text above it can be read more than one way.',
+    full: 'A [CLARIFY] note names two readings of the passage above it, or asks a question with a closed set of answers. A document with notes has not converged under the Bounce Protocol.',
+    help: 'Rewrite the passage so only one reading remains, then delete the note (bounce refine does both).',
+  },
+};
+
+/** One rule per marker kind: the protocol's two and the extra ones configured. */
+function markerRules(extra: string[]): RuleInfo[] {
+  const kinds = [...new Set([...DEFAULT_MARKERS, ...extra].map((k) => k.toUpperCase()))];
+  return kinds.map((id) => ({
+    id,
+    name: `Unresolved${id.charAt(0)}${id
+      .slice(1)
+      .toLowerCase()
+      .replace(/[-_](.)/g, (_, c: string) => c.toUpperCase())}Note`,
+    ...(MARKER_RULES[id] ?? {
+      short: `An unresolved [${id}] note (a marker configured for this project).`,
+      full: `[${id}] is an extra marker configured in bounce.config.yaml or with --marker; it counts like the protocol's own notes.`,
+      help: 'Settle the point in the text, then delete the note.',
+    }),
+  }));
 }
 
 function summary(total: number, files: { notes: Note[] }[]): string {
-  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
   const scanned = plural(files.length, 'file');
   if (total === 0) return `no notes (${scanned} scanned)`;
   const withNotes = files.filter((f) => f.notes.length > 0).length;
   return `${plural(total, 'note')} in ${plural(withNotes, 'file')} (${scanned} scanned)`;
+}
+
+/** A path as every format shows it: relative to the working directory, with forward slashes. */
+function displayPath(cwd: string, path: string): string {
+  const rel = relative(cwd, resolve(cwd, path));
+  return sep === '/' ? rel : rel.split(sep).join('/');
 }
 
 /** Arguments in order; within a folder or glob, sorted. A file named twice is scanned once. */
@@ -90,15 +208,15 @@ async function resolveInputs(patterns: string[], cwd: string): Promise<Input[]> 
       (s) => (s.isDirectory() ? 'dir' : 'file'),
       () => 'missing',
     );
-    if (kind === 'file') add(pattern, pattern);
+    if (kind === 'file') add(displayPath(cwd, pattern), pattern);
     else if (kind === 'dir') {
       const found = await walk(resolve(cwd, pattern));
       if (found.length === 0) throw usageError(`no .md, .markdown, .mdx or .txt files in folder ${pattern}`, 'name the files, or use a glob');
-      for (const rel of found) add(join(pattern, rel), join(pattern, rel));
+      for (const rel of found) add(displayPath(cwd, join(pattern, rel)), join(pattern, rel));
     } else if (isDynamicPattern(pattern)) {
       const found = (await glob(pattern, { cwd, onlyFiles: true, expandDirectories: false, ignore: ['**/node_modules/**'] })).sort();
       if (found.length === 0) throw usageError(`no files match ${pattern}`, 'check the pattern (quote it so the shell leaves it alone)');
-      for (const rel of found) add(rel, rel);
+      for (const rel of found) add(displayPath(cwd, rel), rel);
     } else throw usageError(`no such file or folder: ${pattern}`, 'check the path (relative to the current folder)');
   }
   return inputs;

@@ -1,0 +1,60 @@
+/**
+ * SARIF 2.1.0 (OASIS) as GitHub code scanning reads it: a rule per marker kind or lint rule,
+ * relative URIs, 1-based UTF-16 columns, and partialFingerprints that stay put when a note
+ * moves, so code scanning tracks one alert across commits.
+ */
+import { VERSION } from '../version.js';
+import type { Level, Report } from './finding.js';
+
+const SARIF_LEVEL: Record<Level, string> = { error: 'error', warning: 'warning', notice: 'note' };
+export const FINGERPRINT_KEY = 'bounceFinding/v1';
+
+/** A relative URI reference: each path segment percent-encoded, `/` kept. */
+export function pathUri(path: string): string {
+  return path.split('/').map(encodeURIComponent).join('/');
+}
+
+export function renderSarif(report: Report): string {
+  const level = SARIF_LEVEL[report.level];
+  const index = new Map(report.rules.map((r, i) => [r.id, i]));
+  const rules = report.rules.map((r) => ({
+    id: r.id,
+    name: r.name,
+    shortDescription: { text: r.short },
+    fullDescription: { text: r.full },
+    help: { text: r.help },
+    defaultConfiguration: { level },
+  }));
+  const results = report.files.flatMap((f) =>
+    f.findings.map((n) => ({
+      ruleId: n.ruleId,
+      ruleIndex: index.get(n.ruleId),
+      level,
+      message: { text: n.message },
+      locations: [{ physicalLocation: { artifactLocation: { uri: pathUri(f.path) }, region: { startLine: n.line, startColumn: n.column } } }],
+      partialFingerprints: { [FINGERPRINT_KEY]: n.fingerprint },
+    })),
+  );
+  const log = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'bounce',
+            fullName: `bounce ${report.command}`,
+            version: VERSION,
+            semanticVersion: VERSION,
+            informationUri: 'https://www.npmjs.com/package/bounce-runner',
+            rules,
+          },
+        },
+        automationDetails: { id: `bounce-${report.command}/` },
+        columnKind: 'utf16CodeUnits',
+        results,
+      },
+    ],
+  };
+  return `${JSON.stringify(log, null, 2)}\n`;
+}

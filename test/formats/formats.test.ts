@@ -1,0 +1,151 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { escapeData, escapeProperty } from '../../src/formats/github.js';
+import { xmlAttr, xmlText } from '../../src/formats/junit.js';
+import { VERSION } from '../../src/version.js';
+import { FIXTURES, tempDir } from '../support/cli.js';
+import { runMain } from '../support/run-main.js';
+
+const HERE = join(FIXTURES, 'formats');
+const GOLDEN = join(HERE, 'golden');
+// A name with the characters each format must escape: `,` and `:` (github properties), `%` (URIs, github).
+const NOTED = 'docs/a,b:c%.md';
+
+let dir: string;
+beforeAll(() => {
+  dir = tempDir();
+  mkdirSync(join(dir, 'docs'));
+  copyFileSync(join(HERE, 'notes.md'), join(dir, NOTED));
+  copyFileSync(join(HERE, 'clean.md'), join(dir, 'docs/clean.md'));
+});
+
+/** Compares with test/fixtures/formats/golden/<name>; UPDATE_GOLDEN=1 rewrites the file instead. */
+function golden(name: string, actual: string): void {
+  const file = join(GOLDEN, name);
+  const normal = actual.replaceAll(`"${VERSION}"`, '"<version>"');
+  if (process.env.UPDATE_GOLDEN === '1') writeFileSync(file, normal);
+  expect(normal).toBe(readFileSync(file, 'utf8'));
+}
+
+const GOLDENS = [
+  ['text', 'scan.txt'],
+  ['json', 'scan.json'],
+  ['github', 'scan.github.txt'],
+  ['sarif', 'scan.sarif'],
+  ['codequality', 'scan.codequality.json'],
+  ['junit', 'scan.junit.xml'],
+] as const;
+
+describe('scan formats match their golden files', () => {
+  for (const [format, file] of GOLDENS) {
+    it(format, async () => {
+      const r = await runMain(['scan', 'docs', '--format', format], { cwd: dir });
+      expect(r.code).toBe(1);
+      golden(file, r.stdout);
+    });
+  }
+
+  it('lint, as github annotations at error level', async () => {
+    const r = await runMain(['lint', 'docs', '-f', 'github', '--level', 'error'], { cwd: dir });
+    expect(r.code).toBe(1);
+    golden('lint.github.txt', r.stdout);
+  });
+});
+
+describe('format rules', () => {
+  it('github escapes % CR LF in data, and : , as well in properties', () => {
+    expect(escapeData('100% a\r\nb:c,d')).toBe('100%25 a%0D%0Ab:c,d');
+    expect(escapeProperty('100% a\r\nb:c,d')).toBe('100%25 a%0D%0Ab%3Ac%2Cd');
+  });
+
+  it('junit keeps XML well-formed: entities, control characters, lone surrogates, attribute line breaks', () => {
+    expect(xmlText('a & <b> \u0001 \ud800 \ud83d\ude00')).toBe('a &amp; &lt;b&gt; \ufffd \ufffd \ud83d\ude00');
+    expect(xmlAttr('"x"\ny\tz')).toBe('&quot;x&quot;&#10;y&#9;z');
+  });
+
+  it('codequality has every field GitLab requires, with stable unique fingerprints', async () => {
+    const first = JSON.parse((await runMain(['scan', 'docs', '-f', 'codequality', '--level', 'error'], { cwd: dir })).stdout);
+    for (const issue of first) {
+      expect(Object.keys(issue).sort()).toEqual(['check_name', 'description', 'fingerprint', 'location', 'severity']);
+      expect(issue.severity).toBe('major');
+      expect(issue.location.path).toBe(NOTED);
+      expect(issue.location.lines.begin).toBeGreaterThan(0);
+    }
+    expect(new Set(first.map((i: { fingerprint: string }) => i.fingerprint)).size).toBe(first.length);
+    // Moving every note down two lines keeps the fingerprints.
+    const moved = tempDir();
+    mkdirSync(join(moved, 'docs'));
+    writeFileSync(join(moved, NOTED), `\n\n${readFileSync(join(HERE, 'notes.md'), 'utf8')}`);
+    const second = JSON.parse((await runMain(['scan', 'docs', '-f', 'codequality'], { cwd: moved })).stdout);
+    expect(second.map((i: { fingerprint: string }) => i.fingerprint)).toEqual(first.map((i: { fingerprint: string }) => i.fingerprint));
+    expect(second[0].location.lines.begin).toBe(first[0].location.lines.begin + 2);
+  });
+
+  it('paths are relative to the working directory with forward slashes, however they were named', async () => {
+    const r = await runMain(['scan', join(dir, NOTED), `./${NOTED}`, '-f', 'codequality'], { cwd: dir });
+    expect(new Set(JSON.parse(r.stdout).map((i: { location: { path: string } }) => i.location.path))).toEqual(new Set([NOTED]));
+    const inside = await runMain(['scan', `../${NOTED}`], { cwd: join(dir, 'docs') });
+    expect(inside.stdout.split('\n')[0]).toMatch(/^a,b:c%\.md:4:1 CONTESTED /);
+    mkdirSync(join(dir, 'sub'), { recursive: true });
+    const outside = await runMain(['scan', `../${NOTED}`], { cwd: join(dir, 'sub') });
+    expect(outside.stdout.split('\n')[0]).toMatch(/^\.\.\/docs\/a,b:c%\.md:4:1 CONTESTED /);
+  });
+});
+
+describe('--output and the job summary', () => {
+  it('--output writes the report to the file and nothing to stdout', async () => {
+    const r = await runMain(['scan', 'docs', '-f', 'junit', '--output', 'report.xml'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(readFileSync(join(dir, 'report.xml'), 'utf8')).toBe(readFileSync(join(GOLDEN, 'scan.junit.xml'), 'utf8'));
+  });
+
+  it('--output into a missing folder is a one-line usage error', async () => {
+    const r = await runMain(['scan', 'docs', '--output', 'no/such/dir/r.txt'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^bounce: cannot write --output no\/such\/dir\/r\.txt \(ENOENT\): check that its folder exists and is writable\n$/);
+  });
+
+  it('github appends a table of every note to GITHUB_STEP_SUMMARY, after what was there', async () => {
+    const summary = join(dir, 'summary.md');
+    writeFileSync(summary, 'earlier step\n');
+    const r = await runMain(['scan', 'docs', '-f', 'github'], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } });
+    expect(r.code).toBe(1);
+    golden('scan.step-summary.txt', readFileSync(summary, 'utf8'));
+    // Other formats leave the summary alone.
+    await runMain(['scan', 'docs', '-f', 'sarif'], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } });
+    golden('scan.step-summary.txt', readFileSync(summary, 'utf8'));
+  });
+});
+
+/** The multitool's native binary, from the npm package (SARIF_MULTITOOL overrides it). */
+function multitool(): string {
+  if (process.env.SARIF_MULTITOOL) return process.env.SARIF_MULTITOOL;
+  return createRequire(import.meta.url)('@microsoft/sarif-multitool') as string;
+}
+
+describe('SARIF is valid for GitHub code scanning', () => {
+  for (const command of ['scan', 'lint']) {
+    it(`${command}: the SARIF multitool's validate reports no error or warning with the Sarif and Gh rules`, async () => {
+      const sarif = join(dir, `${command}.sarif`);
+      const r = await runMain([command, 'docs', '-f', 'sarif', '--output', sarif], { cwd: dir });
+      expect(r.code).toBe(1);
+      const out = join(dir, `${command}.validation.json`);
+      const v = spawnSync(multitool(), ['validate', sarif, '--rule-kind', 'Sarif;Gh', '--output', out, '--log', 'ForceOverwrite'], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(v.status, v.stdout + v.stderr).toBe(0);
+      expect(existsSync(out)).toBe(true);
+      const results = (JSON.parse(readFileSync(out, 'utf8')) as { runs: { results?: { ruleId: string; level?: string; message: { text?: string } }[] }[] })
+        .runs[0]!.results;
+      expect((results ?? []).map((x) => `${x.ruleId}: ${x.message.text}`)).toEqual([]);
+      const log = JSON.parse(readFileSync(sarif, 'utf8'));
+      expect(log.runs[0].results.length).toBeGreaterThan(0);
+      expect(log.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('docs/a%2Cb%3Ac%25.md');
+    }, 90_000);
+  }
+});

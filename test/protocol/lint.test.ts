@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { LINT_RULE_IDS, lintNotes } from '../../src/protocol/lint.js';
+import { scanNotes } from '../../src/protocol/scanner.js';
+
+/** The rule ids a document's notes break, in order. */
+function broken(doc: string, rules?: string[]): string[] {
+  return lintNotes(scanNotes(doc), doc, rules).map((p) => p.rule);
+}
+
+// [document, rules it breaks]: the protocol's own examples (BOUNCE-PROTOCOL.md "Notes") first.
+const TABLE: [string, string, string[]][] = [
+  [
+    'CONTESTED with an alternative',
+    'Tokens expire after 30 days.\n[CONTESTED] Thirty idle days leaves a stolen token usable for a month. Expire tokens after 7 idle days and require a fresh login for password or email changes.\n',
+    [],
+  ],
+  ['CONTESTED naming no edit verb is read as dissent (a documented limit)', 'Tokens expire after 30 days.\n[CONTESTED] Too long. 7 days.\n', ['dissent-only']],
+  ['CONTESTED, dissent only', 'Tokens expire after 30 days.\n[CONTESTED] This seems like a bad idea.\n', ['dissent-only']],
+  ['CONTESTED, "instead"', 'Five retries.\n[CONTESTED] Too many: two instead.\n', []],
+  ['CLARIFY with two readings', 'Reports run nightly.\n[CLARIFY] "Nightly" in which zone? (A) 02:00 UTC. (B) 02:00 local.\n', []],
+  ['CLARIFY with a finite question', 'The export includes archived projects.\n[CLARIFY] By default, or only when the user ticks "include archived"?\n', []],
+  ['CLARIFY, a yes/no question', 'Every endpoint is rate limited.\n[CLARIFY] Does "every endpoint" include /metrics?\n', []],
+  ['CLARIFY, open-ended', 'The export includes archived projects.\n[CLARIFY] What does this mean exactly?\n', ['open-ended']],
+  ['a marker with no text', 'Ship it.\n[CLARIFY]\n', ['empty-note']],
+  ['a marker with only punctuation', 'Ship it.\n**[CONTESTED]** ...\n', ['empty-note']],
+  ['misplaced: mid-sentence', 'We ship as discussed [CLARIFY] Monday or Friday?\n', ['misplaced']],
+  ['misplaced: after a blank line', 'Ship Monday.\n\n[CLARIFY] Which Monday? (A) 3rd (B) 10th\n', ['misplaced']],
+  ['misplaced: nothing above', '[CLARIFY] Which Monday? (A) 3rd (B) 10th\n', ['misplaced']],
+  ['canonical in a list and a quote', '- Ship Monday.\n- [CLARIFY] Which one? (A) 3rd (B) 10th\n\n> Cap at five.\n> [CONTESTED] Use two.\n', []],
+  ['spelling: lower case', 'Ship Monday.\n[clarify] Which Monday? (A) 3rd (B) 10th\n', ['marker-spelling']],
+  ['spelling: escaped brackets', 'Ship Monday.\n\\[CLARIFY\\] Which Monday? (A) 3rd (B) 10th\n', ['marker-spelling']],
+  ['spelling: a character reference', 'Ship Monday.\n&#91;CLARIFY&#93; Which Monday? (A) 3rd (B) 10th\n', ['marker-spelling']],
+  ['several rules at once', 'Text.\n\nsee [contested] this is bad\n', ['dissent-only', 'misplaced', 'marker-spelling']],
+];
+
+describe('note lint rules', () => {
+  for (const [name, doc, rules] of TABLE) {
+    it(name, () => expect(broken(doc)).toEqual(rules));
+  }
+
+  it('a marker in code is no note, so it breaks nothing', () => {
+    expect(broken('Text.\n`[CONTESTED] bad`\n')).toEqual([]);
+  });
+
+  it('rules can be chosen', () => {
+    const doc = 'Text.\n\nsee [contested] this is bad\n';
+    expect(broken(doc, ['misplaced'])).toEqual(['misplaced']);
+    expect(broken(doc, [])).toEqual([]);
+    expect(LINT_RULE_IDS).toEqual(['empty-note', 'dissent-only', 'open-ended', 'misplaced', 'marker-spelling']);
+  });
+
+  it('says what is wrong', () => {
+    const [p] = lintNotes(scanNotes('Text.\n[CLARIFY] Why?\n'), 'Text.\n[CLARIFY] Why?\n');
+    expect(p!.message).toBe('[CLARIFY] asks an open question: name two readings or the possible answers');
+  });
+});
