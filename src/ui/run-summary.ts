@@ -134,7 +134,8 @@ export function summaryLines(r: RunResult, io: Io): string {
 /** What -q leaves of the summary when a run fails: the error and the step that goes on from here. */
 function errorLines(r: RunResult, io: Io): string {
   const next = nextStep(r, io.cwd);
-  return [`bounce: ${r.status}: ${r.error?.message ?? `exit ${r.exitCode}`}`, ...(next ? [`next: ${next}`] : [])].join('\n') + '\n';
+  const lines = [`bounce: ${r.status}: ${r.error?.message ?? `exit ${r.exitCode}`}`, ...(next ? [`next: ${next}`] : [])];
+  return `${lines.join('\n')}\n`;
 }
 
 /** What refine and resume print when a run ends: the output (or its path, or --json) on stdout, the summary on stderr. */
