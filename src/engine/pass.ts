@@ -49,8 +49,9 @@ export const MAX_TRANSIENT_RETRIES = 2;
 /** A provider error is transient only when it is a 5xx (or carries no HTTP status). */
 export const isTransient = (e: HostError): boolean => TRANSIENT_ERROR_TYPES.has(e.type) && (e.type !== 'provider' || e.status === undefined || e.status >= 500);
 
-const INDENTED = /^(?: {4}|\t)/m;
-const mayHoldCode = (text: string): boolean => text.includes('```') || text.includes('~~~') || INDENTED.test(text);
+/** A fence, or a line indented far enough for indented code; `includes` rather than a multiline regex, which is slow on megabytes. */
+const mayHoldCode = (text: string): boolean =>
+  text.includes('```') || text.includes('~~~') || text.includes('\n    ') || text.includes('\n\t') || text.startsWith('    ') || text.startsWith('\t');
 
 /** How the run reads its document: its syntax, MDX rules for `.mdx`, its markers. */
 export function readingOf(plan: RunPlan): { syntax: RunPlan['input']['syntax']; mdx: boolean; markers: string[] } {

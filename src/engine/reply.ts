@@ -183,12 +183,29 @@ export interface Observed {
   leadingBlank: boolean;
 }
 
+/** How many line breaks (LF or CRLF, each one break) end `text`, and how many characters they take. */
+function trailingBreaks(text: string): { breaks: number; chars: number } {
+  let i = text.length;
+  let breaks = 0;
+  while (i > 0 && text[i - 1] === '\n') {
+    breaks++;
+    i -= text[i - 2] === '\r' ? 2 : 1;
+  }
+  return { breaks, chars: text.length - i };
+}
+
+function occurrences(text: string, what: string): number {
+  let n = 0;
+  for (let i = text.indexOf(what); i !== -1; i = text.indexOf(what, i + what.length)) n++;
+  return n;
+}
+
 export function observe(text: string): Observed {
   return {
     bom: text.startsWith('\uFEFF'),
     crlf: text.includes('\r\n'),
     bareLf: /(^|[^\r])\n/.test(text),
-    finalNewline: /\n$/.test(text),
+    finalNewline: text.endsWith('\n'),
     leadingBlank: /^\uFEFF?[ \t]*\r?\n/.test(text),
   };
 }
@@ -201,18 +218,19 @@ export function observe(text: string): Observed {
 export function restoreConventions(text: string, original: string, seen: Observed = observe(text)): { text: string; fixes: string[] } {
   const fixes: string[] = [];
   const orig = observe(original);
-  let body = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
+  let body = text.replace(/^\uFEFF/, '');
+  if (body.includes('\r\n')) body = body.replace(/\r\n/g, '\n');
   if (!orig.leadingBlank) {
     const trimmed = body.replace(/^(?:[ \t]*\n)+/, '');
     if (trimmed !== body && seen.leadingBlank) fixes.push('trimmed leading blank lines');
     body = trimmed;
   }
-  const trailing = original.match(/(?:\r?\n)+$/)?.[0].match(/\n/g)?.length ?? 0;
-  body = body.replace(/\n+$/, '') + '\n'.repeat(trailing);
+  // Counted from the end: an end-anchored regex would scan a long document from its start.
+  body = body.slice(0, body.length - trailingBreaks(body).chars) + '\n'.repeat(trailingBreaks(original).breaks);
   if (orig.finalNewline && !seen.finalNewline) fixes.push('restored final newline');
   if (!orig.finalNewline && seen.finalNewline) fixes.push('removed final newline');
-  const crlfCount = original.match(/\r\n/g)?.length ?? 0;
-  const lfCount = original.match(/\n/g)?.length ?? 0;
+  const crlfCount = original.includes('\r\n') ? occurrences(original, '\r\n') : 0;
+  const lfCount = crlfCount > 0 ? occurrences(original, '\n') : 0;
   if (crlfCount > 0 && crlfCount * 2 >= lfCount) {
     if (seen.bareLf && body.includes('\n')) fixes.push('restored CRLF line endings');
     body = body.replace(/\n/g, '\r\n');
