@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { type AdapterContext, AdapterCrash, type AdapterProgram, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
 import { noteRange } from '../src/audit/records.js';
 import { type CodeBlock, markdownRegions } from '../src/protocol/code-ranges.js';
-import { scanNotes } from '../src/protocol/scanner.js';
+import { lineAt, lineIndex, scanNotes } from '../src/protocol/scanner.js';
 import { AdapterErrorSchema, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult } from '../src/adapters/contract.js';
 
 const StepSchema = z.union([
@@ -59,7 +59,8 @@ export function documentIn(prompt: string): string {
 function codeLines(doc: string): Set<number> {
   const blocks: CodeBlock[] = [];
   markdownRegions(doc, [], { code: blocks });
-  const lineOf = lineIndex(doc);
+  const { starts } = lineIndex(doc);
+  const lineOf = (offset: number): number => lineAt(starts, offset);
   const out = new Set<number>();
   for (const b of blocks) {
     const last = b.lines.length ? (b.lines[b.lines.length - 1] as number) : b.start;
@@ -68,21 +69,6 @@ function codeLines(doc: string): Set<number> {
     for (let l = lineOf(b.start); l <= end; l++) out.add(l);
   }
   return out;
-}
-
-function lineIndex(doc: string): (offset: number) => number {
-  const starts = [0];
-  for (let i = doc.indexOf('\n'); i !== -1; i = doc.indexOf('\n', i + 1)) starts.push(i + 1);
-  return (offset) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((starts[mid] as number) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
 }
 
 /** Resolves every note the scanner finds by deleting it (its lines; an inline note from its marker on). Code stays as it is. */

@@ -119,12 +119,13 @@ export function scanNotes(input: string, opts: ScanOptions = {}): Note[] {
   });
 }
 
-interface Lines {
+export interface Lines {
   starts: number[];
   ends: number[];
 }
 
-function lineIndex(text: string): Lines {
+/** Where each line of `text` starts and ends (CRLF, LF and CR all end a line). */
+export function lineIndex(text: string): Lines {
   const lines: Lines = { starts: [0], ends: [] };
   LINE_BREAK.lastIndex = 0;
   for (let m = LINE_BREAK.exec(text); m; m = LINE_BREAK.exec(text)) {
@@ -135,7 +136,8 @@ function lineIndex(text: string): Lines {
   return lines;
 }
 
-function lineAt(starts: number[], offset: number): number {
+/** The 0-based line of `offset`, from lineIndex's starts. */
+export function lineAt(starts: readonly number[], offset: number): number {
   let lo = 0,
     hi = starts.length - 1;
   while (lo < hi) {

@@ -6,6 +6,7 @@
  */
 import type { Syntax } from '../vocabulary.js';
 import { type CodeBlock, markdownRegions } from './code-ranges.js';
+import { lineAt, lineIndex } from './scanner.js';
 
 export type StructureProblemKind = 'unclosed-fence' | 'code-changed';
 
@@ -61,18 +62,8 @@ function codeBlocks(input: string, opts: StructureOptions): Blocks {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   const blocks: CodeBlock[] = [];
   markdownRegions(text, [], { mdx: opts.mdx ?? false, code: blocks });
-  const starts = [0];
-  for (const m of text.matchAll(/\r\n|\n|\r/g)) starts.push(m.index + m[0].length);
-  const line = (offset: number): number => {
-    let lo = 0,
-      hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
+  const { starts } = lineIndex(text);
+  const line = (offset: number): number => lineAt(starts, offset) + 1;
   return { text, blocks, line };
 }
 
