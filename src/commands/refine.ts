@@ -4,6 +4,7 @@ import type { Probe } from '../adapters/detect.js';
 import { secretValues } from '../adapters/secrets.js';
 import { secretsOf } from '../redact.js';
 import type { EngineDeps } from '../engine/deps.js';
+import type { RecorderOptions } from '../store/recorder.js';
 import type { RunPlan } from '../engine/plan.js';
 import { buildPassPrompt } from '../engine/prompt.js';
 import { runDocument } from '../engine/run-document.js';
@@ -16,11 +17,23 @@ import { buildPlan, type RefineOptions } from './refine-plan.js';
 export type { RefineOptions } from './refine-plan.js';
 export { errorJson } from '../ui/run-summary.js';
 
+/**
+ * Fault injection for the crash tests (test/integration/crash.test.ts): with
+ * BOUNCE_TEST_KILL_AT_WRITE=k the process SIGKILLs itself just before the recorder's k-th
+ * write of this command, as a crash or `kill -9` would land between two writes.
+ */
+function killAtWrite(env: NodeJS.ProcessEnv): Pick<RecorderOptions, 'beforeWrite'> {
+  const k = Number(env.BOUNCE_TEST_KILL_AT_WRITE);
+  if (!Number.isSafeInteger(k) || k < 1) return {};
+  let n = 0;
+  return { beforeWrite: () => void (++n === k && process.kill(process.pid, 'SIGKILL')) };
+}
+
 /** What the engine gets from a command run in this process: the real dispatcher, the Io's signal and env, progress on stderr. */
 export function engineDeps(io: Io, quiet: boolean, probe: Probe, plan: RunPlan): EngineDeps {
   return {
     // The key values the run's agents may read never reach a file of the run.
-    recorder: { secrets: secretsOf(secretValues([plan.agents.reviewer, plan.agents.composer], io.env)) },
+    recorder: { secrets: secretsOf(secretValues([plan.agents.reviewer, plan.agents.composer], io.env)), ...killAtWrite(io.env) },
     // Built-in adapters run in this process; cmd: programs are spawned. The probe holds what preflight found (CLI versions).
     dispatch: (agent, request, opts) => callAgent(agent, request, { ...opts, probe }),
     signal: io.signal,
