@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapterRequest, ROOT, runAdapterProgram, type AdapterRun } from '../support/adapter-process.js';
+import { scriptedProviderToml } from '../support/codex-config.js';
 import { CONTESTED_NOTE, insertNote, removeNotes, startModelServer, type Behaviour, type ModelServer } from '../support/model-server.js';
 import { waitFor } from '../support/wait-for.js';
 import { bouncePrompt, DOC, interruptedDispatch, newMarker, processesLeft, processesWith } from './cli-live-support.js';
@@ -27,15 +28,7 @@ describe('codex adapter against the real codex CLI', () => {
     writeFileSync(
       join(home, 'config.toml'),
       [
-        'model_provider = "bounce-test"',
-        'model = "mock-model"',
-        '',
-        '[model_providers.bounce-test]',
-        'name = "Bounce test"',
-        `base_url = "${server.url}/v1"`,
-        'wire_api = "responses"',
-        'env_key = "BOUNCE_TEST_CODEX_KEY"',
-        '',
+        ...scriptedProviderToml(server.url),
         // A user's MCP server: it must not start for a text pass.
         '[mcp_servers.spy]',
         'command = "sh"',

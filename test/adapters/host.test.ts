@@ -2,10 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AdapterRequest, AgentOptions } from '../../src/adapters/contract.js';
+import type { AgentOptions } from '../../src/adapters/contract.js';
 import { callAdapter, checkAdapter, stripAnsi, type CallOptions } from '../../src/adapters/host.js';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
-import { ROOT } from '../support/adapter-process.js';
+import { adapterRequest, ROOT } from '../support/adapter-process.js';
 import { failure, running, success } from './host-support.js';
 
 let dir: string;
@@ -53,20 +53,7 @@ function shellAgent(script: string, extraArgs: string[]): ResolvedAgent {
   return { ...agent(script), command: '/bin/sh', args: [join(FIXTURES, script), ...extraArgs] };
 }
 
-function request(prompt = 'Revise this.'): AdapterRequest {
-  return {
-    contract_version: 1,
-    dispatch_id: '01JTESTDISPATCH0000000000',
-    run_id: 'doc-20261129-120000-ABCDEF',
-    pass: 1,
-    total_passes: 2,
-    role: 'reviewer',
-    final: false,
-    prompt,
-    options: { model: 'm-1' },
-    deadline: new Date(Date.now() + 60_000).toISOString(),
-  };
-}
+const request = (prompt = 'Revise this.') => adapterRequest(prompt, { model: 'm-1' }, 60_000);
 
 const OPTS: CallOptions = { timeoutMs: 30_000, maxOutputBytes: 1_000_000 };
 

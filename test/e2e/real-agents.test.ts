@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { scriptedProviderToml } from '../support/codex-config.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { cleanEnv, ROOT, runCli, tempDir } from '../support/cli.js';
 
@@ -27,20 +28,7 @@ beforeAll(async () => {
   server = await startModelServer();
   home = tempDir('bounce-e2e-home-');
   mkdirSync(join(home, 'codex'));
-  writeFileSync(
-    join(home, 'codex', 'config.toml'),
-    [
-      'model_provider = "bounce-test"',
-      'model = "mock-model"',
-      '',
-      '[model_providers.bounce-test]',
-      'name = "Bounce test"',
-      `base_url = "${server.url}/v1"`,
-      'wire_api = "responses"',
-      'env_key = "BOUNCE_TEST_CODEX_KEY"',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(join(home, 'codex', 'config.toml'), scriptedProviderToml(server.url).join('\n'));
 });
 afterAll(async () => server?.close());
 beforeEach(() => {
