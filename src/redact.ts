@@ -10,15 +10,15 @@ export function secretsOf(values: Iterable<string | undefined>): string[] {
   );
 }
 
-/** `text` with every occurrence of each secret replaced by REDACTED, and how many there were. */
-export function redactCounting(text: string, secrets: readonly string[]): { text: string; count: number } {
+/** `text` with every occurrence of each secret replaced by `marker` (REDACTED by default), and how many there were. */
+export function redactCounting(text: string, secrets: readonly (string | undefined)[], marker = REDACTED): { text: string; count: number } {
   let count = 0;
   let out = text;
   for (const s of secrets) {
-    if (!out.includes(s)) continue;
+    if (!s || !out.includes(s)) continue;
     const parts = out.split(s);
     count += parts.length - 1;
-    out = parts.join(REDACTED);
+    out = parts.join(marker);
   }
   return { text: out, count };
 }

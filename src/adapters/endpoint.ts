@@ -4,6 +4,7 @@
  * other endpoint needs https and a named environment variable that is set and non-empty.
  * Key VALUES never appear in a message, an argv or any output; only variable names do.
  */
+import { redactCounting } from '../redact.js';
 import { fail, msUntil } from './adapter-kit.js';
 import type { AdapterResponse, AgentOptions, CheckProblem } from './contract.js';
 import type { AdapterFacts } from './table.js';
@@ -124,9 +125,11 @@ export function parseRetryAfter(headerValue: string | null | undefined): number 
 
 /** Replace every occurrence of each secret (at least 4 characters long) with `***`. */
 export function redact(text: string, secrets: Array<string | undefined>): string {
-  let out = text;
-  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('***');
-  return out;
+  return redactCounting(
+    text,
+    secrets.filter((s) => s !== undefined && s.length >= 4),
+    '***',
+  ).text;
 }
 
 /** The provider's error message from a JSON error body (`error.message`, `message`, ...) or the raw text, shortened. */
