@@ -41,10 +41,6 @@ export type HostErrorType = z.infer<typeof HostErrorTypeSchema>;
 /** Adapter errors worth another try with backoff (a `provider` error only when 5xx or without a status). */
 export const TRANSIENT_ERROR_TYPES: ReadonlySet<HostErrorType> = new Set(['rate_limit', 'network', 'provider']);
 
-/** How a run ended when it did not converge or fail on an adapter error (`error.type` in run.json and --json). */
-export const RunErrorTypeSchema = z.enum([...HostErrorTypeSchema.options, 'truncated', 'malformed', 'breaker', 'not-converged', 'input']);
-export type RunErrorType = z.infer<typeof RunErrorTypeSchema>;
-
 /** How a reply ended: whole, or cut at the output limit. */
 export const StopReasonSchema = z.enum(['complete', 'truncated']);
 export type StopReason = z.infer<typeof StopReasonSchema>;
