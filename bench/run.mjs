@@ -144,3 +144,10 @@ const table = [
 ];
 console.log(`\n${whole.rounds} rounds (the 1.9 MB runs ${whole.bigRounds}); baseline: the command after "vs"; ratio: the median of per-round ratios`);
 for (const [what, a, b, r, goal] of table) console.log(`${what.padEnd(48)} ${a.padStart(36)} ${b.padStart(9)} ${r.padStart(6)}   ${goal}`.trimEnd());
+
+// Batches, against an agent that answers after 1 s (bench/batch.mjs); BENCH_BATCH=0 leaves them out.
+if (process.env.BENCH_BATCH !== '0') {
+  const { batchRows } = await import('./batch.mjs');
+  console.log('\nbatch refine (an OpenAI-compatible server that answers every call after 1 s)');
+  for (const [what, value, goal] of await batchRows()) console.log(`${what.padEnd(80)} ${value.padStart(14)}   ${goal}`);
+}

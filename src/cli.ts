@@ -31,7 +31,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   program
     .command('refine')
     .description('run the bounce loop on a document (- reads stdin)')
-    .argument('<doc>', 'the document to refine, or - for stdin')
+    .argument('<docs...>', 'the document to refine (- for stdin); several files, folders or globs make a batch')
     .option('-p, --passes <n>', 'pass budget N (1 to max_passes)', '2')
     .option('-r, --reviewer <agent>', 'agent for odd passes (claude, codex, openai:<model>, anthropic, mock, cmd:<program> or a configured name)')
     .option('-c, --composer <agent>', 'agent for even passes')
@@ -47,10 +47,19 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--json', 'print one JSON object on stdout, whatever the outcome')
     .option('-q, --quiet', 'no progress or summary on stderr (errors still print)')
     .option('--dry-run', 'print the resolved plan and the first prompt; call nothing, write nothing')
+    .option('--concurrency <n>', `batch: documents refined at once, 1 to 64 (default: config concurrency, else 2 with CLI agents, 4 with HTTP agents)`)
+    .option('--shard <i/n>', 'batch: refine only the i-th of n deterministic parts (one per CI job)')
+    .option('--changed <git-ref>', 'batch: only documents changed since that git ref (committed, staged, unstaged and untracked)')
     .addHelpText('after', commandHelp(REFINE_EXAMPLES))
-    .action(async (doc: string, o: Record<string, unknown>) => {
+    .action(async (docs: string[], o: Record<string, unknown>) => {
+      const { isBatch } = await import('./commands/batch-args.js');
+      if (isBatch(docs, o, io.cwd)) {
+        const { runBatchRefine } = await import('./commands/batch.js');
+        setExit(await runBatchRefine({ docs, ...o }, io));
+        return;
+      }
       const { runRefine } = await import('./commands/refine.js');
-      setExit(await runRefine({ doc, ...o }, io));
+      setExit(await runRefine({ doc: docs[0] as string, ...o }, io));
     });
 
   program
@@ -127,7 +136,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   program
     .command('resume')
     .description('finish an interrupted or crashed run from its last completed pass')
-    .argument('[run]', 'run folder path, run id, a part of an id only that run has, or latest', 'latest')
+    .argument('[runs...]', 'run folder path, run id, a part of an id only that run has, or latest (default); several runs resume as a batch')
     .option('-o, --out <file>', 'write the converged document to FILE (- for stdout) instead of the recorded target')
     .option('--in-place', 'overwrite the input atomically after convergence')
     .option('--runs-dir <dir>', 'where to look for the run')
@@ -135,13 +144,28 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--timeout <seconds>', "deadline per agent call in seconds for this session, 1 to 2147483 (default: the agent's timeout_s, else 600)")
     .option('--json', 'print one JSON object on stdout, whatever the outcome')
     .option('-q, --quiet', 'no progress or summary on stderr (errors still print)')
+    .option('--batch <id>', "resume every unfinished run of a batch (the id bounce refine printed; run.json's batch_id)")
+    .option('--concurrency <n>', 'with several runs: runs resumed at once, 1 to 64')
     .addHelpText(
       'after',
-      commandHelp(['bounce resume', 'bounce resume 7QZK3M --timeout 1800', 'bounce resume rfc-20261129-101500-7QZK3M --json'], RESUME_EXIT_CODES),
+      commandHelp(
+        [
+          'bounce resume',
+          'bounce resume 7QZK3M --timeout 1800',
+          'bounce resume rfc-20261129-101500-7QZK3M --json',
+          'bounce resume --batch 01JF3Q8X9ZK2M4N6P8R0T2V4W6',
+        ],
+        RESUME_EXIT_CODES,
+      ),
     )
-    .action(async (run: string, o: Record<string, unknown>) => {
+    .action(async (runs: string[], o: Record<string, unknown>) => {
+      if (runs.length > 1 || o.batch !== undefined || o.concurrency !== undefined) {
+        const { runBatchResume } = await import('./commands/batch.js');
+        setExit(await runBatchResume({ runs, ...o }, io));
+        return;
+      }
       const { runResume } = await import('./commands/resume.js');
-      setExit(await runResume({ run, ...o }, io));
+      setExit(await runResume({ run: runs[0] ?? 'latest', ...o }, io));
     });
 
   const runsDir = async (o: { runsDir?: string; config?: string }): Promise<string> => {

@@ -9,6 +9,8 @@ export const REFINE_EXAMPLES = [
   'cat draft.md | bounce refine - --out - > refined.md',
   'bounce refine spec.md --in-place --json        # for scripts: one JSON object on stdout',
   'bounce refine spec.md --dry-run                # show the plan and the first prompt',
+  'bounce refine docs/ --concurrency 4 --json      # a batch: one run per document',
+  "bounce refine 'docs/**/*.md' --shard 2/4       # this CI job's quarter of the batch",
 ];
 
 export const EXIT_CODES_HELP = `Exit codes:
@@ -16,7 +18,9 @@ export const EXIT_CODES_HELP = `Exit codes:
   1    not converged after the final pass and its repair
   2    usage, input, config or credential error (no run folder is created)
   3    agent failure: adapter error, timeout, truncation, malformed reply, breaker
-  130  interrupted (Ctrl-C); finish the run with bounce resume`;
+  130  interrupted (Ctrl-C); finish the run with bounce resume
+A batch exits 130 if interrupted, else 3 if any document failed, else 1 if any did not
+converge, else 0; 2 before any dispatch when any document has a usage or input problem.`;
 
 export function commandHelp(examples: string[], exitCodes = EXIT_CODES_HELP): string {
   return `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n\n${exitCodes}\n`;

@@ -42,6 +42,7 @@ export interface PlanRequest {
   runsDir: string;
   name: string;
   replyMode: string;
+  batchId?: string;
   /** What an earlier session of the run found, used where today's checks find nothing. */
   recorded?: { versions: Record<Role, string | null>; resolved: RunPlan['resolved'] };
 }
@@ -81,6 +82,7 @@ export async function completePlan(
     runsDir: req.runsDir,
     name: req.name,
     replyMode: req.replyMode,
+    ...(req.batchId ? { batchId: req.batchId } : {}),
   };
   // One agent in both roles has one check: its warnings are the same objects, kept once.
   const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
@@ -143,6 +145,7 @@ export function requestFromManifest(m: RunManifest, runDir: string, io: Io, flag
     runsDir: dirname(runDir),
     name: m.run_id,
     replyMode: m.policy.reply_mode,
+    ...(m.batch_id ? { batchId: m.batch_id } : {}),
     recorded: { versions: perRole((r) => m.agents[r].version), resolved: perRole((r) => m.agents[r].resolved) },
   };
   return { request, config };

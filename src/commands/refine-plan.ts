@@ -1,5 +1,8 @@
 import { basename, dirname, resolve } from 'node:path';
 import { chooseAgents, type SkippedAgent } from '../adapters/choose.js';
+import type { ResolvedAgent } from '../adapters/registry.js';
+import type { Config } from '../config/schema.js';
+import type { Role } from '../vocabulary.js';
 import type { CheckProblem } from '../adapters/contract.js';
 import { createProbe, type Probe } from '../adapters/detect.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
@@ -7,7 +10,7 @@ import { TIMEOUT_RANGE_S } from '../config/schema.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { outputTarget } from '../engine/output.js';
-import type { RunPlan } from '../engine/plan.js';
+import type { OutputTarget, RunPlan } from '../engine/plan.js';
 import { readInput } from './input.js';
 import { completePlan, type PlanRequest, perRole, unlessInterrupted } from './plan.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
@@ -67,6 +70,79 @@ export function secondsFlag(value: string | number | undefined): number | undefi
   return n;
 }
 
+/** What a refine's flags and config decide for every document alike (one document, or each of a batch). */
+export interface RefineSettings {
+  config: Config;
+  configDir: string | null;
+  passes: number;
+  maxRepairs: number;
+  timeoutS: number | undefined;
+  runsDir: string;
+  promptsDir: string | null;
+}
+
+/** The flags checked and the config read; nothing looked at beyond them. */
+export function refineSettings(opts: RefineOptions, io: Io): RefineSettings {
+  const loaded = loadConfig(io.cwd, io.env, opts.config);
+  const { config, path: configPath } = loaded;
+  return {
+    config,
+    configDir: configPath ? dirname(configPath) : null,
+    passes: intFlag('--passes', opts.passes, DEFAULT_PASSES, 1, config.max_passes),
+    maxRepairs: intFlag('--max-repairs', opts.maxRepairs, 1, 0, 5),
+    timeoutS: secondsFlag(opts.timeout),
+    runsDir: runsDirFor(io.cwd, loaded, opts.runsDir),
+    promptsDir: opts.prompts ? resolve(io.cwd, opts.prompts) : null,
+  };
+}
+
+/** The agents for both roles, chosen once (flags, config, else the defaults found on this machine). */
+export async function refineAgents(
+  opts: RefineOptions,
+  io: Io,
+  s: RefineSettings,
+  doc: string,
+): Promise<{ agents: Record<Role, ResolvedAgent>; chosenBy: Record<Role, string>; skipped: SkippedAgent[]; probe: Probe }> {
+  const probe = createProbe(io.signal);
+  const chosen = await unlessInterrupted(
+    chooseAgents({
+      flags: { reviewer: opts.reviewer, composer: opts.composer },
+      config: s.config,
+      configDir: s.configDir,
+      cwd: io.cwd,
+      env: io.env,
+      probe,
+      doc,
+    }),
+    io.signal,
+  );
+  return { ...chosen, probe };
+}
+
+/** The request for one document under the shared settings and agents. */
+export function refineRequest(
+  opts: RefineOptions,
+  s: RefineSettings,
+  chosen: { agents: Record<Role, ResolvedAgent>; chosenBy: Record<Role, string> },
+  input: RunPlan['input'],
+  output: OutputTarget,
+): PlanRequest {
+  return {
+    input,
+    passes: s.passes,
+    allPasses: Boolean(opts.allPasses),
+    agents: chosen.agents,
+    chosenBy: chosen.chosenBy,
+    promptsDir: s.promptsDir,
+    maxRepairs: s.maxRepairs,
+    timeoutS: perRole(() => s.timeoutS),
+    output,
+    runsDir: s.runsDir,
+    name: opts.name ?? (input.path ? basename(input.path).replace(/\.[^.]+$/, '') : 'stdin'),
+    replyMode: 'document',
+  };
+}
+
 /**
  * Checks everything that can be checked before an agent is called and returns the plan.
  * Any failure here is exit 2 and leaves no run folder behind.
@@ -76,43 +152,11 @@ export async function buildPlan(
   io: Io,
   { checkAgents }: { checkAgents: boolean },
 ): Promise<{ plan: RunPlan; warnings: CheckProblem[]; probe: Probe; skipped: SkippedAgent[] }> {
-  const loaded = loadConfig(io.cwd, io.env, opts.config);
-  const { config, path: configPath } = loaded;
-  const configDir = configPath ? dirname(configPath) : null;
-  const passes = intFlag('--passes', opts.passes, DEFAULT_PASSES, 1, config.max_passes);
-  const maxRepairs = intFlag('--max-repairs', opts.maxRepairs, 1, 0, 5);
-  const timeoutS = secondsFlag(opts.timeout);
+  const settings = refineSettings(opts, io);
   const output = outputTarget({ out: opts.out, inPlace: opts.inPlace, json: opts.json }, opts.doc === '-' ? null : resolve(io.cwd, opts.doc), io.cwd);
-  const input = await readInput(opts.doc, io, config.max_bytes);
-  const runsDir = runsDirFor(io.cwd, loaded, opts.runsDir);
-  if (!opts.dryRun) assertRunsDirWritable(runsDir);
-  const promptsDir = opts.prompts ? resolve(io.cwd, opts.prompts) : null;
-  const probe = createProbe(io.signal);
-  const { agents, chosenBy, skipped } = await unlessInterrupted(
-    chooseAgents({
-      flags: { reviewer: opts.reviewer, composer: opts.composer },
-      config,
-      configDir,
-      cwd: io.cwd,
-      env: io.env,
-      probe,
-      doc: opts.doc,
-    }),
-    io.signal,
-  );
-  const request: PlanRequest = {
-    input,
-    passes,
-    allPasses: Boolean(opts.allPasses),
-    agents,
-    chosenBy,
-    promptsDir,
-    maxRepairs,
-    timeoutS: perRole(() => timeoutS),
-    output,
-    runsDir,
-    name: opts.name ?? (input.path ? basename(input.path).replace(/\.[^.]+$/, '') : 'stdin'),
-    replyMode: 'document',
-  };
-  return { ...(await completePlan(request, config, io.env, { checkAgents, probe })), probe, skipped };
+  const input = await readInput(opts.doc, io, settings.config.max_bytes);
+  if (!opts.dryRun) assertRunsDirWritable(settings.runsDir);
+  const chosen = await refineAgents(opts, io, settings, opts.doc);
+  const request = refineRequest(opts, settings, chosen, input, output);
+  return { ...(await completePlan(request, settings.config, io.env, { checkAgents, probe: chosen.probe })), probe: chosen.probe, skipped: chosen.skipped };
 }

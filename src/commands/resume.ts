@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createProbe } from '../adapters/detect.js';
+import { createProbe, type Probe } from '../adapters/detect.js';
+import type { RunPlan } from '../engine/plan.js';
 import { policyOf } from '../engine/policy.js';
 import { runDocument } from '../engine/run-document.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
@@ -10,7 +11,7 @@ import type { RunManifest } from '../store/manifest.js';
 import { RunRecorder } from '../store/recorder.js';
 import { resolveRunDir } from '../store/resolve-run.js';
 import { printRunResult } from '../ui/run-summary.js';
-import { completePlan, requestFromManifest } from './plan.js';
+import { completePlan, type PlanRequest, requestFromManifest } from './plan.js';
 import { secondsFlag } from './refine-plan.js';
 import { engineDeps } from './refine.js';
 
@@ -48,9 +49,18 @@ function lastDocumentSha(m: RunManifest): string | null {
 export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
   const runsDir = runsDirFor(io.cwd, loadConfig(io.cwd, io.env, opts.config), opts.runsDir);
   const runDir = resolveRunDir(opts.run, runsDir, io.cwd);
-  let manifest: RunManifest;
+  const manifest = readForResume(runDir);
+  const probe = createProbe(io.signal);
+  const plan = await resumePlan(manifest, runDir, opts, io, probe);
+  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe, plan), { runDir });
+  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
+  return result.exitCode;
+}
+
+/** run.json of a run to resume; unreadable is a usage error. */
+export function readForResume(runDir: string): RunManifest {
   try {
-    manifest = RunRecorder.read(runDir);
+    return RunRecorder.read(runDir);
   } catch (err) {
     throw usageError(
       `${runDir}/run.json cannot be read (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
@@ -58,6 +68,22 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
       'resume',
     );
   }
+}
+
+export const isResumable = (m: RunManifest): boolean => RESUMABLE.has(m.status);
+
+/**
+ * The plan that continues a recorded run: its request rebuilt from run.json and today's
+ * config, the agents checked again. Every refusal is a usage error (exit 2) before any dispatch.
+ */
+export async function resumePlan(
+  manifest: RunManifest,
+  runDir: string,
+  opts: Omit<ResumeOptions, 'run'>,
+  io: Io,
+  probe: Probe,
+  recorded?: PlanRequest['recorded'],
+): Promise<RunPlan> {
   if (!RESUMABLE.has(manifest.status))
     throw usageError(`run ${manifest.run_id} is already ${manifest.status}`, 'only interrupted, crashed or failed runs can be resumed', 'resume');
   const { request, config } = requestFromManifest(manifest, runDir, io, { ...opts, timeoutS: secondsFlag(opts.timeout) });
@@ -69,8 +95,9 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
         `note: the run was made with --out -, which cannot share stdout with --json: the converged document goes to its run folder as final.${request.input.ext}\n`,
       );
   }
-  const probe = createProbe(io.signal);
-  const { plan } = await completePlan(request, config, io.env, { checkAgents: true, probe });
+  // A batch checks its agents once: the later runs take what the first check found.
+  if (recorded) request.recorded = recorded;
+  const { plan } = await completePlan(request, config, io.env, { checkAgents: !recorded, probe });
   const policy = policyOf(plan);
   if (policy.version !== manifest.policy.version) {
     throw usageError(
@@ -87,7 +114,5 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
       throw usageError(`${path} changed since the run began`, "an --in-place run is not resumed over someone else's edits; start a new run", 'resume');
     }
   }
-  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe, plan), { runDir });
-  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
-  return result.exitCode;
+  return plan;
 }

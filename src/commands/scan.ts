@@ -1,6 +1,7 @@
-import { appendFile, readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
-import { glob, isDynamicPattern } from 'tinyglobby';
+import { appendFile, readFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { mapLimited } from '../concurrency.js';
+import { type Input, selectInputs } from '../documents.js';
 import { EXIT, usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { decodeText, readBounded } from '../text-input.js';
@@ -38,11 +39,6 @@ export interface ScanCommandOptions extends InputOptions, OutputOptions {
   rules?: string[];
 }
 
-interface Input {
-  label: string;
-  path: string | undefined;
-}
-
 /** A scanned input: its display path, its text and its notes. */
 export interface ScannedFile {
   path: string;
@@ -50,11 +46,8 @@ export interface ScannedFile {
   notes: Note[];
 }
 
-/** Extensions scanned when a folder is given (a glob or a file path may name anything). */
-const FOLDER_EXTENSIONS = /\.(?:md|markdown|mdx|txt)$/i;
 /** Files read at once: a tree of thousands of files must not exhaust open file descriptors. */
 const READ_CONCURRENCY = 32;
-const STDIN_LABEL = '<stdin>';
 
 /** `bounce scan`: lists notes (as `file:line:col KIND text` or a CI format); exit 0 when none, 1 when any. */
 export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number> {
@@ -83,12 +76,7 @@ export async function scanInputs(opts: InputOptions, io: Io): Promise<ScannedFil
   for (const name of opts.markers ?? []) {
     if (!MARKER_NAME.test(name)) throw usageError(`invalid marker name ${JSON.stringify(name.slice(0, 40))}`, MARKER_NAME_RULE);
   }
-  let inputs = await resolveInputs(opts.patterns, io.cwd);
-  if (opts.changed !== undefined) {
-    const { changedFiles } = await import('../git/changed-files.js');
-    const changed = await changedFiles(io.cwd, opts.changed);
-    inputs = inputs.filter((i) => i.path === undefined || changed.has(resolve(io.cwd, i.path)));
-  }
+  const inputs = await selectInputs(opts.patterns, io.cwd, opts.changed);
   const maxBytes = opts.maxBytes ?? DEFAULT_CONFIG.max_bytes;
   return mapLimited(inputs, READ_CONCURRENCY, async (input) => {
     const source = await readInput(input, io, maxBytes);
@@ -182,68 +170,6 @@ function summary(total: number, files: { notes: Note[] }[]): string {
   if (total === 0) return `no notes (${scanned} scanned)`;
   const withNotes = files.filter((f) => f.notes.length > 0).length;
   return `${plural(total, 'note')} in ${plural(withNotes, 'file')} (${scanned} scanned)`;
-}
-
-/** A path as every format shows it: relative to the working directory, with forward slashes. */
-function displayPath(cwd: string, path: string): string {
-  const rel = relative(cwd, resolve(cwd, path));
-  return sep === '/' ? rel : rel.split(sep).join('/');
-}
-
-/** Arguments in order; within a folder or glob, sorted. A file named twice is scanned once. */
-async function resolveInputs(patterns: string[], cwd: string): Promise<Input[]> {
-  const seen = new Set<string>();
-  const inputs: Input[] = [];
-  const add = (label: string, path: string | undefined): void => {
-    const key = path === undefined ? '-' : resolve(cwd, path);
-    if (!seen.has(key)) inputs.push({ label, path });
-    seen.add(key);
-  };
-  for (const pattern of patterns) {
-    if (pattern === '-') {
-      add(STDIN_LABEL, undefined);
-      continue;
-    }
-    const kind = await stat(resolve(cwd, pattern)).then(
-      (s) => (s.isDirectory() ? 'dir' : 'file'),
-      () => 'missing',
-    );
-    if (kind === 'file') add(displayPath(cwd, pattern), pattern);
-    else if (kind === 'dir') {
-      const found = await walk(resolve(cwd, pattern));
-      if (found.length === 0) throw usageError(`no .md, .markdown, .mdx or .txt files in folder ${pattern}`, 'name the files, or use a glob');
-      for (const rel of found) add(displayPath(cwd, join(pattern, rel)), join(pattern, rel));
-    } else if (isDynamicPattern(pattern)) {
-      const found = (await glob(pattern, { cwd, onlyFiles: true, expandDirectories: false, ignore: ['**/node_modules/**'] })).sort();
-      if (found.length === 0) throw usageError(`no files match ${pattern}`, 'check the pattern (quote it so the shell leaves it alone)');
-      for (const rel of found) add(displayPath(cwd, rel), rel);
-    } else throw usageError(`no such file or folder: ${pattern}`, 'check the path (relative to the current folder)');
-  }
-  return inputs;
-}
-
-/** Scannable files under a folder, relative to it; skips node_modules, hidden entries and symlinks. */
-async function walk(dir: string, prefix = ''): Promise<string[]> {
-  const entries = (await readdir(join(dir, prefix), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
-  const out: string[] = [];
-  for (const e of entries) {
-    if (e.name.startsWith('.') || e.name === 'node_modules') continue;
-    const rel = join(prefix, e.name);
-    if (e.isDirectory()) out.push(...(await walk(dir, rel)));
-    else if (e.isFile() && FOLDER_EXTENSIONS.test(e.name)) out.push(rel);
-  }
-  return out;
-}
-
-/** fn over items with at most `limit` calls pending; results in input order. */
-async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 async function readInput(input: Input, io: Io, maxBytes: number): Promise<string> {

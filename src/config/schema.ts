@@ -9,6 +9,9 @@ import { REPLY_DEFAULTS } from '../engine/reply.js';
 export const TIMEOUT_RANGE_S = { min: 1, max: 2_147_483 } as const;
 export const TIMEOUT_RANGE_TEXT = `a number of seconds from ${TIMEOUT_RANGE_S.min} to ${TIMEOUT_RANGE_S.max}`;
 
+/** The most runs a batch keeps going at once (`--concurrency`, config `concurrency`). */
+export const MAX_CONCURRENCY = 64;
+
 /** One entry under `agents:` in bounce.config.yaml. */
 export const AgentConfigSchema = AgentOptionsSchema.extend({
   adapter: z.string().min(1),
@@ -29,6 +32,8 @@ export const ConfigSchema = z
     runs_dir: z.string().min(1).optional(),
     max_passes: z.number().int().min(1).max(100).default(10),
     max_bytes: z.number().int().positive().default(2_000_000),
+    /** Runs a batch keeps going at once (default: by the agents' kind, see src/commands/batch.ts). */
+    concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional(),
     markers: z.array(markerName).default([]),
     /** A reply with fewer than this share of the sent document's words is a summary (repaired). */
     summary_ratio: z.number().gt(0).lt(1).default(REPLY_DEFAULTS.summaryRatio),

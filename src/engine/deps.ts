@@ -4,6 +4,7 @@ import type { ResolvedAgent } from '../adapters/registry.js';
 import type { RecorderOptions } from '../store/recorder.js';
 import type { AttemptKind, DispatchStatus, FinalStatus, Role } from '../vocabulary.js';
 import { sleep } from './backoff.js';
+import type { AgentThrottle } from './throttle.js';
 
 /** Calls one agent once: the adapter host for programs, the in-process runner for built-ins. */
 export type Dispatcher = (agent: ResolvedAgent, request: AdapterRequest, opts: CallOptions) => Promise<HostResult>;
@@ -26,7 +27,7 @@ export type EngineEvent =
   | { type: 'pass-started'; pass: number; totalPasses: number; role: Role; agent: string; notesIn: number }
   | { type: 'dispatch-started'; pass: number; id: string; kind: AttemptKind; index: number; stem: string }
   | { type: 'dispatch-finished'; pass: number; id: string; status: Exclude<DispatchStatus, 'pending'>; reason: string | null; durationMs: number }
-  | { type: 'retry-scheduled'; pass: number; agent: string; why: 'transient' | 'empty' | 'repair'; message: string; waitMs: number }
+  | { type: 'retry-scheduled'; pass: number; agent: string; why: 'transient' | 'empty' | 'repair' | 'shared'; message: string; waitMs: number }
   | { type: 'pass-finished'; pass: number; notesAfter: number | null; outcome: PassEnd }
   | { type: 'run-finished'; runId: string; status: FinalStatus; exitCode: number };
 
@@ -44,4 +45,6 @@ export interface EngineDeps {
   /** Base delay of transient retries in ms (default 1000). */
   retryBaseMs?: number;
   recorder?: RecorderOptions;
+  /** The backoff a batch shares between its runs (src/engine/throttle.ts); none for a single run. */
+  throttle?: AgentThrottle;
 }

@@ -36,6 +36,7 @@ export function openingOf(plan: RunPlan, now: Date, inputNotes: number = scan(pl
   const runId = makeRunId(plan.name, now, undefined, false);
   return {
     run_id: runId,
+    batch_id: plan.batchId ?? null,
     createdAt: now,
     input: {
       path: plan.input.path,

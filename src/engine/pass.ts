@@ -139,10 +139,27 @@ class PassRun {
   async run(): Promise<PassOutcome> {
     for (;;) {
       if (this.ctx.deps.signal.aborted) return this.close('interrupted', { kind: 'interrupted' });
+      if (!(await this.waitForThrottle())) return this.close('interrupted', { kind: 'interrupted' });
       const d = await this.dispatch();
       const step = d.host.ok ? this.onReply(d, d.host.response) : await this.onFailure(d, d.host.error);
       if (step !== 'again') return step;
     }
+  }
+
+  /** In a batch, waits out a rate limit another run met with this agent; false if interrupted meanwhile. */
+  private async waitForThrottle(): Promise<boolean> {
+    const { throttle, signal, events } = this.ctx.deps;
+    const ms = throttle?.remaining(this.agent) ?? 0;
+    if (!throttle || ms === 0) return true;
+    events({
+      type: 'retry-scheduled',
+      pass: this.pass,
+      agent: this.agent,
+      why: 'shared',
+      message: `${this.agent} is rate limited (backoff shared by the batch)`,
+      waitMs: ms,
+    });
+    return throttle.wait(this.agent, signal);
   }
 
   /** One call: the prompt is written and the record opened before it, the raw reply and stderr kept after it. */
@@ -271,6 +288,8 @@ class PassRun {
     }
     this.transient += 1;
     const wait = backoffMs(this.transient, error.retry_after_ms, this.ctx.deps.retryBaseMs);
+    // A rate limit holds for every run of a batch that calls this agent, not only for this one.
+    if (error.type === 'rate_limit' || error.status === 429) this.ctx.deps.throttle?.pause(this.agent, wait);
     this.ctx.deps.events({
       type: 'retry-scheduled',
       pass: this.pass,

@@ -38,6 +38,8 @@ export interface RunPlan {
   runsDir: string;
   name: string;
   replyMode: string;
+  /** The batch this run is one document of; absent for a run of its own. */
+  batchId?: string;
 }
 
 export function roleForPass(pass: number): Role {

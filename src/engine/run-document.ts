@@ -35,6 +35,20 @@ export interface RunResult {
 /** Where to pick a run up again: its folder (the plan is the recorded one, rebuilt). */
 export interface ResumeFrom {
   runDir: string;
+  /** The folder was made by `createRun` for this very session: the run's first, not a resume. */
+  fresh?: boolean;
+}
+
+/**
+ * Makes a new run's folder (pass 1 not yet begun) and lets go of it; `runDocument(plan, deps,
+ * from)` then runs it. A batch makes every document's folder before its first dispatch, so a
+ * batch stopped at any moment leaves each document a run that `bounce resume` continues.
+ */
+export function createRun(plan: RunPlan, deps: Pick<EngineDeps, 'clock' | 'recorder'>): ResumeFrom & { runId: string } {
+  const { rec } = open(plan, deps.clock ?? systemClock, deps.recorder);
+  const made = { runDir: rec.dir, runId: rec.manifest.run_id, fresh: true };
+  rec.close();
+  return made;
 }
 
 interface LoopEnd {
@@ -57,7 +71,13 @@ export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: Resume
     const started = clock.now();
     const base = rec.manifest.totals.duration_ms;
     ctx = { plan, deps: full, rec, current, breaker: { ...rec.manifest.breaker }, runMs: () => base + (clock.now() - started) };
-    full.events({ type: 'run-started', runId: rec.manifest.run_id, runDir: rec.dir, resumedAfter, totalPasses: plan.passes });
+    full.events({
+      type: 'run-started',
+      runId: rec.manifest.run_id,
+      runDir: rec.dir,
+      resumedAfter: from?.fresh ? null : resumedAfter,
+      totalPasses: plan.passes,
+    });
     const end = await loop(ctx, resumedAfter ?? 0);
     return finish(ctx, end);
   } catch (err) {
@@ -136,7 +156,10 @@ function reopen(plan: RunPlan, from: ResumeFrom, opts: EngineDeps['recorder']): 
     const last = [...m.pass_records].reverse().find((r) => r.status === 'completed' && r.document && rec.factsOf(r.document).sha256 === r.document_sha256);
     const text = last?.document ? readFileSync(rec.path(last.document), 'utf8') : plan.input.text;
     const file = last?.document ?? m.original;
-    rec.log(`resume: continuing after pass ${last?.pass ?? 0}${reconciled.length ? `; ${reconciled.length} dispatch record(s) reconciled with run.json` : ''}`);
+    if (!from.fresh)
+      rec.log(
+        `resume: continuing after pass ${last?.pass ?? 0}${reconciled.length ? `; ${reconciled.length} dispatch record(s) reconciled with run.json` : ''}`,
+      );
     return { rec, current: { text, file, notes: scan(plan, text), words: countWords(text) }, resumedAfter: last?.pass ?? 0 };
   } catch (err) {
     rec.close();

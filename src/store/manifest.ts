@@ -104,6 +104,8 @@ export const RunManifestSchema = z
   .object({
     schema_version: z.literal(1),
     run_id: z.string(),
+    /** The batch the run belongs to (`bounce refine` of several documents; `bounce resume --batch`), else null. */
+    batch_id: z.string().nullable().default(null),
     tool: z.object({ name: z.literal('bounce'), version: z.string() }).strict(),
     created_at: z.string(),
     updated_at: z.string(),

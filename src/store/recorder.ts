@@ -48,7 +48,7 @@ type DeepReadonly<T> = T extends (infer U)[] ? readonly DeepReadonly<U>[] : T ex
 export type ManifestView = DeepReadonly<RunManifest>;
 
 /** What a new run starts from: everything in run.json that the engine decides before pass 1. */
-export type RunOpening = Pick<RunManifest, 'run_id' | 'input' | 'original' | 'passes' | 'agents' | 'evidence' | 'policy'> & {
+export type RunOpening = Pick<RunManifest, 'run_id' | 'batch_id' | 'input' | 'original' | 'passes' | 'agents' | 'evidence' | 'policy'> & {
   createdAt: Date;
   originalText: string;
   output: Pick<RunManifest['output'], 'target' | 'path'>;
@@ -153,6 +153,7 @@ export class RunRecorder {
     const manifest: RunManifest = {
       schema_version: 1,
       run_id: o.run_id,
+      batch_id: o.batch_id,
       tool: { name: 'bounce', version: VERSION },
       created_at: stamp,
       updated_at: stamp,

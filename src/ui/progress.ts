@@ -116,6 +116,7 @@ export function progressEvents(progress: Progress, io: Io, quiet: boolean): Even
       case 'retry-scheduled':
         if (e.why === 'transient') return progress.note(`pass ${e.pass}: ${e.message}; retrying in ${(e.waitMs / 1000).toFixed(1)}s`);
         if (e.why === 'empty') return progress.note(`pass ${e.pass}: ${e.message}; resending`);
+        if (e.why === 'shared') return progress.note(`pass ${e.pass}: ${e.message}; waiting ${(e.waitMs / 1000).toFixed(1)}s`);
         return progress.note(`pass ${e.pass}: ${e.message}; sending a repair request to ${e.agent}`);
       case 'run-finished':
         return progress.close();

@@ -26,7 +26,8 @@ const MOCK = ['--reviewer', 'mock', '--composer', 'mock'];
 /** Each case: args, cwd (relative), what the one-line message must mention. */
 const cases: [string, string[], string, RegExp][] = [
   ['a missing file', ['refine', 'nope.md', ...MOCK], '.', /no such file: nope\.md/],
-  ['a directory', ['refine', 'folder', ...MOCK], '.', /folder is a directory/],
+  // A folder is a batch of the documents in it (docs/batch.md); one that holds none is refused.
+  ['a folder with no documents', ['refine', 'folder', ...MOCK], '.', /no .md, .markdown, .mdx or .txt files in folder folder/],
   ['an empty document', ['refine', 'empty.md', ...MOCK], '.', /empty\.md is empty/],
   ['a binary file', ['refine', 'binary.md', ...MOCK], '.', /binary/],
   ['invalid UTF-8', ['refine', 'latin1.md', ...MOCK], '.', /not valid UTF-8/],

@@ -291,6 +291,7 @@ describe('manifest', () => {
     return {
       schema_version: 1,
       run_id: 'doc-20261129-101500-ABCDEF',
+      batch_id: null,
       tool: { name: 'bounce', version: '0.1.0' },
       created_at: '2026-11-29T10:15:00.000Z',
       updated_at: '2026-11-29T10:15:00.000Z',

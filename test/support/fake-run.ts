@@ -226,6 +226,7 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
   const manifest: RunManifest = {
     schema_version: 1,
     run_id: runId,
+    batch_id: null,
     tool: { name: 'bounce', version: '0.1.0' },
     created_at: created.toISOString(),
     updated_at: created.toISOString(),

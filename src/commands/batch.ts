@@ -1,0 +1,330 @@
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ulid } from 'ulid';
+import { skippedWarnings } from '../adapters/choose.js';
+import type { Probe } from '../adapters/detect.js';
+import { preflight } from '../adapters/preflight.js';
+import type { ResolvedAgent } from '../adapters/registry.js';
+import { ADAPTER_TABLE } from '../adapters/table.js';
+import { loadConfig, runsDirFor } from '../config/load.js';
+import { MAX_CONCURRENCY } from '../config/schema.js';
+import { mapLimited } from '../concurrency.js';
+import { systemClock } from '../engine/deps.js';
+import { outputTarget } from '../engine/output.js';
+import type { RunPlan } from '../engine/plan.js';
+import { createRun, EXIT_FOR_STATUS, type ResumeFrom, type RunResult, runDocument } from '../engine/run-document.js';
+import { AgentThrottle } from '../engine/throttle.js';
+import { BounceError, EXIT, isBounceError, usageError } from '../errors.js';
+import type { Io } from '../io.js';
+import type { RunManifest } from '../store/manifest.js';
+import { listRuns } from '../store/resolve-run.js';
+import { resolveRunDir } from '../store/resolve-run.js';
+import { assertRunsDirWritable } from '../store/run-folder.js';
+import { type BatchFacts, batchJson, batchSummary, BatchView } from '../ui/batch-view.js';
+import { displayPath } from '../engine/output.js';
+import type { AdapterKind, Role } from '../vocabulary.js';
+import { selectInputs } from '../documents.js';
+import { readInput } from './input.js';
+import { completePlan, type PlanRequest, perRole, unlessInterrupted } from './plan.js';
+import { engineDeps } from './refine.js';
+import { intFlag, type RefineOptions, refineAgents, refineRequest, refineSettings } from './refine-plan.js';
+import { isResumable, readForResume, type ResumeOptions, resumePlan } from './resume.js';
+import { parseShard, type Shard, shardOf } from './shard.js';
+
+/** Runs a batch keeps going at once when neither --concurrency nor config `concurrency` says: by the slowest kind of agent it uses. */
+export const BATCH_CONCURRENCY: Readonly<Record<AdapterKind, number>> = { cli: 2, http: 4, mock: 4 };
+
+export interface BatchRefineOptions extends Omit<RefineOptions, 'doc'> {
+  docs: string[];
+  concurrency?: string | number;
+  shard?: string;
+  changed?: string;
+}
+
+/** The concurrency of a batch: --concurrency, else config `concurrency`, else by the kind of its agents. */
+function concurrencyOf(flag: string | number | undefined, configured: number | undefined, agents: ResolvedAgent[]): number {
+  if (flag !== undefined) return intFlag('--concurrency', flag, BATCH_CONCURRENCY.cli, 1, MAX_CONCURRENCY);
+  if (configured !== undefined) return configured;
+  // A cmd: program may start a CLI of its own: counted as one.
+  const kinds = agents.map((a): AdapterKind => (a.adapter === 'cmd' ? 'cli' : (ADAPTER_TABLE[a.adapter as keyof typeof ADAPTER_TABLE]?.kind ?? 'cli')));
+  return Math.min(...kinds.map((k) => BATCH_CONCURRENCY[k]));
+}
+
+/** Problems found in some documents before any dispatch: each printed on its own line, then one error (exit 2). */
+function refuseDocuments(problems: string[], total: number, io: Io, what: string): BounceError {
+  for (const p of problems) io.stderr.write(`bounce: ${p}\n`);
+  const first = problems[0] ?? '';
+  return usageError(
+    `${problems.length} of ${total} ${what} cannot be run (first: ${first})`,
+    'fix them, or leave them out of the batch; nothing was run',
+    'input',
+  );
+}
+
+/**
+ * `bounce refine <paths, folders or globs...>` with several documents: every document is read
+ * and checked, and its run folder made, before the first dispatch; then the runs go
+ * `concurrency` at a time in this process, sharing one rate-limit backoff per agent.
+ */
+export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<number> {
+  if (opts.out !== undefined)
+    throw usageError(
+      '--out names one output, and a batch refines several documents',
+      'drop --out: each converged document goes to its run folder (or use --in-place)',
+    );
+  if (opts.name !== undefined)
+    throw usageError('--name names one run, and a batch makes one run per document', 'drop --name: each run is named after its document');
+  if (opts.docs.includes('-')) throw usageError('stdin (-) cannot be one document of a batch', 'refine it on its own: bounce refine - < doc.md');
+  const settings = refineSettings({ ...opts, doc: '' }, io);
+  const shard = opts.shard === undefined ? null : parseShard(opts.shard);
+  if (opts.concurrency !== undefined) intFlag('--concurrency', opts.concurrency, BATCH_CONCURRENCY.cli, 1, MAX_CONCURRENCY);
+  const all = await selectInputs(opts.docs, io.cwd, opts.changed);
+  const inputs = shard ? shardOf(all, (i) => i.label, shard) : all;
+  const started = Date.now();
+  if (inputs.length === 0) return emptyBatch(opts, io, shard, all.length);
+  const problems: string[] = [];
+  const read: { label: string; input: RunPlan['input'] }[] = [];
+  for (const i of inputs) {
+    try {
+      read.push({ label: i.label, input: await readInput(i.path as string, io, settings.config.max_bytes) });
+    } catch (err) {
+      if (!isBounceError(err) || err.exitCode !== EXIT.usage) throw err;
+      problems.push(`${i.label}: ${err.line}`);
+    }
+  }
+  if (!opts.dryRun) assertRunsDirWritable(settings.runsDir);
+  const chosen = await refineAgents({ ...opts, doc: inputs[0]!.label }, io, settings, inputs[0]!.label);
+  const used = [chosen.agents.reviewer, ...(settings.passes > 1 ? [chosen.agents.composer] : [])];
+  const concurrency = concurrencyOf(opts.concurrency, settings.config.concurrency, used);
+  // The agents are checked once for the whole batch; every plan takes what the check found.
+  const roles: Role[] = settings.passes > 1 ? ['reviewer', 'composer'] : ['reviewer'];
+  const checks = opts.dryRun ? null : await unlessInterrupted(preflight(chosen.agents, io.env, { roles, probe: chosen.probe }), io.signal);
+  const recorded: PlanRequest['recorded'] = checks ? { versions: perRole((r) => checks[r].version), resolved: perRole((r) => checks[r].resolved) } : undefined;
+  const batchId = ulid();
+  const plans: RunPlan[] = [];
+  for (const { label, input } of read) {
+    try {
+      const output = outputTarget({ inPlace: opts.inPlace, json: opts.json }, input.path, io.cwd);
+      const request: PlanRequest = { ...refineRequest({ ...opts, doc: label }, settings, chosen, input, output), batchId, ...(recorded ? { recorded } : {}) };
+      plans.push((await completePlan(request, settings.config, io.env, { checkAgents: false, probe: chosen.probe })).plan);
+    } catch (err) {
+      if (!isBounceError(err) || err.exitCode !== EXIT.usage) throw err;
+      problems.push(`${label}: ${err.line}`);
+    }
+  }
+  if (problems.length > 0) throw refuseDocuments(problems, inputs.length, io, 'documents');
+  const labels = read.map((r) => r.label);
+  if (!opts.quiet) {
+    for (const line of skippedWarnings(chosen.skipped)) io.stderr.write(`${line}\n`);
+    const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
+    for (const w of warnings.filter((x) => x.kind !== 'login_unverified')) io.stderr.write(`warning: ${w.fix ? `${w.message}: ${w.fix}` : w.message}\n`);
+  }
+  if (opts.dryRun) return dryRunBatch(plans, labels, { shard, concurrency, all: all.length }, opts, io);
+  if (io.signal.aborted) throw new BounceError('interrupted before the batch started', { exitCode: EXIT.interrupted, code: 'interrupted' });
+  if (!opts.quiet) {
+    const a = plans[0]!.agents;
+    const part = shard ? `, shard ${shard.index}/${shard.count} (${inputs.length} of ${all.length})` : '';
+    io.stderr.write(
+      `batch ${batchId}: ${plans.length} documents${part}, concurrency ${concurrency}; reviewer: ${a.reviewer.spec}, composer: ${a.composer.spec}\n`,
+    );
+  }
+  const froms = createRuns(plans, io, chosen.probe);
+  return runBatch(
+    plans.map((plan, i) => ({ plan, from: froms[i]!, label: labels[i]! })),
+    [],
+    io,
+    opts,
+    { batchId, shard, concurrency, started, probe: chosen.probe },
+  );
+}
+
+/**
+ * Every document's run folder, made before the first dispatch: a batch stopped at any moment
+ * leaves each document a run to resume. If one cannot be made, none is left behind.
+ */
+function createRuns(plans: RunPlan[], io: Io, probe: Probe): ResumeFrom[] {
+  const made: ResumeFrom[] = [];
+  try {
+    for (const plan of plans) made.push(createRun(plan, { recorder: engineDeps(io, true, probe, plan).recorder }));
+  } catch (err) {
+    for (const f of made) rmSync(f.runDir, { recursive: true, force: true });
+    throw err;
+  }
+  return made;
+}
+
+interface BatchRun {
+  plan: RunPlan;
+  from: ResumeFrom;
+  label: string;
+}
+
+/**
+ * Runs the batch's runs `concurrency` at a time with one shared backoff, then prints the
+ * batch's object (--json) or the converged outputs' paths on stdout and the summary table on
+ * stderr. `done` are runs of the batch that had already ended (resume --batch), reported as they are.
+ */
+async function runBatch(
+  runs: BatchRun[],
+  done: { label: string; result: RunResult }[],
+  io: Io,
+  opts: { json?: boolean; quiet?: boolean },
+  facts: { batchId: string | null; shard: Shard | null; concurrency: number; started: number; probe: Probe },
+): Promise<number> {
+  const view = new BatchView(io, Boolean(opts.quiet), runs.length);
+  const throttle = new AgentThrottle(systemClock);
+  let results: RunResult[];
+  try {
+    results = await mapLimited(
+      runs.map((r, i) => ({ ...r, i })),
+      facts.concurrency,
+      async ({ plan, from, label, i }) => {
+        const deps = { ...engineDeps(io, true, facts.probe, plan), events: view.sink(i, label), throttle };
+        const result = await runDocument(plan, deps, from);
+        view.finished(i, label, result);
+        return result;
+      },
+    );
+  } finally {
+    view.close();
+  }
+  const all = [...done.map((d) => d.result), ...results];
+  const labels = [...done.map((d) => d.label), ...runs.map((r) => r.label)];
+  const summaryFacts: BatchFacts = { batchId: facts.batchId, shard: facts.shard, concurrency: facts.concurrency, durationMs: Date.now() - facts.started };
+  const json = batchJson(all, summaryFacts);
+  if (opts.json) io.stdout.write(`${JSON.stringify(json)}\n`);
+  else for (const r of results) if (r.outputPath && r.exitCode === EXIT.ok) io.stdout.write(`${displayPath(r.outputPath, io.cwd)}\n`);
+  if (!opts.quiet) io.stderr.write(batchSummary(all, labels, json, io));
+  else if (json.exit_code !== EXIT.ok)
+    io.stderr.write(
+      `bounce: batch ${json.status}: ${json.totals.failed} failed, ${json.totals.not_converged} not converged, ${json.totals.interrupted} interrupted${json.next ? `\nnext: ${json.next}` : ''}\n`,
+    );
+  return json.exit_code;
+}
+
+function emptyBatch(opts: BatchRefineOptions, io: Io, shard: Shard | null, all: number): number {
+  const why =
+    opts.changed !== undefined && all === 0
+      ? `no document changed since ${opts.changed}`
+      : shard
+        ? `shard ${shard.index}/${shard.count} of ${all} documents is empty`
+        : 'no documents';
+  if (opts.dryRun && opts.json) io.stdout.write(`${JSON.stringify({ dry_run: true, batch: true, shard, documents: [] })}\n`);
+  else if (opts.json) io.stdout.write(`${JSON.stringify(batchJson([], { batchId: null, shard, concurrency: 0, durationMs: 0 }))}\n`);
+  if (!opts.quiet) io.stderr.write(`nothing to refine: ${why}\n`);
+  return EXIT.ok;
+}
+
+function dryRunBatch(
+  plans: RunPlan[],
+  labels: string[],
+  facts: { shard: Shard | null; concurrency: number; all: number },
+  opts: BatchRefineOptions,
+  io: Io,
+): number {
+  const first = plans[0]!;
+  const documents = plans.map((p, i) => ({ path: labels[i]!, bytes: p.input.bytes, syntax: p.input.syntax, output: p.output.kind }));
+  if (opts.json) {
+    const agents = perRole((r) => ({ spec: first.agents[r].spec, adapter: first.agents[r].adapter, chosen_by: first.chosenBy[r] }));
+    io.stdout.write(
+      `${JSON.stringify({ dry_run: true, batch: true, shard: facts.shard, of: facts.all, concurrency: facts.concurrency, passes: first.passes, agents, runs_dir: first.runsDir, documents })}\n`,
+    );
+    return EXIT.ok;
+  }
+  const part = facts.shard ? ` (shard ${facts.shard.index}/${facts.shard.count} of ${facts.all})` : '';
+  const lines = [
+    `batch plan: ${plans.length} document${plans.length === 1 ? '' : 's'}${part}, ${first.passes} passes, concurrency ${facts.concurrency}`,
+    `reviewer: ${first.agents.reviewer.spec}, composer: ${first.agents.composer.spec}; runs dir: ${first.runsDir}`,
+    ...documents.map((d) => `  ${d.path} (${d.bytes} bytes, ${d.syntax})`),
+  ];
+  io.stdout.write(`${lines.join('\n')}\n`);
+  return EXIT.ok;
+}
+
+export interface BatchResumeOptions extends Omit<ResumeOptions, 'run'> {
+  runs: string[];
+  batch?: string;
+  concurrency?: string | number;
+}
+
+/** The result a finished run left, for the batch's report: nothing is run again. */
+function recordedResult(m: RunManifest, runDir: string): RunResult {
+  const outputPath = m.output.written ? (m.output.path ?? (m.output.target === 'run' ? resolve(runDir, `final.${m.input.ext}`) : null)) : null;
+  return {
+    runId: m.run_id,
+    runDir,
+    status: m.status === 'running' ? 'interrupted' : m.status,
+    exitCode: m.exit_code ?? EXIT_FOR_STATUS[m.status === 'running' ? 'interrupted' : m.status],
+    document: null,
+    outputPath,
+    notesLeft: m.notes_left,
+    error: m.error,
+    manifest: m,
+  };
+}
+
+/**
+ * `bounce resume <run...>` with several runs, or `--batch <id>`: every resumable run is
+ * checked before the first dispatch, then they go on as a batch. With --batch, runs of it
+ * that had already ended are reported as they ended; a run named on its own must be resumable.
+ */
+export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<number> {
+  if (opts.out !== undefined) throw usageError('--out names one output, and several runs are being resumed', 'drop --out, or resume one run at a time');
+  const loaded = loadConfig(io.cwd, io.env, opts.config);
+  const runsDir = runsDirFor(io.cwd, loaded, opts.runsDir);
+  const started = Date.now();
+  const dirs: string[] = [];
+  if (opts.batch !== undefined) {
+    if (opts.runs.length > 0) throw usageError('--batch resumes the runs of one batch: name no run besides it', 'drop the run ids, or drop --batch');
+    const found = listRuns(runsDir)
+      .filter((e) => e.manifest?.batch_id === opts.batch)
+      .reverse();
+    if (found.length === 0)
+      throw usageError(
+        `no runs of batch ${opts.batch} in ${runsDir}`,
+        'check the id (bounce refine prints it, and run.json has it as batch_id), or pass --runs-dir',
+      );
+    dirs.push(...found.map((e) => e.dir));
+  } else {
+    for (const arg of opts.runs) {
+      const dir = resolveRunDir(arg, runsDir, io.cwd);
+      if (!dirs.includes(dir)) dirs.push(dir);
+    }
+  }
+  const probe = (await import('../adapters/detect.js')).createProbe(io.signal);
+  const concurrencyFlag = opts.concurrency;
+  const problems: string[] = [];
+  const runs: BatchRun[] = [];
+  const done: { label: string; result: RunResult }[] = [];
+  let recorded: PlanRequest['recorded'];
+  for (const dir of dirs) {
+    let m: RunManifest;
+    try {
+      m = readForResume(dir);
+    } catch (err) {
+      if (!isBounceError(err)) throw err;
+      problems.push(err.line);
+      continue;
+    }
+    if (opts.batch !== undefined && !isResumable(m)) {
+      done.push({ label: m.input.display, result: recordedResult(m, dir) });
+      continue;
+    }
+    try {
+      const plan = await unlessInterrupted(resumePlan(m, dir, opts, io, probe, recorded), io.signal);
+      recorded ??= { versions: plan.agentVersions, resolved: plan.resolved };
+      runs.push({ plan, from: { runDir: dir }, label: m.input.display });
+    } catch (err) {
+      if (!isBounceError(err) || err.exitCode !== EXIT.usage) throw err;
+      problems.push(`${m.run_id}: ${err.line}`);
+    }
+  }
+  if (problems.length > 0) throw refuseDocuments(problems, dirs.length, io, 'runs');
+  const agents = runs.flatMap((r) => [r.plan.agents.reviewer, ...(r.plan.passes > 1 ? [r.plan.agents.composer] : [])]);
+  const concurrency = agents.length ? concurrencyOf(concurrencyFlag, loaded.config.concurrency, agents) : 1;
+  if (!opts.quiet)
+    io.stderr.write(
+      `resuming ${runs.length} run${runs.length === 1 ? '' : 's'}${done.length ? ` (${done.length} of the batch already ended)` : ''}, concurrency ${concurrency}\n`,
+    );
+  return runBatch(runs, done, io, opts, { batchId: opts.batch ?? null, shard: null, concurrency, started, probe });
+}

@@ -1,0 +1,80 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import { glob, isDynamicPattern } from 'tinyglobby';
+import { usageError } from './errors.js';
+
+/**
+ * The documents a command's path arguments name (scan, lint, refine of several documents):
+ * files, folders (their .md, .markdown, .mdx and .txt files) and globs, optionally only those
+ * changed since a git ref.
+ */
+export interface Input {
+  /** As every report shows it: relative to the working directory, forward slashes; `<stdin>` for `-`. */
+  label: string;
+  /** As given (relative to the working directory), or undefined for stdin. */
+  path: string | undefined;
+}
+
+/** Extensions taken when a folder is given (a glob or a file path may name anything). */
+export const FOLDER_EXTENSIONS = /\.(?:md|markdown|mdx|txt)$/i;
+export const STDIN_LABEL = '<stdin>';
+
+/** resolveInputs, then with `changed` only the files git lists as changed since that ref (stdin stays). */
+export async function selectInputs(patterns: string[], cwd: string, changed?: string): Promise<Input[]> {
+  const inputs = await resolveInputs(patterns, cwd);
+  if (changed === undefined) return inputs;
+  const { changedFiles } = await import('./git/changed-files.js');
+  const files = await changedFiles(cwd, changed);
+  return inputs.filter((i) => i.path === undefined || files.has(resolve(cwd, i.path)));
+}
+
+/** A path as every format shows it: relative to the working directory, with forward slashes. */
+export function displayPath(cwd: string, path: string): string {
+  const rel = relative(cwd, resolve(cwd, path));
+  return sep === '/' ? rel : rel.split(sep).join('/');
+}
+
+/** Arguments in order; within a folder or glob, sorted. A file named twice is scanned once. */
+export async function resolveInputs(patterns: string[], cwd: string): Promise<Input[]> {
+  const seen = new Set<string>();
+  const inputs: Input[] = [];
+  const add = (label: string, path: string | undefined): void => {
+    const key = path === undefined ? '-' : resolve(cwd, path);
+    if (!seen.has(key)) inputs.push({ label, path });
+    seen.add(key);
+  };
+  for (const pattern of patterns) {
+    if (pattern === '-') {
+      add(STDIN_LABEL, undefined);
+      continue;
+    }
+    const kind = await stat(resolve(cwd, pattern)).then(
+      (s) => (s.isDirectory() ? 'dir' : 'file'),
+      () => 'missing',
+    );
+    if (kind === 'file') add(displayPath(cwd, pattern), pattern);
+    else if (kind === 'dir') {
+      const found = await walk(resolve(cwd, pattern));
+      if (found.length === 0) throw usageError(`no .md, .markdown, .mdx or .txt files in folder ${pattern}`, 'name the files, or use a glob');
+      for (const rel of found) add(displayPath(cwd, join(pattern, rel)), join(pattern, rel));
+    } else if (isDynamicPattern(pattern)) {
+      const found = (await glob(pattern, { cwd, onlyFiles: true, expandDirectories: false, ignore: ['**/node_modules/**'] })).sort();
+      if (found.length === 0) throw usageError(`no files match ${pattern}`, 'check the pattern (quote it so the shell leaves it alone)');
+      for (const rel of found) add(displayPath(cwd, rel), rel);
+    } else throw usageError(`no such file or folder: ${pattern}`, 'check the path (relative to the current folder)');
+  }
+  return inputs;
+}
+
+/** Scannable files under a folder, relative to it; skips node_modules, hidden entries and symlinks. */
+async function walk(dir: string, prefix = ''): Promise<string[]> {
+  const entries = (await readdir(join(dir, prefix), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+  const out: string[] = [];
+  for (const e of entries) {
+    if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+    const rel = join(prefix, e.name);
+    if (e.isDirectory()) out.push(...(await walk(dir, rel)));
+    else if (e.isFile() && FOLDER_EXTENSIONS.test(e.name)) out.push(rel);
+  }
+  return out;
+}
