@@ -8,6 +8,7 @@ import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { outputTarget } from '../engine/output.js';
 import type { RunPlan } from '../engine/plan.js';
+import { budgetFromFlags } from './budget-flags.js';
 import { readInput } from './input.js';
 import { completePlan, type PlanRequest, perRole, unlessInterrupted } from './plan.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
@@ -29,6 +30,9 @@ export interface RefineOptions {
   json?: boolean;
   quiet?: boolean;
   dryRun?: boolean;
+  maxCostUsd?: string | number;
+  maxTokens?: string | number;
+  maxDispatches?: string | number;
 }
 
 export const DEFAULT_PASSES = 2;
@@ -82,6 +86,7 @@ export async function buildPlan(
   const passes = intFlag('--passes', opts.passes, DEFAULT_PASSES, 1, config.max_passes);
   const maxRepairs = intFlag('--max-repairs', opts.maxRepairs, 1, 0, 5);
   const timeoutS = secondsFlag(opts.timeout);
+  const budget = budgetFromFlags(opts);
   const output = outputTarget({ out: opts.out, inPlace: opts.inPlace, json: opts.json }, opts.doc === '-' ? null : resolve(io.cwd, opts.doc), io.cwd);
   const input = await readInput(opts.doc, io, config.max_bytes);
   const runsDir = runsDirFor(io.cwd, loaded, opts.runsDir);
@@ -113,6 +118,7 @@ export async function buildPlan(
     runsDir,
     name: opts.name ?? (input.path ? basename(input.path).replace(/\.[^.]+$/, '') : 'stdin'),
     replyMode: 'document',
+    budget,
   };
   return { ...(await completePlan(request, config, io.env, { checkAgents, probe })), probe, skipped };
 }

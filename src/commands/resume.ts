@@ -11,6 +11,7 @@ import { RunRecorder } from '../store/recorder.js';
 import { resolveRunDir } from '../store/resolve-run.js';
 import { printRunResult } from '../ui/run-summary.js';
 import { completePlan, requestFromManifest } from './plan.js';
+import { budgetFromFlags } from './budget-flags.js';
 import { secondsFlag } from './refine-plan.js';
 import { engineDeps } from './refine.js';
 
@@ -24,6 +25,9 @@ export interface ResumeOptions {
   config?: string;
   /** `--timeout <seconds>`: a deadline for each call of this session (not part of the run's policy). */
   timeout?: string | number;
+  maxCostUsd?: string | number;
+  maxTokens?: string | number;
+  maxDispatches?: string | number;
 }
 
 const RESUMABLE = new Set(['running', 'interrupted', 'failed']);
@@ -46,6 +50,7 @@ function lastDocumentSha(m: RunManifest): string | null {
  * is resumed with the breaker closed again (run.json counts it in breaker.reopened).
  */
 export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
+  const budget = budgetFromFlags(opts);
   const runsDir = runsDirFor(io.cwd, loadConfig(io.cwd, io.env, opts.config), opts.runsDir);
   const runDir = resolveRunDir(opts.run, runsDir, io.cwd);
   let manifest: RunManifest;
@@ -60,7 +65,7 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
   }
   if (!RESUMABLE.has(manifest.status))
     throw usageError(`run ${manifest.run_id} is already ${manifest.status}`, 'only interrupted, crashed or failed runs can be resumed', 'resume');
-  const { request, config } = requestFromManifest(manifest, runDir, io, { ...opts, timeoutS: secondsFlag(opts.timeout) });
+  const { request, config } = requestFromManifest(manifest, runDir, io, { ...opts, timeoutS: secondsFlag(opts.timeout), budget });
   if (request.output.kind === 'stdout' && opts.json) {
     // One stdout cannot carry both the document and the --json object.
     request.output = { kind: 'run' };
