@@ -140,7 +140,7 @@ function estimateLines(
   const limits = [
     b.max_cost_usd === null ? null : `$${b.max_cost_usd}`,
     b.max_tokens === null ? null : `${b.max_tokens} tokens`,
-    b.max_dispatches === null ? null : `${b.max_dispatches} dispatches`,
+    b.max_dispatches === null ? null : `${b.max_dispatches} dispatch${b.max_dispatches === 1 ? '' : 'es'}`,
   ].filter((x) => x !== null);
   const stop = e.passes.find((p) => p.refused);
   return [
