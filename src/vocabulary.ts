@@ -41,6 +41,18 @@ export type HostErrorType = z.infer<typeof HostErrorTypeSchema>;
 /** Adapter errors worth another try with backoff (a `provider` error only when 5xx or without a status). */
 export const TRANSIENT_ERROR_TYPES: ReadonlySet<HostErrorType> = new Set(['rate_limit', 'network', 'provider']);
 
+/**
+ * Where a dispatch's `cost_usd` comes from: the adapter reported it (`provider`), bounce
+ * priced the reported tokens from its price table or config `prices:` (`table`), or
+ * neither was possible (`unknown`). Totals take the least certain source of their parts.
+ */
+export const CostSourceSchema = z.enum(['provider', 'table', 'unknown']);
+export type CostSource = z.infer<typeof CostSourceSchema>;
+
+/** The limits a budget can set (`--max-cost-usd`, `--max-tokens`, `--max-dispatches`); a run stopped by one fails with error type `budget`. */
+export const BudgetLimitSchema = z.enum(['cost_usd', 'tokens', 'dispatches']);
+export type BudgetLimit = z.infer<typeof BudgetLimitSchema>;
+
 /** How a reply ended: whole, or cut at the output limit. */
 export const StopReasonSchema = z.enum(['complete', 'truncated']);
 export type StopReason = z.infer<typeof StopReasonSchema>;

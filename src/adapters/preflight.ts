@@ -69,6 +69,11 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+/** Tokens of a reply that is the whole document again, with room for its notes. */
+export function replyTokens(documentText: string): number {
+  return Math.ceil(estimateTokens(documentText) * 1.2);
+}
+
 export function outputBudget(agent: ResolvedAgent): number | null {
   return agent.options.max_output_tokens ?? DEFAULT_OUTPUT_TOKENS[agent.adapter] ?? null;
 }
@@ -77,7 +82,7 @@ export function outputBudget(agent: ResolvedAgent): number | null {
 export function assertFitsBudget(text: string, role: Role, agent: ResolvedAgent): void {
   const budget = outputBudget(agent);
   if (budget === null) return;
-  const needed = Math.ceil(estimateTokens(text) * 1.2);
+  const needed = replyTokens(text);
   if (needed > budget) {
     throw usageError(
       `the document (about ${estimateTokens(text)} tokens) will not fit in the ${role} ${agent.spec}'s output budget of ${budget} tokens`,

@@ -5,7 +5,7 @@ import type { AdapterSuccess } from '../adapters/contract.js';
 import { CONTRACT_VERSION } from '../adapters/contract.js';
 import type { HostError } from '../adapters/host.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
-import type { AttemptKind, DispatchStatus, Role } from '../vocabulary.js';
+import type { AttemptKind, CostSource, DispatchStatus, Role } from '../vocabulary.js';
 import {
   DispatchRecordSchema,
   PROTOCOL_VERSION,
@@ -60,6 +60,8 @@ export interface DispatchEnd {
   /** Notes the reply added and resolved, from the scanner, never from the agent's word. */
   added: NoteLike[];
   resolved: NoteLike[];
+  /** What the dispatch cost and where that figure comes from; absent: the adapter's own cost, source unknown. */
+  cost?: { cost_usd: number | null; cost_source: CostSource };
 }
 
 /** What the audit trail reads of a scanner note. */
@@ -219,7 +221,8 @@ export function buildResponse(end: DispatchEnd, passInput: { file: string; sha25
       output_tokens: usage?.output_tokens ?? null,
       cache_read_tokens: usage?.cache_read_tokens ?? null,
       cache_write_tokens: usage?.cache_write_tokens ?? null,
-      cost_usd: usage?.cost_usd ?? null,
+      cost_usd: end.cost ? end.cost.cost_usd : (usage?.cost_usd ?? null),
+      cost_source: end.cost?.cost_source ?? null,
       usage_provider_reported: usage ? usage.provider_reported : null,
       tool_calls: response?.tool_calls ?? null,
       subagents_dispatched: 0,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AttemptKindSchema, DispatchStatusSchema, StopReasonSchema } from '../vocabulary.js';
+import { AttemptKindSchema, CostSourceSchema, DispatchStatusSchema, StopReasonSchema } from '../vocabulary.js';
 
 /**
  * One YAML record per dispatch, `audit/dispatches/<UTC yyyy-mm-dd>/<ULID>.yaml`, after
@@ -135,7 +135,10 @@ export const ResponseSchema = z
         /** The part of input_tokens read from, and written to, the provider's prompt cache; null when unknown. */
         cache_read_tokens: Count.nullable().default(null),
         cache_write_tokens: Count.nullable().default(null),
+        /** The adapter's cost, else the tokens priced from the price table (see cost_source); null when unknown. */
         cost_usd: z.number().nonnegative().nullable(),
+        /** `provider`, `table` or `unknown`; null in records made before it was recorded. */
+        cost_source: CostSourceSchema.nullable().default(null),
         usage_provider_reported: z.boolean().nullable(),
         tool_calls: Count.nullable(),
         subagents_dispatched: Count,

@@ -3,6 +3,7 @@ import { basename, isAbsolute, join } from 'node:path';
 import { readManifest, type DispatchRef, type RunManifest } from '../store/manifest.js';
 import { sha256 } from '../store/hash.js';
 import { manifestProblem } from '../store/resolve-run.js';
+import { combineCostSources } from '../adapters/prices.js';
 import { listRecordFiles, readRecord, utcDate } from './records.js';
 import type { DispatchRecord } from './schema.js';
 
@@ -75,7 +76,9 @@ function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, { rel: str
       problem(ctx, `plan_ancestry.pass ${found.rec.request.plan_ancestry.pass} differs from run.json's pass ${pass}`, found.rel);
     if (found.rec.request.plan_ancestry.run_id !== m.run_id)
       problem(ctx, `plan_ancestry.run_id ${found.rec.request.plan_ancestry.run_id} is not this run`, found.rel);
+    checkCost(ctx, ref, found);
   }
+  checkCostTotals(ctx, m);
   for (const [id, { rel }] of records) if (!refs.has(id)) problem(ctx, `record ${id} is not listed in run.json`, rel);
 
   for (const p of m.pass_records) {
@@ -97,6 +100,40 @@ function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, { rel: str
   }
   checkSha(ctx, m.original, m.input.sha256, 'run.json input.sha256', 'run.json');
   if (m.output.written && m.output.path && m.output.target !== 'stdout') checkSha(ctx, m.output.path, m.output.sha256, 'run.json output.sha256', 'run.json');
+}
+
+const sameUsd = (a: number | null, b: number | null): boolean => (a === null || b === null ? a === b : Math.abs(a - b) <= 1e-9 * Math.max(1, a, b));
+
+/** A dispatch's cost in run.json is its record's. */
+function checkCost(ctx: Ctx, ref: DispatchRef, found: { rel: string; rec: DispatchRecord }): void {
+  const meta = found.rec.response?.metadata;
+  if (!meta || !ref.usage) return;
+  if (!sameUsd(ref.usage.cost_usd, meta.cost_usd)) problem(ctx, `metadata.cost_usd ${meta.cost_usd} differs from run.json's ${ref.usage.cost_usd}`, found.rel);
+  if (ref.usage.cost_source !== undefined && meta.cost_source !== null && ref.usage.cost_source !== meta.cost_source)
+    problem(ctx, `metadata.cost_source ${meta.cost_source} differs from run.json's ${ref.usage.cost_source}`, found.rel);
+}
+
+/** Each pass's and the run's cost is the sum of its dispatches', and its source the least certain of theirs. */
+function checkCostTotals(ctx: Ctx, m: RunManifest): void {
+  if (m.totals.cost_source === undefined) return; // a run made before costs had a source
+  const sum = (refs: readonly DispatchRef[]): { usd: number | null; source: RunManifest['totals']['cost_source'] } => {
+    let usd: number | null = null;
+    let source: RunManifest['totals']['cost_source'] = null;
+    for (const r of refs) {
+      if (!r.usage) continue;
+      if (r.usage.cost_usd !== null) usd = (usd ?? 0) + r.usage.cost_usd;
+      source = combineCostSources(source, r.usage.cost_source);
+    }
+    return { usd, source };
+  };
+  for (const p of m.pass_records) {
+    const s = sum(p.dispatches);
+    if (!sameUsd(s.usd, p.usage.cost_usd) || s.source !== p.usage.cost_source)
+      problem(ctx, `pass ${p.pass}'s cost (${p.usage.cost_usd}, ${p.usage.cost_source}) is not the sum of its dispatches' (${s.usd}, ${s.source})`, 'run.json');
+  }
+  const all = sum(m.pass_records.flatMap((p) => p.dispatches));
+  if (!sameUsd(all.usd, m.totals.cost_usd) || all.source !== m.totals.cost_source)
+    problem(ctx, `totals cost (${m.totals.cost_usd}, ${m.totals.cost_source}) is not the sum of the dispatches' (${all.usd}, ${all.source})`, 'run.json');
 }
 
 /** Checks one run folder: records against the schema, shas against artifacts, counts against run.json. */

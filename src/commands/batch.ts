@@ -14,6 +14,9 @@ import { outputTarget } from '../engine/output.js';
 import type { RunPlan } from '../engine/plan.js';
 import { createRun, EXIT_FOR_STATUS, type ResumeFrom, type RunResult, runDocument } from '../engine/run-document.js';
 import { AgentThrottle } from '../engine/throttle.js';
+import { BATCH_SCOPE, BudgetLedger, estimateRun, spentOf } from '../engine/budget.js';
+import { combineCostSources, PRICES_AS_OF } from '../adapters/prices.js';
+import type { BudgetConfig } from '../config/schema.js';
 import { BounceError, EXIT, isBounceError, usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import type { RunManifest } from '../store/manifest.js';
@@ -22,13 +25,14 @@ import { resolveRunDir } from '../store/resolve-run.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
 import { type BatchFacts, batchJson, batchSummary, BatchView } from '../ui/batch-view.js';
 import { displayPath } from '../engine/output.js';
-import type { AdapterKind, Role } from '../vocabulary.js';
+import type { AdapterKind, CostSource, Role } from '../vocabulary.js';
 import { selectInputs } from '../documents.js';
 import { readInput } from './input.js';
 import { completePlan, type PlanRequest, perRole, unlessInterrupted } from './plan.js';
 import { engineDeps } from './refine.js';
 import { intFlag, type RefineOptions, refineAgents, refineRequest, refineSettings } from './refine-plan.js';
 import { isResumable, readForResume, type ResumeOptions, resumePlan } from './resume.js';
+import { batchBudget, budgetFromFlags } from './budget-flags.js';
 import { parseShard, type Shard, shardOf } from './shard.js';
 
 /** Runs a batch keeps going at once when neither --concurrency nor config `concurrency` says: by the slowest kind of agent it uses. */
@@ -105,7 +109,13 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
   for (const { label, input } of read) {
     try {
       const output = outputTarget({ inPlace: opts.inPlace, json: opts.json }, input.path, io.cwd);
-      const request: PlanRequest = { ...refineRequest({ ...opts, doc: label }, settings, chosen, input, output), batchId, ...(recorded ? { recorded } : {}) };
+      // In a batch the --max-* flags limit the whole batch; each run has config `budget:` alone.
+      const request: PlanRequest = {
+        ...refineRequest({ ...opts, doc: label }, settings, chosen, input, output),
+        budget: {},
+        batchId,
+        ...(recorded ? { recorded } : {}),
+      };
       plans.push((await completePlan(request, settings.config, io.env, { checkAgents: false, probe: chosen.probe })).plan);
     } catch (err) {
       if (!isBounceError(err) || err.exitCode !== EXIT.usage) throw err;
@@ -134,8 +144,25 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
     [],
     io,
     opts,
-    { batchId, shard, concurrency, started, probe: chosen.probe },
+    { batchId, shard, concurrency, started, probe: chosen.probe, budget: batchLedger(settings.budget, settings.config.budget, []) },
   );
+}
+
+/**
+ * The budget of the whole batch: the --max-* flags, else config `budget.batch`; with what
+ * the batch's runs spent already (a resumed batch). Null when the batch has no limit.
+ */
+function batchLedger(flags: ReturnType<typeof budgetFromFlags>, config: BudgetConfig, spent: RunManifest[]): BudgetLedger | null {
+  const limits = { ...batchBudget(config), ...flags };
+  if (Object.keys(limits).length === 0) return null;
+  const sum = { input_tokens: 0, output_tokens: 0, cost_usd: 0, dispatches: 0 };
+  for (const m of spent) {
+    sum.input_tokens += m.totals.input_tokens ?? 0;
+    sum.output_tokens += m.totals.output_tokens ?? 0;
+    sum.cost_usd += m.totals.cost_usd ?? 0;
+    sum.dispatches += m.totals.dispatches;
+  }
+  return new BudgetLedger(limits, spentOf(sum), BATCH_SCOPE);
 }
 
 /**
@@ -169,7 +196,7 @@ async function runBatch(
   done: { label: string; result: RunResult }[],
   io: Io,
   opts: { json?: boolean; quiet?: boolean },
-  facts: { batchId: string | null; shard: Shard | null; concurrency: number; started: number; probe: Probe },
+  facts: { batchId: string | null; shard: Shard | null; concurrency: number; started: number; probe: Probe; budget: BudgetLedger | null },
 ): Promise<number> {
   const view = new BatchView(io, Boolean(opts.quiet), runs.length);
   const throttle = new AgentThrottle(systemClock);
@@ -179,7 +206,12 @@ async function runBatch(
       runs.map((r, i) => ({ ...r, i })),
       facts.concurrency,
       async ({ plan, from, label, i }) => {
-        const deps = { ...engineDeps(io, true, facts.probe, plan), events: view.sink(i, label), throttle };
+        const deps = {
+          ...engineDeps(io, true, facts.probe, plan),
+          events: view.sink(i, label),
+          throttle,
+          ...(facts.budget ? { budgets: [facts.budget] } : {}),
+        };
         const result = await runDocument(plan, deps, from);
         view.finished(i, label, result);
         return result;
@@ -223,11 +255,26 @@ function dryRunBatch(
   io: Io,
 ): number {
   const first = plans[0]!;
-  const documents = plans.map((p, i) => ({ path: labels[i]!, bytes: p.input.bytes, syntax: p.input.syntax, output: p.output.kind }));
+  const estimates = plans.map(estimateRun);
+  const documents = plans.map((p, i) => ({
+    path: labels[i]!,
+    bytes: p.input.bytes,
+    syntax: p.input.syntax,
+    output: p.output.kind,
+    estimate: { tokens: estimates[i]!.tokens, cost_usd: estimates[i]!.cost_usd, cost_source: estimates[i]!.cost_source },
+  }));
+  const costs = estimates.map((e) => e.cost_usd);
+  const estimate = {
+    tokens: estimates.reduce((n, e) => n + e.tokens, 0),
+    // A total over documents with any unpriced one is a lower bound, as for a run (docs/configuration.md).
+    cost_usd: costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0),
+    cost_source: estimates.reduce<CostSource | null>((s, e) => combineCostSources(s, e.cost_source), null),
+    prices_as_of: PRICES_AS_OF,
+  };
   if (opts.json) {
     const agents = perRole((r) => ({ spec: first.agents[r].spec, adapter: first.agents[r].adapter, chosen_by: first.chosenBy[r] }));
     io.stdout.write(
-      `${JSON.stringify({ dry_run: true, batch: true, shard: facts.shard, of: facts.all, concurrency: facts.concurrency, passes: first.passes, agents, runs_dir: first.runsDir, documents })}\n`,
+      `${JSON.stringify({ dry_run: true, batch: true, shard: facts.shard, of: facts.all, concurrency: facts.concurrency, passes: first.passes, agents, runs_dir: first.runsDir, estimate, documents })}\n`,
     );
     return EXIT.ok;
   }
@@ -235,7 +282,8 @@ function dryRunBatch(
   const lines = [
     `batch plan: ${plans.length} document${plans.length === 1 ? '' : 's'}${part}, ${first.passes} passes, concurrency ${facts.concurrency}`,
     `reviewer: ${first.agents.reviewer.spec}, composer: ${first.agents.composer.spec}; runs dir: ${first.runsDir}`,
-    ...documents.map((d) => `  ${d.path} (${d.bytes} bytes, ${d.syntax})`),
+    `estimate (at most, one dispatch a pass; prices as of ${PRICES_AS_OF}): ${estimate.tokens} tokens, ${estimate.cost_usd === null ? 'cost unknown' : `$${estimate.cost_usd.toFixed(4)}`} (${estimate.cost_source})`,
+    ...documents.map((d) => `  ${d.path} (${d.bytes} bytes, ${d.syntax}; about ${d.estimate.tokens} tokens)`),
   ];
   io.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
@@ -270,6 +318,7 @@ function recordedResult(m: RunManifest, runDir: string): RunResult {
  */
 export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<number> {
   if (opts.out !== undefined) throw usageError('--out names one output, and several runs are being resumed', 'drop --out, or resume one run at a time');
+  const flagBudget = budgetFromFlags(opts);
   const loaded = loadConfig(io.cwd, io.env, opts.config);
   const runsDir = runsDirFor(io.cwd, loaded, opts.runsDir);
   const started = Date.now();
@@ -297,6 +346,7 @@ export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<
   const runs: BatchRun[] = [];
   const done: { label: string; result: RunResult }[] = [];
   let recorded: PlanRequest['recorded'];
+  const manifests: RunManifest[] = [];
   for (const dir of dirs) {
     let m: RunManifest;
     try {
@@ -310,8 +360,13 @@ export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<
       done.push({ label: m.input.display, result: recordedResult(m, dir) });
       continue;
     }
+    manifests.push(m);
     try {
-      const plan = await unlessInterrupted(resumePlan(m, dir, opts, io, probe, recorded), io.signal);
+      // As in refine: the --max-* flags limit the batch as a whole, not each run.
+      const plan = await unlessInterrupted(
+        resumePlan(m, dir, { ...opts, maxCostUsd: undefined, maxTokens: undefined, maxDispatches: undefined }, io, probe, recorded),
+        io.signal,
+      );
       recorded ??= { versions: plan.agentVersions, resolved: plan.resolved };
       runs.push({ plan, from: { runDir: dir }, label: m.input.display });
     } catch (err) {
@@ -326,5 +381,6 @@ export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<
     io.stderr.write(
       `resuming ${runs.length} run${runs.length === 1 ? '' : 's'}${done.length ? ` (${done.length} of the batch already ended)` : ''}, concurrency ${concurrency}\n`,
     );
-  return runBatch(runs, done, io, opts, { batchId: opts.batch ?? null, shard: null, concurrency, started, probe });
+  const budget = batchLedger(flagBudget, loaded.config.budget, manifests);
+  return runBatch(runs, done, io, opts, { batchId: opts.batch ?? null, shard: null, concurrency, started, probe, budget });
 }

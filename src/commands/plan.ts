@@ -14,6 +14,8 @@ import { assertFitsBudget, outputBudget, preflight } from '../adapters/preflight
 import type { RunManifest } from '../store/manifest.js';
 import { ROLES, type Role } from '../vocabulary.js';
 import { outputTarget } from '../engine/output.js';
+import type { BudgetLimits } from '../engine/budget.js';
+import { runBudget } from './budget-flags.js';
 
 export const DEFAULT_TIMEOUT_S = 600;
 
@@ -43,6 +45,8 @@ export interface PlanRequest {
   name: string;
   replyMode: string;
   batchId?: string;
+  /** The limits the --max-* flags set; config `budget:` fills the others. */
+  budget?: BudgetLimits;
   /** What an earlier session of the run found, used where today's checks find nothing. */
   recorded?: { versions: Record<Role, string | null>; resolved: RunPlan['resolved'] };
 }
@@ -83,6 +87,8 @@ export async function completePlan(
     name: req.name,
     replyMode: req.replyMode,
     ...(req.batchId ? { batchId: req.batchId } : {}),
+    budget: runBudget(req.budget, config.budget),
+    prices: config.prices,
   };
   // One agent in both roles has one check: its warnings are the same objects, kept once.
   const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
@@ -120,6 +126,8 @@ export interface ResumeFlags {
   config?: string;
   /** --timeout in seconds, already checked. */
   timeoutS?: number;
+  /** The --max-* flags, already checked: this session's budget. */
+  budget?: BudgetLimits;
 }
 
 /** The request a run was made with, from its run.json, its folder and today's config (agents are resolved again). */
@@ -146,6 +154,7 @@ export function requestFromManifest(m: RunManifest, runDir: string, io: Io, flag
     name: m.run_id,
     replyMode: m.policy.reply_mode,
     ...(m.batch_id ? { batchId: m.batch_id } : {}),
+    budget: flags.budget,
     recorded: { versions: perRole((r) => m.agents[r].version), resolved: perRole((r) => m.agents[r].resolved) },
   };
   return { request, config };

@@ -11,6 +11,8 @@ import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { outputTarget } from '../engine/output.js';
 import type { OutputTarget, RunPlan } from '../engine/plan.js';
+import { budgetFromFlags } from './budget-flags.js';
+import type { BudgetLimits } from '../engine/budget.js';
 import { readInput } from './input.js';
 import { completePlan, type PlanRequest, perRole, unlessInterrupted } from './plan.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
@@ -32,6 +34,9 @@ export interface RefineOptions {
   json?: boolean;
   quiet?: boolean;
   dryRun?: boolean;
+  maxCostUsd?: string | number;
+  maxTokens?: string | number;
+  maxDispatches?: string | number;
 }
 
 export const DEFAULT_PASSES = 2;
@@ -79,6 +84,8 @@ export interface RefineSettings {
   timeoutS: number | undefined;
   runsDir: string;
   promptsDir: string | null;
+  /** The limits the --max-* flags set (config `budget:` fills the others). */
+  budget: BudgetLimits;
 }
 
 /** The flags checked and the config read; nothing looked at beyond them. */
@@ -93,6 +100,7 @@ export function refineSettings(opts: RefineOptions, io: Io): RefineSettings {
     timeoutS: secondsFlag(opts.timeout),
     runsDir: runsDirFor(io.cwd, loaded, opts.runsDir),
     promptsDir: opts.prompts ? resolve(io.cwd, opts.prompts) : null,
+    budget: budgetFromFlags(opts),
   };
 }
 
@@ -140,6 +148,7 @@ export function refineRequest(
     runsDir: s.runsDir,
     name: opts.name ?? (input.path ? basename(input.path).replace(/\.[^.]+$/, '') : 'stdin'),
     replyMode: 'document',
+    budget: s.budget,
   };
 }
 

@@ -7,6 +7,8 @@ import type { EngineDeps } from '../engine/deps.js';
 import type { RecorderOptions } from '../store/recorder.js';
 import type { RunPlan } from '../engine/plan.js';
 import { buildPassPrompt } from '../engine/prompt.js';
+import { PRICES_AS_OF } from '../adapters/prices.js';
+import { estimateRun } from '../engine/budget.js';
 import { runDocument } from '../engine/run-document.js';
 import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
@@ -106,6 +108,8 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
     output: plan.output,
     runs_dir: plan.runsDir,
     prompts_dir: plan.promptsDir,
+    budget: { max_cost_usd: plan.budget?.costUsd ?? null, max_tokens: plan.budget?.tokens ?? null, max_dispatches: plan.budget?.dispatches ?? null },
+    estimate: { ...estimateRun(plan), prices_as_of: PRICES_AS_OF },
   };
   if (opts.json) {
     io.stdout.write(`${JSON.stringify({ ...summary, first_prompt: prompt })}\n`);
@@ -116,9 +120,35 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
     ...summary.schedule.map((s) => `  pass ${s.pass}: ${s.role} ${s.agent}${s.final ? ' (final)' : ''}`),
     `markers: ${plan.markers.join(', ')}; max repairs per pass: ${plan.maxRepairs}`,
     `output: ${plan.output.kind}${'path' in plan.output ? ` ${plan.output.path}` : ''}; runs dir: ${plan.runsDir}`,
+    ...estimateLines(summary.estimate, summary.budget),
     `--- first prompt (pass 1, ${plan.agents.reviewer.spec}) ---`,
     prompt,
   ];
   io.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
+}
+
+const money = (usd: number | null): string => (usd === null ? 'cost unknown' : `$${usd.toFixed(4)}`);
+
+/** The dry run's estimate in words: per pass, the total, the budget and the first pass it would stop. */
+function estimateLines(
+  e: ReturnType<typeof estimateRun> & { prices_as_of: string },
+  b: { max_cost_usd: number | null; max_tokens: number | null; max_dispatches: number | null },
+): string[] {
+  const source = (s: string, model: string | null): string =>
+    s === 'table' ? `list price of ${model}` : model ? `no price for ${model}` : 'no model to price';
+  const limits = [
+    b.max_cost_usd === null ? null : `$${b.max_cost_usd}`,
+    b.max_tokens === null ? null : `${b.max_tokens} tokens`,
+    b.max_dispatches === null ? null : `${b.max_dispatches} dispatch${b.max_dispatches === 1 ? '' : 'es'}`,
+  ].filter((x) => x !== null);
+  const stop = e.passes.find((p) => p.refused);
+  return [
+    `estimate (at most, one dispatch a pass; retries and repairs add to it; prices as of ${e.prices_as_of}):`,
+    ...e.passes.map(
+      (p) => `  pass ${p.pass}: ${p.prompt_tokens} prompt + ${p.output_tokens} output tokens, ${money(p.cost_usd)} (${source(p.cost_source, p.model)})`,
+    ),
+    `  total: ${e.tokens} tokens, ${money(e.cost_usd)}${e.cost_source === 'unknown' && e.cost_usd !== null ? ' and the cost of the passes without a price' : ''} (cost source: ${e.cost_source})`,
+    `budget: ${limits.length ? limits.join(', ') : 'none'}${stop ? `; it would stop the run before pass ${stop.pass}: ${stop.refused}` : ''}`,
+  ];
 }

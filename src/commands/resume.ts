@@ -12,6 +12,7 @@ import { RunRecorder } from '../store/recorder.js';
 import { resolveRunDir } from '../store/resolve-run.js';
 import { printRunResult } from '../ui/run-summary.js';
 import { completePlan, type PlanRequest, requestFromManifest } from './plan.js';
+import { budgetFromFlags } from './budget-flags.js';
 import { secondsFlag } from './refine-plan.js';
 import { engineDeps } from './refine.js';
 
@@ -25,6 +26,9 @@ export interface ResumeOptions {
   config?: string;
   /** `--timeout <seconds>`: a deadline for each call of this session (not part of the run's policy). */
   timeout?: string | number;
+  maxCostUsd?: string | number;
+  maxTokens?: string | number;
+  maxDispatches?: string | number;
 }
 
 const RESUMABLE = new Set(['running', 'interrupted', 'failed']);
@@ -47,6 +51,8 @@ function lastDocumentSha(m: RunManifest): string | null {
  * is resumed with the breaker closed again (run.json counts it in breaker.reopened).
  */
 export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
+  // The flags are checked before the run is looked for: a bad --max-* is the error to report.
+  budgetFromFlags(opts);
   const runsDir = runsDirFor(io.cwd, loadConfig(io.cwd, io.env, opts.config), opts.runsDir);
   const runDir = resolveRunDir(opts.run, runsDir, io.cwd);
   const manifest = readForResume(runDir);
@@ -86,7 +92,8 @@ export async function resumePlan(
 ): Promise<RunPlan> {
   if (!RESUMABLE.has(manifest.status))
     throw usageError(`run ${manifest.run_id} is already ${manifest.status}`, 'only interrupted, crashed or failed runs can be resumed', 'resume');
-  const { request, config } = requestFromManifest(manifest, runDir, io, { ...opts, timeoutS: secondsFlag(opts.timeout) });
+  const budget = budgetFromFlags(opts);
+  const { request, config } = requestFromManifest(manifest, runDir, io, { ...opts, timeoutS: secondsFlag(opts.timeout), budget });
   if (request.output.kind === 'stdout' && opts.json) {
     // One stdout cannot carry both the document and the --json object.
     request.output = { kind: 'run' };

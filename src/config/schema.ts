@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AgentOptionsSchema } from '../adapters/contract.js';
+import { PRICE_KEY, PRICE_KEY_RULE, PriceSchema } from '../adapters/prices.js';
 import { REPLY_DEFAULTS } from '../engine/reply.js';
 
 /**
@@ -24,6 +25,23 @@ export const MARKER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 export const MARKER_NAME_RULE = 'a marker is a word such as RISK: a letter, then letters, digits, _ or -, at most 32 characters';
 const markerName = z.string().regex(MARKER_NAME, MARKER_NAME_RULE);
 
+/** Each budget limit's rule, for config `budget:` and the --max-* flags alike. */
+export const BUDGET_LIMIT_RULES = {
+  max_cost_usd: { schema: z.number().positive().finite(), text: 'a positive number of US dollars', example: '5' },
+  max_tokens: { schema: z.number().int().positive().max(Number.MAX_SAFE_INTEGER), text: 'a positive whole number of tokens', example: '2000000' },
+  max_dispatches: { schema: z.number().int().positive().max(1_000_000), text: 'a whole number of dispatches from 1 to 1000000', example: '20' },
+} as const;
+
+const budgetLimits = {
+  max_cost_usd: BUDGET_LIMIT_RULES.max_cost_usd.schema.optional(),
+  max_tokens: BUDGET_LIMIT_RULES.max_tokens.schema.optional(),
+  max_dispatches: BUDGET_LIMIT_RULES.max_dispatches.schema.optional(),
+};
+
+/** `budget:`: a run's limits, and under `batch:` those of a whole batch. */
+export const BudgetConfigSchema = z.object({ ...budgetLimits, batch: z.object(budgetLimits).strict().optional() }).strict();
+export type BudgetConfig = z.infer<typeof BudgetConfigSchema>;
+
 export const ConfigSchema = z
   .object({
     reviewer: z.string().min(1).optional(),
@@ -39,6 +57,9 @@ export const ConfigSchema = z
     summary_ratio: z.number().gt(0).lt(1).default(REPLY_DEFAULTS.summaryRatio),
     /** The summary check applies only to documents with more words than this. */
     summary_min_words: z.number().int().nonnegative().default(REPLY_DEFAULTS.summaryMinWords),
+    budget: BudgetConfigSchema.default({}),
+    /** Prices per million tokens by `<provider>/<model>`, consulted before the built-in table. */
+    prices: z.record(z.string().regex(PRICE_KEY, PRICE_KEY_RULE), PriceSchema).default({}),
   })
   .strict();
 export type Config = z.infer<typeof ConfigSchema>;

@@ -2,6 +2,7 @@ import type { AdapterRequest } from '../adapters/contract.js';
 import type { CallOptions, HostResult } from '../adapters/host.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import type { RecorderOptions } from '../store/recorder.js';
+import type { BudgetLedger } from './budget.js';
 import type { AttemptKind, DispatchStatus, FinalStatus, Role } from '../vocabulary.js';
 import { sleep } from './backoff.js';
 import type { AgentThrottle } from './throttle.js';
@@ -47,4 +48,9 @@ export interface EngineDeps {
   recorder?: RecorderOptions;
   /** The backoff a batch shares between its runs (src/engine/throttle.ts); none for a single run. */
   throttle?: AgentThrottle;
+  /**
+   * Budgets shared beyond this run (a batch's): a dispatch goes only if each of them and
+   * the run's own budget admit it, and its spending is charged to all of them.
+   */
+  budgets?: readonly BudgetLedger[];
 }

@@ -1,6 +1,7 @@
 import { ulid } from 'ulid';
 import { type AdapterRequest, type AdapterSuccess, CONTRACT_VERSION, type Usage } from '../adapters/contract.js';
 import type { HostError, HostResult } from '../adapters/host.js';
+import { dispatchCost } from '../adapters/prices.js';
 import type { DispatchEnd, DispatchStart } from '../audit/records.js';
 import { diffNotes, mdxForPath, type Note, scanNotes } from '../protocol/scanner.js';
 import { structureProblems } from '../protocol/structure.js';
@@ -10,6 +11,7 @@ import { openClosing, type PassClosing, type RunRecorder } from '../store/record
 import { dispatchStem } from '../store/run-folder.js';
 import { type AttemptKind, type PassStatus, type Role, TRANSIENT_ERROR_TYPES } from '../vocabulary.js';
 import { backoffMs } from './backoff.js';
+import { BUDGET_ERROR, type BudgetHold, type BudgetLedger, estimateDispatch, expectedModel } from './budget.js';
 import type { Clock, EngineDeps, EventSink } from './deps.js';
 import { type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt, buildRepairPrompt, type Delimiters, type PassPromptInput, promptDocument } from './prompt.js';
@@ -30,6 +32,8 @@ export interface RunContext {
   rec: RunRecorder;
   current: Current;
   breaker: RunManifest['breaker'];
+  /** The run's own budget first, then any shared ones (EngineDeps.budgets): a dispatch needs them all. */
+  budgets: readonly BudgetLedger[];
   /** Wall time of the run so far, earlier sessions of a resumed run included. */
   runMs(): number;
 }
@@ -76,6 +80,8 @@ interface Attempt {
 interface Dispatched {
   start: DispatchStart;
   host: HostResult;
+  /** What the dispatch holds of each budget until it is charged. */
+  holds: { ledger: BudgetLedger; hold: BudgetHold }[];
 }
 
 /**
@@ -140,7 +146,10 @@ class PassRun {
     for (;;) {
       if (this.ctx.deps.signal.aborted) return this.close('interrupted', { kind: 'interrupted' });
       if (!(await this.waitForThrottle())) return this.close('interrupted', { kind: 'interrupted' });
-      const d = await this.dispatch();
+      const admitted = this.admit();
+      // Refused before anything is written for it: no prompt, no record; the pass fails and the run can be resumed with more budget.
+      if (typeof admitted === 'string') return this.close('failed', { kind: 'failed', type: BUDGET_ERROR, message: admitted });
+      const d = await this.dispatch(admitted);
       const step = d.host.ok ? this.onReply(d, d.host.response) : await this.onFailure(d, d.host.error);
       if (step !== 'again') return step;
     }
@@ -162,8 +171,30 @@ class PassRun {
     return throttle.wait(this.agent, signal);
   }
 
+  /** The model this role's replies name so far, else the one it is expected to use: what a dispatch is priced for. */
+  private get model(): string | null {
+    return this.ctx.rec.manifest.agents[this.role].model ?? expectedModel(this.ctx.plan, this.role);
+  }
+
+  /** Every budget's hold on the next dispatch, or the first refusal (in words). */
+  private admit(): Dispatched['holds'] | string {
+    const { plan } = this.ctx;
+    const estimate = estimateDispatch({
+      prompt: this.attempt.prompt,
+      document: this.attempt.documentText,
+      outputBudget: plan.maxOutputTokens[this.role],
+      model: this.model,
+      prices: plan.prices,
+    });
+    for (const ledger of this.ctx.budgets) {
+      const refused = ledger.admit(estimate);
+      if (refused) return refused;
+    }
+    return this.ctx.budgets.map((ledger) => ({ ledger, hold: ledger.reserve(estimate) }));
+  }
+
   /** One call: the prompt is written and the record opened before it, the raw reply and stderr kept after it. */
-  private async dispatch(): Promise<Dispatched> {
+  private async dispatch(holds: Dispatched['holds']): Promise<Dispatched> {
     const { plan, rec, deps } = this.ctx;
     const agent = plan.agents[this.role];
     const now = deps.clock.now();
@@ -215,7 +246,7 @@ class PassRun {
     const replyText = host.ok ? host.response.reply : host.stdout;
     if (replyText) rec.artifact(`${stem}.reply.txt`, replyText);
     rec.artifact(`${stem}.stderr.log`, host.stderr);
-    return { start, host };
+    return { start, host, holds };
   }
 
   /** Closes a dispatch: its outcome goes to the record and run.json. */
@@ -227,6 +258,10 @@ class PassRun {
   ): void {
     const { host } = d;
     const usage: Usage | undefined = host.ok ? host.response.usage : host.usage;
+    const model = (host.ok ? host.response.model : null) ?? this.model;
+    const cost = usage ? dispatchCost(usage, model, this.ctx.plan.prices) : { cost_usd: null, cost_source: 'unknown' as const };
+    const tokens = usage && (usage.input_tokens !== null || usage.output_tokens !== null) ? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) : null;
+    for (const { ledger, hold } of d.holds) ledger.charge({ tokens, costUsd: cost.cost_usd }, hold);
     const end: DispatchEnd = {
       start: d.start,
       completedAt: new Date(this.ctx.deps.clock.now()),
@@ -238,6 +273,7 @@ class PassRun {
       document: doc ? { file: doc.file, sha256: this.shaOf(doc.file, doc.text), lines: this.ctx.rec.factsOf(doc.file).lines } : null,
       added: doc?.added ?? [],
       resolved: doc?.resolved ?? [],
+      cost,
     };
     this.ctx.rec.finishDispatch(this.index, end, {
       usage: usage
@@ -246,7 +282,8 @@ class PassRun {
             output_tokens: usage.output_tokens,
             ...(typeof usage.cache_read_tokens === 'number' ? { cache_read_tokens: usage.cache_read_tokens } : {}),
             ...(typeof usage.cache_write_tokens === 'number' ? { cache_write_tokens: usage.cache_write_tokens } : {}),
-            cost_usd: usage.cost_usd,
+            cost_usd: cost.cost_usd,
+            cost_source: cost.cost_source,
           }
         : null,
       providerReported: usage ? usage.provider_reported : null,

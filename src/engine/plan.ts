@@ -1,4 +1,6 @@
+import type { PriceOverrides } from '../adapters/prices.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
+import type { BudgetLimits } from './budget.js';
 import type { Role } from '../adapters/contract.js';
 import type { Syntax } from '../protocol/scanner.js';
 import type { Templates } from './prompt.js';
@@ -40,6 +42,10 @@ export interface RunPlan {
   replyMode: string;
   /** The batch this run is one document of; absent for a run of its own. */
   batchId?: string;
+  /** The run's budget (--max-cost-usd, --max-tokens, --max-dispatches, else config `budget:`); absent: no limit. Not part of the policy. */
+  budget?: BudgetLimits;
+  /** Config `prices:`, consulted before the built-in price table; absent: the table alone. */
+  prices?: PriceOverrides;
 }
 
 export function roleForPass(pass: number): Role {

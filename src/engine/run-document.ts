@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { EXIT, isBounceError, usageError } from '../errors.js';
 import { type ManifestView, RecorderCrashed, RunRecorder } from '../store/recorder.js';
 import type { FinalStatus } from '../vocabulary.js';
+import { BudgetLedger, spentOf } from './budget.js';
 import { type Clock, type EngineDeps, systemClock } from './deps.js';
 import { openingOf } from './opening.js';
 import { writeOutput } from './output.js';
@@ -70,7 +71,9 @@ export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: Resume
   try {
     const started = clock.now();
     const base = rec.manifest.totals.duration_ms;
-    ctx = { plan, deps: full, rec, current, breaker: { ...rec.manifest.breaker }, runMs: () => base + (clock.now() - started) };
+    // The run's own budget counts what earlier sessions of a resumed run spent.
+    const budgets = [new BudgetLedger(plan.budget ?? {}, spentOf(rec.manifest.totals)), ...(deps.budgets ?? [])];
+    ctx = { plan, deps: full, rec, current, breaker: { ...rec.manifest.breaker }, budgets, runMs: () => base + (clock.now() - started) };
     full.events({
       type: 'run-started',
       runId: rec.manifest.run_id,

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { combineCostSources } from '../adapters/prices.js';
 import {
   AttemptKindSchema,
+  CostSourceSchema,
   DispatchStatusSchema,
   EvidenceSchema,
   OutputKindSchema,
@@ -26,8 +28,10 @@ export const UsageTotalsSchema = z
     /** The part of input_tokens read from, and written to, the provider's prompt cache; absent when unknown. */
     cache_read_tokens: Tokens.optional(),
     cache_write_tokens: Tokens.optional(),
-    /** USD, or null when no dispatch reported a cost. */
+    /** USD, or null when no dispatch's cost is known; with cost_source `unknown` a total is a lower bound. */
     cost_usd: z.number().nonnegative().nullable(),
+    /** Where cost_usd comes from (the least certain source of its parts); null before any dispatch reported usage; absent in runs made before it was recorded. */
+    cost_source: CostSourceSchema.nullable().optional(),
   })
   .strict();
 export type UsageTotals = z.infer<typeof UsageTotalsSchema>;
@@ -188,6 +192,7 @@ export function addUsage(into: UsageTotals, add: UsageTotals): void {
   if (add.input_tokens !== null) into.input_tokens = (into.input_tokens ?? 0) + add.input_tokens;
   if (add.output_tokens !== null) into.output_tokens = (into.output_tokens ?? 0) + add.output_tokens;
   if (add.cost_usd !== null) into.cost_usd = (into.cost_usd ?? 0) + add.cost_usd;
+  if (add.cost_source) into.cost_source = combineCostSources(into.cost_source, add.cost_source);
   for (const key of ['cache_read_tokens', 'cache_write_tokens'] as const) {
     const n = add[key];
     if (typeof n === 'number') into[key] = (into[key] ?? 0) + n;

@@ -9,7 +9,7 @@ export const STALE_REASON = 'the runner stopped before this dispatch finished';
 function usageOf(record: DispatchRecord): UsageTotals | null {
   const m = record.response?.metadata;
   if (!m || (m.input_tokens === null && m.output_tokens === null && m.cost_usd === null)) return null;
-  return { input_tokens: m.input_tokens, output_tokens: m.output_tokens, cost_usd: m.cost_usd };
+  return { input_tokens: m.input_tokens, output_tokens: m.output_tokens, cost_usd: m.cost_usd, cost_source: m.cost_source };
 }
 
 /** `pass-1-reviewer-mock.retry-1.prompt.md` -> `pass-1-reviewer-mock.retry-1`. */

@@ -168,7 +168,7 @@ export class RunRecorder {
       evidence: o.evidence,
       policy: o.policy,
       pass_records: [],
-      totals: { input_tokens: null, output_tokens: null, cost_usd: null, duration_ms: 0, dispatches: 0 },
+      totals: { input_tokens: null, output_tokens: null, cost_usd: null, cost_source: null, duration_ms: 0, dispatches: 0 },
       breaker: { consecutive_failures: 0, open: false, last_error: null, reopened: 0 },
       redactions: 0,
       notes_left: null,
@@ -277,7 +277,7 @@ export class RunRecorder {
     const rec: PassRecord = {
       ...fields,
       ...openClosing(),
-      usage: { input_tokens: null, output_tokens: null, cost_usd: null },
+      usage: { input_tokens: null, output_tokens: null, cost_usd: null, cost_source: null },
       duration_ms: null,
       dispatches: [],
       started_at: new Date().toISOString(),

@@ -3,7 +3,8 @@ import type { EngineEvent, EventSink } from '../engine/deps.js';
 import type { RunResult } from '../engine/run-document.js';
 import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
-import type { FinalStatus } from '../vocabulary.js';
+import type { CostSource, FinalStatus } from '../vocabulary.js';
+import { combineCostSources } from '../adapters/prices.js';
 import { fitText } from './progress.js';
 import { type RefineJson, runJson } from './run-summary.js';
 
@@ -39,6 +40,8 @@ export interface BatchJson {
     input_tokens: number | null;
     output_tokens: number | null;
     cost_usd: number | null;
+    /** The least certain source of the runs' costs (`unknown` over `table` over `provider`); with `unknown`, cost_usd is a lower bound. */
+    cost_source: CostSource | null;
     /** Wall time of the whole batch. */
     duration_ms: number;
   };
@@ -83,6 +86,7 @@ export function batchJson(results: readonly RunResult[], facts: BatchFacts): Bat
       input_tokens: input,
       output_tokens: output,
       cost_usd: cost,
+      cost_source: results.reduce<CostSource | null>((src, r) => combineCostSources(src, r.manifest.totals.cost_source), null),
       duration_ms: facts.durationMs,
     },
     next: batchNext(results, facts.batchId),

@@ -4,6 +4,7 @@ import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
 import { join } from 'node:path';
 import { displayPath } from '../engine/output.js';
+import { BUDGET_ERROR } from '../engine/budget.js';
 
 /** The one object `--json` prints for refine and resume, for every exit. */
 export interface RefineJson {
@@ -15,10 +16,22 @@ export interface RefineJson {
   output: string | null;
   passes_run: number;
   /** One entry per pass attempted: wall time, notes left, tokens. */
-  passes: { pass: number; role: string; agent: string; status: string; duration_ms: number | null; notes_after: number | null; tokens: number | null }[];
+  passes: {
+    pass: number;
+    role: string;
+    agent: string;
+    status: string;
+    duration_ms: number | null;
+    notes_after: number | null;
+    tokens: number | null;
+    cost_usd: number | null;
+    cost_source: string | null;
+  }[];
   duration_ms: number;
   usage: { input_tokens: number | null; output_tokens: number | null };
   cost_usd: number | null;
+  /** `provider`, `table` or `unknown` (then cost_usd, the sum of what is known, is a lower bound); null when no dispatch reported usage. */
+  cost_source: string | null;
   evidence: string | null;
   error: { type: string; message: string; resets_at?: string | null } | null;
   /** The command or step that goes on from here; null when the run converged or none applies. */
@@ -46,10 +59,13 @@ export function runJson(r: RunResult): RefineJson {
       duration_ms: p.duration_ms,
       notes_after: p.notes_after,
       tokens: sumTokens(p.usage),
+      cost_usd: p.usage.cost_usd,
+      cost_source: p.usage.cost_source ?? null,
     })),
     duration_ms: m.totals.duration_ms,
     usage: { input_tokens: m.totals.input_tokens, output_tokens: m.totals.output_tokens },
     cost_usd: m.totals.cost_usd,
+    cost_source: m.totals.cost_source ?? null,
     evidence: m.evidence,
     error: r.error,
     next: nextStep(r, null),
@@ -83,6 +99,7 @@ export function nextStep(r: RunResult, cwd: string | null): string | null {
         return `${resume} --timeout ${Math.min(2_147_483, Math.ceil(longest * 2))}`;
       }
       if (type === 'quota') return r.error?.resets_at ? `${resume} after ${r.error.resets_at}` : `${resume} once the agent's limit has reset`;
+      if (type === BUDGET_ERROR) return `${resume} with a larger budget (--max-cost-usd, --max-tokens or --max-dispatches, as the error says)`;
       if (type === 'storage') return `${resume} once the runs folder can be written again`;
       if (type === 'truncated') return `raise max_output_tokens for that agent in bounce.config.yaml, then ${resume}`;
       if (type === 'breaker' || type === 'auth' || type === 'config' || type === 'not_found') return `fix the cause above, then ${resume}`;
@@ -105,6 +122,7 @@ export function errorJson(exitCode: number, type: string, message: string): Refi
     duration_ms: 0,
     usage: { input_tokens: null, output_tokens: null },
     cost_usd: null,
+    cost_source: null,
     evidence: null,
     error: { type, message },
     next: null,
@@ -118,7 +136,8 @@ export function summaryLines(r: RunResult, io: Io): string {
   const t = m.totals;
   const total = sumTokens(t);
   const tokens = total === null ? 'tokens unknown' : `${total} tokens`;
-  const cost = t.cost_usd === null ? 'cost unknown' : `$${t.cost_usd.toFixed(4)}`;
+  const partial = t.cost_source === 'unknown' ? ' (some cost unknown)' : t.cost_source === 'table' ? ' (list prices)' : '';
+  const cost = t.cost_usd === null ? 'cost unknown' : `$${t.cost_usd.toFixed(4)}${partial}`;
   const head = r.exitCode === EXIT.ok ? c.green(r.status) : c.red(r.status);
   const anyMock = m.evidence === 'mock' || (m.evidence === 'mixed' && [m.agents.reviewer, m.agents.composer].some((a) => a.evidence === 'mock'));
   const mock = anyMock ? c.yellow(' (mock agents: not a live result)') : '';

@@ -101,6 +101,17 @@ describe('bounce refine with several documents (a batch)', () => {
   });
 });
 
+describe('a batch budget', () => {
+  it('--max-dispatches limits the whole batch: the run that would exceed it stops before that dispatch', async () => {
+    const r = await runMain(['refine', 'docs', ...MOCKS, '--concurrency', '1', '--max-dispatches', '3', '--json'], { cwd: dir });
+    expect(r.code).toBe(3);
+    const out = JSON.parse(r.stdout);
+    expect(out.totals).toMatchObject({ converged: 1, failed: 2, dispatches: 3 });
+    expect(out.runs.slice(1).map((x: { error: { type: string } }) => x.error.type)).toEqual(['budget', 'budget']);
+    expect(out.runs[1].error.message).toMatch(/the batch/);
+  });
+});
+
 describe('--shard and --dry-run', () => {
   const listed = async (shard: string): Promise<string[]> => {
     const r = await runMain(['refine', 'docs', ...MOCKS, '--shard', shard, '--dry-run', '--json'], { cwd: dir });

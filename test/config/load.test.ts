@@ -146,7 +146,16 @@ describe('parseConfig', () => {
   });
 
   it('the defaults are 10 passes, 2 000 000 bytes, no extra markers, no agents, summary under 30% of over 50 words', () => {
-    expect(DEFAULT_CONFIG).toEqual({ agents: {}, max_passes: 10, max_bytes: 2_000_000, markers: [], summary_ratio: 0.3, summary_min_words: 50 });
+    expect(DEFAULT_CONFIG).toEqual({
+      agents: {},
+      max_passes: 10,
+      max_bytes: 2_000_000,
+      markers: [],
+      summary_ratio: 0.3,
+      summary_min_words: 50,
+      budget: {},
+      prices: {},
+    });
   });
 
   it('reads every documented key', () => {
@@ -171,6 +180,14 @@ describe('parseConfig', () => {
         'markers: [RISK, todo_item, Open-Question]',
         'summary_ratio: 0.25',
         'summary_min_words: 80',
+        'budget:',
+        '  max_cost_usd: 2.5',
+        '  max_tokens: 400000',
+        '  max_dispatches: 12',
+        '  batch: { max_cost_usd: 40 }',
+        'prices:',
+        '  local/llama3.1:8b: { input: 0, output: 0 }',
+        '  openai/gpt-5: { input: 1, output: 8, cache_read: 0.1, cache_write: 1 }',
         '',
       ].join('\n'),
       'c.yaml',
@@ -195,6 +212,8 @@ describe('parseConfig', () => {
       markers: ['RISK', 'todo_item', 'Open-Question'],
       summary_ratio: 0.25,
       summary_min_words: 80,
+      budget: { max_cost_usd: 2.5, max_tokens: 400_000, max_dispatches: 12, batch: { max_cost_usd: 40 } },
+      prices: { 'local/llama3.1:8b': { input: 0, output: 0 }, 'openai/gpt-5': { input: 1, output: 8, cache_read: 0.1, cache_write: 1 } },
     });
   });
 

@@ -1,4 +1,4 @@
-import type { AdapterRequest } from '../../src/adapters/contract.js';
+import type { AdapterRequest, Usage } from '../../src/adapters/contract.js';
 import type { HostResult } from '../../src/adapters/host.js';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import type { Clock, Dispatcher, EngineDeps, EngineEvent } from '../../src/engine/deps.js';
@@ -50,7 +50,7 @@ export async function testPlan(runsDir: string, over: Partial<RunPlan> = {}, tex
 
 /** One scripted answer of the fake dispatcher. */
 export type Answer =
-  | { reply: string; stop?: 'complete' | 'truncated' }
+  | { reply: string; stop?: 'complete' | 'truncated'; usage?: Partial<Usage>; model?: string | null }
   | {
       error: {
         type: Exclude<HostErrorType, 'interrupted'>;
@@ -76,7 +76,15 @@ export function fakeDispatcher(script: Answer[]): Dispatcher & { requests: Adapt
     if (typeof answer === 'function')
       return { ...base, ok: true, response: { ok: true, reply: answer(request), stop: 'complete', usage, model: 'm', agent_version: '1.0' } };
     if ('error' in answer) return { ...base, ok: false, error: { message: `${answer.error.type} from the fake`, ...answer.error } };
-    return { ...base, ok: true, response: { ok: true, reply: answer.reply, stop: answer.stop ?? 'complete', usage, model: 'm', agent_version: '1.0' } };
+    const response = {
+      ok: true as const,
+      reply: answer.reply,
+      stop: answer.stop ?? 'complete',
+      usage: { ...usage, ...answer.usage },
+      model: answer.model === undefined ? 'm' : answer.model,
+      agent_version: '1.0',
+    };
+    return { ...base, ok: true, response };
   };
   return Object.assign(dispatch, { requests });
 }
