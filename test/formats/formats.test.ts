@@ -1,6 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { escapeData, escapeProperty } from '../../src/formats/github.js';
@@ -8,6 +6,7 @@ import { xmlAttr, xmlText } from '../../src/formats/junit.js';
 import { VERSION } from '../../src/version.js';
 import { FIXTURES, tempDir } from '../support/cli.js';
 import { runMain } from '../support/run-main.js';
+import { validateSarif } from '../support/sarif.js';
 
 const HERE = join(FIXTURES, 'formats');
 const GOLDEN = join(HERE, 'golden');
@@ -121,28 +120,13 @@ describe('--output and the job summary', () => {
   });
 });
 
-/** The multitool's native binary, from the npm package (SARIF_MULTITOOL overrides it). */
-function multitool(): string {
-  if (process.env.SARIF_MULTITOOL) return process.env.SARIF_MULTITOOL;
-  return createRequire(import.meta.url)('@microsoft/sarif-multitool') as string;
-}
-
 describe('SARIF is valid for GitHub code scanning', () => {
   for (const command of ['scan', 'lint']) {
     it(`${command}: the SARIF multitool's validate reports no error or warning with the Sarif and Gh rules`, async () => {
       const sarif = join(dir, `${command}.sarif`);
       const r = await runMain([command, 'docs', '-f', 'sarif', '--output', sarif], { cwd: dir });
       expect(r.code).toBe(1);
-      const out = join(dir, `${command}.validation.json`);
-      const v = spawnSync(multitool(), ['validate', sarif, '--rule-kind', 'Sarif;Gh', '--output', out, '--log', 'ForceOverwrite'], {
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
-      expect(v.status, v.stdout + v.stderr).toBe(0);
-      expect(existsSync(out)).toBe(true);
-      const results = (JSON.parse(readFileSync(out, 'utf8')) as { runs: { results?: { ruleId: string; level?: string; message: { text?: string } }[] }[] })
-        .runs[0]!.results;
-      expect((results ?? []).map((x) => `${x.ruleId}: ${x.message.text}`)).toEqual([]);
+      expect(validateSarif(sarif)).toEqual([]);
       const log = JSON.parse(readFileSync(sarif, 'utf8'));
       expect(log.runs[0].results.length).toBeGreaterThan(0);
       expect(log.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('docs/a%2Cb%3Ac%25.md');
