@@ -20,6 +20,7 @@ import type { BudgetConfig } from '../config/schema.js';
 import { BounceError, EXIT, isBounceError, usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import type { RunManifest } from '../store/manifest.js';
+import { acquireLock } from '../store/lock.js';
 import { listRuns } from '../store/resolve-run.js';
 import { resolveRunDir } from '../store/resolve-run.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';

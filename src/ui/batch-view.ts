@@ -186,7 +186,8 @@ export class BatchView {
     const m = r.manifest;
     const status = r.exitCode === EXIT.ok ? this.c.green(r.status) : this.c.red(r.status);
     const notes = r.notesLeft === null ? '' : `, ${r.notesLeft} note${r.notesLeft === 1 ? '' : 's'} left`;
-    const why = r.error && r.status !== 'converged' ? `: ${r.error.message}` : '';
+    // An interruption needs no words per document: the batch's next step says how to go on.
+    const why = r.error && (r.status === 'failed' || r.status === 'not-converged') ? `: ${r.error.message}` : '';
     this.line(`[${this.done}/${this.total}] ${label}: ${status}, ${m.passes.run}/${m.passes.requested} passes${notes}, ${secs(m.totals.duration_ms)}${why}`);
     if (this.tty) this.redraw();
   }
