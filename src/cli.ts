@@ -16,6 +16,7 @@ import {
   SCAN_EXIT_CODES,
 } from './help.js';
 import type { Format, Level } from './formats/finding.js';
+import { LINT_MODES } from './protocol/lint-modes.js';
 
 /**
  * Declares the commands; each one's work lives in src/commands/<name>.ts and is imported
@@ -42,6 +43,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--name <name>', 'run name used in the run folder name')
     .option('--timeout <seconds>', 'deadline per agent call in seconds, 1 to 2147483 (default 600)')
     .option('--max-repairs <n>', 'repair requests per pass (default 1)')
+    .addOption(
+      new Option('--lint <mode>', 'new notes that break a lint rule: off, warn, or repair (default: lint from config, else off)').choices([...LINT_MODES]),
+    )
     .option('--prompts <dir>', 'folder of prompt templates overriding the built-in ones')
     .option('--config <file>', 'config file (default: bounce.config.yaml here or above, or BOUNCE_CONFIG)')
     .option('--json', 'print one JSON object on stdout, whatever the outcome')

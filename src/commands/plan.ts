@@ -12,7 +12,7 @@ import type { Io } from '../io.js';
 import { DEFAULT_MARKERS } from '../protocol/scanner.js';
 import { assertFitsBudget, outputBudget, preflight } from '../adapters/preflight.js';
 import type { RunManifest } from '../store/manifest.js';
-import { ROLES, type Role } from '../vocabulary.js';
+import { type LintMode, ROLES, type Role } from '../vocabulary.js';
 import { outputTarget } from '../engine/output.js';
 
 export const DEFAULT_TIMEOUT_S = 600;
@@ -42,6 +42,8 @@ export interface PlanRequest {
   runsDir: string;
   name: string;
   replyMode: string;
+  /** Lint of the notes a pass adds: refine's --lint, else config; resume's recorded value. */
+  lint: LintMode;
   /** What an earlier session of the run found, used where today's checks find nothing. */
   recorded?: { versions: Record<Role, string | null>; resolved: RunPlan['resolved'] };
 }
@@ -81,6 +83,7 @@ export async function completePlan(
     runsDir: req.runsDir,
     name: req.name,
     replyMode: req.replyMode,
+    lint: req.lint,
   };
   // One agent in both roles has one check: its warnings are the same objects, kept once.
   const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
@@ -143,6 +146,8 @@ export function requestFromManifest(m: RunManifest, runDir: string, io: Io, flag
     runsDir: dirname(runDir),
     name: m.run_id,
     replyMode: m.policy.reply_mode,
+    // A run recorded before lint existed ran without it.
+    lint: m.policy.lint ?? 'off',
     recorded: { versions: perRole((r) => m.agents[r].version), resolved: perRole((r) => m.agents[r].resolved) },
   };
   return { request, config };

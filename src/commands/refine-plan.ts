@@ -11,6 +11,7 @@ import type { RunPlan } from '../engine/plan.js';
 import { readInput } from './input.js';
 import { completePlan, type PlanRequest, perRole, unlessInterrupted } from './plan.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
+import { LINT_MODES, type LintMode, LintModeSchema } from '../vocabulary.js';
 
 export interface RefineOptions {
   doc: string;
@@ -25,6 +26,8 @@ export interface RefineOptions {
   name?: string;
   timeout?: string | number;
   maxRepairs?: string | number;
+  /** off, warn or repair; default: config `lint`. */
+  lint?: string;
   config?: string;
   json?: boolean;
   quiet?: boolean;
@@ -67,6 +70,14 @@ export function secondsFlag(value: string | number | undefined): number | undefi
   return n;
 }
 
+/** `--lint off|warn|repair`, else the config's `lint`. */
+export function lintFlag(value: string | undefined, fallback: LintMode): LintMode {
+  if (value === undefined) return fallback;
+  const parsed = LintModeSchema.safeParse(value);
+  if (!parsed.success) throw usageError(`--lint must be one of ${LINT_MODES.join(', ')}, not ${JSON.stringify(value)}`, 'pass e.g. --lint warn', 'usage');
+  return parsed.data;
+}
+
 /**
  * Checks everything that can be checked before an agent is called and returns the plan.
  * Any failure here is exit 2 and leaves no run folder behind.
@@ -82,6 +93,7 @@ export async function buildPlan(
   const passes = intFlag('--passes', opts.passes, DEFAULT_PASSES, 1, config.max_passes);
   const maxRepairs = intFlag('--max-repairs', opts.maxRepairs, 1, 0, 5);
   const timeoutS = secondsFlag(opts.timeout);
+  const lint = lintFlag(opts.lint, config.lint);
   const output = outputTarget({ out: opts.out, inPlace: opts.inPlace, json: opts.json }, opts.doc === '-' ? null : resolve(io.cwd, opts.doc), io.cwd);
   const input = await readInput(opts.doc, io, config.max_bytes);
   const runsDir = runsDirFor(io.cwd, loaded, opts.runsDir);
@@ -113,6 +125,7 @@ export async function buildPlan(
     runsDir,
     name: opts.name ?? (input.path ? basename(input.path).replace(/\.[^.]+$/, '') : 'stdin'),
     replyMode: 'document',
+    lint,
   };
   return { ...(await completePlan(request, config, io.env, { checkAgents, probe })), probe, skipped };
 }

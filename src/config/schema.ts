@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentOptionsSchema } from '../adapters/contract.js';
 import { REPLY_DEFAULTS } from '../engine/reply.js';
+import { LintModeSchema } from '../vocabulary.js';
 
 /**
  * The range of a call deadline in seconds (`timeout_s`, `--timeout`): a timer holds at most
@@ -34,6 +35,8 @@ export const ConfigSchema = z
     summary_ratio: z.number().gt(0).lt(1).default(REPLY_DEFAULTS.summaryRatio),
     /** The summary check applies only to documents with more words than this. */
     summary_min_words: z.number().int().nonnegative().default(REPLY_DEFAULTS.summaryMinWords),
+    /** What a run does with new notes that break a lint rule (docs/lint.md); `refine --lint` overrides it. */
+    lint: LintModeSchema.default('off'),
   })
   .strict();
 export type Config = z.infer<typeof ConfigSchema>;

@@ -1,6 +1,7 @@
 import type { ResolvedAgent } from '../adapters/registry.js';
 import type { Role } from '../adapters/contract.js';
 import type { Syntax } from '../protocol/scanner.js';
+import type { LintMode } from '../vocabulary.js';
 import type { Templates } from './prompt.js';
 
 export type OutputTarget = { kind: 'run' } | { kind: 'file'; path: string } | { kind: 'stdout' } | { kind: 'in-place'; path: string };
@@ -38,6 +39,8 @@ export interface RunPlan {
   runsDir: string;
   name: string;
   replyMode: string;
+  /** What the run does with the notes a pass adds that break a lint rule. */
+  lint: LintMode;
 }
 
 export function roleForPass(pass: number): Role {
