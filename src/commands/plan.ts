@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CheckProblem } from '../adapters/contract.js';
-import type { Probe } from '../adapters/detect.js';
+import { createProbe, type Probe } from '../adapters/detect.js';
+import { diskVersionCache, versionCachePath } from '../adapters/version-cache.js';
 import { resolveAgent, type ResolvedAgent } from '../adapters/registry.js';
 import type { Config } from '../config/schema.js';
 import { BounceError, EXIT } from '../errors.js';
@@ -88,6 +89,15 @@ export async function completePlan(
   // One agent in both roles has one check: its warnings are the same objects, kept once.
   const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
   return { plan, warnings };
+}
+
+/**
+ * The probe of a run (refine, resume): CLI versions remembered on disk between runs, and
+ * logins read offline where that is certain, so the first dispatch need not wait for
+ * `--version` or `claude auth status`. `bounce check` keeps asking the CLIs.
+ */
+export function runProbe(io: Pick<Io, 'env' | 'signal'>): Probe {
+  return createProbe(io.signal, { versions: diskVersionCache(versionCachePath(io.env)), offlineLogins: true });
 }
 
 /** Exit 130 while agents are being checked: nothing was started, so nothing is left behind. */

@@ -1,7 +1,7 @@
 import { basename, dirname, resolve } from 'node:path';
 import { chooseAgents, type SkippedAgent } from '../adapters/choose.js';
 import type { CheckProblem } from '../adapters/contract.js';
-import { createProbe, type Probe } from '../adapters/detect.js';
+import type { Probe } from '../adapters/detect.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
 import { TIMEOUT_RANGE_S } from '../config/schema.js';
 import { usageError } from '../errors.js';
@@ -9,7 +9,7 @@ import type { Io } from '../io.js';
 import { outputTarget } from '../engine/output.js';
 import type { RunPlan } from '../engine/plan.js';
 import { readInput } from './input.js';
-import { completePlan, type PlanRequest, perRole, unlessInterrupted } from './plan.js';
+import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } from './plan.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
 import { LINT_MODES, type LintMode, LintModeSchema } from '../vocabulary.js';
 
@@ -99,7 +99,7 @@ export async function buildPlan(
   const runsDir = runsDirFor(io.cwd, loaded, opts.runsDir);
   if (!opts.dryRun) assertRunsDirWritable(runsDir);
   const promptsDir = opts.prompts ? resolve(io.cwd, opts.prompts) : null;
-  const probe = createProbe(io.signal);
+  const probe = runProbe(io);
   const { agents, chosenBy, skipped } = await unlessInterrupted(
     chooseAgents({
       flags: { reviewer: opts.reviewer, composer: opts.composer },

@@ -1,5 +1,4 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createProbe } from '../adapters/detect.js';
 import { policyOf } from '../engine/policy.js';
 import { runDocument } from '../engine/run-document.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
@@ -10,7 +9,7 @@ import type { RunManifest } from '../store/manifest.js';
 import { RunRecorder } from '../store/recorder.js';
 import { resolveRunDir } from '../store/resolve-run.js';
 import { printRunResult } from '../ui/run-summary.js';
-import { completePlan, requestFromManifest } from './plan.js';
+import { completePlan, requestFromManifest, runProbe } from './plan.js';
 import { secondsFlag } from './refine-plan.js';
 import { engineDeps } from './refine.js';
 
@@ -69,7 +68,7 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
         `note: the run was made with --out -, which cannot share stdout with --json: the converged document goes to its run folder as final.${request.input.ext}\n`,
       );
   }
-  const probe = createProbe(io.signal);
+  const probe = runProbe(io);
   const { plan } = await completePlan(request, config, io.env, { checkAgents: true, probe });
   const policy = policyOf(plan);
   if (policy.version !== manifest.policy.version) {
