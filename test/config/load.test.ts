@@ -146,7 +146,7 @@ describe('parseConfig', () => {
   });
 
   it('the defaults are 10 passes, 2 000 000 bytes, no extra markers, no agents, summary under 30% of over 50 words', () => {
-    expect(DEFAULT_CONFIG).toEqual({ agents: {}, max_passes: 10, max_bytes: 2_000_000, markers: [], summary_ratio: 0.3, summary_min_words: 50 });
+    expect(DEFAULT_CONFIG).toEqual({ agents: {}, max_passes: 10, max_bytes: 2_000_000, markers: [], summary_ratio: 0.3, summary_min_words: 50, lint: 'off' });
   });
 
   it('reads every documented key', () => {
@@ -171,6 +171,7 @@ describe('parseConfig', () => {
         'markers: [RISK, todo_item, Open-Question]',
         'summary_ratio: 0.25',
         'summary_min_words: 80',
+        'lint: repair',
         '',
       ].join('\n'),
       'c.yaml',
@@ -195,6 +196,7 @@ describe('parseConfig', () => {
       markers: ['RISK', 'todo_item', 'Open-Question'],
       summary_ratio: 0.25,
       summary_min_words: 80,
+      lint: 'repair',
     });
   });
 
