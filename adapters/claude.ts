@@ -10,7 +10,7 @@ import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, Check
 import { findProgram, notFound } from '../src/adapters/detect.js';
 import { displayUrl } from '../src/adapters/endpoint.js';
 import { classifyCliError } from '../src/adapters/error-type.js';
-import { claudeLogin, loginReport } from '../src/adapters/login.js';
+import { CLAUDE_LOGIN_FIX, claudeLogin, loginReport } from '../src/adapters/login.js';
 import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/adapters/table.js';
 
 const FACTS = ADAPTER_TABLE.claude;
@@ -214,7 +214,11 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
     if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
     if (run.timedOut) return fail('timeout', `claude did not finish before the deadline (${request.deadline}); its process group was killed`);
     if (run.tooLarge) return fail('provider', 'claude printed more than 64 MB on stdout');
-    return parseClaudeOutput(run.stdout, run.stderr, run.exitCode, { costKnown: costIsMeaningful(childEnv), timeZone: childEnv.TZ });
+    const response = parseClaudeOutput(run.stdout, run.stderr, run.exitCode, { costKnown: costIsMeaningful(childEnv), timeZone: childEnv.TZ });
+    // refine may have read the login offline rather than asking the CLI: a rejected credential says how to fix it, as the check would.
+    if (!response.ok && response.error.type === 'auth' && !response.error.message.includes(CLAUDE_LOGIN_FIX))
+      return { ...response, error: { ...response.error, message: `${response.error.message}: ${CLAUDE_LOGIN_FIX}` } };
+    return response;
   } finally {
     removeTempDir(cwd);
   }

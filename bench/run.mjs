@@ -15,6 +15,7 @@ import { scanNotes } from '../dist/src/protocol/scanner.js';
 import { median } from './timing.mjs';
 import { wholeRuns } from './whole-runs.mjs';
 import { hostileRows } from './scanner-hostile.mjs';
+import { realClis } from './real-clis.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS || 15);
 /** Rounds of each whole-process comparison. */
@@ -150,4 +151,19 @@ if (process.env.BENCH_BATCH !== '0') {
   const { batchRows } = await import('./batch.mjs');
   console.log('\nbatch refine (an OpenAI-compatible server that answers every call after 1 s)');
   for (const [what, value, goal] of await batchRows()) console.log(`${what.padEnd(80)} ${value.padStart(14)}   ${goal}`);
+}
+
+// A whole run with the real CLIs against the scripted model server, beside the two bare CLI calls.
+// BENCH_COMPARE_BIN: other bin/bounce.js files (a build of an earlier commit, say), separated by ':'.
+const compareBins = (process.env.BENCH_COMPARE_BIN ?? '').split(':').filter(Boolean);
+const clis = await realClis(ROUNDS, compareBins);
+if (clis === null) console.log('\nreal CLIs: node_modules/.bin/claude or codex is missing (npm ci installs them); skipped');
+else {
+  console.log(`\n${clis.rounds} rounds, alternating; ratio: the median of per-round ratios to the bare calls`);
+  const rows = [
+    ['2-pass run, real claude + codex CLIs (scripted model)', ms(clis.bounce.ms), `${clis.bounce.ratio.toFixed(2)}x`, 'goal: <= 1.14 s; moonshot <= 1.1x'],
+    ['  bare: one claude -p + one codex exec', ms(clis.bare), '1.00x', ''],
+    ...clis.others.map((o) => [`  the same run with ${o.bin}`, ms(o.ms), `${o.ratio.toFixed(2)}x`, '']),
+  ];
+  for (const [what, a, r, goal] of rows) console.log(`${what.padEnd(70)} ${a.padStart(9)} ${r.padStart(6)}   ${goal}`.trimEnd());
 }

@@ -16,6 +16,7 @@ import {
   SCAN_EXIT_CODES,
 } from './help.js';
 import type { Format, Level } from './formats/finding.js';
+import { LINT_MODES } from './protocol/lint-modes.js';
 
 /**
  * Declares the commands; each one's work lives in src/commands/<name>.ts and is imported
@@ -45,6 +46,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--max-cost-usd <usd>', 'stop the run before a dispatch that could take its cost over USD (config budget.max_cost_usd)')
     .option('--max-tokens <n>', 'stop the run before a dispatch that could take its tokens over N (config budget.max_tokens)')
     .option('--max-dispatches <n>', 'stop the run before its (N+1)th agent call (config budget.max_dispatches)')
+    .addOption(
+      new Option('--lint <mode>', 'new notes that break a lint rule: off, warn, or repair (default: lint from config, else off)').choices([...LINT_MODES]),
+    )
     .option('--prompts <dir>', 'folder of prompt templates overriding the built-in ones')
     .option('--config <file>', 'config file (default: bounce.config.yaml here or above, or BOUNCE_CONFIG)')
     .option('--json', 'print one JSON object on stdout, whatever the outcome')

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LINT_MODES } from './protocol/lint-modes.js';
 
 /**
  * The words bounce uses in run.json, dispatch records, the adapter contract and --json,
@@ -78,3 +79,8 @@ export type AdapterKind = z.infer<typeof AdapterKindSchema>;
 /** What an agent check found wrong; `bounce check` sorts its columns by this, never by wording. */
 export const CheckProblemKindSchema = z.enum(['not_found', 'version', 'credentials', 'login_unverified', 'config', 'unreachable', 'no_check']);
 export type CheckProblemKind = z.infer<typeof CheckProblemKindSchema>;
+
+/** What a run does with the notes a pass adds that break a lint rule (names in src/protocol/lint-modes.ts). */
+export const LintModeSchema = z.enum(LINT_MODES);
+export type { LintMode } from './protocol/lint-modes.js';
+export { LINT_MODES } from './protocol/lint-modes.js';

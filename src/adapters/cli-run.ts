@@ -2,6 +2,7 @@
  * What the CLI adapters (claude, codex) share: run the CLI once in its own process group
  * with the prompt on stdin and a deadline, and read its JSON-lines output. Never retries.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,52 +57,74 @@ export interface CliCall {
 /**
  * Runs the CLI in its own process group (detached), writes the prompt to stdin and closes
  * it. At the deadline, or when the signal aborts, the whole group is killed (SIGTERM, then
- * SIGKILL); after the CLI exits, whatever it left in its group is killed too.
+ * SIGKILL); after the CLI exits, whatever it left in its group is killed too. Plain
+ * `child_process.spawn`: a subprocess library would cost a tenth of a second to load
+ * before the first dispatch.
  */
-export async function runCli(call: CliCall): Promise<CliRun> {
-  const { execa } = await import('execa');
-  const child = execa(call.program, call.args, {
-    input: call.input,
-    detached: true,
-    cleanup: false,
-    reject: false,
-    env: call.env,
-    extendEnv: false,
-    cwd: call.cwd,
-    maxBuffer: MAX_CLI_OUTPUT_BYTES,
-    stripFinalNewline: false,
-    encoding: 'utf8',
-  });
-  let timedOut = false;
-  const kill = (): void => terminateGroup(child.pid, KILL_GRACE_MS);
-  // An unreadable deadline leaves the limit to the runner, which aborts the signal.
-  const timer = Number.isNaN(Date.parse(call.deadline))
-    ? undefined
-    : setTimeout(
-        () => {
-          timedOut = true;
+export function runCli(call: CliCall): Promise<CliRun> {
+  return new Promise((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(call.program, call.args, { detached: true, env: call.env, cwd: call.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    } catch (err) {
+      resolve({ stdout: '', stderr: '', exitCode: null, timedOut: false, tooLarge: false, spawnError: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    let timedOut = false;
+    let tooLarge = false;
+    let spawnError: string | null = null;
+    const kill = (): void => terminateGroup(child.pid, KILL_GRACE_MS);
+    const collect = (stream: NodeJS.ReadableStream | null): Buffer[] => {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      stream?.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes <= MAX_CLI_OUTPUT_BYTES) chunks.push(chunk);
+        else if (!tooLarge) {
+          tooLarge = true;
           kill();
-        },
-        Math.max(0, msUntil(call.deadline) - DEADLINE_MARGIN_MS),
-      );
-  reapAfterExit(child, EXIT_GRACE_MS);
-  call.signal.addEventListener('abort', kill, { once: true });
-  if (call.signal.aborted) kill();
-  const result = await child;
-  clearTimeout(timer);
-  call.signal.removeEventListener('abort', kill);
-  signalGroup(child.pid, 'SIGKILL'); // whatever the CLI left running in its group
-  const stderr = redact(stripAnsi(String(result.stderr ?? '')), call.secrets ?? []);
-  if (stderr.trim()) call.stderr(stderr.endsWith('\n') ? stderr : `${stderr}\n`);
-  const started = result.exitCode !== undefined || result.signal !== undefined;
-  return {
-    stdout: stripAnsi(String(result.stdout ?? '')),
-    stderr,
-    exitCode: result.exitCode ?? null,
-    timedOut,
-    tooLarge: result.isMaxBuffer === true,
-    spawnError: started ? null : result.shortMessage || result.message || 'could not start',
-  };
+        }
+      });
+      return chunks;
+    };
+    const out = collect(child.stdout);
+    const err = collect(child.stderr);
+    // A CLI that exits before reading all of its stdin (EPIPE) still gets its output read.
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(call.input);
+    // An unreadable deadline leaves the limit to the runner, which aborts the signal.
+    const timer = Number.isNaN(Date.parse(call.deadline))
+      ? undefined
+      : setTimeout(
+          () => {
+            timedOut = true;
+            kill();
+          },
+          Math.max(0, msUntil(call.deadline) - DEADLINE_MARGIN_MS),
+        );
+    reapAfterExit(child, EXIT_GRACE_MS);
+    call.signal.addEventListener('abort', kill, { once: true });
+    if (call.signal.aborted) kill();
+    let done = false;
+    const finish = (exitCode: number | null): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      call.signal.removeEventListener('abort', kill);
+      signalGroup(child.pid, 'SIGKILL'); // whatever the CLI left running in its group
+      const stderr = redact(stripAnsi(Buffer.concat(err).toString('utf8')), call.secrets ?? []);
+      if (stderr.trim()) call.stderr(stderr.endsWith('\n') ? stderr : `${stderr}\n`);
+      resolve({ stdout: stripAnsi(Buffer.concat(out).toString('utf8')), stderr, exitCode, timedOut, tooLarge, spawnError });
+    };
+    child.on('error', (e) => {
+      // Not started at all (ENOENT, EACCES): there is no process to wait for.
+      if (child.pid === undefined) {
+        spawnError = e.message;
+        finish(null);
+      }
+    });
+    child.on('close', (code) => finish(code));
+  });
 }
 
 /** A fresh private temp dir; the caller removes it with `removeTempDir` in a `finally`. */

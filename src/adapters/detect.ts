@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { CliFacts } from './table.js';
+import type { VersionCache } from './version-cache.js';
 
 /** The program to run: `$BOUNCE_<CLI>_BIN` (a path or a name), else the CLI's name on PATH; null when not found. */
 export function findProgram(cli: CliFacts, env: NodeJS.ProcessEnv): string | null {
@@ -65,14 +66,25 @@ export interface Probe {
   once<T>(key: string, compute: () => Promise<T>): Promise<T>;
   /** Aborted when the command is interrupted: the probes' own processes are killed. */
   readonly signal?: AbortSignal;
+  /** Take a login read offline for the CLI's answer where the reading is certain (refine, resume; not check). */
+  readonly offlineLogins: boolean;
+}
+
+export interface ProbeOptions {
+  /** Versions remembered between invocations (refine and resume; `bounce check` always asks). */
+  versions?: VersionCache;
+  /** See Probe.offlineLogins (default false). */
+  offlineLogins?: boolean;
 }
 
 /** `signal` (the command's Ctrl-C) kills what the probe is still running. */
-export function createProbe(signal?: AbortSignal): Probe {
+export function createProbe(signal?: AbortSignal, opts: ProbeOptions = {}): Probe {
   const versions = new Map<string, Promise<string | null>>();
   const memo = new Map<string, Promise<unknown>>();
+  const cache = opts.versions;
   return {
     signal,
+    offlineLogins: opts.offlineLogins ?? false,
     once<T>(key: string, compute: () => Promise<T>): Promise<T> {
       let found = memo.get(key) as Promise<T> | undefined;
       if (!found) {
@@ -84,9 +96,16 @@ export function createProbe(signal?: AbortSignal): Probe {
     version(program, env) {
       let found = versions.get(program);
       if (!found) {
-        found = runQuick(program, ['--version'], env, 20_000, undefined, signal).then((r) =>
-          r.exitCode === 0 ? (r.stdout.trim().split('\n')[0] ?? '').trim() || 'unknown' : null,
-        );
+        const remembered = cache?.get(program);
+        found =
+          remembered !== undefined
+            ? Promise.resolve(remembered)
+            : runQuick(program, ['--version'], env, 20_000, undefined, signal).then((r) => {
+                const version = r.exitCode === 0 ? (r.stdout.trim().split('\n')[0] ?? '').trim() || 'unknown' : null;
+                // Only an answer is remembered: a failure is asked again next time.
+                if (version !== null && version !== 'unknown') cache?.set(program, version);
+                return version;
+              });
         versions.set(program, found);
       }
       return found;

@@ -5,8 +5,8 @@
  * reads, nor for a custom provider's `env_key`. Only names are kept, never a value: the
  * output of `codex login status` shows part of a stored key and is thrown away.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CheckProblem } from './contract.js';
 import { customProviderIds, readCodexConfig, topLevelSetting } from './codex-config.js';
@@ -33,7 +33,8 @@ export interface LoginState {
 
 const QUICK_MS = 15_000;
 const CLAUDE_KEYS = ADAPTER_TABLE.claude.keyEnvs;
-const CLAUDE_LOGIN_FIX = 'run `claude` once and /login, or set ANTHROPIC_API_KEY (in CI: CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`)';
+/** How to give Claude Code a login: the fix of every claude credentials problem, at the check or at a dispatch. */
+export const CLAUDE_LOGIN_FIX = 'run `claude` once and /login, or set ANTHROPIC_API_KEY (in CI: CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`)';
 
 /** A command run in a fresh empty directory, so that no project settings around the runner's cwd count. */
 async function quickInEmptyDir(
@@ -113,8 +114,71 @@ export function readClaudeStatus(stdout: string, env: NodeJS.ProcessEnv): LoginS
   return { loggedIn: true, auth: method, source, findings: [] };
 }
 
-/** Claude Code's login, asked once per invocation (a parent Claude Code session's variables are dropped). */
+/** Where Claude Code keeps its files: CLAUDE_CONFIG_DIR, else ~/.claude. */
+const claudeConfigDir = (env: NodeJS.ProcessEnv): string => env.CLAUDE_CONFIG_DIR?.trim() || join(env.HOME || homedir(), '.claude');
+
+/** Settings that can bring a credential or a provider the environment does not show. */
+const CLAUDE_SETTINGS_CREDENTIALS =
+  /apiKeyHelper|ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|CLAUDE_CODE_OAUTH_TOKEN|CLAUDE_CODE_USE_|awsAuthRefresh|awsCredentialExport|forceLoginMethod/;
+const CLAUDE_MANAGED_SETTINGS = ['/etc/claude-code/managed-settings.json', '/Library/Application Support/ClaudeCode/managed-settings.json'];
+const isSet = (v: string | undefined): boolean => Boolean(v?.trim()) && v?.trim() !== '0' && v?.trim().toLowerCase() !== 'false';
+
+/** True when the file exists and may name a credential (or cannot be read); false when absent or silent on them. */
+function mayAddCredentials(file: string): boolean {
+  if (!existsSync(file)) return false;
+  try {
+    return CLAUDE_SETTINGS_CREDENTIALS.test(readFileSync(file, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+/** A subscription login stored in `.credentials.json`: true, false when there is no such file, null when it says nothing clear. */
+function storedSubscription(configDir: string): boolean | null {
+  const file = join(configDir, '.credentials.json');
+  if (!existsSync(file)) return false;
+  try {
+    const oauth = (JSON.parse(readFileSync(file, 'utf8')) as { claudeAiOauth?: { accessToken?: unknown; refreshToken?: unknown } }).claudeAiOauth;
+    return typeof oauth?.accessToken === 'string' || typeof oauth?.refreshToken === 'string' ? true : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What `claude auth status` would answer, read offline without starting the CLI (it costs
+ * about half a second), or null when the files and variables leave any doubt: then the CLI is
+ * asked. Certain: one key variable and no stored login (the key is used), or a stored
+ * subscription login with no key variable or with ANTHROPIC_API_KEY (the key takes over). In
+ * doubt: several key variables, a provider switch (CLAUDE_CODE_USE_*), user or managed
+ * settings that may bring a credential (apiKeyHelper, env), a credentials file that says
+ * nothing clear, macOS (the login is in the Keychain), and no credential at all.
+ */
+export function claudeStatusOffline(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | null {
+  if (Object.keys(env).some((name) => name.startsWith('CLAUDE_CODE_USE_') && isSet(env[name]))) return null;
+  const dir = claudeConfigDir(env);
+  if ([join(dir, 'settings.json'), ...CLAUDE_MANAGED_SETTINGS].some(mayAddCredentials)) return null;
+  const keys = CLAUDE_KEYS.filter((name) => env[name]?.trim());
+  if (keys.length > 1) return null;
+  const stored = storedSubscription(dir);
+  if (stored === null || (!stored && platform === 'darwin')) return null;
+  const key = keys[0];
+  let status: ClaudeStatus;
+  if (stored && key === undefined) status = { loggedIn: true, authMethod: 'claude.ai' };
+  else if (stored && key === 'ANTHROPIC_API_KEY') status = { loggedIn: true, authMethod: 'claude.ai', apiKeySource: key };
+  else if (!stored && key === 'ANTHROPIC_API_KEY') status = { loggedIn: true, authMethod: 'api_key', apiKeySource: key };
+  else if (!stored && key !== undefined) status = { loggedIn: true, authMethod: 'oauth_token' };
+  else return null;
+  return JSON.stringify(status);
+}
+
+/**
+ * Claude Code's login, asked once per invocation (a parent Claude Code session's variables
+ * are dropped); with `probe.offlineLogins` (refine, resume), read offline when that is certain.
+ */
 export function claudeLogin(program: string, env: NodeJS.ProcessEnv, probe: Probe): Promise<LoginState> {
+  const offline = probe.offlineLogins ? claudeStatusOffline(withoutParentSession(cliFacts('claude'), env)) : null;
+  if (offline !== null) return Promise.resolve(readClaudeStatus(offline, env));
   return probe.once(`login:claude:${program}:${env.CLAUDE_CONFIG_DIR ?? ''}`, async () => {
     const run = await quickInEmptyDir(program, ['auth', 'status', '--json'], withoutParentSession(cliFacts('claude'), env), probe.signal);
     return readClaudeStatus(run.stdout, env);

@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Document, isScalar, isSeq, parse, visit } from 'yaml';
 import type { AdapterSuccess } from '../adapters/contract.js';
 import { CONTRACT_VERSION } from '../adapters/contract.js';
 import type { HostError } from '../adapters/host.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import type { AttemptKind, CostSource, DispatchStatus, Role } from '../vocabulary.js';
+import { toYaml, yamlLib } from '../yaml.js';
 import {
   DispatchRecordSchema,
   PROTOCOL_VERSION,
@@ -232,20 +232,14 @@ export function buildResponse(end: DispatchEnd, passInput: { file: string; sha25
   };
 }
 
-/** Keys in the schema's order, so every record reads the same way. */
+/** Keys in the schema's order, so every record reads the same way; line ranges as `[1, 40]`. */
 export function renderRecord(record: DispatchRecord): string {
-  const doc = new Document(DispatchRecordSchema.parse(record), { aliasDuplicateObjects: false });
-  // Line ranges read best as `[1, 40]`.
-  visit(doc, {
-    Seq: (_key, node) =>
-      void (isSeq(node) && node.items.length > 0 && node.items.every((i) => isScalar(i) && typeof i.value === 'number') && (node.flow = true)),
-  });
-  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+  return toYaml(DispatchRecordSchema.parse(record));
 }
 
 /** Parses and validates one record file; throws with the file named on any problem. */
 export function readRecord(path: string): DispatchRecord {
-  const doc: unknown = parse(readFileSync(path, 'utf8'));
+  const doc: unknown = yamlLib().parse(readFileSync(path, 'utf8'));
   const result = DispatchRecordSchema.safeParse(doc);
   if (!result.success) {
     const first = result.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);

@@ -29,7 +29,7 @@ import { displayPath } from '../engine/output.js';
 import type { AdapterKind, CostSource, Role } from '../vocabulary.js';
 import { selectInputs } from '../documents.js';
 import { readInput } from './input.js';
-import { completePlan, type PlanRequest, perRole, unlessInterrupted } from './plan.js';
+import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } from './plan.js';
 import { engineDeps } from './refine.js';
 import { intFlag, type RefineOptions, refineAgents, refineRequest, refineSettings } from './refine-plan.js';
 import { isResumable, readForResume, type ResumeOptions, resumePlan } from './resume.js';
@@ -341,7 +341,7 @@ export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<
       if (!dirs.includes(dir)) dirs.push(dir);
     }
   }
-  const probe = (await import('../adapters/detect.js')).createProbe(io.signal);
+  const probe = runProbe(io);
   const concurrencyFlag = opts.concurrency;
   const problems: string[] = [];
   const runs: BatchRun[] = [];
@@ -363,6 +363,8 @@ export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<
     }
     manifests.push(m);
     try {
+      // A run another process is driving is refused now, not after the batch has begun.
+      acquireLock(dir)();
       // As in refine: the --max-* flags limit the batch as a whole, not each run.
       const plan = await unlessInterrupted(
         resumePlan(m, dir, { ...opts, maxCostUsd: undefined, maxTokens: undefined, maxDispatches: undefined }, io, probe, recorded),

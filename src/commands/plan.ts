@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CheckProblem } from '../adapters/contract.js';
-import type { Probe } from '../adapters/detect.js';
+import { createProbe, type Probe } from '../adapters/detect.js';
+import { diskVersionCache, versionCachePath } from '../adapters/version-cache.js';
 import { resolveAgent, type ResolvedAgent } from '../adapters/registry.js';
 import type { Config } from '../config/schema.js';
 import { BounceError, EXIT } from '../errors.js';
@@ -12,7 +13,7 @@ import type { Io } from '../io.js';
 import { DEFAULT_MARKERS } from '../protocol/scanner.js';
 import { assertFitsBudget, outputBudget, preflight } from '../adapters/preflight.js';
 import type { RunManifest } from '../store/manifest.js';
-import { ROLES, type Role } from '../vocabulary.js';
+import { type LintMode, ROLES, type Role } from '../vocabulary.js';
 import { outputTarget } from '../engine/output.js';
 import type { BudgetLimits } from '../engine/budget.js';
 import { runBudget } from './budget-flags.js';
@@ -47,6 +48,8 @@ export interface PlanRequest {
   batchId?: string;
   /** The limits the --max-* flags set; config `budget:` fills the others. */
   budget?: BudgetLimits;
+  /** Lint of the notes a pass adds: refine's --lint, else config; resume's recorded value. */
+  lint: LintMode;
   /** What an earlier session of the run found, used where today's checks find nothing. */
   recorded?: { versions: Record<Role, string | null>; resolved: RunPlan['resolved'] };
 }
@@ -89,10 +92,20 @@ export async function completePlan(
     ...(req.batchId ? { batchId: req.batchId } : {}),
     budget: runBudget(req.budget, config.budget),
     prices: config.prices,
+    lint: req.lint,
   };
   // One agent in both roles has one check: its warnings are the same objects, kept once.
   const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
   return { plan, warnings };
+}
+
+/**
+ * The probe of a run (refine, resume): CLI versions remembered on disk between runs, and
+ * logins read offline where that is certain, so the first dispatch need not wait for
+ * `--version` or `claude auth status`. `bounce check` keeps asking the CLIs.
+ */
+export function runProbe(io: Pick<Io, 'env' | 'signal'>): Probe {
+  return createProbe(io.signal, { versions: diskVersionCache(versionCachePath(io.env)), offlineLogins: true });
 }
 
 /** Exit 130 while agents are being checked: nothing was started, so nothing is left behind. */
@@ -155,6 +168,8 @@ export function requestFromManifest(m: RunManifest, runDir: string, io: Io, flag
     replyMode: m.policy.reply_mode,
     ...(m.batch_id ? { batchId: m.batch_id } : {}),
     budget: flags.budget,
+    // A run recorded before lint existed ran without it.
+    lint: m.policy.lint ?? 'off',
     recorded: { versions: perRole((r) => m.agents[r].version), resolved: perRole((r) => m.agents[r].resolved) },
   };
   return { request, config };

@@ -4,7 +4,7 @@ import type { ResolvedAgent } from '../adapters/registry.js';
 import type { Config } from '../config/schema.js';
 import type { Role } from '../vocabulary.js';
 import type { CheckProblem } from '../adapters/contract.js';
-import { createProbe, type Probe } from '../adapters/detect.js';
+import type { Probe } from '../adapters/detect.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
 import { TIMEOUT_RANGE_S } from '../config/schema.js';
 import { usageError } from '../errors.js';
@@ -14,8 +14,9 @@ import type { OutputTarget, RunPlan } from '../engine/plan.js';
 import { budgetFromFlags } from './budget-flags.js';
 import type { BudgetLimits } from '../engine/budget.js';
 import { readInput } from './input.js';
-import { completePlan, type PlanRequest, perRole, unlessInterrupted } from './plan.js';
+import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } from './plan.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
+import { LINT_MODES, type LintMode, LintModeSchema } from '../vocabulary.js';
 
 export interface RefineOptions {
   doc: string;
@@ -30,6 +31,8 @@ export interface RefineOptions {
   name?: string;
   timeout?: string | number;
   maxRepairs?: string | number;
+  /** off, warn or repair; default: config `lint`. */
+  lint?: string;
   config?: string;
   json?: boolean;
   quiet?: boolean;
@@ -86,6 +89,7 @@ export interface RefineSettings {
   promptsDir: string | null;
   /** The limits the --max-* flags set (config `budget:` fills the others). */
   budget: BudgetLimits;
+  lint: LintMode;
 }
 
 /** The flags checked and the config read; nothing looked at beyond them. */
@@ -101,6 +105,7 @@ export function refineSettings(opts: RefineOptions, io: Io): RefineSettings {
     runsDir: runsDirFor(io.cwd, loaded, opts.runsDir),
     promptsDir: opts.prompts ? resolve(io.cwd, opts.prompts) : null,
     budget: budgetFromFlags(opts),
+    lint: lintFlag(opts.lint, config.lint),
   };
 }
 
@@ -111,7 +116,7 @@ export async function refineAgents(
   s: RefineSettings,
   doc: string,
 ): Promise<{ agents: Record<Role, ResolvedAgent>; chosenBy: Record<Role, string>; skipped: SkippedAgent[]; probe: Probe }> {
-  const probe = createProbe(io.signal);
+  const probe = runProbe(io);
   const chosen = await unlessInterrupted(
     chooseAgents({
       flags: { reviewer: opts.reviewer, composer: opts.composer },
@@ -149,7 +154,16 @@ export function refineRequest(
     name: opts.name ?? (input.path ? basename(input.path).replace(/\.[^.]+$/, '') : 'stdin'),
     replyMode: 'document',
     budget: s.budget,
+    lint: s.lint,
   };
+}
+
+/** `--lint off|warn|repair`, else the config's `lint`. */
+export function lintFlag(value: string | undefined, fallback: LintMode): LintMode {
+  if (value === undefined) return fallback;
+  const parsed = LintModeSchema.safeParse(value);
+  if (!parsed.success) throw usageError(`--lint must be one of ${LINT_MODES.join(', ')}, not ${JSON.stringify(value)}`, 'pass e.g. --lint warn', 'usage');
+  return parsed.data;
 }
 
 /**

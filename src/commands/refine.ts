@@ -105,6 +105,7 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
     ),
     markers: plan.markers,
     max_repairs: plan.maxRepairs,
+    lint: plan.lint,
     output: plan.output,
     runs_dir: plan.runsDir,
     prompts_dir: plan.promptsDir,
@@ -118,7 +119,7 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
   const lines = [
     `plan: ${plan.input.display} (${plan.input.bytes} bytes, ${plan.input.syntax}), ${plan.passes} pass${plan.passes === 1 ? '' : 'es'}${plan.allPasses ? ', all passes' : ''}`,
     ...summary.schedule.map((s) => `  pass ${s.pass}: ${s.role} ${s.agent}${s.final ? ' (final)' : ''}`),
-    `markers: ${plan.markers.join(', ')}; max repairs per pass: ${plan.maxRepairs}`,
+    `markers: ${plan.markers.join(', ')}; max repairs per pass: ${plan.maxRepairs}; lint: ${plan.lint}`,
     `output: ${plan.output.kind}${'path' in plan.output ? ` ${plan.output.path}` : ''}; runs dir: ${plan.runsDir}`,
     ...estimateLines(summary.estimate, summary.budget),
     `--- first prompt (pass 1, ${plan.agents.reviewer.spec}) ---`,

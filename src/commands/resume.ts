@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createProbe, type Probe } from '../adapters/detect.js';
+import type { Probe } from '../adapters/detect.js';
 import type { RunPlan } from '../engine/plan.js';
 import { policyOf } from '../engine/policy.js';
 import { runDocument } from '../engine/run-document.js';
@@ -11,7 +11,7 @@ import type { RunManifest } from '../store/manifest.js';
 import { RunRecorder } from '../store/recorder.js';
 import { resolveRunDir } from '../store/resolve-run.js';
 import { printRunResult } from '../ui/run-summary.js';
-import { completePlan, type PlanRequest, requestFromManifest } from './plan.js';
+import { completePlan, type PlanRequest, requestFromManifest, runProbe } from './plan.js';
 import { budgetFromFlags } from './budget-flags.js';
 import { secondsFlag } from './refine-plan.js';
 import { engineDeps } from './refine.js';
@@ -56,7 +56,7 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
   const runsDir = runsDirFor(io.cwd, loadConfig(io.cwd, io.env, opts.config), opts.runsDir);
   const runDir = resolveRunDir(opts.run, runsDir, io.cwd);
   const manifest = readForResume(runDir);
-  const probe = createProbe(io.signal);
+  const probe = runProbe(io);
   const plan = await resumePlan(manifest, runDir, opts, io, probe);
   const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe, plan), { runDir });
   printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { z } from 'zod';
 import { usageError } from '../errors.js';
 import { configErrorMap, issueLines } from './issues.js';
 import { AgentConfigSchema, ConfigSchema, DEFAULT_CONFIG, type Config } from './schema.js';
+import { yamlLib } from '../yaml.js';
 
 export const CONFIG_FILE = 'bounce.config.yaml';
 
@@ -68,9 +68,9 @@ export function loadConfigKeys<K extends keyof Config>(
 
 function parseYamlText(text: string, label: string): unknown {
   try {
-    return parseYaml(text, { prettyErrors: true });
+    return yamlLib().parse(text, { prettyErrors: true });
   } catch (err) {
-    const detail = (err instanceof YAMLParseError ? (err.message.split('\n')[0] ?? '') : String(err)).replace(/:\s*$/, '');
+    const detail = (err instanceof yamlLib().YAMLParseError ? (err.message.split('\n')[0] ?? '') : String(err)).replace(/:\s*$/, '');
     throw usageError(`${label}: invalid YAML: ${detail}`, 'fix the syntax of the config file', 'config');
   }
 }

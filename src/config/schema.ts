@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentOptionsSchema } from '../adapters/contract.js';
 import { PRICE_KEY, PRICE_KEY_RULE, PriceSchema } from '../adapters/prices.js';
 import { REPLY_DEFAULTS } from '../engine/reply.js';
+import { LintModeSchema } from '../vocabulary.js';
 
 /**
  * The range of a call deadline in seconds (`timeout_s`, `--timeout`): a timer holds at most
@@ -60,6 +61,8 @@ export const ConfigSchema = z
     budget: BudgetConfigSchema.default({}),
     /** Prices per million tokens by `<provider>/<model>`, consulted before the built-in table. */
     prices: z.record(z.string().regex(PRICE_KEY, PRICE_KEY_RULE), PriceSchema).default({}),
+    /** What a run does with new notes that break a lint rule (docs/lint.md); `refine --lint` overrides it. */
+    lint: LintModeSchema.default('off'),
   })
   .strict();
 export type Config = z.infer<typeof ConfigSchema>;

@@ -6,6 +6,7 @@ import type { BudgetLedger } from './budget.js';
 import type { AttemptKind, DispatchStatus, FinalStatus, Role } from '../vocabulary.js';
 import { sleep } from './backoff.js';
 import type { AgentThrottle } from './throttle.js';
+import type { LintFinding } from './lint-notes.js';
 
 /** Calls one agent once: the adapter host for programs, the in-process runner for built-ins. */
 export type Dispatcher = (agent: ResolvedAgent, request: AdapterRequest, opts: CallOptions) => Promise<HostResult>;
@@ -29,6 +30,7 @@ export type EngineEvent =
   | { type: 'dispatch-started'; pass: number; id: string; kind: AttemptKind; index: number; stem: string }
   | { type: 'dispatch-finished'; pass: number; id: string; status: Exclude<DispatchStatus, 'pending'>; reason: string | null; durationMs: number }
   | { type: 'retry-scheduled'; pass: number; agent: string; why: 'transient' | 'empty' | 'repair' | 'shared'; message: string; waitMs: number }
+  | { type: 'lint-warning'; pass: number; agent: string; problems: LintFinding[] }
   | { type: 'pass-finished'; pass: number; notesAfter: number | null; outcome: PassEnd }
   | { type: 'run-finished'; runId: string; status: FinalStatus; exitCode: number };
 

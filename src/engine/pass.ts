@@ -12,6 +12,7 @@ import { dispatchStem } from '../store/run-folder.js';
 import { type AttemptKind, type PassStatus, type Role, TRANSIENT_ERROR_TYPES } from '../vocabulary.js';
 import { backoffMs } from './backoff.js';
 import { BUDGET_ERROR, type BudgetHold, type BudgetLedger, estimateDispatch, expectedModel } from './budget.js';
+import { type LintFinding, lintAdded, lintLines, lintRepairReason } from './lint-notes.js';
 import type { Clock, EngineDeps, EventSink } from './deps.js';
 import { type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt, buildRepairPrompt, type Delimiters, type PassPromptInput, promptDocument } from './prompt.js';
@@ -413,6 +414,13 @@ class PassRun {
       });
     }
     if (!(this.final && notes.length > 0)) {
+      const lint = lintAdded(this.ctx.plan, text, added);
+      if (lint.length > 0 && this.ctx.plan.lint === 'repair' && this.closing.repairs < this.ctx.plan.maxRepairs) {
+        const reason = lintRepairReason(lint);
+        this.finish(d, 'rejected', reason, { file, text, added, resolved });
+        return this.repair(d, { file, text }, reason);
+      }
+      if (this.ctx.plan.lint !== 'off') this.keepLint(lint);
       this.finish(d, 'completed', null, { file, text, added, resolved });
       Object.assign(this.closing, { misplaced_after: notes.filter((n) => !n.canonical).length, words_after: words });
       return this.close('completed', { kind: 'accepted', current: { text, file, notes, words } });
@@ -421,6 +429,18 @@ class PassRun {
     this.finish(d, 'rejected', reason, { file, text, added, resolved });
     if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, reason);
     return this.close('failed', { kind: 'not-converged', notes, reason });
+  }
+
+  /**
+   * Lint problems of an accepted document are kept with a warning, repairs or not: lint is
+   * advisory (its content rules are heuristics), while the protocol's hard rules (the final
+   * pass, the document's structure) are enforced above.
+   */
+  private keepLint(lint: LintFinding[]): void {
+    this.closing.lint = lint;
+    if (lint.length === 0) return;
+    this.ctx.rec.log(`pass ${this.pass}: kept ${lint.length} lint problem(s) in the notes it added: ${lintLines(lint)}`);
+    this.ctx.deps.events({ type: 'lint-warning', pass: this.pass, agent: this.agent, problems: lint });
   }
 
   /**

@@ -23,6 +23,8 @@ export function policyOf(plan: RunPlan): RunManifest['policy'] {
   };
   const identity = {
     ...body,
+    // Only when on, so the version of a run made before lint existed is unchanged.
+    ...(plan.lint === 'off' ? {} : { lint: plan.lint }),
     passes: plan.passes,
     all_passes: plan.allPasses,
     agents: Object.fromEntries(
@@ -32,5 +34,5 @@ export function policyOf(plan: RunPlan): RunManifest['policy'] {
       ]),
     ),
   };
-  return { version: sha256(JSON.stringify(identity)).slice(0, 16), ...body };
+  return { version: sha256(JSON.stringify(identity)).slice(0, 16), ...body, lint: plan.lint };
 }

@@ -7,6 +7,7 @@ import {
   CostSourceSchema,
   DispatchStatusSchema,
   EvidenceSchema,
+  LintModeSchema,
   OutputKindSchema,
   PassStatusSchema,
   RoleSchema,
@@ -97,6 +98,8 @@ export const PassRecordSchema = z
     repairs: z.number().int().nonnegative(),
     fixes: z.array(z.string()),
     errors: z.array(z.string()),
+    /** With lint on: the notes this pass added that break a lint rule and were kept, by line and rule id. */
+    lint: z.array(z.object({ line: z.number().int().positive(), rule: z.string() }).strict()).optional(),
     dispatches: z.array(DispatchRefSchema),
     started_at: z.string(),
     finished_at: z.string().nullable(),
@@ -153,6 +156,8 @@ export const RunManifestSchema = z
         summary_min_words: z.number().int(),
         max_bytes: z.number().int().positive(),
         reply_mode: z.string(),
+        /** Lint of the notes each pass adds (docs/lint.md); absent in runs made before it existed (off). */
+        lint: LintModeSchema.optional(),
       })
       .strict(),
     pass_records: z.array(PassRecordSchema),

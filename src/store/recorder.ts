@@ -80,6 +80,7 @@ export type PassClosing = Pick<
   | 'repairs'
   | 'fixes'
   | 'errors'
+  | 'lint'
 >;
 
 export interface DispatchTally {

@@ -1,5 +1,6 @@
 import { createColors } from 'picocolors';
 import type { EventSink } from '../engine/deps.js';
+import { lintLines } from '../engine/lint-notes.js';
 import type { Io } from '../io.js';
 
 /**
@@ -118,6 +119,12 @@ export function progressEvents(progress: Progress, io: Io, quiet: boolean): Even
         if (e.why === 'empty') return progress.note(`pass ${e.pass}: ${e.message}; resending`);
         if (e.why === 'shared') return progress.note(`pass ${e.pass}: ${e.message}; waiting ${(e.waitMs / 1000).toFixed(1)}s`);
         return progress.note(`pass ${e.pass}: ${e.message}; sending a repair request to ${e.agent}`);
+      case 'lint-warning': {
+        const n = new Set(e.problems.map((p) => p.line)).size;
+        return progress.note(
+          `pass ${e.pass}: warning: ${plural(n)} added by ${e.agent} break${n === 1 ? 's' : ''} lint rules (${lintLines(e.problems)}); see docs/lint.md`,
+        );
+      }
       case 'run-finished':
         return progress.close();
       default:

@@ -97,6 +97,8 @@ describe('claude adapter against the real claude CLI', () => {
   it('types a 401 as auth', async () => {
     const { run, calls } = await dispatch([{ status: 401, message: 'invalid x-api-key' }]);
     expect(run.json).toMatchObject({ ok: false, error: { type: 'auth', status: 401 } });
+    // With the fix a login check gives, since refine may not have asked `claude auth status`.
+    expect(run.json).toMatchObject({ error: { message: expect.stringContaining('run `claude` once and /login, or set ANTHROPIC_API_KEY') } });
     expect(calls.filter((c) => c.method === 'POST').length).toBe(1);
   });
 

@@ -155,6 +155,7 @@ describe('parseConfig', () => {
       summary_min_words: 50,
       budget: {},
       prices: {},
+      lint: 'off',
     });
   });
 
@@ -188,6 +189,7 @@ describe('parseConfig', () => {
         'prices:',
         '  local/llama3.1:8b: { input: 0, output: 0 }',
         '  openai/gpt-5: { input: 1, output: 8, cache_read: 0.1, cache_write: 1 }',
+        'lint: repair',
         '',
       ].join('\n'),
       'c.yaml',
@@ -214,6 +216,7 @@ describe('parseConfig', () => {
       summary_min_words: 80,
       budget: { max_cost_usd: 2.5, max_tokens: 400_000, max_dispatches: 12, batch: { max_cost_usd: 40 } },
       prices: { 'local/llama3.1:8b': { input: 0, output: 0 }, 'openai/gpt-5': { input: 1, output: 8, cache_read: 0.1, cache_write: 1 } },
+      lint: 'repair',
     });
   });
 

@@ -565,6 +565,7 @@ describe('policyOf', () => {
       runsDir: '/runs',
       name: 'doc.md',
       replyMode: 'document',
+      lint: 'off',
       ...over,
     };
   }
@@ -585,6 +586,7 @@ describe('policyOf', () => {
       summary_min_words: 50,
       max_bytes: 2_000_000,
       reply_mode: 'document',
+      lint: 'off',
     });
   });
 
@@ -600,6 +602,12 @@ describe('policyOf', () => {
     expect(version({ runsDir: '/elsewhere', name: 'x' })).toBe(base);
     expect(version({ chosenBy: { reviewer: 'config', composer: 'default' } })).toBe(base);
     expect(version({ agentVersions: { reviewer: '9', composer: '9' } })).toBe(base);
+  });
+
+  it('changes with lint warn or repair (off is left out, so runs made before lint keep their version)', () => {
+    const base = version();
+    expect(version({ lint: 'warn' })).not.toBe(base);
+    expect(version({ lint: 'repair' })).not.toBe(version({ lint: 'warn' }));
   });
 
   it('changes with the pass budget and --all-passes', () => {

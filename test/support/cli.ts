@@ -18,11 +18,17 @@ export function tempDir(prefix = 'bounce-test-'): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 }
 
-/** Environment for the built CLI: no inherited agent settings, no colour, fast retries. */
+let cacheHome: string | undefined;
+
+/**
+ * Environment for the built CLI: no inherited agent settings, no colour, fast retries, and a
+ * cache folder of this test process's own (refine remembers CLI versions there), never the user's.
+ */
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'SystemRoot']) if (process.env[key]) env[key] = process.env[key];
-  return { ...env, NO_COLOR: '1', BOUNCE_RETRY_BASE_MS: '50', ...extra };
+  cacheHome ??= tempDir('bounce-test-cache-');
+  return { ...env, NO_COLOR: '1', BOUNCE_RETRY_BASE_MS: '50', XDG_CACHE_HOME: cacheHome, ...extra };
 }
 
 export interface RunOptions {

@@ -44,6 +44,7 @@ export async function testPlan(runsDir: string, over: Partial<RunPlan> = {}, tex
     runsDir,
     name: 'plan',
     replyMode: 'document',
+    lint: 'off',
     ...over,
   };
 }
