@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { scriptedProviderToml } from '../support/codex-config.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
-import { cleanEnv, ROOT, runCli, tempDir } from '../support/cli.js';
+import { AGENTS_BIN } from '../support/agents.js';
+import { cleanEnv, runCli, tempDir } from '../support/cli.js';
 
 const CLAUDE_KEY = 'sk-ant-test-E2ECLAUDEKEY789';
 const CODEX_KEY = 'sk-test-E2ECODEXKEY321';
@@ -39,7 +40,7 @@ beforeEach(() => {
 /** The real CLIs are found on PATH by name, as on a user's machine. */
 function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return cleanEnv({
-    PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`,
+    PATH: `${AGENTS_BIN}:${process.env.PATH}`,
     HOME: home,
     CLAUDE_CONFIG_DIR: join(home, 'claude'),
     ANTHROPIC_BASE_URL: server.url,
