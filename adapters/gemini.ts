@@ -90,6 +90,8 @@ interface GeminiStats {
   usage: Usage;
   /** Models that answered, the one with most output first. */
   models: string[];
+  /** `api.errorsByType` over all models: failures the CLI counted, even when it exits 0. */
+  errors: string[];
 }
 
 /**
@@ -98,13 +100,16 @@ interface GeminiStats {
  */
 export function readGeminiStats(stats: unknown): GeminiStats {
   const models = isObject(stats) && isObject(stats.models) ? Object.entries(stats.models) : [];
-  if (models.length === 0) return { usage: { input_tokens: null, output_tokens: null, cost_usd: null, provider_reported: false }, models: [] };
+  if (models.length === 0) return { usage: { input_tokens: null, output_tokens: null, cost_usd: null, provider_reported: false }, models: [], errors: [] };
+  const errors: string[] = [];
   let input = 0;
   let output = 0;
   let cached = 0;
   const byOutput: Array<[string, number]> = [];
   for (const [name, m] of models) {
     const t = isObject(m) && isObject(m.tokens) ? m.tokens : {};
+    const api = isObject(m) && isObject(m.api) && isObject(m.api.errorsByType) ? m.api.errorsByType : {};
+    errors.push(...Object.keys(api).filter((k) => num(api[k]) > 0));
     input += num(t.prompt);
     cached += num(t.cached);
     const out = num(t.candidates) + num(t.thoughts);
@@ -115,6 +120,7 @@ export function readGeminiStats(stats: unknown): GeminiStats {
   return {
     usage: { input_tokens: input, output_tokens: output, cache_read_tokens: cached, cache_write_tokens: null, cost_usd: null, provider_reported: true },
     models: byOutput.map(([name]) => name),
+    errors,
   };
 }
 
@@ -160,6 +166,16 @@ export function parseGeminiOutput(
     const why = text.slice(-600) || (exitCode === 0 ? 'gemini printed no result' : `gemini exited with code ${exitCode} and printed no result`);
     return { ok: false, error: typed ? { type: typed, message: why } : classifyCliError(why, undefined, { timeZone: opts.timeZone }), ...meta };
   }
+  // Exit 0 proves nothing: a stream that broke off (NO_FINISH_REASON, say) ends with an empty or partial
+  // `response` and the failure only in `stats`. No text at all (NO_RESPONSE_TEXT) is an empty reply.
+  const failures = stats.errors.filter((e) => e !== 'NO_RESPONSE_TEXT');
+  if (failures.length > 0)
+    return {
+      ok: false,
+      error: { type: 'provider', message: `gemini reported ${failures.join(', ')} from the model API and no complete answer` },
+      usage: stats.usage,
+      ...meta,
+    };
   const response: AdapterResponse & { fellBackTo?: string } = { ok: true, reply: value.response, stop: 'complete', usage: stats.usage, ...meta };
   if (stats.models.length > 0 && !stats.models.includes(requested)) response.fellBackTo = model;
   return response;

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { type AdapterContext, type AdapterProgram, type CheckContext, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
-import { opencodeConfigDir, readOpencodeConfig } from '../src/adapters/cli-config.js';
+import { type OpencodeConfig, opencodeConfigDir, readOpencodeConfig } from '../src/adapters/cli-config.js';
 import {
   isObject,
   type Json,
@@ -43,12 +43,20 @@ export function buildOpencodeArgs(options: AgentOptions): string[] {
   return [...args, ...(options.args ?? [])];
 }
 
+/** What of the user's config the inline config must override: its MCP servers, permission rules and tool switches. */
+export type UserRules = Pick<OpencodeConfig, 'mcpServers' | 'permissions' | 'agentPermissions' | 'tools'>;
+
+const NO_RULES: UserRules = { mcpServers: [], permissions: [], agentPermissions: {}, tools: [] };
+
 /**
  * The inline config (`OPENCODE_CONFIG_CONTENT`, merged above the user's files): every tool
- * denied (a denied tool is not offered to the model at all), and every MCP server the
- * user's config or inline config names disabled. A user's own inline config is kept under it.
+ * denied (a denied tool is not offered to the model at all). opencode merges the rules
+ * key by key and the last matching rule wins, so each rule of the user's (`bash: allow`,
+ * an agent's own rules, an old `tools` switch) is turned into a denial too, and every MCP
+ * server the user's config or inline config names is disabled. A user's own inline config
+ * is kept under it.
  */
-export function textPassConfig(mcpServers: readonly string[], userInline?: string): Json {
+export function textPassConfig(rules: UserRules, userInline?: string): Json {
   let inline: Json = {};
   try {
     const value: unknown = userInline ? JSON.parse(userInline) : {};
@@ -56,8 +64,23 @@ export function textPassConfig(mcpServers: readonly string[], userInline?: strin
   } catch {
     // not JSON: opencode would reject it too; ours replaces it
   }
-  const ids = [...new Set([...mcpServers, ...Object.keys(isObject(inline.mcp) ? inline.mcp : {})])];
-  return { ...inline, permission: { '*': 'deny' }, mcp: Object.fromEntries(ids.map((id) => [id, { enabled: false }])) };
+  const keysOf = (v: unknown): string[] => Object.keys(isObject(v) ? v : {});
+  const deny = (keys: readonly string[]): Json => Object.fromEntries([...new Set([...keys, '*'])].map((k) => [k, 'deny']));
+  const mcp = [...new Set([...rules.mcpServers, ...keysOf(inline.mcp)])];
+  const tools = [...new Set([...rules.tools, ...keysOf(inline.tools)])];
+  const agents = { ...rules.agentPermissions };
+  for (const [agent, settings] of Object.entries(isObject(inline.agent) ? inline.agent : {}))
+    agents[agent] = [...(agents[agent] ?? []), ...keysOf(isObject(settings) ? settings.permission : undefined)];
+  const config: Json = {
+    ...inline,
+    permission: deny([...rules.permissions, ...keysOf(inline.permission)]),
+    mcp: Object.fromEntries(mcp.map((id) => [id, { enabled: false }])),
+  };
+  if (tools.length) config.tools = Object.fromEntries(tools.map((t) => [t, false]));
+  const agentRules = Object.entries(agents).filter(([, keys]) => keys.length > 0);
+  if (agentRules.length)
+    config.agent = { ...(isObject(inline.agent) ? inline.agent : {}), ...Object.fromEntries(agentRules.map(([a, keys]) => [a, { permission: deny(keys) }])) };
+  return config;
 }
 
 /**
@@ -66,10 +89,10 @@ export function textPassConfig(mcpServers: readonly string[], userInline?: strin
  * auto-update, auto-compaction (which would resend the document after a context error),
  * project config, Claude Code files (`~/.claude/CLAUDE.md`, skills) or session sharing.
  */
-export function buildOpencodeEnv(env: NodeJS.ProcessEnv, tmp: string, mcpServers: readonly string[]): NodeJS.ProcessEnv {
+export function buildOpencodeEnv(env: NodeJS.ProcessEnv, tmp: string, rules: UserRules = NO_RULES): NodeJS.ProcessEnv {
   return {
     ...withoutParentSession(CLI, env),
-    OPENCODE_CONFIG_CONTENT: JSON.stringify(textPassConfig(mcpServers, env.OPENCODE_CONFIG_CONTENT)),
+    OPENCODE_CONFIG_CONTENT: JSON.stringify(textPassConfig(rules, env.OPENCODE_CONFIG_CONTENT)),
     OPENCODE_DB: join(tmp, 'opencode.db'),
     OPENCODE_DISABLE_AUTOUPDATE: '1',
     OPENCODE_DISABLE_AUTOCOMPACT: '1',
@@ -192,7 +215,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       program,
       args: buildOpencodeArgs(request.options),
       input: request.prompt,
-      env: buildOpencodeEnv(env, tmp, config.mcpServers),
+      env: buildOpencodeEnv(env, tmp, config),
       cwd: tmp,
       deadline: request.deadline,
       signal: ctx.signal,

@@ -101,16 +101,28 @@ export interface OpencodeConfig {
   mcpServers: string[];
   /** Variables the config reads with `{env:NAME}` (keys, mostly). */
   envRefs: string[];
+  /** The keys of its top-level `permission` rules (tool names, `*`). */
+  permissions: string[];
+  /** Per agent that sets its own `permission`, those rules' keys. */
+  agentPermissions: Record<string, string[]>;
+  /** The keys of the older `tools` switches. */
+  tools: string[];
 }
 
 export function readOpencodeConfig(env: NodeJS.ProcessEnv): OpencodeConfig {
-  const out: OpencodeConfig = { model: null, providers: [], mcpServers: [], envRefs: [] };
+  const out: OpencodeConfig = { model: null, providers: [], mcpServers: [], envRefs: [], permissions: [], agentPermissions: {}, tools: [] };
   for (const file of opencodeConfigFiles(env)) {
     const config = readJsonc(file);
     if (!config) continue;
     if (typeof config.model === 'string' && config.model) out.model = config.model;
     out.providers.push(...Object.keys(obj(config.provider)));
     out.mcpServers.push(...Object.keys(obj(config.mcp)));
+    out.permissions.push(...Object.keys(obj(config.permission)));
+    out.tools.push(...Object.keys(obj(config.tools)));
+    for (const [agent, settings] of Object.entries(obj(config.agent))) {
+      const keys = Object.keys(obj(obj(settings).permission));
+      if (keys.length) out.agentPermissions[agent] = [...(out.agentPermissions[agent] ?? []), ...keys];
+    }
     try {
       for (const m of readFileSync(file, 'utf8').matchAll(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)) out.envRefs.push(m[1] ?? '');
     } catch {
@@ -118,7 +130,14 @@ export function readOpencodeConfig(env: NodeJS.ProcessEnv): OpencodeConfig {
     }
   }
   const unique = (xs: string[]): string[] => [...new Set(xs.filter(Boolean))];
-  return { model: out.model, providers: unique(out.providers), mcpServers: unique(out.mcpServers), envRefs: unique(out.envRefs) };
+  return {
+    ...out,
+    providers: unique(out.providers),
+    mcpServers: unique(out.mcpServers),
+    envRefs: unique(out.envRefs),
+    permissions: unique(out.permissions),
+    tools: unique(out.tools),
+  };
 }
 
 /**

@@ -82,6 +82,16 @@ describe('parseGeminiOutput', () => {
 
   it('returns an empty response as an empty reply', () => {
     expect(parseGeminiOutput(JSON.stringify({ response: '', stats: {} }), '', 0, 'm')).toMatchObject({ ok: true, reply: '' });
+    const noText = { models: { m: { api: { errorsByType: { NO_RESPONSE_TEXT: 1 } }, tokens: { prompt: 5 } } } };
+    expect(parseGeminiOutput(JSON.stringify({ response: '', stats: noText }), '', 0, 'm')).toMatchObject({ ok: true, reply: '' });
+  });
+
+  it('a stream that broke off is a failure although the CLI exits 0', () => {
+    const broken = { models: { m: { api: { errorsByType: { NO_FINISH_REASON: 1 } }, tokens: { prompt: 0 } } } };
+    expect(parseGeminiOutput(JSON.stringify({ response: '', stats: broken }), '', 0, 'm')).toMatchObject({
+      ok: false,
+      error: { type: 'provider', message: expect.stringContaining('NO_FINISH_REASON') },
+    });
   });
 });
 

@@ -25,7 +25,12 @@ describe('buildOpencodeArgs', () => {
 
 describe('buildOpencodeEnv', () => {
   it('denies every tool, disables the MCP servers, keeps the session in the temp dir; keys pass through the environment only', () => {
-    const env = buildOpencodeEnv({ PATH: '/bin', OPENCODE: '1', ANTHROPIC_API_KEY: 'k' }, '/t/x', ['spy']);
+    const env = buildOpencodeEnv({ PATH: '/bin', OPENCODE: '1', ANTHROPIC_API_KEY: 'k' }, '/t/x', {
+      mcpServers: ['spy'],
+      permissions: [],
+      agentPermissions: {},
+      tools: [],
+    });
     expect(env).toEqual({
       PATH: '/bin',
       ANTHROPIC_API_KEY: 'k',
@@ -40,12 +45,15 @@ describe('buildOpencodeEnv', () => {
     });
   });
 
-  it("keeps a user's own inline config under the text-pass rules", () => {
-    const user = JSON.stringify({ model: 'openai/gpt-5', permission: { bash: 'allow' }, mcp: { inline: { type: 'local', command: ['x'] } } });
-    expect(textPassConfig(['spy'], user)).toEqual({
+  it("turns each of the user's rules into a denial and keeps the user's own inline config under them", () => {
+    const user = JSON.stringify({ model: 'openai/gpt-5', permission: { read: 'allow' }, mcp: { inline: { type: 'local', command: ['x'] } } });
+    const rules = { mcpServers: ['spy'], permissions: ['*', 'bash'], agentPermissions: { build: ['edit'] }, tools: ['write'] };
+    expect(textPassConfig(rules, user)).toEqual({
       model: 'openai/gpt-5',
-      permission: { '*': 'deny' },
+      permission: { '*': 'deny', bash: 'deny', read: 'deny' },
       mcp: { spy: { enabled: false }, inline: { enabled: false } },
+      tools: { write: false },
+      agent: { build: { permission: { edit: 'deny', '*': 'deny' } } },
     });
   });
 });
@@ -93,7 +101,15 @@ describe("opencode's config and login, offline", () => {
       join(home, '.config', 'opencode', 'opencode.jsonc'),
       '{\n // mine\n "model": "stub/m",\n "provider": { "stub": { "options": { "apiKey": "{env:STUB_KEY}" } } },\n "mcp": { "spy": { "type": "local" } },\n}\n',
     );
-    expect(readOpencodeConfig({ HOME: home })).toEqual({ model: 'stub/m', providers: ['stub'], mcpServers: ['spy'], envRefs: ['STUB_KEY'] });
+    expect(readOpencodeConfig({ HOME: home })).toEqual({
+      model: 'stub/m',
+      providers: ['stub'],
+      mcpServers: ['spy'],
+      envRefs: ['STUB_KEY'],
+      permissions: [],
+      agentPermissions: {},
+      tools: [],
+    });
     expect(opencodeModel({}, 'stub/m')).toBe('stub/m');
     expect(opencodeModel({ args: ['-m', 'x/y'] }, 'stub/m')).toBe('x/y');
     expect(await opencodeLogin(null, { HOME: home })).toMatchObject({ loggedIn: true, source: 'opencode.json' });

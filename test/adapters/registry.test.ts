@@ -121,7 +121,7 @@ describe('resolveAgent: adapter:model', () => {
   });
 
   it('an unknown adapter before the colon is an unknown agent', () => {
-    expect(usageErrorOf(() => resolveAgent('gemini:pro', DEFAULT_CONFIG, cwd, null)).message).toBe('unknown agent "gemini:pro"');
+    expect(usageErrorOf(() => resolveAgent('llama:pro', DEFAULT_CONFIG, cwd, null)).message).toBe('unknown agent "llama:pro"');
   });
 });
 
@@ -253,9 +253,9 @@ describe('resolveAgent: configured names', () => {
   });
 
   it('an unknown configured adapter names the entry and lists the known specs', () => {
-    const c = config('agents:\n  odd:\n    adapter: gemini\n');
+    const c = config('agents:\n  odd:\n    adapter: llama\n');
     const err = usageErrorOf(() => resolveAgent('odd', c, cwd, null));
-    expect(err.message).toBe('agents.odd.adapter: unknown adapter "gemini"');
+    expect(err.message).toBe('agents.odd.adapter: unknown adapter "llama"');
     expect(err.line).toContain('claude, codex, gemini, opencode, openai, anthropic, mock, odd');
   });
 

@@ -9,7 +9,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { estimateTokens, readTurn, replyFor, type Behaviour, type Reply, type Turn } from './model-turn.js';
-import { sendAnthropic, sendChat, sendError, sendGemini, sendResponses, type Api } from './model-wire.js';
+import { sendAnthropic, sendChat, sendError, sendGemini, sendResponses, sendStreamError, type Api } from './model-wire.js';
 
 export type { Behaviour, Turn } from './model-turn.js';
 export { CLARIFY_NOTE, CONTESTED_NOTE, estimateTokens, insertNote, readTurn, removeNotes, replyFor } from './model-turn.js';
@@ -147,6 +147,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
       rec.scripted = true;
       rec.behaviour = behaviour;
       if (behaviour === 'stall') return; // never answer; the socket closes when the client goes away
+      if (typeof behaviour === 'object' && 'streamError' in behaviour) return sendStreamError(res, api, behaviour.streamError);
       if (typeof behaviour === 'object' && 'status' in behaviour) {
         return sendError(res, api, behaviour.status, behaviour.message, behaviour.retryAfter, behaviour);
       }

@@ -165,6 +165,16 @@ export function sendGemini(res: ServerResponse, a: Answer): void {
   res.end();
 }
 
+/** HTTP 200, then one SSE event that is an error in the API's own shape, then the end of the stream. */
+export function sendStreamError(res: ServerResponse, api: Api, message: string): void {
+  const send = sse(res);
+  if (api === 'anthropic') send('error', { type: 'error', error: { type: 'api_error', message } });
+  else if (api === 'responses') send('error', { type: 'error', code: 'server_error', message, param: null, sequence_number: 0 });
+  else if (api === 'gemini') send(null, { error: { code: 500, message, status: 'INTERNAL' } });
+  else send(null, { error: { message, type: 'invalid_request_error', param: null, code: null } });
+  res.end();
+}
+
 const ANTHROPIC_ERRORS: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
