@@ -55,7 +55,7 @@ describe('opencode adapter against the real opencode', () => {
     expect(run.json.usage.input_tokens).toBeGreaterThan(7);
     // No second call to make up a session title (--title), no tool offered (every tool denied).
     expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual(['POST /v1/chat/completions']);
-    expect((calls[0]?.body as { tools?: unknown[] }).tools ?? []).toEqual([]);
+    expect((calls[0]?.body as { tools?: unknown[] } | undefined)?.tools ?? []).toEqual([]);
     expect(calls[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(existsSync(join(home, 'mcp.ran'))).toBe(false);
     // The session (with the prompt) went to a throwaway database, not the user's.

@@ -1,7 +1,7 @@
 /**
- * End to end: the built `bounce` drives the real Claude Code CLI (reviewer) and the real
- * Codex CLI (composer), and the openai and anthropic adapters, against the scripted model
- * server on 127.0.0.1. Nothing here reaches a real provider.
+ * End to end: the built `bounce` drives the real Claude Code, Codex, Gemini CLI and opencode
+ * (the pinned ones in test/agents), and the openai and anthropic adapters, against the
+ * scripted model server on 127.0.0.1. Nothing here reaches a real provider.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,10 +10,14 @@ import { scriptedProviderToml } from '../support/codex-config.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { AGENTS_BIN } from '../support/agents.js';
 import { cleanEnv, runCli, tempDir } from '../support/cli.js';
+import { cliHomeEnv, OPENCODE_MODEL, writeGeminiHome, writeOpencodeConfig } from '../support/cli-homes.js';
 
 const CLAUDE_KEY = 'sk-ant-test-E2ECLAUDEKEY789';
 const CODEX_KEY = 'sk-test-E2ECODEXKEY321';
 const OPENAI_KEY = 'sk-test-E2EOPENAIKEY654';
+const GEMINI_KEY = 'gm-test-E2EGEMINIKEY147';
+const OPENCODE_KEY = 'sk-test-E2EOPENCODEKEY258';
+const OPENCODE = `opencode:${OPENCODE_MODEL}`;
 const DOC = `# Launch checklist
 
 We launch on Monday after the load test passes.
@@ -30,6 +34,8 @@ beforeAll(async () => {
   home = tempDir('bounce-e2e-home-');
   mkdirSync(join(home, 'codex'));
   writeFileSync(join(home, 'codex', 'config.toml'), scriptedProviderToml(server.url).join('\n'));
+  writeGeminiHome(home);
+  writeOpencodeConfig(join(home, '.config'), server.url);
 });
 afterAll(async () => server?.close());
 beforeEach(() => {
@@ -48,6 +54,9 @@ function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     CODEX_HOME: join(home, 'codex'),
     BOUNCE_TEST_CODEX_KEY: CODEX_KEY,
+    ...cliHomeEnv(home, server.url),
+    GEMINI_API_KEY: GEMINI_KEY,
+    BOUNCE_TEST_OPENCODE_KEY: OPENCODE_KEY,
     ...extra,
   });
 }
@@ -209,6 +218,96 @@ describe('interrupting a run with the real CLIs', () => {
     expect(r.code, r.stderr).toBe(130);
     expect(JSON.parse(r.stdout).status).toBe('interrupted');
     expect(JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8')).status).toBe('interrupted');
+    await expect.poll(() => processesWith(marker), { timeout: 500, interval: 20 }).toEqual([]);
+  });
+});
+
+describe('bounce refine with the real Gemini CLI and opencode', () => {
+  const refine = (reviewer: string, composer: string, extra: string[] = []) =>
+    runCli(['refine', 'launch.md', '--reviewer', reviewer, '--composer', composer, '--json', ...extra], { cwd: dir, env: env(), timeoutMs: 120_000 });
+  const runJson = () => JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8'));
+
+  it('converges with gemini reviewing and opencode composing; no key in the run folder, nothing of the working directory in any prompt', async () => {
+    writeFileSync(join(dir, 'payroll-ZEBRA-secrets.txt'), 'not for any model\n');
+    const before = server.requests.length;
+    const r = await refine('gemini', OPENCODE);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'converged', passes_run: 2, notes_left: 0, evidence: 'live' });
+    expect(documentCalls(before).map((c) => c.api)).toEqual(['gemini', 'chat']);
+    const m = runJson();
+    expect(m.agents.reviewer).toMatchObject({ adapter: 'gemini', version: '0.61.0', usage_provider_reported: true });
+    expect(m.agents.composer).toMatchObject({ adapter: 'opencode', version: '1.18.33' });
+    expect(m.totals.dispatches).toBe(2);
+    expect(readFileSync(join(onlyRun(), 'final.md'), 'utf8')).toBe(DOC);
+    expectNoKeys(onlyRun(), [GEMINI_KEY, OPENCODE_KEY, CLAUDE_KEY, CODEX_KEY]);
+    expect(r.stdout + r.stderr).not.toContain(GEMINI_KEY);
+    for (const q of server.requests.slice(before)) {
+      const sent = JSON.stringify(q.body);
+      expect(sent).not.toContain('ZEBRA');
+      expect(sent).not.toContain(dir);
+    }
+  });
+
+  it('converges with each of them and Codex', async () => {
+    const before = server.requests.length;
+    const a = await refine('gemini', 'codex');
+    expect(a.code, a.stderr).toBe(0);
+    const b = await runCli(['refine', 'launch.md', '--reviewer', 'codex', '--composer', OPENCODE, '--json'], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    expect(b.code, b.stderr).toBe(0);
+    expect(documentCalls(before).map((c) => c.api)).toEqual(['gemini', 'responses', 'responses', 'chat']);
+  });
+
+  it('repairs a note opencode left on the final pass, and resends once after an empty reply', async () => {
+    const before = server.requests.length;
+    server.script(['edit', 'leave-note']);
+    const r = await refine('gemini', OPENCODE);
+    expect(r.code, r.stderr).toBe(0);
+    expect(documentCalls(before)).toHaveLength(3);
+    expect(runJson().pass_records[1]).toMatchObject({ repairs: 1, notes_after: 0 });
+    expect(documentCalls(before)[2]!.prompt).toContain('REPAIR');
+    dir = tempDir('bounce-e2e-');
+    writeFileSync(join(dir, 'launch.md'), DOC);
+    server.script(['edit', 'empty', 'edit']);
+    const e = await refine('gemini', OPENCODE);
+    expect(e.code, e.stderr).toBe(0);
+    expect(runJson().pass_records[1]).toMatchObject({ retries: 1, repairs: 0 });
+  });
+
+  it("retries gemini's 429 after Retry-After, then converges", async () => {
+    const before = server.requests.length;
+    server.script([{ status: 429, retryAfter: 1 }, 'edit', 'edit']);
+    const r = await refine('gemini', OPENCODE);
+    expect(r.code, r.stderr).toBe(0);
+    expect(documentCalls(before)).toHaveLength(3);
+    expect(runJson().pass_records[0].dispatches.map((d: { kind: string; status: string }) => `${d.kind}:${d.status}`)).toEqual([
+      'pass:error',
+      'retry:completed',
+    ]);
+  });
+
+  it('a stream that broke off, which Gemini CLI reports with exit 0, is a failed call (retried), never an empty document', async () => {
+    const before = server.requests.length;
+    server.script([{ streamError: 'scripted mid-stream failure' }, 'edit', 'edit']);
+    const r = await refine('gemini', OPENCODE);
+    expect(r.code, r.stderr).toBe(0);
+    expect(documentCalls(before)).toHaveLength(3);
+    const p1 = runJson().pass_records[0];
+    expect(p1.dispatches.map((d: { kind: string; status: string }) => `${d.kind}:${d.status}`)).toEqual(['pass:error', 'retry:completed']);
+    expect(JSON.stringify(p1.dispatches[0])).toMatch(/provider/);
+    expect(readFileSync(join(onlyRun(), 'final.md'), 'utf8')).toBe(DOC);
+  });
+
+  it('a hang past the deadline is a timeout, and no CLI process is left', async () => {
+    const marker = `BOUNCE_E2E_MARK_${process.pid}_${Date.now()}`;
+    server.script(['edit', 'stall']);
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'gemini', '--composer', OPENCODE, '--timeout', '8', '--json'], {
+      cwd: dir,
+      env: env({ [marker]: '1' }),
+      timeoutMs: 120_000,
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/timeout/);
+    expect(runJson().pass_records[1].dispatches[0]).toMatchObject({ status: 'timeout' });
     await expect.poll(() => processesWith(marker), { timeout: 500, interval: 20 }).toEqual([]);
   });
 });
