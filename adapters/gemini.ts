@@ -58,12 +58,13 @@ export function buildGeminiArgs(options: AgentOptions): string[] {
 
 /**
  * The child's environment: ours, minus a parent Gemini CLI session's markers, with the
- * working directory trusted (headless runs refuse an untrusted folder) and TMPDIR inside the
+ * working directory trusted (headless runs refuse an untrusted folder), no relaunch, and TMPDIR inside the
  * adapter's temporary directory, so the error reports Gemini CLI writes there (which
  * hold the prompt) are removed with it.
  */
 export function buildGeminiEnv(env: NodeJS.ProcessEnv, tmp: string): NodeJS.ProcessEnv {
-  return { ...withoutParentSession(CLI, env), GEMINI_CLI_TRUST_WORKSPACE: 'true', TMPDIR: tmp };
+  // GEMINI_CLI_NO_RELAUNCH: Gemini CLI otherwise starts itself a second time (a larger heap), a second Node process per call.
+  return { ...withoutParentSession(CLI, env), GEMINI_CLI_TRUST_WORKSPACE: 'true', GEMINI_CLI_NO_RELAUNCH: 'true', TMPDIR: tmp };
 }
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : 0);

@@ -36,7 +36,7 @@ describe('buildGeminiArgs', () => {
 describe('buildGeminiEnv', () => {
   it('drops a parent session, trusts the temp folder and moves the CLI temp files into it; keys pass through the environment only', () => {
     const env = buildGeminiEnv({ PATH: '/bin', GEMINI_CLI: '1', GEMINI_CLI_IDE_SERVER_PORT: '4000', GEMINI_API_KEY: 'k', TMPDIR: '/tmp' }, '/t/x/.tmp');
-    expect(env).toEqual({ PATH: '/bin', GEMINI_API_KEY: 'k', GEMINI_CLI_TRUST_WORKSPACE: 'true', TMPDIR: '/t/x/.tmp' });
+    expect(env).toEqual({ PATH: '/bin', GEMINI_API_KEY: 'k', GEMINI_CLI_TRUST_WORKSPACE: 'true', GEMINI_CLI_NO_RELAUNCH: 'true', TMPDIR: '/t/x/.tmp' });
   });
 
   it('writes workspace settings that turn off tools, the directory tree and retries, and hold no credential', () => {
