@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/support/fail-on-warning.ts'],
+    // Installs the pinned agent CLIs (test/agents) when they are missing or stale.
+    globalSetup: ['test/support/agents-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

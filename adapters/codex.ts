@@ -6,10 +6,20 @@
  * providers it defines are turned off with -c overrides: only the runner retries.
  * docs/adapters.md#codex
  */
-import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
-import { isObject, programOrFailure, makeTempDir, parseJsonLines, removeTempDir, runCli } from '../src/adapters/cli-run.js';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type AdapterContext, type AdapterProgram, type CheckContext, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
+import {
+  isObject,
+  makeTempDir,
+  modelFromArgs,
+  packageVersion,
+  parseJsonLines,
+  programOrFailure,
+  removeTempDir,
+  runCli,
+  runFailure,
+} from '../src/adapters/cli-run.js';
 import {
   type AdapterError,
   type AdapterRequest,
@@ -141,31 +151,13 @@ export function parseCodexOutput(
 
 /** The model named by the options, the extra args (-m / --model) or config.toml; null when unknown. */
 export function codexModel(options: AgentOptions, toml: string): string | null {
-  if (options.model) return options.model;
-  const args = options.args ?? [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] ?? '';
-    if ((a === '-m' || a === '--model') && args[i + 1]) return args[i + 1] ?? null;
-    if (a.startsWith('--model=')) return a.slice(8);
-  }
-  return topLevelSetting(toml, 'model');
+  return options.model ?? modelFromArgs(options.args ?? []) ?? topLevelSetting(toml, 'model');
 }
 
 const versionOf = (line: string | null): string | null => (line ? line.replace(/^codex(-cli)?\s+/i, '') : null);
 
-/**
- * The version of the npm package the program belongs to (`.../@openai/codex/bin/codex.js`),
- * read from its package.json: `codex exec --json` does not say, and asking `--version`
- * beside every dispatch would start a second process.
- */
-export function packageVersion(program: string): string | null {
-  try {
-    const pkg = JSON.parse(readFileSync(join(dirname(realpathSync(program)), '..', 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
-    return pkg.name === CLI.npmPackage && typeof pkg.version === 'string' ? pkg.version : null;
-  } catch {
-    return null;
-  }
-}
+/** The version of the `@openai/codex` package the program belongs to (`codex exec --json` does not say). */
+export const codexPackageVersion = (program: string): string | null => packageVersion(program, CLI.npmPackage);
 
 async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<AdapterResponse> {
   const { env } = ctx;
@@ -189,11 +181,10 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       secrets: secretsOf(FACTS, env, keyVariables(toml)),
     });
     // The check of this invocation asked `--version` already; else the package says.
-    const version = versionOf((await ctx.probe.known(program)) ?? null) ?? packageVersion(program);
+    const version = versionOf((await ctx.probe.known(program)) ?? null) ?? codexPackageVersion(program);
     const meta = { model: codexModel(request.options, toml), agent_version: version };
-    if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
-    if (run.timedOut) return { ...fail('timeout', `codex did not finish before the deadline (${request.deadline}); its process group was killed`), ...meta };
-    if (run.tooLarge) return { ...fail('provider', 'codex printed more than 64 MB on stdout'), ...meta };
+    const failed = runFailure(run, 'codex', program, request.deadline, meta);
+    if (failed) return failed;
     let lastMessage: string | null = null;
     try {
       lastMessage = readFileSync(paths.lastMessage, 'utf8');

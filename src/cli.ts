@@ -34,7 +34,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description('run the bounce loop on a document (- reads stdin)')
     .argument('<docs...>', 'the document to refine (- for stdin); several files, folders or globs make a batch')
     .option('-p, --passes <n>', 'pass budget N (1 to max_passes)', '2')
-    .option('-r, --reviewer <agent>', 'agent for odd passes (claude, codex, openai:<model>, anthropic, mock, cmd:<program> or a configured name)')
+    .option(
+      '-r, --reviewer <agent>',
+      'agent for odd passes (claude, codex, gemini, opencode, openai:<model>, anthropic, mock, cmd:<program> or a configured name)',
+    )
     .option('-c, --composer <agent>', 'agent for even passes')
     .option('--all-passes', 'run every pass even when notes reach zero early')
     .option('-o, --out <file>', 'write the converged document to FILE (- for stdout)')

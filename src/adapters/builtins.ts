@@ -5,6 +5,8 @@ import { BUILTIN_NAMES, type BuiltinName } from './table.js';
 const MODULES: Record<BuiltinName, () => Promise<{ adapter: AdapterProgram }>> = {
   claude: () => import('../../adapters/claude.js'),
   codex: () => import('../../adapters/codex.js'),
+  gemini: () => import('../../adapters/gemini.js'),
+  opencode: () => import('../../adapters/opencode.js'),
   openai: () => import('../../adapters/openai.js'),
   anthropic: () => import('../../adapters/anthropic.js'),
   mock: () => import('../../adapters/mock.js'),

@@ -2,13 +2,13 @@ import type { Config } from '../config/schema.js';
 import { usageError } from '../errors.js';
 import type { Role } from './contract.js';
 import { createProbe, findProgram, localModels, type Probe } from './detect.js';
-import { claudeLogin, codexLogin, type LoginState } from './login.js';
+import { claudeLogin, codexLogin, geminiLogin, type LoginState, opencodeLogin } from './login.js';
 import { resolveAgent, type ResolvedAgent } from './registry.js';
-import { ADAPTER_TABLE, cliFacts } from './table.js';
+import { ADAPTER_TABLE, type CliName, cliFacts, DEFAULT_CLIS } from './table.js';
 
 /** A default agent that was not picked, and why, for the user: `warning: <agent> skipped: <reason>: <fix>`. */
 export interface SkippedAgent {
-  agent: 'claude' | 'codex';
+  agent: CliName;
   /** `not_logged_in`: installed, but it reports no login while another one has one. */
   why: 'not_logged_in';
   reason: string;
@@ -35,10 +35,10 @@ export interface ChooseInput {
 }
 
 /**
- * Picks each role's agent: the flag, else the config, else the defaults (reviewer
- * claude, composer codex; one installed CLI takes both roles, and one that reports no
- * login is left out while the other has one; with neither, a local OpenAI-compatible
- * server on its default port).
+ * Picks each role's agent: the flag, else the config, else the defaults (the first two
+ * installed CLIs in the order claude, codex, gemini, opencode review and compose; one
+ * installed CLI takes both roles, and one that reports no login is left out while another
+ * has one; with none, a local OpenAI-compatible server on its default port).
  */
 export async function chooseAgents(input: ChooseInput): Promise<Chosen> {
   const { flags, config, configDir, cwd, env } = input;
@@ -76,30 +76,37 @@ export function skippedWarnings(skipped: readonly SkippedAgent[]): string[] {
 }
 
 interface Installed {
-  name: 'claude' | 'codex';
+  name: CliName;
   login: LoginState;
 }
 
-/** The installed default CLIs, each with its login (asked offline, concurrently). */
+/** How each default CLI's login is asked, offline. */
+const LOGINS: Record<CliName, (program: string, env: NodeJS.ProcessEnv, probe: Probe) => Promise<LoginState>> = {
+  claude: claudeLogin,
+  codex: codexLogin,
+  gemini: (_program, env) => geminiLogin(env),
+  opencode: (_program, env) => opencodeLogin(null, env),
+};
+
+/** The installed default CLIs in detection order, each with its login (asked offline, concurrently). */
 async function installedClis(env: NodeJS.ProcessEnv, probe: Probe): Promise<Installed[]> {
-  const one = async (name: 'claude' | 'codex'): Promise<Installed | null> => {
+  const one = async (name: CliName): Promise<Installed | null> => {
     const program = findProgram(cliFacts(name), env);
     if (program === null) return null;
-    const [version, login] = await Promise.all([
-      probe.version(program, env),
-      name === 'claude' ? claudeLogin(program, env, probe) : codexLogin(program, env, probe),
-    ]);
+    const [version, login] = await Promise.all([probe.version(program, env), LOGINS[name](program, env, probe)]);
     return version === null ? null : { name, login };
   };
-  return (await Promise.all([one('claude'), one('codex')])).filter((c): c is Installed => c !== null);
+  return (await Promise.all(DEFAULT_CLIS.map(one))).filter((c): c is Installed => c !== null);
 }
 
 type Defaults = { reviewer: string; composer: string; how: string; skipped: SkippedAgent[] };
 
 /**
- * The default agents: reviewer claude and composer codex; one installed CLI takes both
- * roles. A CLI that reports no login is left out while another one has a login (and said
- * so in `skipped`); with neither installed, a local OpenAI-compatible server.
+ * The default agents: the first usable CLI (in the order claude, codex, gemini, opencode)
+ * reviews and the second composes, so two different CLIs take the two roles when two are
+ * there; one installed CLI takes both roles. A CLI that reports no login is left out while
+ * another one has a login (and said so in `skipped`); with none installed, a local
+ * OpenAI-compatible server.
  */
 async function detectDefaults(env: NodeJS.ProcessEnv, config: Config, probe: Probe, doc: string): Promise<Defaults> {
   const installed = await installedClis(env, probe);
@@ -114,8 +121,9 @@ async function detectDefaults(env: NodeJS.ProcessEnv, config: Config, probe: Pro
     });
   const names = usable.map((c) => c.name);
   const note = skipped.length > 0 ? `${skipped.map((s) => s.agent).join(' and ')} not logged in` : null;
-  if (names.includes('claude') && names.includes('codex')) return { reviewer: 'claude', composer: 'codex', how: 'default', skipped };
-  const only = names[0];
+  const [first, second] = names;
+  if (first && second) return { reviewer: first, composer: second, how: note ? `default (${note})` : 'default', skipped };
+  const only = first;
   if (only) return { reviewer: only, composer: only, how: `default (${note ?? `only ${only} is installed`})`, skipped };
   const openai = ADAPTER_TABLE.openai;
   const base = (openai.baseUrlEnv && env[openai.baseUrlEnv]) || (openai.defaultBaseUrl ?? '');
@@ -129,8 +137,8 @@ async function detectDefaults(env: NodeJS.ProcessEnv, config: Config, probe: Pro
     if (spec) return { reviewer: spec, composer: spec, how: `default (local server at ${base})`, skipped };
   }
   throw usageError(
-    `no agent found: looked for the claude and codex CLIs on PATH and an OpenAI-compatible server at ${base}`,
-    `install one (npm i -g ${cliFacts('claude').npmPackage}, or npm i -g ${cliFacts('codex').npmPackage}), start Ollama, or name agents with --reviewer/--composer (see bounce adapters); to try bounce without any model: bounce refine ${doc} --reviewer mock --composer mock`,
+    `no agent found: looked for the ${DEFAULT_CLIS.join(', ')} CLIs on PATH and an OpenAI-compatible server at ${base}`,
+    `install one (${DEFAULT_CLIS.map((name) => `npm i -g ${cliFacts(name).npmPackage}`).join(', or ')}), start Ollama, or name agents with --reviewer/--composer (see bounce adapters); to try bounce without any model: bounce refine ${doc} --reviewer mock --composer mock`,
     'config',
   );
 }

@@ -3,9 +3,9 @@
  * with the prompt on stdin and a deadline, and read its JSON-lines output. Never retries.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fail, msUntil } from './adapter-kit.js';
 import type { AdapterResponse } from './contract.js';
 import { findProgram, notFound } from './detect.js';
@@ -127,6 +127,28 @@ export function runCli(call: CliCall): Promise<CliRun> {
   });
 }
 
+/**
+ * The failure of a CLI run that never got to answer: not started, killed at the deadline,
+ * or too much output; null when the run's output is to be read. `meta` (model, version) is kept.
+ */
+export function runFailure(run: CliRun, name: string, program: string, deadline: string, meta: Partial<AdapterResponse> = {}): AdapterResponse | null {
+  if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
+  if (run.timedOut)
+    return { ...fail('timeout', `${name} did not finish before the deadline (${deadline}); its process group was killed`), ...meta } as AdapterResponse;
+  if (run.tooLarge) return { ...fail('provider', `${name} printed more than 64 MB on stdout`), ...meta } as AdapterResponse;
+  return null;
+}
+
+/** The model named in a CLI's extra argv (`-m X`, `--model X`, `--model=X`); null when none is. */
+export function modelFromArgs(args: readonly string[]): string | null {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? '';
+    if ((a === '-m' || a === '--model') && args[i + 1]) return args[i + 1] ?? null;
+    if (a.startsWith('--model=')) return a.slice(8);
+  }
+  return null;
+}
+
 /** A fresh private temp dir; the caller removes it with `removeTempDir` in a `finally`. */
 export function makeTempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -134,6 +156,20 @@ export function makeTempDir(prefix: string): string {
 
 export function removeTempDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * The version of the npm package a CLI's program belongs to (`<package>/<dir>/<bin>.js`,
+ * read from `<package>/package.json`): the CLI's JSON output does not say, and asking
+ * `--version` beside every dispatch would start a second process. Null when it is not that package.
+ */
+export function packageVersion(program: string, npmPackage: string): string | null {
+  try {
+    const pkg = JSON.parse(readFileSync(join(dirname(realpathSync(program)), '..', 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+    return pkg.name === npmPackage && typeof pkg.version === 'string' ? pkg.version : null;
+  } catch {
+    return null;
+  }
 }
 
 export type Json = Record<string, unknown>;

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CheckProblem } from './contract.js';
+import { geminiAuthType, geminiLoginStored, geminiVariableSet, opencodeStoredLogins, readOpencodeConfig } from './cli-config.js';
 import { customProviderIds, readCodexConfig, topLevelSetting } from './codex-config.js';
 import { type Probe, runQuick } from './detect.js';
 import { ADAPTER_TABLE, cliFacts, withoutParentSession } from './table.js';
@@ -237,6 +238,103 @@ function providerLogin(toml: string, provider: string, env: NodeJS.ProcessEnv): 
     fix: `set ${keyVar}`,
   };
   return { loggedIn: false, auth: 'none', source: null, findings: [problem] };
+}
+
+const GEMINI_LOGIN_FIX =
+  'set GEMINI_API_KEY, or run `gemini` once and choose Login with Google (Vertex AI: GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_API_KEY, or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION)';
+
+const unverified = (message: string, fix: string): LoginState => ({
+  loggedIn: null,
+  auth: 'unknown',
+  source: null,
+  findings: [{ kind: 'login_unverified', severity: 'warning', message, fix }],
+});
+const noLogin = (message: string, fix: string): LoginState => ({
+  loggedIn: false,
+  auth: 'none',
+  source: null,
+  findings: [{ kind: 'credentials', severity: 'problem', message, fix }],
+});
+
+/**
+ * Gemini CLI's credentials, read offline the way its headless mode picks them: the auth
+ * method from the user's settings (else from the environment), then what that method
+ * needs (GEMINI_API_KEY, GOOGLE_API_KEY or a Google Cloud project for Vertex AI, a stored
+ * Google login). A key or login the CLI keeps in the system keychain cannot be seen: a warning.
+ */
+export function geminiLogin(env: NodeJS.ProcessEnv): Promise<LoginState> {
+  const { type } = geminiAuthType(env);
+  const ok = (auth: AuthMethod, source: string | null): LoginState => ({ loggedIn: true, auth, source, findings: [] });
+  const state = ((): LoginState => {
+    switch (type) {
+      case null:
+        return noLogin('Gemini CLI has no auth method (no security.auth.selectedType in its settings, no GEMINI_API_KEY)', GEMINI_LOGIN_FIX);
+      case 'gemini-api-key':
+      case 'gateway':
+        if (geminiVariableSet('GEMINI_API_KEY', env)) return ok('api_key', 'GEMINI_API_KEY');
+        return type === 'gateway'
+          ? ok('unknown', 'GOOGLE_GEMINI_BASE_URL')
+          : unverified('GEMINI_API_KEY is not set: a key Gemini CLI stored itself cannot be verified offline', GEMINI_LOGIN_FIX);
+      case 'vertex-ai':
+        if (geminiVariableSet('GOOGLE_API_KEY', env)) return ok('api_key', 'GOOGLE_API_KEY');
+        if (geminiVariableSet('GOOGLE_CLOUD_PROJECT', env) && geminiVariableSet('GOOGLE_CLOUD_LOCATION', env)) return ok('cloud', 'GOOGLE_CLOUD_PROJECT');
+        return noLogin(
+          'Gemini CLI is set to Vertex AI but neither GOOGLE_API_KEY nor GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION are set',
+          GEMINI_LOGIN_FIX,
+        );
+      case 'oauth-personal':
+        if (geminiLoginStored(env)) return ok('subscription', 'gemini login');
+        return unverified(
+          'Gemini CLI is set to Login with Google but no stored login was found (one in the system keychain cannot be seen offline)',
+          GEMINI_LOGIN_FIX,
+        );
+      case 'compute-default-credentials':
+      case 'cloud-shell':
+        return ok('cloud', type);
+      default:
+        return unverified(`Gemini CLI's auth method ${String(type)} cannot be verified offline`, GEMINI_LOGIN_FIX);
+    }
+  })();
+  return Promise.resolve(state);
+}
+
+/** The variables opencode reads a built-in provider's key from. */
+const OPENCODE_PROVIDER_KEYS: Record<string, string[]> = {
+  anthropic: ['ANTHROPIC_API_KEY'],
+  openai: ['OPENAI_API_KEY'],
+  google: ['GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY'],
+  openrouter: ['OPENROUTER_API_KEY'],
+  opencode: ['OPENCODE_API_KEY'],
+};
+
+/**
+ * opencode's credential for the provider of `model` (`provider/model`, else the config's
+ * `model`), offline: a login stored by `opencode auth login`, the provider's key variable,
+ * or a provider the user's config defines (its own options say how it authenticates).
+ */
+export function opencodeLogin(model: string | null, env: NodeJS.ProcessEnv): Promise<LoginState> {
+  const config = readOpencodeConfig(env);
+  const provider = (model ?? config.model)?.split('/')[0] ?? null;
+  const stored = opencodeStoredLogins(env);
+  const fix = (p: string): string =>
+    `run \`opencode auth login\`${OPENCODE_PROVIDER_KEYS[p] ? ` or set ${OPENCODE_PROVIDER_KEYS[p]?.join(' or ')}` : ''}, or name another model (opencode:<provider>/<model>)`;
+  const state = ((): LoginState => {
+    if (!provider) {
+      if (Object.keys(stored).length || config.providers.length) return { loggedIn: true, auth: 'unknown', source: 'opencode auth', findings: [] };
+      return unverified(
+        'opencode names no model and has no stored login: what it will use cannot be verified offline',
+        'run `opencode auth login`, or name a model (opencode:<provider>/<model>)',
+      );
+    }
+    const kind = stored[provider];
+    if (kind) return { loggedIn: true, auth: kind === 'oauth' ? 'subscription' : 'api_key', source: 'opencode auth login', findings: [] };
+    const variable = OPENCODE_PROVIDER_KEYS[provider]?.find((name) => env[name]?.trim());
+    if (variable) return { loggedIn: true, auth: 'api_key', source: variable, findings: [] };
+    if (config.providers.includes(provider)) return { loggedIn: true, auth: 'unknown', source: 'opencode.json', findings: [] };
+    if (OPENCODE_PROVIDER_KEYS[provider]) return noLogin(`opencode has no credential for provider ${provider}`, fix(provider));
+    return unverified(`opencode's credential for provider ${provider} cannot be verified offline`, fix(provider));
+  })();
+  return Promise.resolve(state);
 }
 
 /** A login state as a check result's findings and `resolved` entries (names only). */

@@ -1,8 +1,9 @@
 /**
  * The key values a run's agents may read, so that the recorder can blank them from
- * everything it writes. Names come from the agents' `api_key_env`, the adapter table and
- * Codex's config.toml; only the values of the variables that are set are returned.
+ * everything it writes. Names come from the agents' `api_key_env`, the adapter table,
+ * Codex's config.toml and opencode's config (`{env:NAME}`); only the values of the variables that are set are returned.
  */
+import { readOpencodeConfig } from './cli-config.js';
 import { keyVariables, readCodexConfig } from './codex-config.js';
 import type { ResolvedAgent } from './registry.js';
 import { BUILTIN_ADAPTERS } from './table.js';
@@ -16,6 +17,7 @@ export function secretNames(agents: readonly ResolvedAgent[], env: NodeJS.Proces
   const names = new Set<string>(BUILTIN_ADAPTERS.flatMap((a) => [...a.keyEnvs, ...(a.defaultKeyEnv ? [a.defaultKeyEnv] : [])]));
   for (const agent of agents) if (agent.options.api_key_env) names.add(agent.options.api_key_env);
   if (agents.some((a) => a.adapter === 'codex' || a.adapter === 'cmd')) for (const name of keyVariables(readCodexConfig(env))) names.add(name);
+  if (agents.some((a) => a.adapter === 'opencode' || a.adapter === 'cmd')) for (const name of readOpencodeConfig(env).envRefs) names.add(name);
   return [...names];
 }
 

@@ -36,8 +36,12 @@ export interface AdapterFacts {
   keyEnvs: readonly string[];
 }
 
-export const BUILTIN_NAMES = ['claude', 'codex', 'openai', 'anthropic', 'mock'] as const;
+export const BUILTIN_NAMES = ['claude', 'codex', 'gemini', 'opencode', 'openai', 'anthropic', 'mock'] as const;
 export type BuiltinName = (typeof BUILTIN_NAMES)[number];
+
+/** The CLI adapters, in the order default detection considers them (docs/adapters.md#default-agents-and-logins). */
+export const DEFAULT_CLIS = ['claude', 'codex', 'gemini', 'opencode'] as const;
+export type CliName = (typeof DEFAULT_CLIS)[number];
 
 export const ADAPTER_TABLE: Readonly<Record<BuiltinName, AdapterFacts>> = {
   claude: {
@@ -72,6 +76,41 @@ export const ADAPTER_TABLE: Readonly<Record<BuiltinName, AdapterFacts>> = {
     cliProgram: { program: 'codex', binEnv: 'BOUNCE_CODEX_BIN', npmPackage: '@openai/codex', parentSessionEnvs: [] },
     defaultKeyEnv: null,
     keyEnvs: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+  },
+  gemini: {
+    name: 'gemini',
+    description: 'Gemini CLI (gemini -p), uses your Gemini API key, Vertex AI or Google login',
+    kind: 'cli',
+    provider: 'google',
+    options: ['model', 'args'],
+    // Named on every call: with no model Gemini CLI first asks a router model which one to use (a second call).
+    defaultModel: 'gemini-2.5-pro',
+    defaultBaseUrl: null,
+    baseUrlEnv: 'GOOGLE_GEMINI_BASE_URL',
+    outputTokens: null,
+    cliProgram: {
+      program: 'gemini',
+      binEnv: 'BOUNCE_GEMINI_BIN',
+      npmPackage: '@google/gemini-cli',
+      parentSessionEnvs: ['GEMINI_CLI', 'GEMINI_CLI_IDE_SERVER_PORT', 'GEMINI_CLI_IDE_WORKSPACE_PATH', 'GEMINI_CLI_IDE_PID'],
+    },
+    defaultKeyEnv: null,
+    keyEnvs: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_CLOUD_ACCESS_TOKEN'],
+  },
+  opencode: {
+    name: 'opencode',
+    description: 'opencode (opencode run), uses your opencode config and providers',
+    kind: 'cli',
+    provider: 'opencode',
+    options: ['model', 'args'],
+    defaultModel: null,
+    defaultBaseUrl: null,
+    baseUrlEnv: null,
+    outputTokens: null,
+    cliProgram: { program: 'opencode', binEnv: 'BOUNCE_OPENCODE_BIN', npmPackage: 'opencode-ai', parentSessionEnvs: ['OPENCODE', 'OPENCODE_PID'] },
+    defaultKeyEnv: null,
+    // The providers' own variables opencode reads; a config's `{env:NAME}` references are added at run time.
+    keyEnvs: ['OPENCODE_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY', 'OPENROUTER_API_KEY'],
   },
   openai: {
     name: 'openai',
@@ -126,7 +165,7 @@ export function adapterInfo(name: string): AdapterFacts | undefined {
 }
 
 /** The CLI facts of a CLI adapter (a bug to ask for another kind). */
-export function cliFacts(name: 'claude' | 'codex'): CliFacts {
+export function cliFacts(name: CliName): CliFacts {
   const cli = ADAPTER_TABLE[name].cliProgram;
   if (!cli) throw new Error(`${name} has no CLI`);
   return cli;

@@ -4,7 +4,7 @@ import { type CheckProblem, type CheckResult, problemLine } from '../adapters/co
 import { createProbe } from '../adapters/detect.js';
 import { answers } from '../adapters/endpoint.js';
 import { type ResolvedAgent, resolveAgent } from '../adapters/registry.js';
-import { adapterInfo } from '../adapters/table.js';
+import { adapterInfo, DEFAULT_CLIS } from '../adapters/table.js';
 import { loadConfig } from '../config/load.js';
 import { EXIT, isBounceError } from '../errors.js';
 import type { Io } from '../io.js';
@@ -97,7 +97,7 @@ function agentSpecs(config: ReturnType<typeof loadConfig>['config']): Map<string
   const specs = new Map<string, Row['source']>();
   for (const spec of [config.reviewer, config.composer, ...Object.keys(config.agents)]) if (spec) specs.set(spec, 'configured');
   // With both roles configured the defaults are never used: a missing CLI is no problem then.
-  if (!(config.reviewer && config.composer)) for (const spec of ['claude', 'codex']) if (!specs.has(spec)) specs.set(spec, 'default');
+  if (!(config.reviewer && config.composer)) for (const spec of DEFAULT_CLIS) if (!specs.has(spec)) specs.set(spec, 'default');
   return specs;
 }
 

@@ -18,12 +18,41 @@ const env = (extra: Record<string, string>) => ({
   CODEX_HOME: '/nonexistent/codex',
   BOUNCE_CLAUDE_BIN: FAKE_CLI,
   BOUNCE_CODEX_BIN: FAKE_CLI,
+  // Gemini CLI and opencode are not installed unless a test says so.
+  BOUNCE_GEMINI_BIN: '/nonexistent/gemini',
+  BOUNCE_OPENCODE_BIN: '/nonexistent/opencode',
   // Nothing answers here, so no local server is found either.
   OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
   ...extra,
 });
 const choose = (e: NodeJS.ProcessEnv, flags = {}, doc?: string) => chooseAgents({ flags, config: DEFAULT_CONFIG, configDir: null, cwd: ROOT, env: e, doc });
 const specs = (c: Awaited<ReturnType<typeof choose>>) => [c.agents.reviewer.spec, c.agents.composer.spec];
+
+describe('chooseAgents: the four CLIs in the order claude, codex, gemini, opencode', () => {
+  // The fake CLI stands in for all four; a CLI pointed at a missing file is not installed.
+  const four = (extra: Record<string, string>) => env({ BOUNCE_GEMINI_BIN: FAKE_CLI, BOUNCE_OPENCODE_BIN: FAKE_CLI, GEMINI_API_KEY: 'gm-key-1234', ...extra });
+  const gone = '/nonexistent/cli';
+
+  it('the first two installed CLIs take the two roles', async () => {
+    expect(specs(await choose(four({ BOUNCE_CLAUDE_BIN: gone, BOUNCE_CODEX_BIN: gone })))).toEqual(['gemini', 'opencode']);
+    expect(specs(await choose(four({ BOUNCE_CODEX_BIN: gone, FAKE_CLI_AUTH: LOGGED_IN })))).toEqual(['claude', 'gemini']);
+    expect(specs(await choose(four({ BOUNCE_CLAUDE_BIN: gone, BOUNCE_GEMINI_BIN: gone, FAKE_CLI_LOGIN: 'chatgpt' })))).toEqual(['codex', 'opencode']);
+  });
+
+  it('CLIs with no login are left out while two others have one, and reported', async () => {
+    const c = await choose(four({ FAKE_CLI_AUTH: LOGGED_OUT, FAKE_CLI_LOGIN: 'none' }));
+    expect(specs(c)).toEqual(['gemini', 'opencode']);
+    expect(c.skipped.map((s) => s.agent)).toEqual(['claude', 'codex']);
+    expect(c.chosenBy.reviewer).toBe('default (claude and codex not logged in)');
+    expect(JSON.stringify(c)).not.toContain('gm-key-1234');
+  });
+
+  it('gemini with no auth method is left out for opencode alone', async () => {
+    const c = await choose(four({ BOUNCE_CLAUDE_BIN: gone, BOUNCE_CODEX_BIN: gone, GEMINI_API_KEY: '' }));
+    expect(specs(c)).toEqual(['opencode', 'opencode']);
+    expect(c.skipped).toMatchObject([{ agent: 'gemini', why: 'not_logged_in', fix: expect.stringContaining('GEMINI_API_KEY') }]);
+  });
+});
 
 describe('chooseAgents: default CLIs and their logins', () => {
   it('both logged in: claude reviews, codex composes, nothing skipped', async () => {

@@ -1,8 +1,9 @@
-/** Helpers shared by the live CLI adapter tests (claude-live, codex-live). */
+/** Helpers shared by the live CLI adapter tests (claude-, codex-, gemini- and opencode-live). */
 import { readFileSync, readdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { callAdapter, type HostResult } from '../../src/adapters/host.js';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
+import type { CliName } from '../../src/adapters/table.js';
 import { adapterRequest, ROOT } from '../support/adapter-process.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -51,7 +52,7 @@ export async function processesLeft(marker: string, ms = 300): Promise<number[]>
  * saw and the marked processes seen mid-run.
  */
 export async function interruptedDispatch(
-  name: 'claude' | 'codex',
+  name: CliName,
   env: Record<string, string>,
   inFlight: () => boolean,
 ): Promise<{ result: HostResult; during: number[]; after: number[] }> {

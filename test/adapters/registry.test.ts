@@ -34,8 +34,8 @@ function program(path: string): string {
 }
 
 describe('built-in adapters', () => {
-  it('are claude, codex, openai, anthropic and mock', () => {
-    expect(BUILTIN_ADAPTERS.map((a) => a.name)).toEqual(['claude', 'codex', 'openai', 'anthropic', 'mock']);
+  it('are claude, codex, gemini, opencode, openai, anthropic and mock', () => {
+    expect(BUILTIN_ADAPTERS.map((a) => a.name)).toEqual(['claude', 'codex', 'gemini', 'opencode', 'openai', 'anthropic', 'mock']);
     expect(adapterInfo('openai')?.kind).toBe('http');
     expect(adapterInfo('nope')).toBeUndefined();
   });
@@ -67,7 +67,15 @@ describe('resolveAgent: built-in names', () => {
 
   it('providers: claude anthropic, codex openai, openai openai-compatible, anthropic anthropic, mock mock', () => {
     const provider = (s: string): string => resolveAgent(s, DEFAULT_CONFIG, cwd, null).provider;
-    expect(['claude', 'codex', 'openai', 'anthropic', 'mock'].map(provider)).toEqual(['anthropic', 'openai', 'openai-compatible', 'anthropic', 'mock']);
+    expect(['claude', 'codex', 'gemini', 'opencode', 'openai', 'anthropic', 'mock'].map(provider)).toEqual([
+      'anthropic',
+      'openai',
+      'google',
+      'opencode',
+      'openai-compatible',
+      'anthropic',
+      'mock',
+    ]);
   });
 
   it('names are case-sensitive', () => {
@@ -113,7 +121,7 @@ describe('resolveAgent: adapter:model', () => {
   });
 
   it('an unknown adapter before the colon is an unknown agent', () => {
-    expect(usageErrorOf(() => resolveAgent('gemini:pro', DEFAULT_CONFIG, cwd, null)).message).toBe('unknown agent "gemini:pro"');
+    expect(usageErrorOf(() => resolveAgent('llama:pro', DEFAULT_CONFIG, cwd, null)).message).toBe('unknown agent "llama:pro"');
   });
 });
 
@@ -245,10 +253,10 @@ describe('resolveAgent: configured names', () => {
   });
 
   it('an unknown configured adapter names the entry and lists the known specs', () => {
-    const c = config('agents:\n  odd:\n    adapter: gemini\n');
+    const c = config('agents:\n  odd:\n    adapter: llama\n');
     const err = usageErrorOf(() => resolveAgent('odd', c, cwd, null));
-    expect(err.message).toBe('agents.odd.adapter: unknown adapter "gemini"');
-    expect(err.line).toContain('claude, codex, openai, anthropic, mock, odd');
+    expect(err.message).toBe('agents.odd.adapter: unknown adapter "llama"');
+    expect(err.line).toContain('claude, codex, gemini, opencode, openai, anthropic, mock, odd');
   });
 
   const refused: [string, string, string][] = [
@@ -287,12 +295,12 @@ describe('resolveAgent: unknown specs', () => {
     const err = usageErrorOf(() => resolveAgent('gpt5', c, cwd, null));
     expect(err.message).toBe('unknown agent "gpt5"');
     expect(err.code).toBe('config');
-    expect(err.hint).toBe('use one of: claude, codex, openai, anthropic, mock, local, fast, <adapter>:<model> or cmd:<program>');
+    expect(err.hint).toBe('use one of: claude, codex, gemini, opencode, openai, anthropic, mock, local, fast, <adapter>:<model> or cmd:<program>');
   });
 
   it('without configured agents, lists the built-ins only', () => {
     expect(usageErrorOf(() => resolveAgent('x', DEFAULT_CONFIG, cwd, null)).hint).toBe(
-      'use one of: claude, codex, openai, anthropic, mock, <adapter>:<model> or cmd:<program>',
+      'use one of: claude, codex, gemini, opencode, openai, anthropic, mock, <adapter>:<model> or cmd:<program>',
     );
   });
 

@@ -2,7 +2,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
-import { cleanEnv, ROOT, tempDir } from '../support/cli.js';
+import { AGENTS_BIN } from '../support/agents.js';
+import { cleanEnv, tempDir } from '../support/cli.js';
 import { runMain } from '../support/run-main.js';
 
 const NODE_DIR = dirname(process.execPath);
@@ -12,7 +13,7 @@ let server: ModelServer;
 /** A PATH holding only node and the named CLIs, so tests decide what is "installed". */
 function pathWith(clis: string[]): string {
   const bin = tempDir('bounce-bin-');
-  for (const cli of clis) symlinkSync(join(ROOT, 'node_modules/.bin', cli), join(bin, cli));
+  for (const cli of clis) symlinkSync(join(AGENTS_BIN, cli), join(bin, cli));
   return `${bin}:${NODE_DIR}`;
 }
 
@@ -73,8 +74,10 @@ describe('choosing agents', () => {
   it('says what it looked for when no agent is found', async () => {
     const r = await runMain(['refine', 'doc.md'], { cwd: dir, env: env([], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/no agent found: looked for the claude and codex CLIs on PATH and an OpenAI-compatible server at http:\/\/127\.0\.0\.1:9\/v1/);
-    expect(r.stderr).toMatch(/npm i -g @anthropic-ai\/claude-code/);
+    expect(r.stderr).toMatch(
+      /no agent found: looked for the claude, codex, gemini, opencode CLIs on PATH and an OpenAI-compatible server at http:\/\/127\.0\.0\.1:9\/v1/,
+    );
+    expect(r.stderr).toMatch(/npm i -g @anthropic-ai\/claude-code, or npm i -g @openai\/codex, or npm i -g @google\/gemini-cli, or npm i -g opencode-ai/);
   });
 
   it('flags override the config file', async () => {
@@ -132,6 +135,6 @@ describe('bounce check and bounce adapters', () => {
   it('lists the adapters and their options', async () => {
     const r = await runMain(['adapters', '--json'], { cwd: dir, env: env([]) });
     const names = JSON.parse(r.stdout).adapters.map((a: { name: string }) => a.name);
-    expect(names).toEqual(['claude', 'codex', 'openai', 'anthropic', 'mock', 'cmd:<program>']);
+    expect(names).toEqual(['claude', 'codex', 'gemini', 'opencode', 'openai', 'anthropic', 'mock', 'cmd:<program>']);
   });
 });

@@ -37,7 +37,12 @@ const cases: [string, string[], string, RegExp][] = [
   ['--passes 2.5', ['refine', 'doc.md', '--passes', '2.5', ...MOCK], '.', /not "2\.5"/],
   ['--passes abc', ['refine', 'doc.md', '--passes', 'abc', ...MOCK], '.', /not "abc"/],
   ['--passes over the maximum', ['refine', 'doc.md', '--passes', '11', ...MOCK], '.', /from 1 to 10, not "11"/],
-  ['an unknown agent', ['refine', 'doc.md', '--reviewer', 'gpt9', '--composer', 'mock'], '.', /unknown agent "gpt9".*claude, codex, openai, anthropic, mock/],
+  [
+    'an unknown agent',
+    ['refine', 'doc.md', '--reviewer', 'gpt9', '--composer', 'mock'],
+    '.',
+    /unknown agent "gpt9".*claude, codex, gemini, opencode, openai, anthropic, mock/,
+  ],
   ['an unknown option', ['refine', 'doc.md', '--frobnicate', ...MOCK], '.', /unknown option '--frobnicate'/],
   ['an unwritable runs dir', ['refine', 'doc.md', '--runs-dir', 'doc.md/runs', ...MOCK], '.', /runs dir is not writable/],
   ['--out naming the input', ['refine', 'doc.md', '--out', './doc.md', ...MOCK], '.', /--out \.\/doc\.md is the input document.*--in-place/],

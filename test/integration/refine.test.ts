@@ -204,7 +204,7 @@ describe('bounce refine with cmd: adapters that fail', () => {
 
   it('a cmd: adapter that works converges', async () => {
     writeFileSync(join(dir, 'noted.md'), `${DOC}\n[CONTESTED] Monday is risky. Ship on Tuesday instead.\n`);
-    const r = await runMain(['refine', 'noted.md', '--passes', '1', '--reviewer', adapter('echo-resolve.mjs'), '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'noted.md', '--passes', '1', '--reviewer', adapter('echo-resolve.mjs'), '--composer', 'mock', '--json'], { cwd: dir });
     expect(r.code).toBe(0);
     const m = manifest(runs()[0]!);
     expect(m.agents.reviewer.evidence).toBe('external');

@@ -201,4 +201,35 @@ describe('model server over HTTP', () => {
     expect(missing.status).toBe(404);
     expect((await missing.json()).error.message).toMatch(/no route/);
   });
+
+  it('speaks the Gemini API: generateContent, streamGenerateContent with SSE, usageMetadata, errors and a broken stream', async () => {
+    const server2 = await startModelServer({ cache: { read: 5, write: 0 } });
+    try {
+      const url = (method: string) => `${server2.url}/v1beta/models/gemini-x:${method}`;
+      const post = (u: string, text: string) =>
+        fetch(u, { method: 'POST', body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'context' }, { text }] }] }) });
+      const one = await (await post(url('generateContent'), prompt('reviewer'))).json();
+      expect(one.candidates[0].content.parts[0].text).toBe(insertNote(DOC, CONTESTED_NOTE));
+      expect(one.candidates[0].finishReason).toBe('STOP');
+      expect(one).toMatchObject({ modelVersion: 'gemini-x', usageMetadata: { cachedContentTokenCount: 5 } });
+      expect(one.usageMetadata.promptTokenCount).toBe(estimateTokens(`context\n${prompt('reviewer')}`));
+      const events = parseSse(await (await post(`${url('streamGenerateContent')}?alt=sse`, prompt('composer', insertNote(DOC, CONTESTED_NOTE)))).text());
+      const chunks = events.map((e) => JSON.parse(e.data));
+      expect(events.every((e) => e.event === null)).toBe(true);
+      expect(chunks.map((c) => c.candidates[0].content.parts[0].text).join('')).toBe(removeNotes(insertNote(DOC, CONTESTED_NOTE)));
+      expect(chunks.at(-1)).toMatchObject({ candidates: [{ finishReason: 'STOP' }], usageMetadata: { candidatesTokenCount: expect.any(Number) } });
+      expect(server2.requests.map((r) => [r.api, r.stream, r.scripted])).toEqual([
+        ['gemini', false, true],
+        ['gemini', true, true],
+      ]);
+      server2.script([{ status: 429, retryAfter: 2 }, { streamError: 'gone' }]);
+      const limited = await post(url('generateContent'), prompt('reviewer'));
+      expect(limited.status).toBe(429);
+      expect((await limited.json()).error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED', details: [{ retryDelay: '2s' }] });
+      const broken = parseSse(await (await post(`${url('streamGenerateContent')}?alt=sse`, prompt('reviewer'))).text());
+      expect(broken.map((e) => JSON.parse(e.data))).toEqual([{ error: { code: 500, message: 'gone', status: 'INTERNAL' } }]);
+    } finally {
+      await server2.close();
+    }
+  });
 });

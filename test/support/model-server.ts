@@ -1,6 +1,7 @@
 /**
  * The scripted model server for end-to-end tests: one loopback HTTP server speaking the
- * Anthropic Messages API, the OpenAI Responses API and Chat Completions (streamed and not).
+ * Anthropic Messages API, the OpenAI Responses API, Chat Completions and the Gemini API
+ * (`generateContent`, `streamGenerateContent` with SSE), streamed and not.
  * A request whose last user message carries a bounce document is a scripted turn: it takes
  * the next behaviour from the queue (or the default); anything else gets a short "OK.".
  * See test/support/model-turn.ts for how documents, roles and replies are worked out.
@@ -8,7 +9,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { estimateTokens, readTurn, replyFor, type Behaviour, type Reply, type Turn } from './model-turn.js';
-import { sendAnthropic, sendChat, sendError, sendResponses, type Api } from './model-wire.js';
+import { sendAnthropic, sendChat, sendError, sendGemini, sendResponses, sendStreamError, type Api } from './model-wire.js';
 
 export type { Behaviour, Turn } from './model-turn.js';
 export { CLARIFY_NOTE, CONTESTED_NOTE, estimateTokens, insertNote, readTurn, removeNotes, replyFor } from './model-turn.js';
@@ -116,16 +117,29 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     }
     const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     if (route === '/messages/count_tokens' && req.method === 'POST') return json(200, { input_tokens: estimateTokens(raw) });
+    // Gemini: POST /v1beta/models/<model>:generateContent or :streamGenerateContent?alt=sse.
+    const gemini = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(route);
     const api: Api | null =
-      req.method !== 'POST' ? null : route === '/messages' ? 'anthropic' : route === '/responses' ? 'responses' : route === '/chat/completions' ? 'chat' : null;
+      req.method !== 'POST'
+        ? null
+        : gemini
+          ? 'gemini'
+          : route === '/messages'
+            ? 'anthropic'
+            : route === '/responses'
+              ? 'responses'
+              : route === '/chat/completions'
+                ? 'chat'
+                : null;
     if (api === null) return json(404, { type: 'error', error: { type: 'not_found_error', message: `no route for ${req.method} ${path}` } });
     if (typeof body !== 'object' || body === null) return sendError(res, api, 400, 'request body is not a JSON object');
 
     rec.api = api;
-    rec.stream = b.stream === true;
+    rec.stream = gemini ? gemini[2] === 'streamGenerateContent' : b.stream === true;
     rec.prompt = promptOf(api, b);
     rec.turn = readTurn(rec.prompt);
-    const model = typeof b.model === 'string' && b.model !== '' ? b.model : (opts.model ?? 'mock-model');
+    const named = gemini ? decodeURIComponent(gemini[1] ?? '') : b.model;
+    const model = typeof named === 'string' && named !== '' ? named : (opts.model ?? 'mock-model');
     const input = estimateTokens(rec.prompt);
     let reply: Reply = { text: 'OK.', truncated: false };
     if (rec.turn.document !== null) {
@@ -133,6 +147,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
       rec.scripted = true;
       rec.behaviour = behaviour;
       if (behaviour === 'stall') return; // never answer; the socket closes when the client goes away
+      if (typeof behaviour === 'object' && 'streamError' in behaviour) return sendStreamError(res, api, behaviour.streamError);
       if (typeof behaviour === 'object' && 'status' in behaviour) {
         return sendError(res, api, behaviour.status, behaviour.message, behaviour.retryAfter, behaviour);
       }
@@ -143,7 +158,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
       ? { cacheRead: Math.min(opts.cache.read, input), cacheWrite: Math.min(opts.cache.write, input - Math.min(opts.cache.read, input)) }
       : {};
     const usage = { input, output: estimateTokens(reply.text), ...cache };
-    const send = api === 'anthropic' ? sendAnthropic : api === 'responses' ? sendResponses : sendChat;
+    const send = { anthropic: sendAnthropic, responses: sendResponses, chat: sendChat, gemini: sendGemini }[api];
     send(res, { model, reply, usage, stream: rec.stream, includeUsage: includeUsage(b) });
   }
 
@@ -179,8 +194,13 @@ function textOf(content: unknown): string {
     .join('\n');
 }
 
-/** The prompt: the text of the last user message (Responses: `input` as a string, or its last user item). */
+/** The prompt: the text of the last user message (Responses: `input` as a string, or its last user item; Gemini: `contents`). */
 export function promptOf(api: Api, body: Record<string, unknown>): string {
+  if (api === 'gemini') {
+    const contents = Array.isArray(body.contents) ? (body.contents as { role?: unknown; parts?: unknown }[]) : [];
+    const last = [...contents].reverse().find((c) => c && c.role === 'user');
+    return last ? textOf(last.parts) : '';
+  }
   const list = api === 'responses' ? body.input : body.messages;
   if (typeof list === 'string') return list;
   if (!Array.isArray(list)) return '';

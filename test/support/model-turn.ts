@@ -12,6 +12,8 @@ export type Behaviour =
   | 'truncate'
   | 'stall'
   | 'wrap-fence'
+  /** HTTP 200 and a stream that carries only an error event in the API's shape (a failure reported mid-stream). */
+  | { streamError: string }
   /** An HTTP error: `headers` are added to the response, `body` replaces the API's error shape. */
   | { status: number; retryAfter?: number; message?: string; headers?: Record<string, string>; body?: unknown }
   | { reply: string; truncated?: boolean };

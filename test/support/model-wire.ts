@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Reply } from './model-turn.js';
 
-export type Api = 'anthropic' | 'responses' | 'chat';
+export type Api = 'anthropic' | 'responses' | 'chat' | 'gemini';
 
 export interface Answer {
   model: string;
@@ -131,6 +131,50 @@ export function sendChat(res: ServerResponse, a: Answer): void {
   res.end();
 }
 
+/**
+ * The Gemini API (`:generateContent`, or `:streamGenerateContent?alt=sse`: each SSE `data:`
+ * is a GenerateContentResponse chunk, no event names). `usageMetadata` counts cached tokens
+ * inside `promptTokenCount`, as `cachedContentTokenCount`.
+ */
+export function sendGemini(res: ServerResponse, a: Answer): void {
+  const finishReason = a.reply.truncated ? 'MAX_TOKENS' : 'STOP';
+  const usageMetadata = {
+    promptTokenCount: a.usage.input,
+    candidatesTokenCount: a.usage.output,
+    totalTokenCount: a.usage.input + a.usage.output,
+    ...(a.usage.cacheRead ? { cachedContentTokenCount: a.usage.cacheRead } : {}),
+  };
+  const base = { modelVersion: a.model, responseId: id('') };
+  const candidate = (text: string, finish: string | null) => ({
+    content: { role: 'model', parts: text === '' && finish ? [] : [{ text }] },
+    ...(finish ? { finishReason: finish } : {}),
+    index: 0,
+  });
+  if (!a.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ candidates: [candidate(a.reply.text, finishReason)], usageMetadata, ...base }));
+    return;
+  }
+  const send = sse(res);
+  const parts = pieces(a.reply.text);
+  parts.forEach((text, i) => {
+    const last = i === parts.length - 1;
+    send(null, { candidates: [candidate(text, last ? finishReason : null)], ...(last ? { usageMetadata } : {}), ...base });
+  });
+  if (parts.length === 0) send(null, { candidates: [candidate('', finishReason)], usageMetadata, ...base });
+  res.end();
+}
+
+/** HTTP 200, then one SSE event that is an error in the API's own shape, then the end of the stream. */
+export function sendStreamError(res: ServerResponse, api: Api, message: string): void {
+  const send = sse(res);
+  if (api === 'anthropic') send('error', { type: 'error', error: { type: 'api_error', message } });
+  else if (api === 'responses') send('error', { type: 'error', code: 'server_error', message, param: null, sequence_number: 0 });
+  else if (api === 'gemini') send(null, { error: { code: 500, message, status: 'INTERNAL' } });
+  else send(null, { error: { message, type: 'invalid_request_error', param: null, code: null } });
+  res.end();
+}
+
 const ANTHROPIC_ERRORS: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
@@ -140,6 +184,15 @@ const ANTHROPIC_ERRORS: Record<number, string> = {
   429: 'rate_limit_error',
   500: 'api_error',
   529: 'overloaded_error',
+};
+const GEMINI_STATUSES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
 };
 const OPENAI_ERRORS: Record<number, [type: string, code: string | null]> = {
   400: ['invalid_request_error', null],
@@ -163,16 +216,26 @@ export function sendError(
   const text = message ?? (status === 429 ? `Rate limit reached (scripted). Please try again in ${retryAfter ?? 1}s.` : `scripted HTTP ${status}`);
   const headers: Record<string, string> = { 'content-type': 'application/json', ...extra.headers };
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+  const gemini = {
+    error: {
+      code: status,
+      message: text,
+      status: GEMINI_STATUSES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION'),
+      ...(retryAfter !== undefined ? { details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfter}s` }] } : {}),
+    },
+  };
   const body =
-    api === 'anthropic'
-      ? { type: 'error', error: { type: ANTHROPIC_ERRORS[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message: text } }
-      : {
-          error: {
-            message: text,
-            type: (OPENAI_ERRORS[status] ?? [status >= 500 ? 'server_error' : 'invalid_request_error'])[0],
-            param: null,
-            code: OPENAI_ERRORS[status]?.[1] ?? null,
-          },
-        };
+    api === 'gemini'
+      ? gemini
+      : api === 'anthropic'
+        ? { type: 'error', error: { type: ANTHROPIC_ERRORS[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), message: text } }
+        : {
+            error: {
+              message: text,
+              type: (OPENAI_ERRORS[status] ?? [status >= 500 ? 'server_error' : 'invalid_request_error'])[0],
+              param: null,
+              code: OPENAI_ERRORS[status]?.[1] ?? null,
+            },
+          };
   res.writeHead(status, headers).end(JSON.stringify(extra.body ?? body));
 }
