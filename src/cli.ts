@@ -46,6 +46,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--max-tokens <n>', 'stop the run before a dispatch that could take its tokens over N (config budget.max_tokens)')
     .option('--max-dispatches <n>', 'stop the run before its (N+1)th agent call (config budget.max_dispatches)')
     .option('--prompts <dir>', 'folder of prompt templates overriding the built-in ones')
+    .option(
+      '--edit-format <format>',
+      'what replies carry: whole (the document), edits (search/replace blocks) or auto (edits for long documents; config edit_format)',
+    )
     .option('--config <file>', 'config file (default: bounce.config.yaml here or above, or BOUNCE_CONFIG)')
     .option('--json', 'print one JSON object on stdout, whatever the outcome')
     .option('-q, --quiet', 'no progress or summary on stderr (errors still print)')
