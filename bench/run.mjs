@@ -151,3 +151,5 @@ if (process.env.BENCH_BATCH !== '0') {
   console.log('\nbatch refine (an OpenAI-compatible server that answers every call after 1 s)');
   for (const [what, value, goal] of await batchRows()) console.log(`${what.padEnd(80)} ${value.padStart(14)}   ${goal}`);
 }
+
+if (process.env.BENCH_EDITS !== '0') (await import('./edits.mjs')).printEditRows(); // edit vs whole replies on long documents
