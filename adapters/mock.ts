@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { type AdapterContext, AdapterCrash, type AdapterProgram, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
 import { noteRange } from '../src/audit/records.js';
+import { EDIT_MARKERS, editBlocksFor } from '../src/engine/edits.js';
 import { type CodeBlock, markdownRegions } from '../src/protocol/code-ranges.js';
 import { lineAt, lineIndex, scanNotes } from '../src/protocol/scanner.js';
 import { AdapterErrorSchema, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult } from '../src/adapters/contract.js';
@@ -52,6 +53,12 @@ const DOC = /<<<BOUNCE-DOCUMENT-([0-9a-f]+)>>>\n([\s\S]*?)\n?<<<END-BOUNCE-DOCUM
 
 export function documentIn(prompt: string): string {
   return DOC.exec(prompt)?.[2] ?? '';
+}
+
+/** Whether the prompt, outside the document it carries, asks for edit blocks (prompts/edits.md shows their SEARCH line). */
+export function asksForEdits(prompt: string): boolean {
+  const frame = prompt.replace(DOC, '');
+  return frame.split('\n').some((line) => line.trim() === EDIT_MARKERS.search);
 }
 
 /** Deletes every paragraph that is a note; the rest stays as it was. */
@@ -155,7 +162,9 @@ export async function dispatch(req: AdapterRequest, ctx: AdapterContext): Promis
   if (action === 'hang') await wait(2 ** 31 - 1, ctx.signal);
   if (action === 'invalid-json') return NOT_A_RESPONSE;
   const text = action === 'review' ? addNote(doc) : action === 'resolve' ? resolveNotes(doc) : doc;
-  return reply(req, text, step?.stop, step?.usage);
+  // Asked for edit blocks, the review and resolve actions send only their changes (nothing changed: the document).
+  const blocks = action !== 'echo' && asksForEdits(req.prompt) ? editBlocksFor(doc, text) : '';
+  return reply(req, blocks || text, step?.stop, step?.usage);
 }
 
 export async function check(options: AgentOptions): Promise<CheckResult> {

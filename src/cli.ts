@@ -53,6 +53,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       new Option('--lint <mode>', 'new notes that break a lint rule: off, warn, or repair (default: lint from config, else off)').choices([...LINT_MODES]),
     )
     .option('--prompts <dir>', 'folder of prompt templates overriding the built-in ones')
+    .option(
+      '--edit-format <format>',
+      'what replies carry: whole (the document), edits (search/replace blocks) or auto (edits for long documents; config edit_format)',
+    )
     .option('--config <file>', 'config file (default: bounce.config.yaml here or above, or BOUNCE_CONFIG)')
     .option('--json', 'print one JSON object on stdout, whatever the outcome')
     .option('-q, --quiet', 'no progress or summary on stderr (errors still print)')

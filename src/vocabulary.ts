@@ -84,3 +84,18 @@ export type CheckProblemKind = z.infer<typeof CheckProblemKindSchema>;
 export const LintModeSchema = z.enum(LINT_MODES);
 export type { LintMode } from './protocol/lint-modes.js';
 export { LINT_MODES } from './protocol/lint-modes.js';
+/**
+ * How a reply carries its revision: the whole document, or search/replace blocks against the
+ * document sent (`--edit-format`, config `edit_format`; `auto` picks one by the input's size).
+ */
+export const EditFormatSchema = z.enum(['whole', 'edits']);
+export type EditFormat = z.infer<typeof EditFormatSchema>;
+export const EditFormatSettingSchema = z.enum([...EditFormatSchema.options, 'auto']);
+export type EditFormatSetting = z.infer<typeof EditFormatSettingSchema>;
+
+/** How an edit block matched the document: as written, or once indentation and other whitespace were ignored. */
+export const BlockAppliedSchema = z.enum(['exact', 'tolerant']);
+export type BlockApplied = z.infer<typeof BlockAppliedSchema>;
+/** Why an edit block did not apply: its SEARCH text is nowhere in the document, or in more than one place. */
+export const BlockFailedSchema = z.enum(['missing', 'ambiguous']);
+export type BlockFailed = z.infer<typeof BlockFailedSchema>;

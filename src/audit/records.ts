@@ -4,7 +4,8 @@ import type { AdapterSuccess } from '../adapters/contract.js';
 import { CONTRACT_VERSION } from '../adapters/contract.js';
 import type { HostError } from '../adapters/host.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
-import type { AttemptKind, CostSource, DispatchStatus, Role } from '../vocabulary.js';
+import type { EditReport } from '../engine/edits.js';
+import type { AttemptKind, CostSource, DispatchStatus, EditFormat, Role } from '../vocabulary.js';
 import { toYaml, yamlLib } from '../yaml.js';
 import {
   DispatchRecordSchema,
@@ -44,6 +45,8 @@ export interface DispatchStart {
   deadlineSeconds: number;
   maxOutputTokens: number | null;
   repairError: string | null;
+  /** What the prompt asked the reply to be; absent: the whole document. */
+  editFormat?: EditFormat;
 }
 
 /** What the engine knows after the call (written after it). */
@@ -62,6 +65,8 @@ export interface DispatchEnd {
   resolved: NoteLike[];
   /** What the dispatch cost and where that figure comes from; absent: the adapter's own cost, source unknown. */
   cost?: { cost_usd: number | null; cost_source: CostSource };
+  /** In edit mode, what the reply did block by block; null or absent otherwise. */
+  edits?: EditReport | null;
 }
 
 /** What the audit trail reads of a scanner note. */
@@ -75,7 +80,10 @@ export interface NoteLike {
 const SCAN_RATIONALE =
   'Deterministic scan: bounce found this note with its own marker scanner in the document the reply produced; the agent was not asked to report it.';
 const LIMITATIONS = ["bounce does not ask agents to assess themselves; findings come from bounce's deterministic note scan, not from the agent."];
-const REPLY_CONTRACT = 'the whole revised document as the reply, nothing else (prompts/protocol.md; adapter contract)';
+const REPLY_CONTRACT: Record<EditFormat, string> = {
+  whole: 'the whole revised document as the reply, nothing else (prompts/protocol.md; adapter contract)',
+  edits: 'search/replace blocks against the document sent, or the whole revised document (prompts/edits.md; adapter contract)',
+};
 
 export function utcDate(date: Date): string {
   return date.toISOString().slice(0, 10);
@@ -164,7 +172,13 @@ export function buildRequest(start: DispatchStart, facts: FileFacts): DispatchRe
       ],
     },
     effort_budget: { max_subagents: 0, deadline_seconds: start.deadlineSeconds, max_output_tokens: start.maxOutputTokens },
-    expected_output: { contract: REPLY_CONTRACT, contract_version: CONTRACT_VERSION, final: start.final, repair_error: start.repairError },
+    expected_output: {
+      contract: REPLY_CONTRACT[start.editFormat ?? 'whole'],
+      contract_version: CONTRACT_VERSION,
+      final: start.final,
+      repair_error: start.repairError,
+      edit_format: start.editFormat ?? 'whole',
+    },
     priority: 'normal',
   };
 }
@@ -214,6 +228,7 @@ export function buildResponse(end: DispatchEnd, passInput: { file: string; sha25
     artifacts,
     findings,
     resolved,
+    edits: end.edits ? { reply: end.edits.reply, blocks: end.edits.blocks } : null,
     self_assessment: { coverage: null, confidence_overall: null, limitations: LIMITATIONS, unknowns: [] },
     metadata: {
       tokens_used: tokens,

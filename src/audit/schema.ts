@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { AttemptKindSchema, CostSourceSchema, DispatchStatusSchema, StopReasonSchema } from '../vocabulary.js';
+import {
+  AttemptKindSchema,
+  BlockAppliedSchema,
+  BlockFailedSchema,
+  CostSourceSchema,
+  DispatchStatusSchema,
+  EditFormatSchema,
+  StopReasonSchema,
+} from '../vocabulary.js';
 
 /**
  * One YAML record per dispatch, `audit/dispatches/<UTC yyyy-mm-dd>/<ULID>.yaml`, after
@@ -60,6 +68,8 @@ export const RequestSchema = z
         contract_version: z.number().int(),
         final: z.boolean(),
         repair_error: z.string().nullable(),
+        /** What the prompt asked the reply to be; `whole` in records made before edit replies. */
+        edit_format: EditFormatSchema.default('whole'),
       })
       .strict(),
     priority: z.enum(['low', 'normal', 'high', 'critical']),
@@ -97,6 +107,21 @@ export const ResolvedNoteSchema = z
   .strict();
 export type ResolvedNote = z.infer<typeof ResolvedNoteSchema>;
 
+/** One edit block of a reply: where it applied in the document the reply produced, or why it did not. */
+export const EditBlockSchema = z.union([
+  z.object({ block: z.number().int().positive(), applied: BlockAppliedSchema, line: z.number().int().positive(), lines: Count }).strict(),
+  z
+    .object({
+      block: z.number().int().positive(),
+      failed: BlockFailedSchema,
+      /** The first of the closest lines (missing) or of the first match (ambiguous); null when no line is close. */
+      line: z.number().int().positive().nullable(),
+      lines: Count,
+      matches: Count,
+    })
+    .strict(),
+]);
+
 export const ArtifactSchema = z.object({ path: z.string().min(1), sha256: Sha }).strict();
 
 export const ResponseSchema = z
@@ -118,6 +143,12 @@ export const ResponseSchema = z
     artifacts: z.array(ArtifactSchema),
     findings: z.array(FindingSchema),
     resolved: z.array(ResolvedNoteSchema),
+    /** In edit mode: whether the reply was blocks or a whole document, and each block's outcome; null otherwise. */
+    edits: z
+      .object({ reply: z.enum(['blocks', 'document']), blocks: z.array(EditBlockSchema) })
+      .strict()
+      .nullable()
+      .default(null),
     /** bounce never asks an agent to grade itself, so these stay empty (see docs/run-folder.md). */
     self_assessment: z
       .object({

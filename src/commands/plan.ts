@@ -17,6 +17,9 @@ import { type LintMode, ROLES, type Role } from '../vocabulary.js';
 import { outputTarget } from '../engine/output.js';
 import type { BudgetLimits } from '../engine/budget.js';
 import { runBudget } from './budget-flags.js';
+import { editFormatFor } from '../engine/edits.js';
+import { replyModeFor } from '../engine/reply.js';
+import type { EditFormatSetting } from '../vocabulary.js';
 
 export const DEFAULT_TIMEOUT_S = 600;
 
@@ -44,7 +47,10 @@ export interface PlanRequest {
   output: OutputTarget;
   runsDir: string;
   name: string;
-  replyMode: string;
+  /** The reply mode a run was made with (resume); absent: from `editFormat`, else config `edit_format`. */
+  replyMode?: string;
+  /** --edit-format (refine); `auto` is decided by the input's size. */
+  editFormat?: EditFormatSetting;
   batchId?: string;
   /** The limits the --max-* flags set; config `budget:` fills the others. */
   budget?: BudgetLimits;
@@ -88,7 +94,7 @@ export async function completePlan(
     output: req.output,
     runsDir: req.runsDir,
     name: req.name,
-    replyMode: req.replyMode,
+    replyMode: req.replyMode ?? replyModeFor(editFormatFor(req.editFormat ?? config.edit_format, req.input.text)),
     ...(req.batchId ? { batchId: req.batchId } : {}),
     budget: runBudget(req.budget, config.budget),
     prices: config.prices,

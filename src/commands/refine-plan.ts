@@ -2,7 +2,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { chooseAgents, type SkippedAgent } from '../adapters/choose.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import type { Config } from '../config/schema.js';
-import type { Role } from '../vocabulary.js';
+import { EditFormatSettingSchema, type EditFormatSetting, type Role } from '../vocabulary.js';
 import type { CheckProblem } from '../adapters/contract.js';
 import type { Probe } from '../adapters/detect.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
@@ -40,6 +40,7 @@ export interface RefineOptions {
   maxCostUsd?: string | number;
   maxTokens?: string | number;
   maxDispatches?: string | number;
+  editFormat?: string;
 }
 
 export const DEFAULT_PASSES = 2;
@@ -90,6 +91,8 @@ export interface RefineSettings {
   /** The limits the --max-* flags set (config `budget:` fills the others). */
   budget: BudgetLimits;
   lint: LintMode;
+  /** --edit-format; absent: config `edit_format`. */
+  editFormat?: EditFormatSetting;
 }
 
 /** The flags checked and the config read; nothing looked at beyond them. */
@@ -106,7 +109,20 @@ export function refineSettings(opts: RefineOptions, io: Io): RefineSettings {
     promptsDir: opts.prompts ? resolve(io.cwd, opts.prompts) : null,
     budget: budgetFromFlags(opts),
     lint: lintFlag(opts.lint, config.lint),
+    ...(opts.editFormat === undefined ? {} : { editFormat: editFormatFlag(opts.editFormat) }),
   };
+}
+
+/** `--edit-format whole|edits|auto`; anything else is a usage error naming the choices. */
+export function editFormatFlag(value: string): EditFormatSetting {
+  const parsed = EditFormatSettingSchema.safeParse(value.trim());
+  if (parsed.success) return parsed.data;
+  const choices = EditFormatSettingSchema.options;
+  throw usageError(
+    `--edit-format must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, not ${JSON.stringify(value)}`,
+    'pass e.g. --edit-format auto',
+    'usage',
+  );
 }
 
 /** The agents for both roles, chosen once (flags, config, else the defaults found on this machine). */
@@ -152,7 +168,7 @@ export function refineRequest(
     output,
     runsDir: s.runsDir,
     name: opts.name ?? (input.path ? basename(input.path).replace(/\.[^.]+$/, '') : 'stdin'),
-    replyMode: 'document',
+    ...(s.editFormat ? { editFormat: s.editFormat } : {}),
     budget: s.budget,
     lint: s.lint,
   };

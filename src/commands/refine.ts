@@ -7,6 +7,7 @@ import type { EngineDeps } from '../engine/deps.js';
 import type { RecorderOptions } from '../store/recorder.js';
 import type { RunPlan } from '../engine/plan.js';
 import { buildPassPrompt } from '../engine/prompt.js';
+import { replyMode } from '../engine/reply.js';
 import { PRICES_AS_OF } from '../adapters/prices.js';
 import { estimateRun } from '../engine/budget.js';
 import { runDocument } from '../engine/run-document.js';
@@ -79,6 +80,7 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
     role: 'reviewer',
     final: plan.passes === 1,
     markers: plan.markers,
+    editFormat: replyMode(plan.replyMode).editFormat,
   });
   const summary = {
     dry_run: true,
@@ -106,6 +108,7 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
     markers: plan.markers,
     max_repairs: plan.maxRepairs,
     lint: plan.lint,
+    edit_format: replyMode(plan.replyMode).editFormat,
     output: plan.output,
     runs_dir: plan.runsDir,
     prompts_dir: plan.promptsDir,
@@ -119,7 +122,7 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
   const lines = [
     `plan: ${plan.input.display} (${plan.input.bytes} bytes, ${plan.input.syntax}), ${plan.passes} pass${plan.passes === 1 ? '' : 'es'}${plan.allPasses ? ', all passes' : ''}`,
     ...summary.schedule.map((s) => `  pass ${s.pass}: ${s.role} ${s.agent}${s.final ? ' (final)' : ''}`),
-    `markers: ${plan.markers.join(', ')}; max repairs per pass: ${plan.maxRepairs}; lint: ${plan.lint}`,
+    `markers: ${plan.markers.join(', ')}; max repairs per pass: ${plan.maxRepairs}; lint: ${plan.lint}; edit format: ${summary.edit_format}`,
     `output: ${plan.output.kind}${'path' in plan.output ? ` ${plan.output.path}` : ''}; runs dir: ${plan.runsDir}`,
     ...estimateLines(summary.estimate, summary.budget),
     `--- first prompt (pass 1, ${plan.agents.reviewer.spec}) ---`,

@@ -3,6 +3,7 @@ import { AgentOptionsSchema } from '../adapters/contract.js';
 import { PRICE_KEY, PRICE_KEY_RULE, PriceSchema } from '../adapters/prices.js';
 import { REPLY_DEFAULTS } from '../engine/reply.js';
 import { LintModeSchema } from '../vocabulary.js';
+import { EditFormatSettingSchema } from '../vocabulary.js';
 
 /**
  * The range of a call deadline in seconds (`timeout_s`, `--timeout`): a timer holds at most
@@ -58,6 +59,8 @@ export const ConfigSchema = z
     summary_ratio: z.number().gt(0).lt(1).default(REPLY_DEFAULTS.summaryRatio),
     /** The summary check applies only to documents with more words than this. */
     summary_min_words: z.number().int().nonnegative().default(REPLY_DEFAULTS.summaryMinWords),
+    /** What replies carry: the whole document, edit blocks, or `auto` (edits above AUTO_EDITS_ABOVE_WORDS words). */
+    edit_format: EditFormatSettingSchema.default('auto'),
     budget: BudgetConfigSchema.default({}),
     /** Prices per million tokens by `<provider>/<model>`, consulted before the built-in table. */
     prices: z.record(z.string().regex(PRICE_KEY, PRICE_KEY_RULE), PriceSchema).default({}),

@@ -4,6 +4,7 @@ import { adapterInfo } from '../adapters/table.js';
 import type { BudgetLimit, CostSource, Role } from '../vocabulary.js';
 import { type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt } from './prompt.js';
+import { replyMode } from './reply.js';
 
 /** `error.type` of a run a budget stopped (run.json, --json). */
 export const BUDGET_ERROR = 'budget';
@@ -197,6 +198,7 @@ export function estimateRun(plan: RunPlan): { passes: PassEstimate[]; tokens: nu
       role,
       final: pass === plan.passes,
       markers: plan.markers,
+      editFormat: replyMode(plan.replyMode).editFormat,
     });
     const model = expectedModel(plan, role);
     const e = estimateDispatch({ prompt, document: plan.input.text, outputBudget: plan.maxOutputTokens[role], model, prices: plan.prices });

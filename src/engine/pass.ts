@@ -17,6 +17,7 @@ import type { Clock, EngineDeps, EventSink } from './deps.js';
 import { type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt, buildRepairPrompt, type Delimiters, type PassPromptInput, promptDocument } from './prompt.js';
 import { type ReplyMode, replyMode } from './reply.js';
+import { type EditReport, editsReason } from './edits.js';
 
 /** The document the next pass revises: its text, its run-folder file, and what is known of it. */
 export interface Current {
@@ -106,6 +107,8 @@ class PassRun {
   private delimiters: Delimiters;
   private emptyResent = false;
   private transient = 0;
+  /** What the reply being handled did as edit blocks (edit mode), for its dispatch record. */
+  private replyEdits: EditReport | null = null;
 
   constructor(
     private readonly ctx: RunContext,
@@ -128,7 +131,15 @@ class PassRun {
     });
     this.closing = openClosing();
     this.mode = replyMode(plan.replyMode);
-    this.promptInput = { document: current.text, pass, totalPasses: plan.passes, role: this.role, final: this.final, markers: plan.markers };
+    this.promptInput = {
+      document: current.text,
+      pass,
+      totalPasses: plan.passes,
+      role: this.role,
+      final: this.final,
+      markers: plan.markers,
+      editFormat: this.mode.editFormat,
+    };
     const first = buildPassPrompt(plan.templates, this.promptInput);
     this.delimiters = first.delimiters;
     this.attempt = { kind: 'pass', index: 0, parentId: null, prompt: first.prompt, documentFile: current.file, documentText: current.text, repairError: null };
@@ -225,6 +236,7 @@ class PassRun {
       deadlineSeconds: Math.round(timeoutMs / 1000),
       maxOutputTokens: plan.maxOutputTokens[this.role],
       repairError: this.attempt.repairError,
+      editFormat: this.mode.editFormat,
     };
     rec.startDispatch(this.index, start);
     deps.events({ type: 'dispatch-started', pass: this.pass, id, kind: start.kind, index: start.index, stem });
@@ -275,7 +287,9 @@ class PassRun {
       added: doc?.added ?? [],
       resolved: doc?.resolved ?? [],
       cost,
+      edits: this.replyEdits,
     };
+    this.replyEdits = null;
     this.ctx.rec.finishDispatch(this.index, end, {
       usage: usage
         ? {
@@ -366,9 +380,11 @@ class PassRun {
       const message = `${this.agent} stopped at its output limit${budget ? ` (${budget} tokens)` : ''}, so its reply is a cut-off document: raise max_output_tokens for this agent in bounce.config.yaml`;
       return this.close('failed', { kind: 'failed', type: 'truncated', message });
     }
+    // Edit blocks are written against the document in this attempt's frame (a repair's may differ from the pass's).
+    const framed = this.mode.editFormat === 'edits' && this.attempt.documentText !== this.sent.text;
     const verdict = this.mode.accept(response.reply, {
-      sent: promptDocument(this.sent.text),
-      sentWords: this.sent.words,
+      sent: promptDocument(framed ? this.attempt.documentText : this.sent.text),
+      sentWords: framed ? undefined : this.sent.words,
       original: plan.input.text,
       delimiters: this.delimiters,
       maxBytes: plan.maxBytes,
@@ -376,7 +392,12 @@ class PassRun {
       summaryMinWords: plan.summaryMinWords,
     });
     if (verdict.ok) {
-      for (const f of verdict.fixes) if (!this.closing.fixes.includes(f)) this.closing.fixes.push(f);
+      this.replyEdits = verdict.edits ?? null;
+      const failed = verdict.edits?.failures.length ?? 0;
+      if (failed > 0 && this.closing.repairs < plan.maxRepairs) return this.onFailedBlocks(d, verdict.document, verdict.edits as EditReport);
+      // With no repair left, the blocks that applied stand and the result is checked like any document.
+      const fixes = failed > 0 ? [...verdict.fixes, `left out ${failed} edit block${failed === 1 ? '' : 's'} that did not apply`] : verdict.fixes;
+      for (const f of fixes) if (!this.closing.fixes.includes(f)) this.closing.fixes.push(f);
       return this.onDocument(d, verdict.document, verdict.words);
     }
     if (verdict.kind === 'empty' && !this.emptyResent) {
@@ -387,6 +408,18 @@ class PassRun {
       return 'again';
     }
     return this.onUnusable(d, verdict.kind === 'empty' ? 'the reply was empty again after a resend' : verdict.reason);
+  }
+
+  /**
+   * Edit blocks that did not apply: the document with those that did is kept, and one repair
+   * shows the failed blocks with the closest lines of that document.
+   */
+  private onFailedBlocks(d: Dispatched, text: string, edits: EditReport): Step {
+    const file = this.ctx.rec.artifact(`${d.start.stem}.${this.ctx.plan.input.ext}`, text);
+    const { added, resolved } = diffNotes(this.sent.notes, scan(this.ctx.plan, text));
+    const reason = editsReason(edits);
+    this.finish(d, 'rejected', reason, { file, text, added, resolved });
+    return this.repair(d, { file, text }, reason, edits.failures);
   }
 
   /** A reply that reads as a document: accepted, unless the final pass left notes in it. */
@@ -473,9 +506,9 @@ class PassRun {
     this.attempt = { ...this.attempt, kind: 'retry', index: this.closing.retries, parentId: d.start.id };
   }
 
-  private repair(d: Dispatched, rejected: { text: string; file: string }, reason: string): 'again' {
+  private repair(d: Dispatched, rejected: { text: string; file: string }, reason: string, failures?: EditReport['failures']): 'again' {
     this.closing.repairs += 1;
-    const built = buildRepairPrompt(this.ctx.plan.templates, { ...this.promptInput, rejected: rejected.text, reason });
+    const built = buildRepairPrompt(this.ctx.plan.templates, { ...this.promptInput, rejected: rejected.text, reason, failures });
     this.delimiters = built.delimiters;
     this.attempt = {
       kind: 'repair',

@@ -5,14 +5,16 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Role } from '../adapters/contract.js';
 import { usageError } from '../errors.js';
+import type { EditFormat } from '../vocabulary.js';
+import type { BlockFailure } from './edits.js';
 
-export const TEMPLATE_NAMES = ['protocol', 'reviewer', 'composer', 'final', 'repair'] as const;
+export const TEMPLATE_NAMES = ['protocol', 'reviewer', 'composer', 'final', 'repair', 'whole', 'edits'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 export type Templates = Record<TemplateName, string>;
 
 const PACKAGE_NAME = 'bounce-runner';
 const SCALARS = ['role', 'pass', 'total_passes', 'markers'] as const;
-const FRAME = [...SCALARS, 'lens', 'final_rule', 'document'] as const;
+const FRAME = [...SCALARS, 'lens', 'final_rule', 'document', 'reply_format'] as const;
 
 /**
  * The placeholders each template may use. Lenses and final.md get the scalars only:
@@ -23,7 +25,10 @@ export const PLACEHOLDERS: Readonly<Record<TemplateName, readonly string[]>> = {
   reviewer: SCALARS,
   composer: SCALARS,
   final: SCALARS,
-  repair: [...FRAME, 'reason'],
+  repair: [...FRAME, 'reason', 'failed_blocks'],
+  // What {{reply_format}} says: the reply is the whole document, or edit blocks (--edit-format).
+  whole: SCALARS,
+  edits: SCALARS,
 };
 const REQUIRED: Readonly<Partial<Record<TemplateName, readonly string[]>>> = {
   protocol: ['document'],
@@ -124,6 +129,14 @@ export interface Delimiters {
 
 const newNonce = (): string => randomBytes(6).toString('hex');
 
+/** A fresh nonce that none of `texts` contains. */
+function nonceAbsentFrom(texts: readonly string[]): string {
+  for (;;) {
+    const nonce = newNonce();
+    if (!texts.some((t) => t.includes(nonce))) return nonce;
+  }
+}
+
 /** Delimiter lines with a fresh nonce; a nonce whose lines occur in the document is drawn again. */
 export function makeDelimiters(document: string, random: () => string = newNonce): Delimiters {
   for (let attempt = 0; attempt < 100; attempt++) {
@@ -147,6 +160,8 @@ export interface PassPromptInput {
   role: Role;
   final: boolean;
   markers: readonly string[];
+  /** What the reply is asked to be; absent: the whole document. */
+  editFormat?: EditFormat;
 }
 
 export interface BuiltPrompt {
@@ -159,12 +174,39 @@ export function buildPassPrompt(t: Templates, input: PassPromptInput): BuiltProm
   return { prompt: render(t.protocol, vars, 'protocol'), delimiters };
 }
 
-export function buildRepairPrompt(t: Templates, input: PassPromptInput & { rejected: string; reason: string }): BuiltPrompt {
+export function buildRepairPrompt(
+  t: Templates,
+  input: PassPromptInput & { rejected: string; reason: string; failures?: readonly BlockFailure[] },
+): BuiltPrompt {
   // NUL bytes (a malformed reply) would break adapters that pass the prompt through argv.
   const rejected = input.rejected.replace(/\0/g, '');
-  const { vars, delimiters } = frameVars(t, input, rejected);
+  const failures = (input.failures ?? []).map((f) => ({ ...f, written: f.written.replace(/\0/g, '') }));
+  const framed = failures.flatMap((f) => [f.written, ...f.excerpts.map((e) => e.lines.join('\n'))]);
+  const { vars, delimiters } = frameVars(t, input, rejected, framed);
   vars.set('reason', input.reason.replace(/\s+/g, ' ').trim());
+  vars.set('failed_blocks', failedBlocks(failures, delimiters.nonce));
   return { prompt: render(t.repair, vars, 'repair'), delimiters };
+}
+
+/**
+ * The edit blocks that did not apply, for {{failed_blocks}}: each as the agent wrote it and the
+ * lines of the document closest to it (or where it matches), every quote in its own frame
+ * under the prompt's nonce, so neither the document nor a block can end a frame early.
+ */
+function failedBlocks(failures: readonly BlockFailure[], nonce: string): string {
+  if (failures.length === 0) return '';
+  const frame = (label: string, text: string): string => `<<<BOUNCE-${label}-${nonce}>>>\n${text}\n<<<END-BOUNCE-${label}-${nonce}>>>`;
+  const parts = failures.map((f) => {
+    const head =
+      f.failed === 'missing'
+        ? `Edit block ${f.block} did not apply: its SEARCH part matches nowhere in the document.`
+        : `Edit block ${f.block} did not apply: its SEARCH part matches ${f.matches} places in the document, so add neighbouring lines until it matches one.`;
+    const where = (e: BlockFailure['excerpts'][number]): string =>
+      `${f.failed === 'missing' ? 'The closest lines of the document' : 'A place it matches'}, lines ${e.line} to ${e.line + e.lines.length - 1}:`;
+    const excerpts = f.excerpts.length ? f.excerpts.flatMap((e) => [where(e), frame('LINES', e.lines.join('\n'))]) : ['No line of the document resembles it.'];
+    return [head, 'The block as you wrote it:', frame('BLOCK', f.written), ...excerpts].join('\n');
+  });
+  return `${parts.join('\n\n')}\n\n`;
 }
 
 /** `[CONTESTED], [CLARIFY]`, whether the names come bracketed or bare. */
@@ -172,9 +214,10 @@ export function formatMarkers(markers: readonly string[]): string {
   return markers.map((m) => (m.startsWith('[') ? m : `[${m}]`)).join(', ');
 }
 
-function frameVars(t: Templates, input: PassPromptInput, text: string): { vars: Map<string, string>; delimiters: Delimiters } {
+function frameVars(t: Templates, input: PassPromptInput, text: string, framed: readonly string[] = []): { vars: Map<string, string>; delimiters: Delimiters } {
   const document = promptDocument(text);
-  const delimiters = makeDelimiters(document);
+  // Other framed text (quoted edit blocks) must not hold the nonce either.
+  const delimiters = makeDelimiters(document, framed.length ? () => nonceAbsentFrom(framed) : undefined);
   const vars = new Map<string, string>([
     ['role', input.role],
     ['pass', String(input.pass)],
@@ -186,6 +229,9 @@ function frameVars(t: Templates, input: PassPromptInput, text: string): { vars: 
   const finalRule = input.final ? render(t.final, vars, 'final').trim() : NOT_FINAL_RULE;
   vars.set('lens', lens);
   vars.set('final_rule', finalRule);
+  const format = input.editFormat ?? 'whole';
+  vars.set('reply_format', render(t[format], vars, format).trim());
+  vars.set('failed_blocks', '');
   vars.set('document', `${delimiters.open}\n${document}\n${delimiters.close}`);
   return { vars, delimiters };
 }

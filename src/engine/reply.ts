@@ -1,4 +1,6 @@
 import { usageError } from '../errors.js';
+import type { EditFormat } from '../vocabulary.js';
+import { applyEditBlocks, type EditReport, parseEditReply } from './edits.js';
 import { countWords } from './words.js';
 import type { Delimiters } from './prompt.js';
 
@@ -27,7 +29,8 @@ export interface ReplyContext {
 
 export type RejectKind = 'empty' | 'summary' | 'malformed';
 export type ReplyRejection = { ok: false; kind: RejectKind; reason: string };
-export type ReplyVerdict = { ok: true; document: string; fixes: string[]; words: number } | ReplyRejection;
+/** `edits`: what an edit reply did, block by block (edit mode only); with failures, `document` holds the blocks that applied. */
+export type ReplyVerdict = { ok: true; document: string; fixes: string[]; words: number; edits?: EditReport } | ReplyRejection;
 
 export const REPLY_DEFAULTS: { summaryRatio: number; summaryMinWords: number } = {
   summaryRatio: 0.3,
@@ -36,6 +39,8 @@ export const REPLY_DEFAULTS: { summaryRatio: number; summaryMinWords: number } =
 
 export interface ReplyMode {
   readonly name: string;
+  /** What the prompt asks the reply to be (prompts/whole.md or prompts/edits.md). */
+  readonly editFormat: EditFormat;
   accept(reply: string, ctx: ReplyContext): ReplyVerdict;
 }
 
@@ -52,6 +57,7 @@ export function precheck(reply: string, ctx: Pick<ReplyContext, 'maxBytes'>): Re
 
 export const documentMode: ReplyMode = {
   name: 'document',
+  editFormat: 'whole',
   accept(reply, ctx) {
     const bad = precheck(reply, ctx);
     if (bad) return bad;
@@ -59,15 +65,9 @@ export const documentMode: ReplyMode = {
     const lf = reply.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
     const body = unwrap(lf, ctx, fixes);
     if (body.trim() === '') return reject('empty', 'The reply held no document text once its wrapping was removed.');
-    const sentWords = ctx.sentWords ?? countWords(ctx.sent);
     const words = countWords(body);
-    if (sentWords > ctx.summaryMinWords && words < ctx.summaryRatio * sentWords) {
-      const pct = Math.round(ctx.summaryRatio * 100);
-      return reject(
-        'summary',
-        `The reply has ${words} words but the document sent has ${sentWords}, under ${pct}% of it, so it looks like a summary instead of the complete revised document.`,
-      );
-    }
+    const summary = summaryCheck(words, ctx, 'The reply has');
+    if (summary) return summary;
     const seen = observe(reply);
     if (fixes.length > 0) {
       // The edges of a wrapped reply belong to the wrapper, so they say nothing about the agent's document.
@@ -79,7 +79,56 @@ export const documentMode: ReplyMode = {
   },
 };
 
-export const REPLY_MODES: Readonly<Record<string, ReplyMode>> = { document: documentMode };
+/** The share of the sent document's words below which a result is a summary, checked for every mode alike. */
+function summaryCheck(words: number, ctx: ReplyContext, subject: string): ReplyRejection | undefined {
+  const sentWords = ctx.sentWords ?? countWords(ctx.sent);
+  if (!(sentWords > ctx.summaryMinWords && words < ctx.summaryRatio * sentWords)) return undefined;
+  const pct = Math.round(ctx.summaryRatio * 100);
+  return reject(
+    'summary',
+    `${subject} ${words} words but the document sent has ${sentWords}, under ${pct}% of it, so it looks like a summary instead of the complete revised document.`,
+  );
+}
+
+/**
+ * Search/replace blocks against `ctx.sent` (the document in the prompt's frame), applied in
+ * order; a reply without blocks is read as a whole document. Blocks that fail are reported in
+ * `edits.failures` with the rest applied; the caller decides whether to repair them.
+ */
+export const editsMode: ReplyMode = {
+  name: 'edits',
+  editFormat: 'edits',
+  accept(reply, ctx) {
+    const bad = precheck(reply, ctx);
+    if (bad) return bad;
+    const parsed = parseEditReply(reply);
+    if (parsed.kind === 'document') {
+      const whole = documentMode.accept(reply, ctx);
+      return whole.ok ? { ...whole, edits: { reply: 'document', blocks: [], failures: [] } } : whole;
+    }
+    if (parsed.kind === 'malformed') return reject('malformed', parsed.reason);
+    const result = applyEditBlocks(ctx.sent, parsed.blocks);
+    const words = countWords(result.text);
+    const summary = summaryCheck(words, ctx, 'The document the edit blocks leave has');
+    if (summary) return summary;
+    // The blocks were applied to the document as sent, so its conventions are the original's: nothing to report.
+    const restored = restoreConventions(result.text, ctx.original, { ...observe(ctx.original), leadingBlank: false });
+    // Leading blank lines the blocks left are trimmed away: line numbers follow the document as written.
+    const trimmed = observe(ctx.original).leadingBlank ? 0 : (/^(?:[ \t]*\n)+/.exec(result.text)?.[0].split('\n').length ?? 1) - 1;
+    const shift = (line: number): number => Math.max(1, line - trimmed);
+    const blocks = result.outcomes.map((o) => (o.line === null ? o : { ...o, line: shift(o.line) }));
+    const failures = result.failures.map((f) => ({ ...f, excerpts: f.excerpts.map((e) => ({ ...e, line: shift(e.line) })) }));
+    const fixes = [...restored.fixes, ...(parsed.stray ? ['ignored text outside the edit blocks'] : [])];
+    return { ok: true, document: restored.text, fixes, words, edits: { reply: 'blocks', blocks, failures } };
+  },
+};
+
+export const REPLY_MODES: Readonly<Record<string, ReplyMode>> = { document: documentMode, edits: editsMode };
+
+/** The reply mode that asks for `format`. */
+export function replyModeFor(format: EditFormat): string {
+  return Object.values(REPLY_MODES).find((m) => m.editFormat === format)?.name ?? documentMode.name;
+}
 
 export function replyMode(name = 'document'): ReplyMode {
   const mode = Object.hasOwn(REPLY_MODES, name) ? REPLY_MODES[name] : undefined;

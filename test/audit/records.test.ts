@@ -169,6 +169,18 @@ describe('dispatch records', () => {
     ]);
   });
 
+  it('reads a record made before edit replies (no edit_format, no edits) as a whole-mode one, and audit accepts its run', () => {
+    const run = makeFakeRun(tmp);
+    const file = join(run.dir, listRecordFiles(run.dir)[0]!);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('edit_format: whole');
+    expect(text).toContain('edits: null');
+    writeFileSync(file, text.replace(/^ +edit_format: whole\n/m, '').replace(/^ +edits: null\n/m, ''));
+    const rec = readRecord(file);
+    expect(rec.request.expected_output.edit_format).toBe('whole');
+    expect(rec.response?.edits).toBeNull();
+  });
+
   it('rejects a record that does not match the schema, naming the field', () => {
     const run = makeFakeRun(tmp);
     const file = join(run.dir, listRecordFiles(run.dir)[0]!);

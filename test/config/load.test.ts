@@ -145,7 +145,7 @@ describe('parseConfig', () => {
     expect(parseConfig('# nothing but a comment\n', 'c.yaml')).toEqual(DEFAULT_CONFIG);
   });
 
-  it('the defaults are 10 passes, 2 000 000 bytes, no extra markers, no agents, summary under 30% of over 50 words', () => {
+  it('the defaults are 10 passes, 2 000 000 bytes, no extra markers, no agents, summary under 30% of over 50 words, edit format auto', () => {
     expect(DEFAULT_CONFIG).toEqual({
       agents: {},
       max_passes: 10,
@@ -153,6 +153,7 @@ describe('parseConfig', () => {
       markers: [],
       summary_ratio: 0.3,
       summary_min_words: 50,
+      edit_format: 'auto',
       budget: {},
       prices: {},
       lint: 'off',
@@ -181,6 +182,7 @@ describe('parseConfig', () => {
         'markers: [RISK, todo_item, Open-Question]',
         'summary_ratio: 0.25',
         'summary_min_words: 80',
+        'edit_format: edits',
         'budget:',
         '  max_cost_usd: 2.5',
         '  max_tokens: 400000',
@@ -214,6 +216,7 @@ describe('parseConfig', () => {
       markers: ['RISK', 'todo_item', 'Open-Question'],
       summary_ratio: 0.25,
       summary_min_words: 80,
+      edit_format: 'edits',
       budget: { max_cost_usd: 2.5, max_tokens: 400_000, max_dispatches: 12, batch: { max_cost_usd: 40 } },
       prices: { 'local/llama3.1:8b': { input: 0, output: 0 }, 'openai/gpt-5': { input: 1, output: 8, cache_read: 0.1, cache_write: 1 } },
       lint: 'repair',

@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { scriptedProviderToml } from '../support/codex-config.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { AGENTS_BIN } from '../support/agents.js';
@@ -159,6 +160,37 @@ describe('bounce refine with the real Claude Code and Codex CLIs', () => {
     const p2 = JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8')).pass_records[1];
     expect(p2).toMatchObject({ retries: 1, repairs: 0 });
     expect(documentCalls(before)).toHaveLength(3);
+  });
+
+  it('in edit mode: claude adds a note and codex removes it with search/replace blocks, applied and recorded per block', async () => {
+    const before = server.requests.length;
+    server.script(['edit-blocks', 'edit-blocks']);
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'claude', '--composer', 'codex', '--edit-format', 'edits', '--json'], {
+      cwd: dir,
+      env: env(),
+      timeoutMs: 120_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'converged', passes_run: 2 });
+    const calls = documentCalls(before);
+    expect(calls.map((c) => c.api)).toEqual(['anthropic', 'responses']);
+    for (const c of calls) expect(c.prompt).toContain('<<<<<<< SEARCH');
+    const runDir = onlyRun();
+    expect(readFileSync(join(runDir, 'pass-1-reviewer-claude.reply.txt'), 'utf8')).toMatch(/^<<<<<<< SEARCH\n# Launch checklist\n=======\n/);
+    expect(readFileSync(join(runDir, 'pass-1-reviewer-claude.md'), 'utf8')).toContain('[CONTESTED]');
+    expect(readFileSync(join(runDir, 'final.md'), 'utf8')).toBe(DOC);
+    const m = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8'));
+    expect(m.policy.reply_mode).toBe('edits');
+    const records = m.pass_records.map((p: { dispatches: { record: string }[] }) => parseYaml(readFileSync(join(runDir, p.dispatches[0]!.record), 'utf8')));
+    expect(records.map((rec: { request: { expected_output: { edit_format: string } } }) => rec.request.expected_output.edit_format)).toEqual([
+      'edits',
+      'edits',
+    ]);
+    expect(records.map((rec: { response: { edits: unknown } }) => rec.response.edits)).toEqual([
+      { reply: 'blocks', blocks: [{ block: 1, applied: 'exact', line: 1, lines: 3 }] },
+      { reply: 'blocks', blocks: [{ block: 1, applied: 'exact', line: 2, lines: 0 }] },
+    ]);
+    expect((await runCli(['audit', 'latest'], { cwd: dir, env: env() })).code).toBe(0);
   });
 
   it('opens the breaker after three failed calls in a row and exits 3; once the cause is gone, resume finishes the run', async () => {

@@ -37,6 +37,8 @@ const small: Templates = {
   composer: 'COMPOSE-LENS',
   final: 'FINAL PASS for {{role}}',
   repair: 'REPAIR {{role}} {{pass}}/{{total_passes}} {{final_rule}} why={{reason}}\n{{document}}',
+  whole: 'WHOLE',
+  edits: 'EDITS',
 };
 
 async function expectUsage(p: Promise<unknown>, ...parts: string[]): Promise<void> {
@@ -63,7 +65,9 @@ describe('shipped templates', () => {
     expect(t.protocol).toContain('Role: {{role}}');
     expect(t.protocol).toContain('Pass {{pass}} of {{total_passes}}');
     expect(t.protocol).toContain('{{document}}');
-    expect(t.protocol).toContain('no preamble, no commentary, no code fence');
+    expect(t.protocol).toContain('{{reply_format}}');
+    expect(t.whole).toContain('no preamble, no commentary, no code fence');
+    for (const line of ['<<<<<<< SEARCH', '=======', '>>>>>>> REPLACE']) expect(t.edits.split('\n')).toContain(line);
     expect(t.final).toContain('FINAL PASS');
     expect(t.repair).toContain('REPAIR');
     for (const p of ['Role: {{role}}', 'Pass {{pass}} of {{total_passes}}', '{{final_rule}}', '{{reason}}', '{{document}}']) {

@@ -540,7 +540,7 @@ describe('estimateTokens, outputBudget, assertFitsBudget', () => {
 });
 
 describe('policyOf', () => {
-  const templates: Templates = { protocol: 'P {{document}}', reviewer: 'R', composer: 'C', final: 'F', repair: 'X' };
+  const templates: Templates = { protocol: 'P {{document}}', reviewer: 'R', composer: 'C', final: 'F', repair: 'X', whole: 'W', edits: 'E' };
 
   function plan(over: Partial<RunPlan> = {}): RunPlan {
     const mock = agent('mock', { script: '/s.yaml' }, 'mock:s.yaml');

@@ -14,6 +14,8 @@ export type Behaviour =
   | 'wrap-fence'
   /** HTTP 200 and a stream that carries only an error event in the API's shape (a failure reported mid-stream). */
   | { streamError: string }
+  /** What `'edit'` does, sent as search/replace blocks (for --edit-format edits). */
+  | 'edit-blocks'
   /** An HTTP error: `headers` are added to the response, `body` replaces the API's error shape. */
   | { status: number; retryAfter?: number; message?: string; headers?: Record<string, string>; body?: unknown }
   | { reply: string; truncated?: boolean };
@@ -124,6 +126,24 @@ export function summarise(doc: string): string {
   return `In short, this ${words}-word document is about ${first.split(/\s+/).slice(0, 8).join(' ')}.`;
 }
 
+const searchBlock = (search: string[], replace: string[]): string => ['<<<<<<< SEARCH', ...search, '=======', ...replace, '>>>>>>> REPLACE'].join('\n');
+
+/**
+ * `'edit'` as edit blocks, written out by hand: a reviewer's block quotes the line its note
+ * goes under (the one insertNote picks) and adds the note below it; any other turn sends one
+ * block per note line, quoting it with the blank line above and replacing both with nothing.
+ */
+export function editBlocks(turn: Turn & { document: string }): string {
+  const lines = turn.document.split('\n');
+  if (turn.role === 'reviewer' && !turn.final && !turn.repair) {
+    const at = lines.findIndex((l, i) => i > 0 && l.trim() === '' && (lines[i - 1] ?? '').trim() !== '');
+    const anchor = lines[at - 1] ?? '';
+    return searchBlock([anchor], [anchor, '', CONTESTED_NOTE]);
+  }
+  const notes = lines.filter((l) => NOTE_LINE_RE.test(l));
+  return notes.map((note) => searchBlock(['', note], [])).join('\n\n');
+}
+
 export interface Reply {
   text: string;
   truncated: boolean;
@@ -149,6 +169,8 @@ export function replyFor(turn: Turn & { document: string }, behaviour: Behaviour
       return { text: '', truncated: false };
     case 'truncate':
       return { text: doc.slice(0, Math.floor(doc.length / 2)), truncated: true };
+    case 'edit-blocks':
+      return { text: editBlocks(turn), truncated: false };
     case 'wrap-fence':
       return { text: `\`\`\`markdown\n${edit().replace(/\n$/, '')}\n\`\`\`\n`, truncated: false };
     default:
