@@ -78,3 +78,18 @@ export type AdapterKind = z.infer<typeof AdapterKindSchema>;
 /** What an agent check found wrong; `bounce check` sorts its columns by this, never by wording. */
 export const CheckProblemKindSchema = z.enum(['not_found', 'version', 'credentials', 'login_unverified', 'config', 'unreachable', 'no_check']);
 export type CheckProblemKind = z.infer<typeof CheckProblemKindSchema>;
+
+/**
+ * How a pass resolved a note, as the runner judged it from the documents (never the agent's
+ * word): `acted` (the text the note refers to changed in that pass) or `dismissed` (the note
+ * was deleted and that text left as it was). BOUNCE-PROTOCOL.md, "The ledger of notes".
+ */
+export const NoteFateSchema = z.enum(['acted', 'dismissed']);
+export type NoteFate = z.infer<typeof NoteFateSchema>;
+
+/**
+ * Config `dismissals`: what a final pass that dismisses a `[CONTESTED]` note gets. `allow`
+ * (the default): nothing; `warn`: a warning; `repair`: one repair request to decide the point.
+ */
+export const DismissalsSchema = z.enum(['allow', 'warn', 'repair']);
+export type Dismissals = z.infer<typeof DismissalsSchema>;
