@@ -12,7 +12,7 @@ import type { Io } from '../io.js';
 import { DEFAULT_MARKERS } from '../protocol/scanner.js';
 import { assertFitsBudget, outputBudget, preflight } from '../adapters/preflight.js';
 import type { RunManifest } from '../store/manifest.js';
-import { ROLES, type Role } from '../vocabulary.js';
+import { type Dismissals, ROLES, type Role } from '../vocabulary.js';
 import { outputTarget } from '../engine/output.js';
 import type { BudgetLimits } from '../engine/budget.js';
 import { runBudget } from './budget-flags.js';
@@ -47,6 +47,8 @@ export interface PlanRequest {
   batchId?: string;
   /** The limits the --max-* flags set; config `budget:` fills the others. */
   budget?: BudgetLimits;
+  /** A resumed run's recorded `dismissals`; absent: config `dismissals`. */
+  dismissals?: Dismissals;
   /** What an earlier session of the run found, used where today's checks find nothing. */
   recorded?: { versions: Record<Role, string | null>; resolved: RunPlan['resolved'] };
 }
@@ -89,6 +91,7 @@ export async function completePlan(
     ...(req.batchId ? { batchId: req.batchId } : {}),
     budget: runBudget(req.budget, config.budget),
     prices: config.prices,
+    dismissals: req.dismissals ?? config.dismissals,
   };
   // One agent in both roles has one check: its warnings are the same objects, kept once.
   const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
@@ -155,6 +158,7 @@ export function requestFromManifest(m: RunManifest, runDir: string, io: Io, flag
     replyMode: m.policy.reply_mode,
     ...(m.batch_id ? { batchId: m.batch_id } : {}),
     budget: flags.budget,
+    dismissals: m.policy.dismissals ?? 'allow',
     recorded: { versions: perRole((r) => m.agents[r].version), resolved: perRole((r) => m.agents[r].resolved) },
   };
   return { request, config };

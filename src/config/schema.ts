@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentOptionsSchema } from '../adapters/contract.js';
 import { PRICE_KEY, PRICE_KEY_RULE, PriceSchema } from '../adapters/prices.js';
 import { REPLY_DEFAULTS } from '../engine/reply.js';
+import { DismissalsSchema } from '../vocabulary.js';
 
 /**
  * The range of a call deadline in seconds (`timeout_s`, `--timeout`): a timer holds at most
@@ -58,6 +59,8 @@ export const ConfigSchema = z
     /** The summary check applies only to documents with more words than this. */
     summary_min_words: z.number().int().nonnegative().default(REPLY_DEFAULTS.summaryMinWords),
     budget: BudgetConfigSchema.default({}),
+    /** What a final pass that deletes a [CONTESTED] note without changing its text gets: nothing, a warning, or one repair request. */
+    dismissals: DismissalsSchema.default('allow'),
     /** Prices per million tokens by `<provider>/<model>`, consulted before the built-in table. */
     prices: z.record(z.string().regex(PRICE_KEY, PRICE_KEY_RULE), PriceSchema).default({}),
   })

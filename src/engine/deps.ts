@@ -30,6 +30,8 @@ export type EngineEvent =
   | { type: 'dispatch-finished'; pass: number; id: string; status: Exclude<DispatchStatus, 'pending'>; reason: string | null; durationMs: number }
   | { type: 'retry-scheduled'; pass: number; agent: string; why: 'transient' | 'empty' | 'repair' | 'shared'; message: string; waitMs: number }
   | { type: 'pass-finished'; pass: number; notesAfter: number | null; outcome: PassEnd }
+  /** Something the pass was let off with (config `dismissals: warn`); recorded in the pass's `warnings`. */
+  | { type: 'warning'; pass: number; message: string }
   | { type: 'run-finished'; runId: string; status: FinalStatus; exitCode: number };
 
 export type EventSink = (event: EngineEvent) => void;

@@ -3,6 +3,7 @@ import { type AdapterRequest, type AdapterSuccess, CONTRACT_VERSION, type Usage 
 import type { HostError, HostResult } from '../adapters/host.js';
 import { dispatchCost } from '../adapters/prices.js';
 import type { DispatchEnd, DispatchStart } from '../audit/records.js';
+import type { NoteOrigins } from '../protocol/ledger.js';
 import { diffNotes, mdxForPath, type Note, scanNotes } from '../protocol/scanner.js';
 import { structureProblems } from '../protocol/structure.js';
 import { sha256 } from '../store/hash.js';
@@ -15,6 +16,7 @@ import { BUDGET_ERROR, type BudgetHold, type BudgetLedger, estimateDispatch, exp
 import type { Clock, EngineDeps, EventSink } from './deps.js';
 import { type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt, buildRepairPrompt, type Delimiters, type PassPromptInput, promptDocument } from './prompt.js';
+import { dismissedContested, type PassLedger, passLedger } from './notes-ledger.js';
 import { type ReplyMode, replyMode } from './reply.js';
 
 /** The document the next pass revises: its text, its run-folder file, and what is known of it. */
@@ -36,6 +38,8 @@ export interface RunContext {
   budgets: readonly BudgetLedger[];
   /** Wall time of the run so far, earlier sessions of a resumed run included. */
   runMs(): number;
+  /** Who raised each note open in `current` (the ledger of notes). */
+  origins: NoteOrigins;
 }
 
 export type PassOutcome =
@@ -104,6 +108,7 @@ class PassRun {
   private attempt: Attempt;
   private delimiters: Delimiters;
   private emptyResent = false;
+  private dismissalRepaired = false;
   private transient = 0;
 
   constructor(
@@ -254,7 +259,7 @@ class PassRun {
     d: Dispatched,
     status: DispatchEnd['status'],
     reason: string | null,
-    doc?: { file: string; text: string; added: Note[]; resolved: Note[] },
+    doc?: { file: string; text: string; added: Note[]; resolved: Note[]; ledger?: PassLedger },
   ): void {
     const { host } = d;
     const usage: Usage | undefined = host.ok ? host.response.usage : host.usage;
@@ -273,6 +278,7 @@ class PassRun {
       document: doc ? { file: doc.file, sha256: this.shaOf(doc.file, doc.text), lines: this.ctx.rec.factsOf(doc.file).lines } : null,
       added: doc?.added ?? [],
       resolved: doc?.resolved ?? [],
+      ...(doc?.ledger ? { fates: doc.ledger.fates } : {}),
       cost,
     };
     this.ctx.rec.finishDispatch(this.index, end, {
@@ -393,17 +399,21 @@ class PassRun {
     const file = this.ctx.rec.artifact(`${d.start.stem}.${this.ctx.plan.input.ext}`, text);
     const notes = scan(this.ctx.plan, text);
     const { added, resolved } = diffNotes(this.sent.notes, notes);
+    const ledger = passLedger(this.ctx.plan, this.ctx.origins, this.sent, { text, notes }, resolved);
+    const doc = { file, text, added, resolved, ledger };
     Object.assign(this.closing, {
       notes_after: notes.length,
       added: added.length,
       resolved: resolved.length,
+      acted: ledger.acted,
+      dismissed: ledger.dismissed,
       document: file,
       document_sha256: this.shaOf(file, text),
     });
     // A reply that breaks the document's structure could hide notes (an unclosed fence makes the rest code).
     const broken = this.structure(text);
     if (broken) {
-      this.finish(d, 'rejected', broken, { file, text, added, resolved });
+      this.finish(d, 'rejected', broken, doc);
       if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, broken);
       if (this.final) return this.close('failed', { kind: 'not-converged', notes, reason: `the final pass broke the document's structure: ${broken}` });
       return this.close('failed', {
@@ -413,14 +423,39 @@ class PassRun {
       });
     }
     if (!(this.final && notes.length > 0)) {
-      this.finish(d, 'completed', null, { file, text, added, resolved });
+      if (this.final && this.dismissals(d, doc)) return 'again';
+      this.finish(d, 'completed', null, doc);
       Object.assign(this.closing, { misplaced_after: notes.filter((n) => !n.canonical).length, words_after: words });
       return this.close('completed', { kind: 'accepted', current: { text, file, notes, words } });
     }
     const reason = `${notes.length} note${notes.length === 1 ? '' : 's'} left on the final pass, which must resolve every note and add none (${noteLines(notes)})`;
-    this.finish(d, 'rejected', reason, { file, text, added, resolved });
+    this.finish(d, 'rejected', reason, doc);
     if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, reason);
     return this.close('failed', { kind: 'not-converged', notes, reason });
+  }
+
+  /**
+   * Config `dismissals` on the final pass: a [CONTESTED] note deleted with the text it refers to
+   * left as it was gets one repair request under `repair` (within max_repairs), else a warning
+   * under `warn` or `repair`. True when a repair was asked for.
+   */
+  private dismissals(d: Dispatched, doc: { file: string; text: string; added: Note[]; resolved: Note[]; ledger: PassLedger }): boolean {
+    const policy = this.ctx.plan.dismissals ?? 'allow';
+    const notes = dismissedContested(doc.ledger);
+    if (policy === 'allow' || notes.length === 0) return false;
+    const which = `${notes.length} [CONTESTED] note${notes.length === 1 ? '' : 's'} of the document you were sent (${noteLines(notes)})`;
+    if (policy === 'repair' && !this.dismissalRepaired && this.closing.repairs < this.ctx.plan.maxRepairs) {
+      this.dismissalRepaired = true;
+      const reason = `your reply deleted ${which} without changing the text each refers to: decide each point in the text (revise the passage as the note argues, or state in the text why it stands), then delete the note`;
+      this.finish(d, 'rejected', reason, doc);
+      this.repair(d, this.sent, reason);
+      return true;
+    }
+    const warning = `the final pass dismissed ${which}: deleted, the text each refers to left as it was`;
+    this.closing.warnings.push(warning);
+    this.ctx.rec.log(`pass ${this.pass}: warning: ${warning}`);
+    this.ctx.deps.events({ type: 'warning', pass: this.pass, message: warning });
+    return false;
   }
 
   /**

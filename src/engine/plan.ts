@@ -3,6 +3,7 @@ import type { ResolvedAgent } from '../adapters/registry.js';
 import type { BudgetLimits } from './budget.js';
 import type { Role } from '../adapters/contract.js';
 import type { Syntax } from '../protocol/scanner.js';
+import type { Dismissals } from '../vocabulary.js';
 import type { Templates } from './prompt.js';
 
 export type OutputTarget = { kind: 'run' } | { kind: 'file'; path: string } | { kind: 'stdout' } | { kind: 'in-place'; path: string };
@@ -46,6 +47,8 @@ export interface RunPlan {
   budget?: BudgetLimits;
   /** Config `prices:`, consulted before the built-in price table; absent: the table alone. */
   prices?: PriceOverrides;
+  /** Config `dismissals`: what a final pass that dismisses a [CONTESTED] note gets; absent: `allow`. Part of the policy when not `allow`. */
+  dismissals?: Dismissals;
 }
 
 export function roleForPass(pass: number): Role {

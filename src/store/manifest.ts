@@ -5,6 +5,7 @@ import { combineCostSources } from '../adapters/prices.js';
 import {
   AttemptKindSchema,
   CostSourceSchema,
+  DismissalsSchema,
   DispatchStatusSchema,
   EvidenceSchema,
   OutputKindSchema,
@@ -85,6 +86,9 @@ export const PassRecordSchema = z
     notes_after: z.number().int().nonnegative().nullable(),
     added: z.number().int().nonnegative().nullable(),
     resolved: z.number().int().nonnegative().nullable(),
+    /** Of the resolved notes, how many the pass acted on and how many it dismissed (the ledger); null when not judged. */
+    acted: z.number().int().nonnegative().nullable().default(null),
+    dismissed: z.number().int().nonnegative().nullable().default(null),
     misplaced_after: z.number().int().nonnegative().nullable(),
     words_before: z.number().int().nonnegative(),
     words_after: z.number().int().nonnegative().nullable(),
@@ -97,6 +101,8 @@ export const PassRecordSchema = z
     repairs: z.number().int().nonnegative(),
     fixes: z.array(z.string()),
     errors: z.array(z.string()),
+    /** What the pass was let off with: a dismissed [CONTESTED] note under `dismissals: warn`, or still so after its repair. */
+    warnings: z.array(z.string()).default([]),
     dispatches: z.array(DispatchRefSchema),
     started_at: z.string(),
     finished_at: z.string().nullable(),
@@ -153,6 +159,8 @@ export const RunManifestSchema = z
         summary_min_words: z.number().int(),
         max_bytes: z.number().int().positive(),
         reply_mode: z.string(),
+        /** Config `dismissals`; absent for `allow` (so the policy of a run made before it existed is unchanged). */
+        dismissals: DismissalsSchema.optional(),
       })
       .strict(),
     pass_records: z.array(PassRecordSchema),

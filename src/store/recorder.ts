@@ -72,6 +72,8 @@ export type PassClosing = Pick<
   | 'notes_after'
   | 'added'
   | 'resolved'
+  | 'acted'
+  | 'dismissed'
   | 'misplaced_after'
   | 'words_after'
   | 'document'
@@ -80,6 +82,7 @@ export type PassClosing = Pick<
   | 'repairs'
   | 'fixes'
   | 'errors'
+  | 'warnings'
 >;
 
 export interface DispatchTally {
@@ -103,6 +106,8 @@ export function openClosing(): PassClosing {
     notes_after: null,
     added: null,
     resolved: null,
+    acted: null,
+    dismissed: null,
     misplaced_after: null,
     words_after: null,
     document: null,
@@ -111,6 +116,7 @@ export function openClosing(): PassClosing {
     repairs: 0,
     fixes: [],
     errors: [],
+    warnings: [],
   };
 }
 

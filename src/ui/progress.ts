@@ -118,6 +118,8 @@ export function progressEvents(progress: Progress, io: Io, quiet: boolean): Even
         if (e.why === 'empty') return progress.note(`pass ${e.pass}: ${e.message}; resending`);
         if (e.why === 'shared') return progress.note(`pass ${e.pass}: ${e.message}; waiting ${(e.waitMs / 1000).toFixed(1)}s`);
         return progress.note(`pass ${e.pass}: ${e.message}; sending a repair request to ${e.agent}`);
+      case 'warning':
+        return quiet ? undefined : progress.note(`pass ${e.pass}: warning: ${e.message}`);
       case 'run-finished':
         return progress.close();
       default:
