@@ -57,20 +57,35 @@ interface Stripped {
 
 const normalise = (line: string): string => line.replace(/\s+/g, ' ').trim();
 
-function withoutNotes(doc: LedgerDocument): Stripped {
+/** A document's lines (0-based, without their line breaks; a BOM is not part of the first). */
+function linesOf(doc: LedgerDocument): { count: number; raw: (l: number) => string } {
   const text = doc.text.charCodeAt(0) === 0xfeff ? doc.text.slice(1) : doc.text;
   const idx = lineIndex(text);
-  const count = idx.starts.length;
-  const raw = (l: number): string => text.slice(idx.starts[l], idx.ends[l]);
+  return { count: idx.starts.length, raw: (l) => text.slice(idx.starts[l], idx.ends[l]) };
+}
+
+/**
+ * The lines each note spans, 1-based and in the order of `doc.notes`: its marker's line and the
+ * lines after it that carry on its text (what the report highlights as the note).
+ */
+export function noteSpans(doc: LedgerDocument): [number, number][] {
+  const { count, raw } = linesOf(doc);
+  const onLine = new Set(doc.notes.map((n) => n.line - 1));
+  return doc.notes.map((note) => [note.line, spanEnd(note, note.line - 1, count, raw, onLine, doc.markdown) + 1]);
+}
+
+function withoutNotes(doc: LedgerDocument): Stripped {
+  const { count, raw } = linesOf(doc);
   // What is left of each line: null for a line that is all note, else the text before its first note.
   const left: (string | null | undefined)[] = new Array(count).fill(undefined);
-  const onLine = new Set(doc.notes.map((n) => n.line - 1));
-  for (const note of [...doc.notes].sort((a, b) => a.offset - b.offset)) {
+  const spans = noteSpans(doc);
+  const order = doc.notes.map((_, i) => i).sort((a, b) => doc.notes[a]!.offset - doc.notes[b]!.offset);
+  for (const i of order) {
+    const note = doc.notes[i]!;
     const l = note.line - 1;
-    const prefix = raw(l).slice(0, note.column - 1);
     // Notes come in order, so the first on a line decides what is left of it.
-    if (left[l] === undefined) left[l] = note.canonical ? null : prefix;
-    for (let c = l + 1; c <= spanEnd(note, l, count, raw, onLine, doc.markdown); c++) left[c] = null;
+    if (left[l] === undefined) left[l] = note.canonical ? null : raw(l).slice(0, note.column - 1);
+    for (let c = l + 1; c < spans[i]![1]; c++) left[c] = null;
   }
   const out: Stripped = { lines: [], origin: [], kept: new Int32Array(count).fill(-1), blank: [] };
   for (let l = 0; l < count; l++) {
