@@ -222,15 +222,18 @@ export const INPUT_ORIGIN: NoteOrigin = { pass: null, agent: 'input' };
  * matches them (kind and normalised text, a multiset): of two open notes with the same key,
  * the one raised first is the one resolved first.
  */
+/** What NoteOrigins matches notes by: their kind and text (a scanner note, or one read back from a record). */
+export type NoteIdentity = Pick<Note, 'kind' | 'text'>;
+
 export class NoteOrigins {
   private readonly open = new Map<string, NoteOrigin[]>();
 
-  constructor(inputNotes: readonly Note[]) {
+  constructor(inputNotes: readonly NoteIdentity[]) {
     this.push(inputNotes, INPUT_ORIGIN);
   }
 
   /** Who raised each of `resolved` (notes of the current document), without changing anything. */
-  originsOf(resolved: readonly Note[]): NoteOrigin[] {
+  originsOf(resolved: readonly NoteIdentity[]): NoteOrigin[] {
     const used = new Map<string, number>();
     return resolved.map((note) => {
       const key = noteKey(note);
@@ -242,12 +245,12 @@ export class NoteOrigins {
   }
 
   /** An accepted pass: its resolved notes close, its added ones open with `origin`. */
-  advance(resolved: readonly Note[], added: readonly Note[], origin: NoteOrigin): void {
+  advance(resolved: readonly NoteIdentity[], added: readonly NoteIdentity[], origin: NoteOrigin): void {
     for (const note of resolved) this.open.get(noteKey(note))?.shift();
     this.push(added, origin);
   }
 
-  private push(notes: readonly Note[], origin: NoteOrigin): void {
+  private push(notes: readonly NoteIdentity[], origin: NoteOrigin): void {
     for (const note of notes) {
       const key = noteKey(note);
       const list = this.open.get(key) ?? [];
