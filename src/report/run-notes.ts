@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRecord } from '../audit/records.js';
 import type { DispatchRecord } from '../audit/schema.js';
-import type { NoteOrigin } from '../protocol/ledger.js';
+import { INPUT_ORIGIN, type NoteOrigin } from '../protocol/ledger.js';
 import { mdxForPath, type Note, noteKey, type ScanOptions, scanNotes } from '../protocol/scanner.js';
 import type { PassRecord, RunManifest } from '../store/manifest.js';
 import type { NoteFate } from '../vocabulary.js';
@@ -36,6 +36,20 @@ export interface RunLedger {
   counts: { raised: number; acted: number; dismissed: number; open: number; unjudged: number };
 }
 
+/** A note as it was raised, still open. */
+const raised = (kind: string, text: string, raisedBy: NoteOrigin, raisedLine: number, raisedIn: number | null): RunNote => ({
+  kind,
+  text,
+  raisedBy,
+  raisedLine,
+  raisedIn,
+  fate: 'open',
+  resolvedBy: null,
+  resolvedIn: null,
+  resolvedLine: null,
+  refersTo: null,
+});
+
 /** The record of the dispatch that produced a pass's document, if it can be read. */
 export function keptRecord(dir: string, p: PassRecord): DispatchRecord | null {
   for (const ref of [...p.dispatches].reverse()) {
@@ -65,19 +79,7 @@ export function runLedger(dir: string, m: RunManifest): RunLedger {
   };
   const original = join(dir, m.original);
   const input: Note[] = existsSync(original) ? scanNotes(readFileSync(original, 'utf8'), runReading(m)) : [];
-  for (const n of input)
-    add({
-      kind: n.kind,
-      text: n.text,
-      raisedBy: { pass: null, agent: 'input' },
-      raisedLine: n.line,
-      raisedIn: null,
-      fate: 'open',
-      resolvedBy: null,
-      resolvedIn: null,
-      resolvedLine: null,
-      refersTo: null,
-    });
+  for (const n of input) add(raised(n.kind, n.text, INPUT_ORIGIN, n.line, null));
   m.pass_records.forEach((p, index) => {
     if (p.status !== 'completed' || !p.document) return;
     const res = keptRecord(dir, p)?.response;
@@ -86,18 +88,8 @@ export function runLedger(dir: string, m: RunManifest): RunLedger {
     for (const r of res.resolved) {
       const key = noteKey({ kind: r.type.toUpperCase(), text: r.message });
       const found = open.get(key)?.shift();
-      const note = found ?? {
-        kind: r.type.toUpperCase(),
-        text: r.message,
-        raisedBy: r.raised_by ?? { pass: null, agent: 'input' },
-        raisedLine: r.line_range[0],
-        raisedIn: null,
-        fate: 'open' as const,
-        resolvedBy: null,
-        resolvedIn: null,
-        resolvedLine: null,
-        refersTo: null,
-      };
+      // Not raised where the ledger looked (a record it could not read): what the record says.
+      const note = found ?? raised(r.type.toUpperCase(), r.message, r.raised_by ?? INPUT_ORIGIN, r.line_range[0], null);
       if (!found) notes.push(note);
       Object.assign(note, {
         raisedBy: r.raised_by ?? note.raisedBy,
@@ -108,19 +100,7 @@ export function runLedger(dir: string, m: RunManifest): RunLedger {
         refersTo: r.refers_to ?? null,
       });
     }
-    for (const f of res.findings)
-      add({
-        kind: f.type.toUpperCase(),
-        text: f.message,
-        raisedBy: by,
-        raisedLine: f.line_range[0],
-        raisedIn: index,
-        fate: 'open',
-        resolvedBy: null,
-        resolvedIn: null,
-        resolvedLine: null,
-        refersTo: null,
-      });
+    for (const f of res.findings) add(raised(f.type.toUpperCase(), f.message, by, f.line_range[0], index));
   });
   const count = (f: RunNote['fate']): number => notes.filter((n) => n.fate === f).length;
   return { notes, counts: { raised: notes.length, acted: count('acted'), dismissed: count('dismissed'), open: count('open'), unjudged: count(null) } };
