@@ -74,7 +74,15 @@ describe('bounce report', () => {
 
   it('draws the charts with every label inside them and one unbroken line across an interrupted attempt', async () => {
     const m = structuredClone(run.manifest);
-    const cut = { ...structuredClone(m.pass_records[1]!), status: 'interrupted' as const, document: null, document_sha256: null, notes_after: null, words_after: null, dispatches: [] };
+    const cut = {
+      ...structuredClone(m.pass_records[1]!),
+      status: 'interrupted' as const,
+      document: null,
+      document_sha256: null,
+      notes_after: null,
+      words_after: null,
+      dispatches: [],
+    };
     m.pass_records.splice(1, 0, cut);
     const path = join(run.dir, 'resumed-report.html');
     writeFileSync(path, renderReport(run.dir, m));
@@ -93,7 +101,9 @@ describe('bounce report', () => {
         const frame = svg.getBoundingClientRect();
         return {
           frame: { left: frame.left, right: frame.right, bottom: frame.bottom },
-          labels: [...svg.querySelectorAll('text.xlabel')].map((t) => t.getBoundingClientRect()).map((r) => ({ left: r.left, right: r.right, bottom: r.bottom })),
+          labels: [...svg.querySelectorAll('text.xlabel')]
+            .map((t) => t.getBoundingClientRect())
+            .map((r) => ({ left: r.left, right: r.right, bottom: r.bottom })),
         };
       });
       expect(boxes.labels.map((l) => l.left)).toHaveLength(4);
@@ -165,7 +175,6 @@ describe('bounce report', () => {
     // The document's <script> is text on the page, not an element.
     expect(await page.locator('body script').count()).toBe(0);
     expect(await page.locator('#pass-1').textContent()).toContain('<script>alert("x")</script>');
-
 
     mkdirSync(OUTPUT_DIR, { recursive: true });
     await page.screenshot({ path: join(OUTPUT_DIR, 'report.png'), fullPage: true });
