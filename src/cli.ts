@@ -222,10 +222,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--runs-dir <dir>', 'runs folder')
     .option('--config <file>', 'config file')
     .option('--no-color', 'plain output even on a terminal')
-    .action(async (run: string, pass: string | undefined, o: { runsDir?: string; config?: string; color?: boolean }) => {
+    .option('--net', 'one diff from the original to the final document (the last one if the run did not converge)')
+    .action(async (run: string, pass: string | undefined, o: { runsDir?: string; config?: string; color?: boolean; net?: boolean }) => {
       const { runDiff } = await import('./commands/diff.js');
       const color = o.color === false ? false : undefined;
-      setExit(await runDiff({ run, runsDir: await runsDir(o), pass, color }, io));
+      setExit(await runDiff({ run, runsDir: await runsDir(o), pass, color, net: o.net }, io));
     });
 
   program

@@ -99,3 +99,18 @@ export type BlockApplied = z.infer<typeof BlockAppliedSchema>;
 /** Why an edit block did not apply: its SEARCH text is nowhere in the document, or in more than one place. */
 export const BlockFailedSchema = z.enum(['missing', 'ambiguous']);
 export type BlockFailed = z.infer<typeof BlockFailedSchema>;
+
+/**
+ * How a pass resolved a note, as the runner judged it from the documents (never the agent's
+ * word): `acted` (the text the note refers to changed in that pass) or `dismissed` (the note
+ * was deleted and that text left as it was). BOUNCE-PROTOCOL.md, "The ledger of notes".
+ */
+export const NoteFateSchema = z.enum(['acted', 'dismissed']);
+export type NoteFate = z.infer<typeof NoteFateSchema>;
+
+/**
+ * Config `dismissals`: what a final pass that dismisses a `[CONTESTED]` note gets. `allow`
+ * (the default): nothing; `warn`: a warning; `repair`: one repair request to decide the point.
+ */
+export const DismissalsSchema = z.enum(['allow', 'warn', 'repair']);
+export type Dismissals = z.infer<typeof DismissalsSchema>;

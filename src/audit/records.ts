@@ -5,7 +5,7 @@ import { CONTRACT_VERSION } from '../adapters/contract.js';
 import type { HostError } from '../adapters/host.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import type { EditReport } from '../engine/edits.js';
-import type { AttemptKind, CostSource, DispatchStatus, EditFormat, Role } from '../vocabulary.js';
+import type { AttemptKind, CostSource, DispatchStatus, EditFormat, NoteFate, Role } from '../vocabulary.js';
 import { toYaml, yamlLib } from '../yaml.js';
 import {
   DispatchRecordSchema,
@@ -63,10 +63,19 @@ export interface DispatchEnd {
   /** Notes the reply added and resolved, from the scanner, never from the agent's word. */
   added: NoteLike[];
   resolved: NoteLike[];
+  /** The ledger's judgement of each resolved note, in the same order (absent: not judged). */
+  fates?: ResolvedFate[];
   /** What the dispatch cost and where that figure comes from; absent: the adapter's own cost, source unknown. */
   cost?: { cost_usd: number | null; cost_source: CostSource };
   /** In edit mode, what the reply did block by block; null or absent otherwise. */
   edits?: EditReport | null;
+}
+
+/** How a resolved note was resolved and who raised it (src/protocol/ledger.ts). */
+export interface ResolvedFate {
+  fate: NoteFate;
+  raisedBy: { pass: number | null; agent: string };
+  refersTo: [number, number] | null;
 }
 
 /** What the audit trail reads of a scanner note. */
@@ -210,12 +219,16 @@ export function buildResponse(end: DispatchEnd, passInput: { file: string; sha25
         citations: { evidence: [{ file: document.file, sha256: document.sha256, line_range: noteRange(note, docLines) }] },
       }))
     : [];
-  const resolved: ResolvedNote[] = end.resolved.map((note) => ({
-    type: note.kind.toLowerCase(),
-    message: note.text,
-    line_range: noteRange(note, inputLines),
-    citations: { evidence: [{ file: passInput.file, sha256: passInput.sha256, line_range: noteRange(note, inputLines) }] },
-  }));
+  const resolved: ResolvedNote[] = end.resolved.map((note, i) => {
+    const judged = end.fates?.[i];
+    return {
+      type: note.kind.toLowerCase(),
+      message: note.text,
+      line_range: noteRange(note, inputLines),
+      citations: { evidence: [{ file: passInput.file, sha256: passInput.sha256, line_range: noteRange(note, inputLines) }] },
+      ...(judged ? { fate: judged.fate, raised_by: judged.raisedBy, refers_to: judged.refersTo } : {}),
+    };
+  });
   return {
     dispatch_id: start.id,
     protocol_version: PROTOCOL_VERSION,

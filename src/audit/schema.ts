@@ -6,6 +6,7 @@ import {
   CostSourceSchema,
   DispatchStatusSchema,
   EditFormatSchema,
+  NoteFateSchema,
   StopReasonSchema,
 } from '../vocabulary.js';
 
@@ -96,13 +97,24 @@ export const FindingSchema = z
   .strict();
 export type Finding = z.infer<typeof FindingSchema>;
 
-/** A note the pass removed, cited in the document the agent was sent. */
+/** Who raised a note: the pass and its agent; pass null and agent `input` for a note the input held. */
+export const RaisedBySchema = z.object({ pass: z.number().int().positive().nullable(), agent: z.string().min(1) }).strict();
+
+/**
+ * A note the pass removed, cited in the document the agent was sent, with the runner's
+ * judgement of how (the ledger; absent in records made before it was kept).
+ */
 export const ResolvedNoteSchema = z
   .object({
     type: z.string().min(1),
     message: z.string(),
     line_range: LineRange,
     citations: z.object({ evidence: z.array(EvidenceSchema).min(1) }).strict(),
+    /** `acted`: the text the note refers to changed; `dismissed`: it was left as it was. */
+    fate: NoteFateSchema.optional(),
+    raised_by: RaisedBySchema.optional(),
+    /** The lines of the text the note refers to, in the document sent; null when it has none. */
+    refers_to: LineRange.nullable().optional(),
   })
   .strict();
 export type ResolvedNote = z.infer<typeof ResolvedNoteSchema>;

@@ -1,6 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
-import { readManifest, type DispatchRef, type RunManifest } from '../store/manifest.js';
+import { judgeResolved, NoteOrigins } from '../protocol/ledger.js';
+import { diffNotes, scanNotes } from '../protocol/scanner.js';
+import { runReading } from '../report/run-notes.js';
+import { readManifest, type DispatchRef, type PassRecord, type RunManifest } from '../store/manifest.js';
 import { sha256 } from '../store/hash.js';
 import { manifestProblem } from '../store/resolve-run.js';
 import { combineCostSources } from '../adapters/prices.js';
@@ -97,9 +100,70 @@ function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, { rel: str
     if (res.findings.length !== p.added) problem(ctx, `${res.findings.length} findings but run.json says pass ${p.pass} added ${p.added} notes`, kept.rel);
     if (res.resolved.length !== p.resolved)
       problem(ctx, `${res.resolved.length} resolved notes but run.json says pass ${p.pass} resolved ${p.resolved}`, kept.rel);
+    checkFates(ctx, m, p, kept);
   }
+  checkOrigins(ctx, m, records);
   checkSha(ctx, m.original, m.input.sha256, 'run.json input.sha256', 'run.json');
   if (m.output.written && m.output.path && m.output.target !== 'stdout') checkSha(ctx, m.output.path, m.output.sha256, 'run.json output.sha256', 'run.json');
+}
+
+/**
+ * The ledger of a pass: its record's fates add up to run.json's `acted` and `dismissed`, and
+ * are what the ledger finds again in the two documents (src/protocol/ledger.ts).
+ */
+function checkFates(ctx: Ctx, m: RunManifest, p: PassRecord, kept: { rel: string; rec: DispatchRecord }): void {
+  const res = kept.rec.response!;
+  if (p.acted === null || p.dismissed === null) return; // a run made before bounce judged notes
+  const fates = res.resolved.map((r) => r.fate);
+  if (fates.some((f) => f === undefined)) return problem(ctx, `run.json counts pass ${p.pass}'s fates but its resolved notes carry none`, kept.rel);
+  const acted = fates.filter((f) => f === 'acted').length;
+  if (acted !== p.acted || fates.length - acted !== p.dismissed)
+    problem(
+      ctx,
+      `${acted} acted and ${fates.length - acted} dismissed notes but run.json says pass ${p.pass} acted on ${p.acted} and dismissed ${p.dismissed}`,
+      kept.rel,
+    );
+  const sentFile = res.resolved[0]?.citations.evidence[0]?.file;
+  if (!sentFile || !res.document) return;
+  const read = (rel: string): string | null => (existsSync(join(ctx.runDir, rel)) ? readFileSync(join(ctx.runDir, rel), 'utf8') : null);
+  const [sent, accepted] = [read(sentFile), read(res.document.path)];
+  if (sent === null || accepted === null) return; // a missing file is named by the sha checks
+  const reading = runReading(m);
+  const markdown = m.input.syntax === 'markdown';
+  const before = { text: sent, notes: scanNotes(sent, reading), markdown };
+  const after = { text: accepted, notes: scanNotes(accepted, reading), markdown };
+  const again = judgeResolved(before, diffNotes(before.notes, after.notes).resolved, after).map((j) => j.fate);
+  if (again.join() !== fates.join())
+    problem(ctx, `the resolved notes' fates (${fates.join(', ')}) are not what the documents show (${again.join(', ')})`, kept.rel);
+}
+
+/** Who raised each resolved note: the records agree with the notes each completed pass added, followed from the input. */
+function checkOrigins(ctx: Ctx, m: RunManifest, records: Map<string, { rel: string; rec: DispatchRecord }>): void {
+  const original = join(ctx.runDir, m.original);
+  if (!existsSync(original)) return;
+  const origins = new NoteOrigins(scanNotes(readFileSync(original, 'utf8'), runReading(m)));
+  for (const p of m.pass_records) {
+    if (p.status !== 'completed' || !p.document) continue;
+    const kept = [...p.dispatches]
+      .reverse()
+      .map((r) => records.get(r.id))
+      .find((r) => r?.rec.response?.document?.path === p.document);
+    if (!kept) return; // named above
+    const res = kept.rec.response!;
+    const asNote = (type: string, message: string) => ({ kind: type.toUpperCase(), text: message });
+    const resolved = res.resolved.map((r) => asNote(r.type, r.message));
+    const expected = origins.originsOf(resolved);
+    res.resolved.forEach((r, i) => {
+      const want = expected[i]!;
+      if (r.raised_by && (r.raised_by.pass !== want.pass || r.raised_by.agent !== want.agent))
+        problem(ctx, `a resolved note's raised_by (pass ${r.raised_by.pass ?? 'input'}) is not the pass that raised it (${want.pass ?? 'input'})`, kept.rel);
+    });
+    origins.advance(
+      resolved,
+      res.findings.map((f) => asNote(f.type, f.message)),
+      { pass: p.pass, agent: p.agent },
+    );
+  }
 }
 
 const sameUsd = (a: number | null, b: number | null): boolean => (a === null || b === null ? a === b : Math.abs(a - b) <= 1e-9 * Math.max(1, a, b));

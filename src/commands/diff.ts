@@ -2,7 +2,7 @@ import pc from 'picocolors';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { unifiedDiff } from '../report/line-diff.js';
-import { passChanges } from '../report/pass-docs.js';
+import { netChange, passChanges } from '../report/pass-docs.js';
 import { loadRun } from './show.js';
 
 export interface DiffOptions {
@@ -13,11 +13,14 @@ export interface DiffOptions {
   pass?: number | string;
   /** Force colour on or off; by default on when stdout is a TTY and NO_COLOR is unset. */
   color?: boolean;
+  /** One diff from the original to the final document (the last one when the run did not converge). */
+  net?: boolean;
 }
 
 /** `bounce diff <run> [--pass N]`: a unified diff of what each pass changed. */
 export async function runDiff(opts: DiffOptions, io: Io): Promise<number> {
   const { dir, manifest } = loadRun(opts.run, opts.runsDir, io.cwd);
+  if (opts.net && opts.pass !== undefined) throw usageError('--net is the whole run: it takes no pass', `drop the pass ${opts.pass}, or drop --net`);
   const changes = passChanges(dir, manifest);
   const known = [...new Set(changes.map((ch) => ch.record.pass))];
   const choose = known.length ? `pass one of ${known.join(', ')}, or none for every pass` : 'this run has no passes yet';
@@ -30,6 +33,14 @@ export async function runDiff(opts: DiffOptions, io: Io): Promise<number> {
   const color = opts.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR);
   const c = pc.createColors(color);
   const paint = { header: c.bold, hunk: c.cyan, delete: c.red, insert: c.green };
+  if (opts.net) {
+    const net = netChange(dir, manifest);
+    const text = unifiedDiff(net.before, net.after ?? net.before, { aName: `a/${net.beforeFile}`, bName: `b/${net.afterFile}`, paint });
+    io.stdout.write(
+      `${c.bold(`# net: ${net.beforeFile} -> ${net.afterFile}${net.converged ? '' : ` (the run is ${manifest.status}: its last document)`}`)}\n${text === '' ? '(no changes)' : text.trimEnd()}\n`,
+    );
+    return 0;
+  }
   const out: string[] = [];
   for (const ch of chosen) {
     const r = ch.record;

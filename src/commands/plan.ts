@@ -13,7 +13,7 @@ import type { Io } from '../io.js';
 import { DEFAULT_MARKERS } from '../protocol/scanner.js';
 import { assertFitsBudget, outputBudget, preflight } from '../adapters/preflight.js';
 import type { RunManifest } from '../store/manifest.js';
-import { type LintMode, ROLES, type Role } from '../vocabulary.js';
+import { type Dismissals, type LintMode, ROLES, type Role } from '../vocabulary.js';
 import { outputTarget } from '../engine/output.js';
 import type { BudgetLimits } from '../engine/budget.js';
 import { runBudget } from './budget-flags.js';
@@ -56,6 +56,8 @@ export interface PlanRequest {
   budget?: BudgetLimits;
   /** Lint of the notes a pass adds: refine's --lint, else config; resume's recorded value. */
   lint: LintMode;
+  /** A resumed run's recorded `dismissals`; absent: config `dismissals`. */
+  dismissals?: Dismissals;
   /** What an earlier session of the run found, used where today's checks find nothing. */
   recorded?: { versions: Record<Role, string | null>; resolved: RunPlan['resolved'] };
 }
@@ -99,6 +101,7 @@ export async function completePlan(
     budget: runBudget(req.budget, config.budget),
     prices: config.prices,
     lint: req.lint,
+    dismissals: req.dismissals ?? config.dismissals,
   };
   // One agent in both roles has one check: its warnings are the same objects, kept once.
   const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
@@ -176,6 +179,7 @@ export function requestFromManifest(m: RunManifest, runDir: string, io: Io, flag
     budget: flags.budget,
     // A run recorded before lint existed ran without it.
     lint: m.policy.lint ?? 'off',
+    dismissals: m.policy.dismissals ?? 'allow',
     recorded: { versions: perRole((r) => m.agents[r].version), resolved: perRole((r) => m.agents[r].resolved) },
   };
   return { request, config };

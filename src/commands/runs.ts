@@ -27,10 +27,10 @@ export async function runRuns(opts: RunsOptions, io: Io): Promise<number> {
     io.stderr.write(`no runs in ${root}\n`);
     return 0;
   }
-  const rows = [['ID', 'DOCUMENT', 'STATUS', 'PASSES', 'NOTES', 'TOKENS', 'COST', 'DURATION', 'STARTED']];
+  const rows = [['ID', 'DOCUMENT', 'STATUS', 'PASSES', 'NOTES', 'ACTED/DISMISSED', 'TOKENS', 'COST', 'DURATION', 'STARTED']];
   for (const r of listed) {
     if (r.error !== null) {
-      rows.push([r.run_id, '-', 'unreadable', '-', '-', '-', '-', '-', `(${r.error})`]);
+      rows.push([r.run_id, '-', 'unreadable', '-', '-', '-', '-', '-', '-', `(${r.error})`]);
       continue;
     }
     const status = r.evidence === 'mock' ? `${r.status} (mock)` : r.status;
@@ -40,6 +40,7 @@ export async function runRuns(opts: RunsOptions, io: Io): Promise<number> {
       status,
       `${r.passes.run}/${r.passes.requested}`,
       `+${r.notes.added}/-${r.notes.resolved}`,
+      r.notes.acted === null ? '-' : `${r.notes.acted}/${r.notes.dismissed}`,
       fmtTokens(r.tokens.total),
       fmtCost(r.cost_usd),
       fmtDuration(r.duration_ms),

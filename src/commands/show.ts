@@ -3,6 +3,8 @@ import { fmtCost, fmtDuration, fmtTime, fmtTokens, summarize, totalTokens } from
 import { readManifest, type AgentRecord, type PassRecord, type RunManifest } from '../store/manifest.js';
 import { manifestProblem, resolveRunDir } from '../store/resolve-run.js';
 import { usageError } from '../errors.js';
+import type { NoteOrigin } from '../protocol/ledger.js';
+import { type RunLedger, runLedger } from '../report/run-notes.js';
 
 export interface ShowOptions {
   run: string;
@@ -32,13 +34,14 @@ function passLines(p: PassRecord): string[] {
   const head = `pass ${p.pass}${p.final ? ' (final)' : ''}  ${p.role} ${p.agent}  ${p.status}`;
   const lines = [
     head,
-    `  notes     ${p.notes_before} -> ${after} (+${p.added ?? '?'}/-${p.resolved ?? '?'})${p.misplaced_after ? `, ${p.misplaced_after} misplaced` : ''}`,
+    `  notes     ${p.notes_before} -> ${after} (+${p.added ?? '?'}/-${p.resolved ?? '?'}${p.acted !== null && p.resolved ? `: ${p.acted} acted, ${p.dismissed} dismissed` : ''})${p.misplaced_after ? `, ${p.misplaced_after} misplaced` : ''}`,
     `  words     ${words}`,
     `  usage     ${fmtTokens(totalTokens(p.usage))} tokens, ${fmtCost(p.usage.cost_usd)}, ${fmtDuration(p.duration_ms)}`,
     `  attempts  ${p.retries} retr${p.retries === 1 ? 'y' : 'ies'}, ${p.repairs} repair${p.repairs === 1 ? '' : 's'}`,
   ];
   if (p.document) lines.push(`  document  ${p.document}`);
   for (const e of p.errors) lines.push(`  error     ${e}`);
+  for (const w of p.warnings) lines.push(`  warning   ${w}`);
   for (const f of p.fixes) lines.push(`  fix       ${f}`);
   for (const d of p.dispatches) {
     lines.push(
@@ -48,11 +51,28 @@ function passLines(p: PassRecord): string[] {
   return lines;
 }
 
-/** `bounce show <run>`: the header of a run and what each pass did. */
+const origin = (o: NoteOrigin): string => (o.pass === null ? 'input' : `pass ${o.pass} ${o.agent}`);
+const NOTE_WIDTH = 100;
+
+/** Every note of the run: its fate, who raised and who resolved it, its line, its text (shortened). */
+function ledgerLines(l: RunLedger): string[] {
+  const c = l.counts;
+  const head = `notes     ${c.raised} raised: ${c.acted} acted, ${c.dismissed} dismissed, ${c.open} open${c.unjudged ? `, ${c.unjudged} resolved before bounce judged notes` : ''}`;
+  const rows = l.notes.map((n) => {
+    const fate = (n.fate ?? 'resolved').padEnd(9);
+    const where = n.resolvedBy ? `${origin(n.raisedBy)} -> ${origin(n.resolvedBy)}, line ${n.resolvedLine}` : `${origin(n.raisedBy)}, line ${n.raisedLine}`;
+    const text = n.text.length > NOTE_WIDTH ? `${n.text.slice(0, NOTE_WIDTH - 1)}…` : n.text;
+    return `  ${fate} ${where}: ${text}`;
+  });
+  return [head, ...rows];
+}
+
+/** `bounce show <run>`: the header of a run, what each pass did, and every note with its fate. */
 export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
   const { dir, manifest: m } = loadRun(opts.run, opts.runsDir, io.cwd);
+  const ledger = runLedger(dir, m);
   if (opts.json) {
-    io.stdout.write(`${JSON.stringify({ run_dir: dir, summary: summarize(m), manifest: m }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ run_dir: dir, summary: summarize(m), notes: ledger.notes, manifest: m }, null, 2)}\n`);
     return 0;
   }
   const s = summarize(m);
@@ -71,6 +91,7 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
   if (m.error) out.push(`error     ${m.error.type}: ${m.error.message}`);
   if (m.breaker.open) out.push(`breaker   open: ${m.breaker.last_error ?? ''}`);
   for (const p of m.pass_records) out.push('', ...passLines(p));
+  out.push('', ...ledgerLines(ledger));
   io.stdout.write(`${out.join('\n')}\n`);
   return 0;
 }

@@ -4,6 +4,7 @@ import { PRICE_KEY, PRICE_KEY_RULE, PriceSchema } from '../adapters/prices.js';
 import { REPLY_DEFAULTS } from '../engine/reply.js';
 import { LintModeSchema } from '../vocabulary.js';
 import { EditFormatSettingSchema } from '../vocabulary.js';
+import { DismissalsSchema } from '../vocabulary.js';
 
 /**
  * The range of a call deadline in seconds (`timeout_s`, `--timeout`): a timer holds at most
@@ -62,6 +63,8 @@ export const ConfigSchema = z
     /** What replies carry: the whole document, edit blocks, or `auto` (edits above AUTO_EDITS_ABOVE_WORDS words). */
     edit_format: EditFormatSettingSchema.default('auto'),
     budget: BudgetConfigSchema.default({}),
+    /** What a final pass that deletes a [CONTESTED] note without changing its text gets: nothing, a warning, or one repair request. */
+    dismissals: DismissalsSchema.default('allow'),
     /** Prices per million tokens by `<provider>/<model>`, consulted before the built-in table. */
     prices: z.record(z.string().regex(PRICE_KEY, PRICE_KEY_RULE), PriceSchema).default({}),
     /** What a run does with new notes that break a lint rule (docs/lint.md); `refine --lint` overrides it. */

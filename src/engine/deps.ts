@@ -32,6 +32,8 @@ export type EngineEvent =
   | { type: 'retry-scheduled'; pass: number; agent: string; why: 'transient' | 'empty' | 'repair' | 'shared'; message: string; waitMs: number }
   | { type: 'lint-warning'; pass: number; agent: string; problems: LintFinding[] }
   | { type: 'pass-finished'; pass: number; notesAfter: number | null; outcome: PassEnd }
+  /** Something the pass was let off with (config `dismissals: warn`); recorded in the pass's `warnings`. */
+  | { type: 'warning'; pass: number; message: string }
   | { type: 'run-finished'; runId: string; status: FinalStatus; exitCode: number };
 
 export type EventSink = (event: EngineEvent) => void;

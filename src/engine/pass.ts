@@ -3,6 +3,7 @@ import { type AdapterRequest, type AdapterSuccess, CONTRACT_VERSION, type Usage 
 import type { HostError, HostResult } from '../adapters/host.js';
 import { dispatchCost } from '../adapters/prices.js';
 import type { DispatchEnd, DispatchStart } from '../audit/records.js';
+import type { NoteOrigins } from '../protocol/ledger.js';
 import { diffNotes, mdxForPath, type Note, scanNotes } from '../protocol/scanner.js';
 import { structureProblems } from '../protocol/structure.js';
 import { sha256 } from '../store/hash.js';
@@ -16,6 +17,7 @@ import { type LintFinding, lintAdded, lintLines, lintRepairReason } from './lint
 import type { Clock, EngineDeps, EventSink } from './deps.js';
 import { type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt, buildRepairPrompt, type Delimiters, type PassPromptInput, promptDocument } from './prompt.js';
+import { dismissedContested, type PassLedger, passLedger } from './notes-ledger.js';
 import { type ReplyMode, replyMode } from './reply.js';
 import { type EditReport, editsReason } from './edits.js';
 
@@ -38,6 +40,8 @@ export interface RunContext {
   budgets: readonly BudgetLedger[];
   /** Wall time of the run so far, earlier sessions of a resumed run included. */
   runMs(): number;
+  /** Who raised each note open in `current` (the ledger of notes). */
+  origins: NoteOrigins;
 }
 
 export type PassOutcome =
@@ -106,6 +110,7 @@ class PassRun {
   private attempt: Attempt;
   private delimiters: Delimiters;
   private emptyResent = false;
+  private dismissalRepaired = false;
   private transient = 0;
   /** What the reply being handled did as edit blocks (edit mode), for its dispatch record. */
   private replyEdits: EditReport | null = null;
@@ -267,7 +272,7 @@ class PassRun {
     d: Dispatched,
     status: DispatchEnd['status'],
     reason: string | null,
-    doc?: { file: string; text: string; added: Note[]; resolved: Note[] },
+    doc?: { file: string; text: string; added: Note[]; resolved: Note[]; ledger?: PassLedger },
   ): void {
     const { host } = d;
     const usage: Usage | undefined = host.ok ? host.response.usage : host.usage;
@@ -286,6 +291,7 @@ class PassRun {
       document: doc ? { file: doc.file, sha256: this.shaOf(doc.file, doc.text), lines: this.ctx.rec.factsOf(doc.file).lines } : null,
       added: doc?.added ?? [],
       resolved: doc?.resolved ?? [],
+      ...(doc?.ledger ? { fates: doc.ledger.fates } : {}),
       cost,
       edits: this.replyEdits,
     };
@@ -427,17 +433,21 @@ class PassRun {
     const file = this.ctx.rec.artifact(`${d.start.stem}.${this.ctx.plan.input.ext}`, text);
     const notes = scan(this.ctx.plan, text);
     const { added, resolved } = diffNotes(this.sent.notes, notes);
+    const ledger = passLedger(this.ctx.plan, this.ctx.origins, this.sent, { text, notes }, resolved);
+    const doc = { file, text, added, resolved, ledger };
     Object.assign(this.closing, {
       notes_after: notes.length,
       added: added.length,
       resolved: resolved.length,
+      acted: ledger.acted,
+      dismissed: ledger.dismissed,
       document: file,
       document_sha256: this.shaOf(file, text),
     });
     // A reply that breaks the document's structure could hide notes (an unclosed fence makes the rest code).
     const broken = this.structure(text);
     if (broken) {
-      this.finish(d, 'rejected', broken, { file, text, added, resolved });
+      this.finish(d, 'rejected', broken, doc);
       if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, broken);
       if (this.final) return this.close('failed', { kind: 'not-converged', notes, reason: `the final pass broke the document's structure: ${broken}` });
       return this.close('failed', {
@@ -450,16 +460,17 @@ class PassRun {
       const lint = lintAdded(this.ctx.plan, text, added);
       if (lint.length > 0 && this.ctx.plan.lint === 'repair' && this.closing.repairs < this.ctx.plan.maxRepairs) {
         const reason = lintRepairReason(lint);
-        this.finish(d, 'rejected', reason, { file, text, added, resolved });
+        this.finish(d, 'rejected', reason, doc);
         return this.repair(d, { file, text }, reason);
       }
+      if (this.final && this.dismissals(d, doc)) return 'again';
       if (this.ctx.plan.lint !== 'off') this.keepLint(lint);
-      this.finish(d, 'completed', null, { file, text, added, resolved });
+      this.finish(d, 'completed', null, doc);
       Object.assign(this.closing, { misplaced_after: notes.filter((n) => !n.canonical).length, words_after: words });
       return this.close('completed', { kind: 'accepted', current: { text, file, notes, words } });
     }
     const reason = `${notes.length} note${notes.length === 1 ? '' : 's'} left on the final pass, which must resolve every note and add none (${noteLines(notes)})`;
-    this.finish(d, 'rejected', reason, { file, text, added, resolved });
+    this.finish(d, 'rejected', reason, doc);
     if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, reason);
     return this.close('failed', { kind: 'not-converged', notes, reason });
   }
@@ -474,6 +485,30 @@ class PassRun {
     if (lint.length === 0) return;
     this.ctx.rec.log(`pass ${this.pass}: kept ${lint.length} lint problem(s) in the notes it added: ${lintLines(lint)}`);
     this.ctx.deps.events({ type: 'lint-warning', pass: this.pass, agent: this.agent, problems: lint });
+  }
+
+  /**
+   * Config `dismissals` on the final pass: a [CONTESTED] note deleted with the text it refers to
+   * left as it was gets one repair request under `repair` (within max_repairs), else a warning
+   * under `warn` or `repair`. True when a repair was asked for.
+   */
+  private dismissals(d: Dispatched, doc: { file: string; text: string; added: Note[]; resolved: Note[]; ledger: PassLedger }): boolean {
+    const policy = this.ctx.plan.dismissals ?? 'allow';
+    const notes = dismissedContested(doc.ledger);
+    if (policy === 'allow' || notes.length === 0) return false;
+    const which = `${notes.length} [CONTESTED] note${notes.length === 1 ? '' : 's'} of the document you were sent (${noteLines(notes)})`;
+    if (policy === 'repair' && !this.dismissalRepaired && this.closing.repairs < this.ctx.plan.maxRepairs) {
+      this.dismissalRepaired = true;
+      const reason = `your reply deleted ${which} without changing the text each refers to: decide each point in the text (revise the passage as the note argues, or state in the text why it stands), then delete the note`;
+      this.finish(d, 'rejected', reason, doc);
+      this.repair(d, this.sent, reason);
+      return true;
+    }
+    const warning = `the final pass dismissed ${which}: deleted, the text each refers to left as it was`;
+    this.closing.warnings.push(warning);
+    this.ctx.rec.log(`pass ${this.pass}: warning: ${warning}`);
+    this.ctx.deps.events({ type: 'warning', pass: this.pass, message: warning });
+    return false;
   }
 
   /**

@@ -3,7 +3,7 @@ import type { ResolvedAgent } from '../adapters/registry.js';
 import type { BudgetLimits } from './budget.js';
 import type { Role } from '../adapters/contract.js';
 import type { Syntax } from '../protocol/scanner.js';
-import type { LintMode } from '../vocabulary.js';
+import type { Dismissals, LintMode } from '../vocabulary.js';
 import type { Templates } from './prompt.js';
 
 export type OutputTarget = { kind: 'run' } | { kind: 'file'; path: string } | { kind: 'stdout' } | { kind: 'in-place'; path: string };
@@ -49,6 +49,8 @@ export interface RunPlan {
   prices?: PriceOverrides;
   /** What the run does with the notes a pass adds that break a lint rule. */
   lint: LintMode;
+  /** Config `dismissals`: what a final pass that dismisses a [CONTESTED] note gets; absent: `allow`. Part of the policy when not `allow`. */
+  dismissals?: Dismissals;
 }
 
 export function roleForPass(pass: number): Role {

@@ -20,6 +20,8 @@ export function policyOf(plan: RunPlan): RunManifest['policy'] {
     summary_min_words: plan.summaryMinWords,
     max_bytes: plan.maxBytes,
     reply_mode: plan.replyMode,
+    // Only when it changes behaviour: the version of a run made before it existed stays the same.
+    ...(plan.dismissals && plan.dismissals !== 'allow' ? { dismissals: plan.dismissals } : {}),
   };
   const identity = {
     ...body,

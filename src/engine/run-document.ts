@@ -6,8 +6,11 @@ import { BudgetLedger, spentOf } from './budget.js';
 import { type Clock, type EngineDeps, systemClock } from './deps.js';
 import { openingOf } from './opening.js';
 import { writeOutput } from './output.js';
+import { NoteOrigins } from '../protocol/ledger.js';
+import { diffNotes } from '../protocol/scanner.js';
+import { replayOrigins } from './notes-ledger.js';
 import { type Current, type RunContext, runPass, scan } from './pass.js';
-import type { RunPlan } from './plan.js';
+import { type RunPlan, roleForPass } from './plan.js';
 import { countWords } from './words.js';
 
 export const EXIT_FOR_STATUS: Readonly<Record<FinalStatus, number>> = {
@@ -66,14 +69,14 @@ interface LoopEnd {
 export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: ResumeFrom): Promise<RunResult> {
   const clock: Clock = deps.clock ?? systemClock;
   const full = { ...deps, clock, events: deps.events ?? (() => {}), retryBaseMs: deps.retryBaseMs ?? 1000 };
-  const { rec, current, resumedAfter } = from ? reopen(plan, from, full.recorder) : open(plan, clock, full.recorder);
+  const { rec, current, resumedAfter, origins } = from ? reopen(plan, from, full.recorder) : open(plan, clock, full.recorder);
   let ctx: RunContext | null = null;
   try {
     const started = clock.now();
     const base = rec.manifest.totals.duration_ms;
     // The run's own budget counts what earlier sessions of a resumed run spent.
     const budgets = [new BudgetLedger(plan.budget ?? {}, spentOf(rec.manifest.totals)), ...(deps.budgets ?? [])];
-    ctx = { plan, deps: full, rec, current, breaker: { ...rec.manifest.breaker }, budgets, runMs: () => base + (clock.now() - started) };
+    ctx = { plan, deps: full, rec, current, breaker: { ...rec.manifest.breaker }, budgets, runMs: () => base + (clock.now() - started), origins };
     full.events({
       type: 'run-started',
       runId: rec.manifest.run_id,
@@ -135,7 +138,9 @@ function storageFailure(ctx: RunContext, cause: string): RunResult {
   };
 }
 
-function open(plan: RunPlan, clock: Clock, opts: EngineDeps['recorder']): { rec: RunRecorder; current: Current; resumedAfter: null } {
+type Opened = { rec: RunRecorder; current: Current; origins: NoteOrigins };
+
+function open(plan: RunPlan, clock: Clock, opts: EngineDeps['recorder']): Opened & { resumedAfter: null } {
   const notes = scan(plan, plan.input.text);
   const opening = openingOf(plan, new Date(clock.now()), notes.length);
   let rec: RunRecorder;
@@ -146,10 +151,15 @@ function open(plan: RunPlan, clock: Clock, opts: EngineDeps['recorder']): { rec:
     if (!cause) throw err;
     throw usageError(`cannot create a run folder in ${plan.runsDir}: ${cause}`, 'free some space, or pass a writable folder with --runs-dir', 'storage');
   }
-  return { rec, current: { text: plan.input.text, file: opening.original, notes, words: opening.input.words }, resumedAfter: null };
+  return {
+    rec,
+    current: { text: plan.input.text, file: opening.original, notes, words: opening.input.words },
+    resumedAfter: null,
+    origins: new NoteOrigins(notes),
+  };
 }
 
-function reopen(plan: RunPlan, from: ResumeFrom, opts: EngineDeps['recorder']): { rec: RunRecorder; current: Current; resumedAfter: number } {
+function reopen(plan: RunPlan, from: ResumeFrom, opts: EngineDeps['recorder']): Opened & { resumedAfter: number } {
   const timeoutS = { reviewer: plan.timeoutMs.reviewer / 1000, composer: plan.timeoutMs.composer / 1000 };
   const { recorder: rec, reconciled } = RunRecorder.reopen(from.runDir, { timeoutS }, opts);
   try {
@@ -163,7 +173,13 @@ function reopen(plan: RunPlan, from: ResumeFrom, opts: EngineDeps['recorder']): 
       rec.log(
         `resume: continuing after pass ${last?.pass ?? 0}${reconciled.length ? `; ${reconciled.length} dispatch record(s) reconciled with run.json` : ''}`,
       );
-    return { rec, current: { text, file, notes: scan(plan, text), words: countWords(text) }, resumedAfter: last?.pass ?? 0 };
+    const origins = replayOrigins(
+      m,
+      last?.pass ?? 0,
+      (t) => scan(plan, t),
+      (f) => (f === file ? text : readFileSync(rec.path(f), 'utf8')),
+    );
+    return { rec, current: { text, file, notes: scan(plan, text), words: countWords(text) }, resumedAfter: last?.pass ?? 0, origins };
   } catch (err) {
     rec.close();
     throw err;
@@ -182,6 +198,8 @@ async function loop(ctx: RunContext, done: number): Promise<LoopEnd> {
     const outcome = await runPass(ctx, pass);
     switch (outcome.kind) {
       case 'accepted': {
+        const { added, resolved } = diffNotes(ctx.current.notes, outcome.current.notes);
+        ctx.origins.advance(resolved, added, { pass, agent: plan.agents[roleForPass(pass)].spec });
         ctx.current = outcome.current;
         const left = outcome.current.notes.length;
         deps.events({ type: 'pass-finished', pass, notesAfter: left, outcome: 'done' });

@@ -1,7 +1,7 @@
 import type { Note } from './scanner.js';
 
 /** Identity of a note across passes: its kind and whitespace-normalised text. */
-export function noteKey(note: Note): string {
+export function noteKey(note: Pick<Note, 'kind' | 'text'>): string {
   return `${note.kind}\u0000${note.text.replace(/\s+/g, ' ').trim()}`;
 }
 

@@ -4,14 +4,3 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
 export function esc(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (ch) => ENTITIES[ch]!);
 }
-
-/** `\[(CONTESTED|CLARIFY|...)\]`, case-insensitive, from the run's configured markers. */
-export function noteLinePattern(markers: readonly string[]): RegExp {
-  const names = new Set(['CONTESTED', 'CLARIFY']);
-  for (const m of markers) {
-    const name = m.replace(/^\[|\]$/g, '').trim();
-    if (name) names.add(name.toUpperCase());
-  }
-  const alt = [...names].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
-  return new RegExp(`\\[(${alt})\\]`, 'i');
-}

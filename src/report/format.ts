@@ -1,4 +1,4 @@
-import type { RunManifest, UsageTotals } from '../store/manifest.js';
+import type { PassRecord, RunManifest, UsageTotals } from '../store/manifest.js';
 
 /** Shared summaries of a run for `runs`, `show` and the HTML report. */
 export interface RunSummary {
@@ -8,7 +8,8 @@ export interface RunSummary {
   exit_code: number | null;
   evidence: string;
   passes: { run: number; requested: number };
-  notes: { added: number; resolved: number; left: number | null };
+  /** `raised`, `acted`, `dismissed`: see noteCounts. */
+  notes: { added: number; resolved: number; left: number | null } & NoteCounts;
   tokens: { input: number | null; output: number | null; total: number | null };
   cost_usd: number | null;
   duration_ms: number | null;
@@ -27,6 +28,28 @@ export function runDuration(m: RunManifest): number | null {
   return Number.isNaN(from) || Number.isNaN(to) ? m.totals.duration_ms : Math.max(0, to - from);
 }
 
+/**
+ * The ledger's counts for a run, from its completed passes: `raised` is the input's notes plus
+ * those the passes added, `acted` and `dismissed` how the passes resolved theirs (null in a run
+ * made before bounce judged notes). A converged run has raised = acted + dismissed.
+ */
+export interface NoteCounts {
+  raised: number;
+  acted: number | null;
+  dismissed: number | null;
+}
+
+export function noteCounts(m: { input: { notes: number }; pass_records: readonly Pick<PassRecord, 'status' | 'added' | 'acted' | 'dismissed'>[] }): NoteCounts {
+  const done = m.pass_records.filter((p) => p.status === 'completed');
+  const judged = done.every((p) => p.acted !== null && p.dismissed !== null);
+  const sum = (f: (p: (typeof done)[number]) => number | null): number => done.reduce((n, p) => n + (f(p) ?? 0), 0);
+  return {
+    raised: m.input.notes + sum((p) => p.added),
+    acted: judged ? sum((p) => p.acted) : null,
+    dismissed: judged ? sum((p) => p.dismissed) : null,
+  };
+}
+
 export function summarize(m: RunManifest): RunSummary {
   const sum = (f: (p: RunManifest['pass_records'][number]) => number | null): number => m.pass_records.reduce((n, p) => n + (f(p) ?? 0), 0);
   return {
@@ -36,7 +59,7 @@ export function summarize(m: RunManifest): RunSummary {
     exit_code: m.exit_code,
     evidence: m.evidence,
     passes: { run: m.passes.run, requested: m.passes.requested },
-    notes: { added: sum((p) => p.added), resolved: sum((p) => p.resolved), left: m.notes_left },
+    notes: { added: sum((p) => p.added), resolved: sum((p) => p.resolved), left: m.notes_left, ...noteCounts(m) },
     tokens: { input: m.totals.input_tokens, output: m.totals.output_tokens, total: totalTokens(m.totals) },
     cost_usd: m.totals.cost_usd,
     duration_ms: runDuration(m),

@@ -26,9 +26,18 @@ function toRows(ops: DiffOp[]): { left: Cell; right: Cell }[] {
   return rows;
 }
 
-/** Long unchanged stretches fold to one row, keeping `context` lines around each change. */
-function fold(rows: { left: Cell; right: Cell }[], context: number): Row[] {
-  const changed = rows.map((r) => r.left?.kind !== 'eq' || r.right?.kind !== 'eq');
+/** Lines of each side to highlight as notes (1-based): every line a note spans, not only its marker's. */
+export interface NoteLines {
+  before: ReadonlySet<number>;
+  after: ReadonlySet<number>;
+}
+
+/** Long unchanged stretches fold to one row, keeping `context` lines around each change; a note line is always shown. */
+function fold(rows: { left: Cell; right: Cell }[], context: number, notes: NoteLines): Row[] {
+  const changed = rows.map(
+    (r) =>
+      r.left?.kind !== 'eq' || r.right?.kind !== 'eq' || (r.left !== null && notes.before.has(r.left.n)) || (r.right !== null && notes.after.has(r.right.n)),
+  );
   const keep = rows.map((_, i) => changed.slice(Math.max(0, i - context), i + context + 1).some(Boolean));
   const out: Row[] = [];
   for (let i = 0; i < rows.length; ) {
@@ -45,20 +54,31 @@ function fold(rows: { left: Cell; right: Cell }[], context: number): Row[] {
   return out;
 }
 
-function cell(c: Cell, note: RegExp): string {
+/** One side's cells; with an anchor, the line number cell has the id `<anchor>-<a|b><line>` a link can point at. */
+function cell(c: Cell, notes: ReadonlySet<number>, id: string | null): string {
   if (!c) return '<td class="ln"></td><td class="tx empty"></td>';
-  const cls = `tx ${c.kind}${note.test(c.text) ? ' note' : ''}`;
-  return `<td class="ln">${c.n}</td><td class="${cls}">${esc(c.text) || '&nbsp;'}</td>`;
+  const cls = `tx ${c.kind}${notes.has(c.n) ? ' note' : ''}`;
+  return `<td class="ln"${id ? ` id="${esc(`${id}${c.n}`)}"` : ''}>${c.n}</td><td class="${cls}">${esc(c.text) || '&nbsp;'}</td>`;
 }
 
-/** A two-column table: the document before the pass on the left, after it on the right. */
-export function sideBySide(before: string, after: string, note: RegExp, labels: { before: string; after: string }, context = 3): string {
-  const rows = fold(toRows(diffLines(splitLines(before), splitLines(after))), context);
+/**
+ * A two-column table: the document before the pass on the left, after it on the right, note
+ * lines highlighted. `anchor` gives every line an id (`<anchor>-a<n>` left, `<anchor>-b<n>` right).
+ */
+export function sideBySide(
+  before: string,
+  after: string,
+  notes: NoteLines,
+  labels: { before: string; after: string },
+  opts: { context?: number; anchor?: string } = {},
+): string {
+  const rows = fold(toRows(diffLines(splitLines(before), splitLines(after))), opts.context ?? 3, notes);
+  const [a, b] = opts.anchor ? [`${opts.anchor}-a`, `${opts.anchor}-b`] : [null, null];
   const body = rows
     .map((r) =>
       'skipped' in r
         ? `<tr class="skip"><td colspan="4">&#8943; ${r.skipped} unchanged line${r.skipped === 1 ? '' : 's'}</td></tr>`
-        : `<tr>${cell(r.left, note)}${cell(r.right, note)}</tr>`,
+        : `<tr>${cell(r.left, notes.before, a)}${cell(r.right, notes.after, b)}</tr>`,
     )
     .join('\n');
   const changed = rows.some((r) => !('skipped' in r) && (r.left?.kind !== 'eq' || r.right?.kind !== 'eq'));

@@ -1,8 +1,13 @@
-import type { AgentRecord, RunManifest } from '../store/manifest.js';
-import { esc, noteLinePattern } from './escape.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { noteSpans } from '../protocol/ledger.js';
+import { scanNotes } from '../protocol/scanner.js';
+import type { AgentRecord, DispatchRef, RunManifest } from '../store/manifest.js';
+import { esc } from './escape.js';
 import { fmtCost, fmtDuration, fmtTime, fmtTokens, summarize, totalTokens } from './format.js';
-import { sideBySide } from './html-diff.js';
-import { passChanges } from './pass-docs.js';
+import { type NoteLines, sideBySide } from './html-diff.js';
+import { netChange, passChanges } from './pass-docs.js';
+import { type RunNote, runLedger, runReading } from './run-notes.js';
 import { lineChart } from './svg-chart.js';
 
 /**
@@ -25,6 +30,9 @@ table.diff td{padding:0 6px;vertical-align:top}td.ln{color:var(--muted);text-ali
 td.tx{white-space:pre-wrap;word-break:break-word}td.del{background:var(--del)}td.ins{background:var(--ins)}td.empty{background:#f6f7f9}
 td.note{background:var(--note);box-shadow:inset 3px 0 0 #e0a800}tr.skip td{color:var(--muted);background:#f6f7f9;text-align:center;font-family:system-ui,sans-serif}
 .legend span{display:inline-block;padding:0 6px;margin-right:8px;border-radius:3px}.stats{color:var(--muted);margin:2px 0 8px}
+.fate-acted{color:#1a7f37;font-weight:600}.fate-dismissed{color:#b42318;font-weight:600}.fate-open{color:#8a6d00;font-weight:600}
+table.notes td.text{max-width:60em}pre.document{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre-wrap;word-break:break-word;border:1px solid var(--line);border-radius:6px;padding:8px 12px;background:#fbfcfd}
+.files a{margin-right:6px}
 `;
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
@@ -51,7 +59,10 @@ function summary(m: RunManifest): string {
     ['reviewer', esc(agentText(m.agents.reviewer))],
     ['composer', esc(agentText(m.agents.composer))],
     ['passes', `${m.passes.run} of ${m.passes.requested}${m.passes.all_passes ? ' (all passes)' : ''}`],
-    ['notes', `+${s.notes.added} added, -${s.notes.resolved} resolved`],
+    [
+      'notes',
+      `+${s.notes.added} added, -${s.notes.resolved} resolved${s.notes.acted === null ? '' : ` (${s.notes.acted} acted on, ${s.notes.dismissed} dismissed)`}`,
+    ],
     ['tokens', `${fmtTokens(s.tokens.total)} <span class="muted">(in ${fmtTokens(s.tokens.input)}, out ${fmtTokens(s.tokens.output)})</span>`],
     ['cost', fmtCost(s.cost_usd)],
     ['duration', `${fmtDuration(s.duration_ms)} <span class="muted">started ${esc(fmtTime(m.created_at))} UTC</span>`],
@@ -70,36 +81,106 @@ function charts(m: RunManifest): string {
   return `<div class="charts">${lineChart('Notes per pass', labels, { label: 'notes', values: notes, color: '#d97706' })}${lineChart('Words per pass', labels, { label: 'words', values: words, color: '#2563eb' })}</div>`;
 }
 
-function passes(dir: string, m: RunManifest): string {
-  const note = noteLinePattern(m.policy.markers);
+/** The id of each pass record's section: `pass-<n>`, and `pass-<n>-<k>` for the k-th record of a pass run again after a resume. */
+function passAnchors(m: RunManifest): string[] {
   const seen = new Map<number, number>();
+  return m.pass_records.map((p) => {
+    const nth = (seen.get(p.pass) ?? 0) + 1;
+    seen.set(p.pass, nth);
+    return nth === 1 ? `pass-${p.pass}` : `pass-${p.pass}-${nth}`;
+  });
+}
+
+/** The lines every note of `text` spans (1-based), as the run scanned it. */
+function noteLinesOf(m: RunManifest, text: string): Set<number> {
+  const notes = scanNotes(text, runReading(m));
+  const lines = new Set<number>();
+  for (const [from, to] of noteSpans({ text, notes, markdown: m.input.syntax === 'markdown' })) for (let l = from; l <= to; l++) lines.add(l);
+  return lines;
+}
+
+function diffOf(m: RunManifest, before: string, after: string, labels: { before: string; after: string }, anchor: string): string {
+  const notes: NoteLines = { before: noteLinesOf(m, before), after: noteLinesOf(m, after) };
+  return sideBySide(before, after, notes, labels, { anchor });
+}
+
+function passes(dir: string, m: RunManifest): string {
+  const anchors = passAnchors(m);
   return passChanges(dir, m)
-    .map((ch) => {
+    .map((ch, i) => {
       const p = ch.record;
-      const nth = (seen.get(p.pass) ?? 0) + 1;
-      seen.set(p.pass, nth);
-      const anchor = nth === 1 ? `pass-${p.pass}` : `pass-${p.pass}-${nth}`;
-      const stats = `${esc(p.status)} · notes ${p.notes_before} → ${p.notes_after ?? '?'} (+${p.added ?? '?'}/-${p.resolved ?? '?'}) · words ${p.words_before} → ${p.words_after ?? '?'} · ${fmtTokens(totalTokens(p.usage))} tokens · cost ${fmtCost(p.usage.cost_usd)} · ${fmtDuration(p.duration_ms)} · ${plural(p.retries, 'retry', 'retries')} · ${plural(p.repairs, 'repair', 'repairs')}`;
-      const errors = p.errors.map((e) => `<p class="muted">error: ${esc(e)}</p>`).join('');
+      const anchor = anchors[i]!;
+      const fates = p.acted !== null && p.resolved ? `: ${p.acted} acted on, ${p.dismissed} dismissed` : '';
+      const stats = `${esc(p.status)} · notes ${p.notes_before} → ${p.notes_after ?? '?'} (+${p.added ?? '?'}/-${p.resolved ?? '?'}${fates}) · words ${p.words_before} → ${p.words_after ?? '?'} · ${fmtTokens(totalTokens(p.usage))} tokens · cost ${fmtCost(p.usage.cost_usd)} · ${fmtDuration(p.duration_ms)} · ${plural(p.retries, 'retry', 'retries')} · ${plural(p.repairs, 'repair', 'repairs')}`;
+      const errors = [...p.errors.map((e) => `error: ${e}`), ...p.warnings.map((w) => `warning: ${w}`)].map((e) => `<p class="muted">${esc(e)}</p>`).join('');
       const body =
         ch.after === null
           ? `<p class="muted">${p.document ? `${esc(p.document)} is missing from the run folder` : 'this pass produced no document'}</p>`
-          : sideBySide(ch.before, ch.after, note, { before: ch.beforeFile, after: ch.afterFile ?? '' });
-      return `<section class="pass" id="${anchor}"><h3>Pass ${p.pass}${p.final ? ' (final)' : ''}: ${esc(p.role)} ${esc(p.agent)}</h3><p class="stats">${stats}</p>${errors}${body}</section>`;
+          : diffOf(m, ch.before, ch.after, { before: ch.beforeFile, after: ch.afterFile ?? '' }, anchor);
+      const files = p.dispatches
+        .map((d) => `<p class="files muted">${esc(d.kind)}${d.kind === 'pass' ? '' : ` ${d.index}`}: ${artifactLinks(dir, m, d)}</p>`)
+        .join('');
+      return `<section class="pass" id="${anchor}"><h3>Pass ${p.pass}${p.final ? ' (final)' : ''}: ${esc(p.role)} ${esc(p.agent)}</h3><p class="stats">${stats}</p>${errors}${files}${body}</section>`;
     })
     .join('\n');
 }
 
-function dispatches(m: RunManifest): string {
+const SAFE_STEM = /^[\w.-]+$/;
+const RECORD_PATH = /^audit\/dispatches\/[\w.-]+\/[\w.-]+\.yaml$/;
+
+/** Links to every file a dispatch left in the run folder that is there: prompt, raw reply, stderr, document, record. */
+function artifactLinks(dir: string, m: RunManifest, d: DispatchRef): string {
+  const files: [string, string | null][] = SAFE_STEM.test(d.stem)
+    ? [
+        ['prompt', `${d.stem}.prompt.md`],
+        ['reply', `${d.stem}.reply.txt`],
+        ['stderr', `${d.stem}.stderr.log`],
+        ['document', SAFE_STEM.test(m.input.ext) ? `${d.stem}.${m.input.ext}` : null],
+      ]
+    : [];
+  files.push(['record', d.record && RECORD_PATH.test(d.record) ? d.record : null]);
+  const links = files.filter(([, f]) => f !== null && existsSync(join(dir, f))).map(([what, f]) => `<a href="${esc(f)}" class="artifact">${what}</a>`);
+  return links.length ? links.join(' ') : '-';
+}
+
+function dispatches(dir: string, m: RunManifest): string {
   const rows = m.pass_records.flatMap((p) =>
     p.dispatches.map((d) => {
-      const link =
-        d.record && /^audit\/dispatches\/[\w.-]+\/[\w.-]+\.yaml$/.test(d.record) ? `<a href="${esc(d.record)}">${esc(d.record.split('/').pop())}</a>` : '-';
-      return `<tr><td><code>${esc(d.id)}</code></td><td>${p.pass}</td><td>${esc(d.kind)}${d.kind === 'pass' ? '' : ` ${d.index}`}</td><td>${esc(`${p.role}/${p.agent}`)}</td><td>${esc(d.status)}${d.reason ? ` <span class="muted">${esc(d.reason)}</span>` : ''}</td><td>${fmtDuration(d.duration_ms)}</td><td>${fmtTokens(totalTokens(d.usage))}</td><td>${link}</td></tr>`;
+      return `<tr><td><code>${esc(d.id)}</code></td><td>${p.pass}</td><td>${esc(d.kind)}${d.kind === 'pass' ? '' : ` ${d.index}`}</td><td>${esc(`${p.role}/${p.agent}`)}</td><td>${esc(d.status)}${d.reason ? ` <span class="muted">${esc(d.reason)}</span>` : ''}</td><td>${fmtDuration(d.duration_ms)}</td><td>${fmtTokens(totalTokens(d.usage))}</td><td class="files">${artifactLinks(dir, m, d)}</td></tr>`;
     }),
   );
-  const head = '<tr><th>id</th><th>pass</th><th>kind</th><th>agent</th><th>status</th><th>duration</th><th>tokens</th><th>record</th></tr>';
+  const head = '<tr><th>id</th><th>pass</th><th>kind</th><th>agent</th><th>status</th><th>duration</th><th>tokens</th><th>files</th></tr>';
   return rows.length ? `<table class="data dispatches"><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>` : '<p class="muted">no dispatches</p>';
+}
+
+/** Every note of the run: its fate, who raised and who resolved it, with links to the lines in each pass's diff. */
+function notesTable(dir: string, m: RunManifest): string {
+  const ledger = runLedger(dir, m);
+  const anchors = passAnchors(m);
+  const firstDiff = anchors[0];
+  const who = (o: RunNote['raisedBy']): string => (o.pass === null ? 'input' : `pass ${o.pass} ${o.agent}`);
+  const link = (text: string, href: string | null): string => (href ? `<a href="#${esc(href)}">${esc(text)}</a>` : esc(text));
+  const rows = ledger.notes.map((n) => {
+    const raisedAt = n.raisedIn !== null ? `${anchors[n.raisedIn]}-b${n.raisedLine}` : firstDiff ? `${firstDiff}-a${n.raisedLine}` : null;
+    const resolvedAt = n.resolvedIn !== null && n.resolvedLine !== null ? `${anchors[n.resolvedIn]}-a${n.resolvedLine}` : null;
+    const fate = n.fate ?? 'resolved';
+    return `<tr><td class="fate-${esc(fate)}">${esc(fate)}</td><td>${esc(n.kind)}</td><td class="text">${esc(n.text)}</td><td>${link(who(n.raisedBy), raisedAt)}</td><td>${n.resolvedBy ? link(who(n.resolvedBy), resolvedAt) : '-'}</td></tr>`;
+  });
+  const c = ledger.counts;
+  const head = '<tr><th>fate</th><th>kind</th><th>note</th><th>raised by</th><th>resolved by</th></tr>';
+  const counts = `<p class="muted" id="notes-counts">${c.raised} raised: ${c.acted} acted on, ${c.dismissed} dismissed, ${c.open} open${c.unjudged ? `, ${c.unjudged} resolved in a run made before bounce judged notes` : ''}. Acted on: the pass changed the text the note refers to; dismissed: it deleted the note and left that text as it was.</p>`;
+  return rows.length ? `${counts}<table class="data notes"><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>` : '<p class="muted">no notes</p>';
+}
+
+/** The original against the final document (the last one when the run did not converge), then the final document itself. */
+function netSections(dir: string, m: RunManifest): string {
+  const net = netChange(dir, m);
+  if (net.after === null) return `<h2 id="net">Net change</h2><p class="muted">${esc(net.afterFile)} is missing from the run folder</p>`;
+  const title = net.converged ? 'Final document' : `Last document <span class="muted">(the run is ${esc(m.status)}; not a converged result)</span>`;
+  return (
+    `<h2 id="net">Net change: original → ${net.converged ? 'final' : 'last document'}</h2>${diffOf(m, net.before, net.after, { before: net.beforeFile, after: net.afterFile }, 'net')}` +
+    `<h2 id="final">${title}</h2><p class="muted"><a href="${esc(net.afterFile)}">${esc(net.afterFile)}</a></p><pre class="document">${esc(net.after)}</pre>`
+  );
 }
 
 /** The whole page for the run in `dir`. */
@@ -120,11 +201,14 @@ ${banner}
 ${summary(m)}
 <h2>Notes and words per pass</h2>
 ${charts(m)}
-<h2>Passes</h2>
+<h2 id="notes">Notes</h2>
+${notesTable(dir, m)}
 ${legend}
+${netSections(dir, m)}
+<h2>Passes</h2>
 ${passes(dir, m)}
 <h2>Dispatches</h2>
-${dispatches(m)}
+${dispatches(dir, m)}
 <p class="muted">Generated by bounce ${esc(m.tool.version)}. Dispatch records are YAML files under audit/dispatches/; check them with <code>bounce audit ${esc(m.run_id)}</code>.</p>
 </body></html>
 `;

@@ -31,3 +31,24 @@ export function passChanges(dir: string, m: RunManifest): PassChange[] {
     return change;
   });
 }
+
+/** The whole run at once: the original against the final document, or, when the run did not converge, the last document a pass produced. */
+export interface NetChange {
+  beforeFile: string;
+  before: string;
+  afterFile: string;
+  /** The final document's text; the original's again when no pass produced a document. */
+  after: string | null;
+  converged: boolean;
+}
+
+export function netChange(dir: string, m: RunManifest): NetChange {
+  const before = read(dir, m.original) ?? '';
+  const final = m.status === 'converged' ? `final.${m.input.ext}` : null;
+  const finalText = final ? read(dir, final) : null;
+  if (final && finalText !== null) return { beforeFile: m.original, before, afterFile: final, after: finalText, converged: true };
+  // The document `next` names for a run that did not converge: the last any pass produced.
+  const last = [...m.pass_records].reverse().find((p) => p.document && read(dir, p.document) !== null);
+  const afterFile = last?.document ?? m.original;
+  return { beforeFile: m.original, before, afterFile, after: read(dir, afterFile), converged: m.status === 'converged' };
+}

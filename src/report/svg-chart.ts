@@ -2,50 +2,74 @@ import { esc } from './escape.js';
 
 export interface Series {
   label: string;
-  /** One value per x position; null leaves a gap. */
+  /** One value per x position; null: no value there (an attempt that produced no document). */
   values: (number | null)[];
   color: string;
 }
 
-const W = 360;
 const H = 180;
-const PAD = { left: 44, right: 28, top: 40, bottom: 30 };
+const PAD = { left: 44, top: 40, bottom: 44 };
+/** Width of a character of the 10px tick font, generously: a label is never cut at the edge. */
+const CHAR_PX = 6.2;
+const MIN_STEP = 56;
+const MIN_W = 360;
 
-/** A small inline line chart: one series, x labels under the points, values on them. */
+/** An x label as one or two lines: `pass 2 (interrupted)` puts its parenthesis under it. */
+function labelLines(label: string): string[] {
+  const at = label.indexOf(' (');
+  return at < 0 ? [label] : [label.slice(0, at), label.slice(at + 1)];
+}
+
+/**
+ * A small inline line chart: one series, x labels under the points, values on them. The chart
+ * is as wide as its labels need, so none is cut off or overlaps its neighbour; a position with
+ * no value gets a hollow mark on the axis, and the line runs on from the value before it to
+ * the one after it (an interrupted attempt does not break it).
+ */
 export function lineChart(title: string, xLabels: string[], s: Series): string {
   const max = Math.max(1, ...s.values.map((v) => v ?? 0));
+  const widest = Math.max(0, ...xLabels.flatMap(labelLines).map((l) => l.length * CHAR_PX));
+  const step = Math.max(MIN_STEP, widest + 10);
+  const left = Math.max(PAD.left, widest / 2 + 4);
+  const right = Math.max(28, widest / 2 + 4);
   const n = Math.max(1, xLabels.length - 1);
-  const x = (i: number): number => PAD.left + ((W - PAD.left - PAD.right) * i) / n;
+  const W = Math.max(MIN_W, Math.ceil(left + right + step * n));
+  const x = (i: number): number => left + ((W - left - right) * i) / n;
   const y = (v: number): number => H - PAD.bottom - ((H - PAD.top - PAD.bottom) * v) / max;
   const pts = s.values.map((v, i) => (v === null ? null : { i, v, cx: x(i), cy: y(v) }));
-  const segments: string[] = [];
-  let run: string[] = [];
-  for (const p of pts) {
-    if (p) {
-      run.push(`${p.cx.toFixed(1)},${p.cy.toFixed(1)}`);
-    } else if (run.length) {
-      segments.push(run.join(' '));
-      run = [];
-    }
-  }
-  if (run.length) segments.push(run.join(' '));
+  const known = pts.filter((p): p is NonNullable<typeof p> => p !== null);
+  const base = H - PAD.bottom;
   const axis =
-    `<line x1="${PAD.left}" y1="${H - PAD.bottom}" x2="${W - PAD.right}" y2="${H - PAD.bottom}" class="axis"/>` +
-    `<line x1="${PAD.left}" y1="${PAD.top}" x2="${PAD.left}" y2="${H - PAD.bottom}" class="axis"/>` +
-    `<text x="${PAD.left - 6}" y="${PAD.top + 4}" text-anchor="end" class="tick">${max}</text>` +
-    `<text x="${PAD.left - 6}" y="${H - PAD.bottom + 4}" text-anchor="end" class="tick">0</text>`;
-  const labels = xLabels.map((l, i) => `<text x="${x(i).toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle" class="tick">${esc(l)}</text>`).join('');
-  const lines = segments.map((seg) => `<polyline points="${seg}" fill="none" stroke="${s.color}" stroke-width="2"/>`).join('');
-  const dots = pts
-    .filter((p): p is NonNullable<typeof p> => p !== null)
+    `<line x1="${left.toFixed(1)}" y1="${base}" x2="${(W - right).toFixed(1)}" y2="${base}" class="axis"/>` +
+    `<line x1="${left.toFixed(1)}" y1="${PAD.top}" x2="${left.toFixed(1)}" y2="${base}" class="axis"/>` +
+    `<text x="${(left - 6).toFixed(1)}" y="${PAD.top + 4}" text-anchor="end" class="tick">${max}</text>` +
+    `<text x="${(left - 6).toFixed(1)}" y="${base + 4}" text-anchor="end" class="tick">0</text>`;
+  const labels = xLabels
+    .map((l, i) => {
+      const lines = labelLines(l).map((t, k) => `<tspan x="${x(i).toFixed(1)}" dy="${k === 0 ? 0 : 12}">${esc(t)}</tspan>`);
+      return `<text x="${x(i).toFixed(1)}" y="${base + 16}" text-anchor="middle" class="tick xlabel">${lines.join('')}</text>`;
+    })
+    .join('');
+  const line =
+    known.length > 1
+      ? `<polyline points="${known.map((p) => `${p.cx.toFixed(1)},${p.cy.toFixed(1)}`).join(' ')}" fill="none" stroke="${s.color}" stroke-width="2"/>`
+      : '';
+  const dots = known
     .map(
       (p) =>
         `<circle cx="${p.cx.toFixed(1)}" cy="${p.cy.toFixed(1)}" r="3.5" fill="${s.color}"><title>${esc(`${xLabels[p.i]}: ${p.v} ${s.label}`)}</title></circle>` +
         `<text x="${p.cx.toFixed(1)}" y="${(p.cy - 8).toFixed(1)}" text-anchor="middle" class="val">${p.v}</text>`,
     )
     .join('');
+  const gaps = s.values
+    .map((v, i) =>
+      v === null
+        ? `<circle cx="${x(i).toFixed(1)}" cy="${base}" r="3.5" fill="#fff" stroke="${s.color}" class="nodoc"><title>${esc(`${xLabels[i]}: no document`)}</title></circle>`
+        : '',
+    )
+    .join('');
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}">` +
-    `<title>${esc(title)}</title><text x="${PAD.left}" y="16" class="ctitle">${esc(title)}</text>${axis}${labels}${lines}${dots}</svg>`
+    `<title>${esc(title)}</title><text x="${PAD.left}" y="16" class="ctitle">${esc(title)}</text>${axis}${labels}${line}${dots}${gaps}</svg>`
   );
 }

@@ -5,6 +5,7 @@ import { combineCostSources } from '../adapters/prices.js';
 import {
   AttemptKindSchema,
   CostSourceSchema,
+  DismissalsSchema,
   DispatchStatusSchema,
   EvidenceSchema,
   LintModeSchema,
@@ -86,6 +87,9 @@ export const PassRecordSchema = z
     notes_after: z.number().int().nonnegative().nullable(),
     added: z.number().int().nonnegative().nullable(),
     resolved: z.number().int().nonnegative().nullable(),
+    /** Of the resolved notes, how many the pass acted on and how many it dismissed (the ledger); null when not judged. */
+    acted: z.number().int().nonnegative().nullable().default(null),
+    dismissed: z.number().int().nonnegative().nullable().default(null),
     misplaced_after: z.number().int().nonnegative().nullable(),
     words_before: z.number().int().nonnegative(),
     words_after: z.number().int().nonnegative().nullable(),
@@ -100,6 +104,8 @@ export const PassRecordSchema = z
     errors: z.array(z.string()),
     /** With lint on: the notes this pass added that break a lint rule and were kept, by line and rule id. */
     lint: z.array(z.object({ line: z.number().int().positive(), rule: z.string() }).strict()).optional(),
+    /** What the pass was let off with: a dismissed [CONTESTED] note under `dismissals: warn`, or still so after its repair. */
+    warnings: z.array(z.string()).default([]),
     dispatches: z.array(DispatchRefSchema),
     started_at: z.string(),
     finished_at: z.string().nullable(),
@@ -158,6 +164,8 @@ export const RunManifestSchema = z
         reply_mode: z.string(),
         /** Lint of the notes each pass adds (docs/lint.md); absent in runs made before it existed (off). */
         lint: LintModeSchema.optional(),
+        /** Config `dismissals`; absent for `allow` (so the policy of a run made before it existed is unchanged). */
+        dismissals: DismissalsSchema.optional(),
       })
       .strict(),
     pass_records: z.array(PassRecordSchema),

@@ -72,6 +72,8 @@ export type PassClosing = Pick<
   | 'notes_after'
   | 'added'
   | 'resolved'
+  | 'acted'
+  | 'dismissed'
   | 'misplaced_after'
   | 'words_after'
   | 'document'
@@ -81,6 +83,7 @@ export type PassClosing = Pick<
   | 'fixes'
   | 'errors'
   | 'lint'
+  | 'warnings'
 >;
 
 export interface DispatchTally {
@@ -104,6 +107,8 @@ export function openClosing(): PassClosing {
     notes_after: null,
     added: null,
     resolved: null,
+    acted: null,
+    dismissed: null,
     misplaced_after: null,
     words_after: null,
     document: null,
@@ -112,6 +117,7 @@ export function openClosing(): PassClosing {
     repairs: 0,
     fixes: [],
     errors: [],
+    warnings: [],
   };
 }
 

@@ -125,6 +125,8 @@ export function progressEvents(progress: Progress, io: Io, quiet: boolean): Even
           `pass ${e.pass}: warning: ${plural(n)} added by ${e.agent} break${n === 1 ? 's' : ''} lint rules (${lintLines(e.problems)}); see docs/lint.md`,
         );
       }
+      case 'warning':
+        return quiet ? undefined : progress.note(`pass ${e.pass}: warning: ${e.message}`);
       case 'run-finished':
         return progress.close();
       default:

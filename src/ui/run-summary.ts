@@ -5,6 +5,7 @@ import type { Io } from '../io.js';
 import { join } from 'node:path';
 import { displayPath } from '../engine/output.js';
 import { BUDGET_ERROR } from '../engine/budget.js';
+import { type NoteCounts, noteCounts } from '../report/format.js';
 
 /** The one object `--json` prints for refine and resume, for every exit. */
 export interface RefineJson {
@@ -13,6 +14,8 @@ export interface RefineJson {
   status: string;
   exit_code: number;
   notes_left: number | null;
+  /** The ledger's counts (src/report/format.ts noteCounts): notes raised, and of those resolved, acted on or dismissed. */
+  notes: NoteCounts;
   output: string | null;
   passes_run: number;
   /** One entry per pass attempted: wall time, notes left, tokens. */
@@ -49,6 +52,7 @@ export function runJson(r: RunResult): RefineJson {
     status: r.status,
     exit_code: r.exitCode,
     notes_left: r.notesLeft,
+    notes: noteCounts(m),
     output: r.outputPath,
     passes_run: m.passes.run,
     passes: m.pass_records.map((p) => ({
@@ -116,6 +120,7 @@ export function errorJson(exitCode: number, type: string, message: string): Refi
     status: 'error',
     exit_code: exitCode,
     notes_left: null,
+    notes: { raised: 0, acted: 0, dismissed: 0 },
     output: null,
     passes_run: 0,
     passes: [],

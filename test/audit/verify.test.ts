@@ -106,6 +106,21 @@ describe('bounce audit', () => {
     expect(found).toContainEqual(expect.stringMatching(/outcome.status completed differs from run.json's error/));
   });
 
+  it('checks the ledger: fates against run.json and the documents, raised_by against the passes that raised the notes', () => {
+    const rel = listRecordFiles(run.dir).find((f) => readFileSync(join(run.dir, f), 'utf8').includes('fate: dismissed'))!;
+    const yaml = readFileSync(join(run.dir, rel), 'utf8');
+    expect(yaml).toContain('raised_by:\n        pass: 1\n        agent: mock\n');
+    writeFileSync(
+      join(run.dir, rel),
+      yaml.replace('fate: dismissed', 'fate: acted').replace('pass: 1\n        agent: mock', 'pass: null\n        agent: input'),
+    );
+    expect(messages()).toEqual([
+      `2 acted and 0 dismissed notes but run.json says pass 2 acted on 1 and dismissed 1 (${rel})`,
+      `the resolved notes' fates (acted, acted) are not what the documents show (acted, dismissed) (${rel})`,
+      `a resolved note's raised_by (pass input) is not the pass that raised it (1) (${rel})`,
+    ]);
+  });
+
   it('accepts pending records while the run is running, not after it ended', () => {
     const [first] = listRecordFiles(run.dir);
     const file = join(run.dir, first!);

@@ -82,8 +82,8 @@ describe('bounce runs', () => {
     const io = memIo(tmp);
     expect(await runRuns({ runsDir: 'runs' }, io)).toBe(0);
     const lines = io.out().trim().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+DOCUMENT\s+STATUS\s+PASSES\s+NOTES\s+TOKENS\s+COST\s+DURATION\s+STARTED$/);
-    expect(lines[1]).toMatch(/^rfc-20260301-120000-BBBBBB\s+docs\/retry-policy\.md\s+converged\s+2\/2\s+\+2\/-2\s+800\s+-\s+9\.0s\s+2026-03-01 12:00$/);
+    expect(lines[0]).toMatch(/^ID\s+DOCUMENT\s+STATUS\s+PASSES\s+NOTES\s+ACTED\/DISMISSED\s+TOKENS\s+COST\s+DURATION\s+STARTED$/);
+    expect(lines[1]).toMatch(/^rfc-20260301-120000-BBBBBB\s+docs\/retry-policy\.md\s+converged\s+2\/2\s+\+2\/-2\s+1\/1\s+800\s+-\s+9\.0s\s+2026-03-01 12:00$/);
     expect(lines[2]).toMatch(/^broken-20260201-000000-CCCCCC\s+-\s+unreadable/);
     expect(lines[3]).toMatch(/^spec-20260101-090000-AAAAAA\s+.*converged \(mock\)/);
   });
@@ -97,7 +97,26 @@ describe('bounce runs', () => {
       ['broken-20260201-000000-CCCCCC', 'unreadable'],
       ['spec-20260101-090000-AAAAAA', 'converged'],
     ]);
-    expect(rows[0]).toMatchObject({ passes: { run: 2, requested: 2 }, notes: { added: 2, resolved: 2, left: 0 }, tokens: { total: 800 }, cost_usd: null });
+    expect(rows[0]).toMatchObject({
+      passes: { run: 2, requested: 2 },
+      notes: { added: 2, resolved: 2, left: 0, raised: 2, acted: 1, dismissed: 1 },
+      tokens: { total: 800 },
+      cost_usd: null,
+    });
+  });
+
+  it('shows - for the fates of a run made before bounce judged notes', async () => {
+    const m = readManifest(older.dir);
+    for (const p of m.pass_records) Object.assign(p, { acted: null, dismissed: null });
+    writeManifest(older.dir, m);
+    const io = memIo(tmp);
+    await runRuns({ runsDir }, io);
+    expect(
+      io
+        .out()
+        .split('\n')
+        .find((l) => l.startsWith('spec-')),
+    ).toMatch(/\+2\/-2\s+-\s+800/);
   });
 
   it('says so when there are no runs', async () => {
@@ -119,10 +138,41 @@ describe('bounce show', () => {
     expect(out).toContain('pass 1  reviewer mock  completed');
     expect(out).toContain('pass 2 (final)  composer mock  completed');
     expect(out).toContain('notes     0 -> 2 (+2/-0)');
-    expect(out).toContain('notes     2 -> 0 (+0/-2)');
+    expect(out).toContain('notes     2 -> 0 (+0/-2: 1 acted, 1 dismissed)');
     expect(out).toContain('attempts  1 retry, 0 repairs');
     for (const id of older.ids) expect(out).toContain(id);
     expect(out).toMatch(/empty reply; the same prompt is sent once more/);
+  });
+
+  it('lists every note with its fate, who raised it and who resolved it', async () => {
+    const io = memIo(tmp);
+    await runShow({ run: 'spec', runsDir }, io);
+    const out = io.out();
+    expect(out).toContain('notes     2 raised: 1 acted, 1 dismissed, 0 open');
+    expect(out).toContain('  acted     pass 1 mock -> pass 2 mock, line 4: [CONTESTED] Five attempts is too aggressive');
+    expect(out).toContain('  dismissed pass 1 mock -> pass 2 mock, line 7: [CLARIFY] Does "all endpoints" include /metrics?');
+  });
+
+  it('a note still open at the end, and one the input held, are listed too; --json carries the notes', async () => {
+    const m = readManifest(older.dir);
+    // As if the composer's pass had been cut short: the reviewer's notes are still open.
+    Object.assign(m.pass_records[1]!, { status: 'interrupted' });
+    Object.assign(m, { status: 'interrupted', input: { ...m.input, notes: 1 } });
+    writeManifest(older.dir, m);
+    writeFileSync(join(older.dir, 'original.md'), 'Intro.\n[CLARIFY] Which intro? (A) short (B) long\n');
+    const io = memIo(tmp);
+    await runShow({ run: 'spec', runsDir }, io);
+    expect(io.out()).toContain('notes     3 raised: 0 acted, 0 dismissed, 3 open');
+    expect(io.out()).toContain('  open      input, line 2: [CLARIFY] Which intro?');
+    expect(io.out()).toContain('  open      pass 1 mock, line 4: [CONTESTED] Five attempts');
+    const json = memIo(tmp);
+    await runShow({ run: 'spec', runsDir, json: true }, json);
+    const notes = JSON.parse(json.out()).notes as { fate: string; raisedBy: { pass: number | null } }[];
+    expect(notes.map((n) => [n.fate, n.raisedBy.pass])).toEqual([
+      ['open', null],
+      ['open', 1],
+      ['open', 1],
+    ]);
   });
 
   it('refuses an unreadable run.json as a usage error', async () => {
@@ -166,6 +216,33 @@ describe('bounce diff', () => {
     await runDiff({ run: 'spec', runsDir, pass: 2 }, io);
     expect(io.out()).toContain('(pass 2 produced no document: running)');
     expect(io.out()).toContain('# pass 2 composer mock: pass-1-reviewer-mock.retry-1.md -> pass-2-composer-mock.md');
+  });
+
+  it('--net: one diff from the original to the final document', async () => {
+    const io = memIo(tmp, { tty: false });
+    expect(await runDiff({ run: 'spec', runsDir, net: true }, io)).toBe(0);
+    const out = io.out();
+    expect(out).toContain('# net: original.md -> final.md\n--- a/original.md\n+++ b/final.md\n');
+    expect(out).toContain('-The classifier should retry on transient errors with exponential backoff up to 5 attempts.');
+    expect(out).toContain('+The classifier retries transient errors with exponential backoff, at most 2 attempts, then surfaces the failure.');
+    // Notes raised and resolved along the way are not in the net change.
+    expect(out).not.toContain('[CONTESTED]');
+  });
+
+  it('--net on a run that did not converge ends at its last document, and says so', async () => {
+    const m = readManifest(older.dir);
+    Object.assign(m.pass_records[1]!, { status: 'failed', document: null, document_sha256: null });
+    Object.assign(m, { status: 'failed', exit_code: 3 });
+    writeManifest(older.dir, m);
+    const io = memIo(tmp);
+    await runDiff({ run: 'spec', runsDir, net: true }, io);
+    expect(io.out()).toContain('# net: original.md -> pass-1-reviewer-mock.retry-1.md (the run is failed: its last document)');
+    expect(io.out()).toContain('+[CONTESTED] Five attempts');
+  });
+
+  it('--net with a pass is a usage error', async () => {
+    const err = await runDiff({ run: 'spec', runsDir, net: true, pass: 2 }, memIo(tmp)).catch((e: unknown) => e);
+    expect(isBounceError(err) && err.exitCode === 2 && err.line).toBe('--net is the whole run: it takes no pass: drop the pass 2, or drop --net');
   });
 
   it('refuses a pass the run does not have', async () => {

@@ -145,7 +145,7 @@ describe('parseConfig', () => {
     expect(parseConfig('# nothing but a comment\n', 'c.yaml')).toEqual(DEFAULT_CONFIG);
   });
 
-  it('the defaults are 10 passes, 2 000 000 bytes, no extra markers, no agents, summary under 30% of over 50 words, edit format auto', () => {
+  it('the defaults are 10 passes, 2 000 000 bytes, no extra markers, no agents, summary under 30% of over 50 words, edit format auto, dismissals allowed', () => {
     expect(DEFAULT_CONFIG).toEqual({
       agents: {},
       max_passes: 10,
@@ -157,6 +157,7 @@ describe('parseConfig', () => {
       budget: {},
       prices: {},
       lint: 'off',
+      dismissals: 'allow',
     });
   });
 
@@ -192,6 +193,7 @@ describe('parseConfig', () => {
         '  local/llama3.1:8b: { input: 0, output: 0 }',
         '  openai/gpt-5: { input: 1, output: 8, cache_read: 0.1, cache_write: 1 }',
         'lint: repair',
+        'dismissals: repair',
         '',
       ].join('\n'),
       'c.yaml',
@@ -220,6 +222,7 @@ describe('parseConfig', () => {
       budget: { max_cost_usd: 2.5, max_tokens: 400_000, max_dispatches: 12, batch: { max_cost_usd: 40 } },
       prices: { 'local/llama3.1:8b': { input: 0, output: 0 }, 'openai/gpt-5': { input: 1, output: 8, cache_read: 0.1, cache_write: 1 } },
       lint: 'repair',
+      dismissals: 'repair',
     });
   });
 

@@ -259,6 +259,8 @@ describe('manifest', () => {
     notes_after: 2,
     added: 2,
     resolved: 0,
+    acted: 0,
+    dismissed: 0,
     misplaced_after: 0,
     words_before: 10,
     words_after: 20,
@@ -270,6 +272,7 @@ describe('manifest', () => {
     repairs: 0,
     fixes: ['unwrapped a code fence'],
     errors: [],
+    warnings: [],
     dispatches: [
       {
         id: '01JTESTDISPATCH0000000000',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { monotonicFactory } from 'ulid';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import type { DispatchStart } from '../../src/audit/records.js';
+import { judgeResolved, NoteOrigins } from '../../src/protocol/ledger.js';
 import { diffNotes, scanNotes, type Note } from '../../src/protocol/scanner.js';
 import { sha256 } from '../../src/store/hash.js';
 import type { AgentRecord, DispatchRef, PassRecord, RunManifest } from '../../src/store/manifest.js';
@@ -32,11 +33,12 @@ equally. (B) no, exempt observability.
 Example that must stay text: <script>alert("x")</script> & <b>bold</b>.
 `;
 
+/** Pass 2 acts on the [CONTESTED] note (its paragraph changes) and dismisses the [CLARIFY] one (its paragraph stays). */
 export const PASS2 = `# Retry policy
 
 The classifier retries transient errors with exponential backoff, at most 2 attempts, then surfaces the failure.
 
-Rate-limit every endpoint except /metrics and /health.
+Rate-limit all endpoints.
 
 Example that must stay text: <script>alert("x")</script> & <b>bold</b>.
 `;
@@ -105,6 +107,7 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
   const nextId = monotonicFactory();
   const ids: string[] = [];
   let clock = created.getTime();
+  const origins = new NoteOrigins(fixtureNotes(ORIGINAL));
 
   const call = (
     pass: number,
@@ -150,6 +153,14 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
     w(`${stem}.stderr.log`, '');
     const document = doc === null ? null : { file: w(`${stem}.md`, doc), sha256: sha256(doc), lines: lines(doc) };
     const { added, resolved } = doc === null ? { added: [], resolved: [] } : diffNotes(fixtureNotes(before), fixtureNotes(doc));
+    const raisedBy = origins.originsOf(resolved);
+    const fates =
+      doc === null
+        ? []
+        : judgeResolved({ text: before, notes: fixtureNotes(before), markdown: true }, resolved, { text: doc, notes: fixtureNotes(doc), markdown: true }).map(
+            (j, i) => ({ fate: j.fate, refersTo: j.refersTo, raisedBy: raisedBy[i]! }),
+          );
+    if (doc !== null) origins.advance(resolved, added, { pass, agent: spec });
     const usage = { input_tokens: 120 * pass, output_tokens: 80 * pass, cost_usd: null, provider_reported: false };
     const status = doc === null ? 'rejected' : 'completed';
     const reason = doc === null ? 'empty reply; the same prompt is sent once more' : null;
@@ -164,6 +175,7 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
       document,
       added,
       resolved,
+      fates,
     });
     return {
       id,
@@ -182,6 +194,7 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
     const nb = fixtureNotes(before);
     const na = fixtureNotes(after);
     const diff = diffNotes(nb, na);
+    const judged = judgeResolved({ text: before, notes: nb, markdown: true }, diff.resolved, { text: after, notes: na, markdown: true });
     return {
       pass,
       role: pass % 2 === 1 ? 'reviewer' : 'composer',
@@ -192,6 +205,8 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
       notes_after: na.length,
       added: diff.added.length,
       resolved: diff.resolved.length,
+      acted: judged.filter((j) => j.fate === 'acted').length,
+      dismissed: judged.filter((j) => j.fate === 'dismissed').length,
       misplaced_after: 0,
       words_before: words(before),
       words_after: words(after),
@@ -207,6 +222,7 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
       repairs: 0,
       fixes: [],
       errors: [],
+      warnings: [],
       dispatches: refs,
       started_at: new Date(created.getTime() + pass * 1000).toISOString(),
       finished_at: new Date(created.getTime() + pass * 3000).toISOString(),

@@ -1,0 +1,87 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/cli.js';
+import { runMain } from '../support/run-main.js';
+
+/** The ledger of notes through the commands, in-process with scripted mocks: refine --json, runs, show, diff --net, config dismissals. */
+
+const DOC = '# Rollout plan\n\nWe ship the feature to every user on Monday.\n\nRollback is manual.\n';
+const REVIEWED =
+  '# Rollout plan\n\nWe ship the feature to every user on Monday.\n[CONTESTED] Monday is a release freeze. Ship on Tuesday.\n\nRollback is manual.\n[CLARIFY] Who rolls back: (A) on-call (B) the owner?\n';
+/** Acts on the [CONTESTED] note, dismisses the [CLARIFY] one. */
+const MIXED = '# Rollout plan\n\nWe ship the feature to every user on Tuesday.\n\nRollback is manual.\n';
+
+let dir: string;
+beforeEach(() => {
+  dir = tempDir();
+  writeFileSync(join(dir, 'plan.md'), DOC);
+});
+
+const block = (text: string): string => `|\n${text.replace(/\n$/, '').replace(/^/gm, '    ')}\n`;
+
+async function refine(steps: Record<string, string>, config = '') {
+  writeFileSync(
+    join(dir, 's.yaml'),
+    `steps:\n${Object.entries(steps)
+      .map(([k, v]) => `  "${k}": ${block(v)}`)
+      .join('')}`,
+  );
+  if (config) writeFileSync(join(dir, 'bounce.config.yaml'), config);
+  const r = await runMain(['refine', 'plan.md', '--reviewer', 'mock:s.yaml', '--composer', 'mock:s.yaml', '--json'], { cwd: dir });
+  return { ...r, json: JSON.parse(r.stdout) };
+}
+
+const runId = (): string => readdirSync(join(dir, 'runs')).find((n) => !n.startsWith('.'))!;
+
+describe('the ledger through the commands', () => {
+  it('refine --json carries the counts; runs shows them; show lists every note; diff --net shows the whole change', async () => {
+    const r = await refine({ '1': REVIEWED, '2': MIXED });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.notes).toEqual({ raised: 2, acted: 1, dismissed: 1 });
+
+    const runs = await runMain(['runs'], { cwd: dir });
+    expect(runs.stdout.split('\n')[1]).toMatch(/converged \(mock\)\s+2\/2\s+\+2\/-2\s+1\/1\s/);
+    const runsJson = JSON.parse((await runMain(['runs', '--json'], { cwd: dir })).stdout);
+    expect(runsJson[0].notes).toMatchObject({ raised: 2, acted: 1, dismissed: 1, left: 0 });
+
+    const show = await runMain(['show', 'latest'], { cwd: dir });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain('notes     2 raised: 1 acted, 1 dismissed, 0 open');
+    expect(show.stdout).toContain('  acted     pass 1 mock:s.yaml -> pass 2 mock:s.yaml, line 4: [CONTESTED] Monday is a release freeze. Ship on Tuesday.');
+    expect(show.stdout).toContain('  dismissed pass 1 mock:s.yaml -> pass 2 mock:s.yaml, line 7: [CLARIFY] Who rolls back: (A) on-call (B) the owner?');
+
+    const net = await runMain(['diff', runId(), '--net', '--no-color'], { cwd: dir });
+    expect(net.code).toBe(0);
+    expect(net.stdout).toBe(
+      '# net: original.md -> final.md\n--- a/original.md\n+++ b/final.md\n@@ -1,5 +1,5 @@\n # Rollout plan\n \n-We ship the feature to every user on Monday.\n+We ship the feature to every user on Tuesday.\n \n Rollback is manual.\n',
+    );
+    expect((await runMain(['diff', runId(), '1', '--net'], { cwd: dir })).code).toBe(2);
+  });
+
+  it('dismissals: repair in config sends one repair for a dismissed [CONTESTED] note and records the policy', async () => {
+    const r = await refine({ '1': REVIEWED, '2': DOC, '2.repair': MIXED }, 'dismissals: repair\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.notes).toEqual({ raised: 2, acted: 1, dismissed: 1 });
+    const m = JSON.parse(readFileSync(join(dir, 'runs', runId(), 'run.json'), 'utf8'));
+    expect(m.policy.dismissals).toBe('repair');
+    expect(m.pass_records[1].dispatches.map((d: { kind: string; status: string }) => `${d.kind}:${d.status}`)).toEqual(['pass:rejected', 'repair:completed']);
+    expect(r.stderr).toMatch(/pass 2: your reply deleted 1 \[CONTESTED\] note of the document you were sent \(line 4: \[CONTESTED\]\)/);
+  });
+
+  it('dismissals: warn prints the warning and converges', async () => {
+    const r = await refine({ '1': REVIEWED, '2': DOC }, 'dismissals: warn\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.notes).toEqual({ raised: 2, acted: 0, dismissed: 2 });
+    expect(r.stderr).toContain('pass 2: warning: the final pass dismissed 1 [CONTESTED] note of the document you were sent (line 4: [CONTESTED])');
+  });
+
+  it('an unknown dismissals value is a config error naming the choices', async () => {
+    writeFileSync(join(dir, 'bounce.config.yaml'), 'dismissals: ask\n');
+    const r = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `bounce: ${join(dir, 'bounce.config.yaml')}: dismissals: must be one of allow, warn, repair: fix these keys (see docs/configuration.md)\n`,
+    );
+  });
+});

@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { INPUT_ORIGIN, judgeResolved, NoteOrigins } from '../../src/protocol/ledger.js';
+import { diffNotes, scanNotes } from '../../src/protocol/scanner.js';
+
+const md = (text: string) => ({ text, notes: scanNotes(text, { syntax: 'markdown' }), markdown: true });
+const plain = (text: string) => ({ text, notes: scanNotes(text, { syntax: 'plain' }), markdown: false });
+
+/** The fate of each note the pass resolved, as `KIND fate` in the order of the sent document. */
+function fates(before: string, after: string, read = md): string[] {
+  const sent = read(before);
+  const accepted = read(after);
+  const { resolved } = diffNotes(sent.notes, accepted.notes);
+  return judgeResolved(sent, resolved, accepted).map((j) => `${j.note.kind} ${j.fate}`);
+}
+
+const NOTED = `# Retry policy
+
+The classifier retries transient errors up to 5 times.
+[CONTESTED] Five attempts is too aggressive for a paid call. Cap at 2 attempts.
+
+Rate-limit all endpoints.
+[CLARIFY] Does "all endpoints" include /metrics? (A) yes. (B) no,
+exempt observability.
+
+Logs are kept for a year.
+`;
+
+describe('judgeResolved', () => {
+  it('acted: the paragraph above the note was rewritten', () => {
+    const after = NOTED.replace('up to 5 times.\n[CONTESTED] Five attempts is too aggressive for a paid call. Cap at 2 attempts.\n', 'at most twice.\n');
+    expect(fates(NOTED, after)).toEqual(['CONTESTED acted']);
+  });
+
+  it('dismissed: the note was deleted and its paragraph left as it was', () => {
+    const after = NOTED.replace('[CONTESTED] Five attempts is too aggressive for a paid call. Cap at 2 attempts.\n', '');
+    expect(fates(NOTED, after)).toEqual(['CONTESTED dismissed']);
+  });
+
+  it('a note that wraps over several lines is taken out whole: deleting it alone is a dismissal', () => {
+    const after = NOTED.replace('[CLARIFY] Does "all endpoints" include /metrics? (A) yes. (B) no,\nexempt observability.\n', '');
+    expect(fates(NOTED, after)).toEqual(['CLARIFY dismissed']);
+  });
+
+  it('acted and dismissed in one pass, each judged by its own paragraph', () => {
+    const after = `# Retry policy
+
+The classifier retries transient errors up to 5 times.
+
+Rate-limit every endpoint except /metrics.
+
+Logs are kept for a year.
+`;
+    expect(fates(NOTED, after)).toEqual(['CONTESTED dismissed', 'CLARIFY acted']);
+  });
+
+  it('acted: an answer inserted where the note stood, the paragraph above unchanged', () => {
+    const after = NOTED.replace(
+      '[CLARIFY] Does "all endpoints" include /metrics? (A) yes. (B) no,\nexempt observability.\n',
+      '\n/metrics and /health are exempt: observability must not be throttled.\n',
+    );
+    expect(fates(NOTED, after)).toEqual(['CLARIFY acted']);
+  });
+
+  it('a change elsewhere in the document does not count for the note', () => {
+    const after = NOTED.replace('[CONTESTED] Five attempts is too aggressive for a paid call. Cap at 2 attempts.\n', '').replace(
+      'Logs are kept for a year.',
+      'Logs are kept for 90 days.',
+    );
+    expect(fates(NOTED, after)).toEqual(['CONTESTED dismissed']);
+  });
+
+  it('rewrapping without changing a word is not a change; changing a word is', () => {
+    const long = 'Tokens expire after\n30 idle days.\n[CONTESTED] Too long. Make it 7 days.\n';
+    expect(fates(long, 'Tokens expire after\n30   idle days.\n')).toEqual(['CONTESTED dismissed']);
+    expect(fates(long, 'Tokens expire after\n7 idle days.\n')).toEqual(['CONTESTED acted']);
+  });
+
+  it('an edited note is the old one resolved (judged by the text) and a new one added', () => {
+    const edited = NOTED.replace('Cap at 2 attempts.', 'Cap at 3 attempts.');
+    const sent = md(NOTED);
+    const accepted = md(edited);
+    const { added, resolved } = diffNotes(sent.notes, accepted.notes);
+    expect(added.map((n) => n.text)).toEqual(['[CONTESTED] Five attempts is too aggressive for a paid call. Cap at 3 attempts.']);
+    expect(judgeResolved(sent, resolved, accepted).map((j) => [j.note.text, j.fate])).toEqual([
+      ['[CONTESTED] Five attempts is too aggressive for a paid call. Cap at 2 attempts.', 'dismissed'],
+    ]);
+    // The same edit with the text changed too: the old note was acted on.
+    const both = edited.replace('up to 5 times', 'up to 3 times');
+    expect(fates(NOTED, both)).toEqual(['CONTESTED acted']);
+  });
+
+  it('names the lines of the text the note refers to, in the document sent', () => {
+    const sent = md(NOTED);
+    const accepted = md(NOTED.replace(/\[CLARIFY\][\s\S]*?observability\.\n/, ''));
+    const { resolved } = diffNotes(sent.notes, accepted.notes);
+    expect(judgeResolved(sent, resolved, accepted).map((j) => j.refersTo)).toEqual([[6, 6]]);
+  });
+
+  it('a whole paragraph is the referent: a change to its first line counts for a note under its last', () => {
+    const para = 'One rule.\nTwo rules.\n[CLARIFY] Which: (A) one or (B) two?\n\nEnd.\n';
+    expect(fates(para, 'Three rules.\nTwo rules.\n\nEnd.\n')).toEqual(['CLARIFY acted']);
+    expect(fates(para, 'One rule.\nTwo rules.\n\nEnd.\n')).toEqual(['CLARIFY dismissed']);
+  });
+
+  it('a note in mid-line refers to the text before it on its line', () => {
+    const inline = 'Intro.\n\nDeploys run at noon [CLARIFY] UTC or local? (A) UTC (B) local\n\nEnd.\n';
+    expect(fates(inline, 'Intro.\n\nDeploys run at noon\n\nEnd.\n')).toEqual(['CLARIFY dismissed']);
+    expect(fates(inline, 'Intro.\n\nDeploys run at 12:00 UTC.\n\nEnd.\n')).toEqual(['CLARIFY acted']);
+  });
+
+  it('a note under a heading refers to the heading and the paragraph after it', () => {
+    const under = '# Title\n\n## Limits\n[CONTESTED] The limits are missing. Add a table of limits.\n\nNo limits yet.\n\nEnd.\n';
+    expect(fates(under, '# Title\n\n## Limits\n\n| limit | value |\n|---|---|\n| rps | 10 |\n\nEnd.\n')).toEqual(['CONTESTED acted']);
+    expect(fates(under, '# Title\n\n## Limits\n\nNo limits yet.\n\nEnd.\n')).toEqual(['CONTESTED dismissed']);
+  });
+
+  it('a note in a list refers to its item, not the items beside it', () => {
+    const list = '- Retry twice.\n- Log every error.\n  [CLARIFY] At which level? (A) warn (B) error\n- Alert on-call.\n';
+    expect(fates(list, '- Retry twice.\n- Log every error.\n- Page on-call.\n')).toEqual(['CLARIFY dismissed']);
+    expect(fates(list, '- Retry twice.\n- Log every error at level error.\n- Alert on-call.\n')).toEqual(['CLARIFY acted']);
+  });
+
+  it('a note at the top of a document refers to the paragraph after it', () => {
+    const top = '[CLARIFY] Is this a draft? (A) yes (B) no\n\nThe plan is final.\n';
+    expect(fates(top, 'The plan is final.\n')).toEqual(['CLARIFY dismissed']);
+    expect(fates(top, 'The plan is a draft.\n')).toEqual(['CLARIFY acted']);
+  });
+
+  it('notes stacked under one paragraph share it as their referent', () => {
+    const stacked = 'Ship on Monday.\n[CONTESTED] Monday is a holiday. Ship on Tuesday.\n[CLARIFY] Which time zone? (A) UTC (B) local\n';
+    expect(fates(stacked, 'Ship on Tuesday.\n')).toEqual(['CONTESTED acted', 'CLARIFY acted']);
+    expect(fates(stacked, 'Ship on Monday.\n')).toEqual(['CONTESTED dismissed', 'CLARIFY dismissed']);
+  });
+
+  it('reads CRLF documents, a BOM and plain text the same way', () => {
+    const crlf = '\ufeffShip on Monday.\r\n[CONTESTED] Ship on Tuesday instead, Monday is a holiday.\r\n\r\nEnd.\r\n';
+    expect(fates(crlf, '\ufeffShip on Monday.\r\n\r\nEnd.\r\n')).toEqual(['CONTESTED dismissed']);
+    expect(fates(crlf, '\ufeffShip on Tuesday.\r\n\r\nEnd.\r\n')).toEqual(['CONTESTED acted']);
+    expect(fates('Ship on Monday.\n[CONTESTED] Tuesday.\n', 'Ship on Monday.\n', plain)).toEqual(['CONTESTED dismissed']);
+  });
+
+  it('a document with nothing but the note: acted only if text was written', () => {
+    expect(fates('[CLARIFY] What goes here? (A) a plan (B) a list\n', '')).toEqual(['CLARIFY dismissed']);
+    expect(fates('[CLARIFY] What goes here? (A) a plan (B) a list\n', 'A plan.\n')).toEqual(['CLARIFY acted']);
+  });
+
+  it('judges nothing when nothing was resolved', () => {
+    expect(judgeResolved(md(NOTED), [], md(NOTED))).toEqual([]);
+  });
+});
+
+describe('NoteOrigins', () => {
+  it('follows who raised each note across passes; the input raised the notes it had', () => {
+    const input = md('A.\n[CLARIFY] Which A? (A) one (B) two\n');
+    const origins = new NoteOrigins(input.notes);
+    const pass1 = md('A.\n[CLARIFY] Which A? (A) one (B) two\n\nB.\n[CONTESTED] B is wrong. Write C.\n');
+    const d1 = diffNotes(input.notes, pass1.notes);
+    origins.advance(d1.resolved, d1.added, { pass: 1, agent: 'claude' });
+    const pass2 = md('A one.\n\nC.\n');
+    const d2 = diffNotes(pass1.notes, pass2.notes);
+    expect(origins.originsOf(d2.resolved)).toEqual([INPUT_ORIGIN, { pass: 1, agent: 'claude' }]);
+  });
+
+  it('of two notes with the same text, the first raised is the first resolved', () => {
+    const note = md('X.\n[CLARIFY] Same? (A) yes (B) no\n').notes;
+    const origins = new NoteOrigins(note);
+    origins.advance([], note, { pass: 1, agent: 'rev' });
+    expect(origins.originsOf([...note, ...note])).toEqual([INPUT_ORIGIN, { pass: 1, agent: 'rev' }]);
+    origins.advance(note, [], { pass: 2, agent: 'com' });
+    expect(origins.originsOf(note)).toEqual([{ pass: 1, agent: 'rev' }]);
+  });
+});
