@@ -4,6 +4,7 @@ import { adapterInfo } from '../adapters/table.js';
 import type { BudgetLimit, CostSource, Role } from '../vocabulary.js';
 import { type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt } from './prompt.js';
+import { framingOf } from './plan.js';
 
 /** `error.type` of a run a budget stopped (run.json, --json). */
 export const BUDGET_ERROR = 'budget';
@@ -196,7 +197,7 @@ export function estimateRun(plan: RunPlan): { passes: PassEstimate[]; tokens: nu
       totalPasses: plan.passes,
       role,
       final: pass === plan.passes,
-      markers: plan.markers,
+      ...framingOf(plan),
     });
     const model = expectedModel(plan, role);
     const e = estimateDispatch({ prompt, document: plan.input.text, outputBudget: plan.maxOutputTokens[role], model, prices: plan.prices });

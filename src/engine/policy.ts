@@ -23,6 +23,9 @@ export function policyOf(plan: RunPlan): RunManifest['policy'] {
   };
   const identity = {
     ...body,
+    // What the agents are told the document is for, and the reference they are given (by content).
+    ...(plan.goal === null ? {} : { goal: plan.goal }),
+    ...(plan.context.files.length === 0 ? {} : { context: plan.context.files.map((f) => [f.source, f.sha256]) }),
     passes: plan.passes,
     all_passes: plan.allPasses,
     agents: Object.fromEntries(

@@ -37,6 +37,8 @@ const small: Templates = {
   composer: 'COMPOSE-LENS',
   final: 'FINAL PASS for {{role}}',
   repair: 'REPAIR {{role}} {{pass}}/{{total_passes}} {{final_rule}} why={{reason}}\n{{document}}',
+  json: 'JSON-RULES',
+  yaml: 'YAML-RULES',
 };
 
 async function expectUsage(p: Promise<unknown>, ...parts: string[]): Promise<void> {

@@ -540,7 +540,7 @@ describe('estimateTokens, outputBudget, assertFitsBudget', () => {
 });
 
 describe('policyOf', () => {
-  const templates: Templates = { protocol: 'P {{document}}', reviewer: 'R', composer: 'C', final: 'F', repair: 'X' };
+  const templates: Templates = { protocol: 'P {{document}}', reviewer: 'R', composer: 'C', final: 'F', repair: 'X', json: 'J', yaml: 'Y' };
 
   function plan(over: Partial<RunPlan> = {}): RunPlan {
     const mock = agent('mock', { script: '/s.yaml' }, 'mock:s.yaml');
@@ -565,6 +565,8 @@ describe('policyOf', () => {
       runsDir: '/runs',
       name: 'doc.md',
       replyMode: 'document',
+      goal: null,
+      context: { nonce: 'c0c0c0c0c0c0', budget: 262_144, files: [] },
       ...over,
     };
   }

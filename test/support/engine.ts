@@ -44,6 +44,8 @@ export async function testPlan(runsDir: string, over: Partial<RunPlan> = {}, tex
     runsDir,
     name: 'plan',
     replyMode: 'document',
+    goal: null,
+    context: { nonce: 'c0c0c0c0c0c0', budget: 262_144, files: [] },
     ...over,
   };
 }
