@@ -28,7 +28,7 @@ function jsonError(text: string): string | null {
     // goes into a repair request, which stands outside the document's frame; the position is found by bisection then.
     const at = /JSON at position (\d+)/.exec(message);
     const offset = at ? Number(at[1]) : /end of JSON input/.test(message) ? text.length : firstBadOffset(text);
-    const what = message.replace(/ at position \d+.*$/s, '').replace(/, ".*" is not valid JSON$/s, '');
+    const what = message.replace(/ at position \d+.*$/s, '').replace(/, ".*is not valid JSON$/s, '');
     return `invalid JSON${position(text, offset)}: ${oneLine(what)}`;
   }
 }
