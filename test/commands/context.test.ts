@@ -75,7 +75,9 @@ describe('--goal and --context', () => {
     expect(plan.goal).toBe('From the config.');
     expect(plan.context.files.map((f: { source: string }) => f.source)).toEqual(['specs/cache.md']);
     writeFileSync(join(dir, 'goal.txt'), '\uFEFFFrom a file.\r\nSecond line.\r\n');
-    const fromFile = await runMain(['refine', 'design.md', ...MOCKS, '--config', 'cfg/bounce.config.yaml', '--goal-file', 'goal.txt', '--dry-run', '--json'], { cwd: dir });
+    const fromFile = await runMain(['refine', 'design.md', ...MOCKS, '--config', 'cfg/bounce.config.yaml', '--goal-file', 'goal.txt', '--dry-run', '--json'], {
+      cwd: dir,
+    });
     expect(JSON.parse(fromFile.stdout).goal).toBe('From a file.\nSecond line.');
     expect(JSON.parse(fromFile.stdout).first_prompt).toContain('From a file.\nSecond line.');
   });
@@ -85,7 +87,9 @@ describe('--goal and --context', () => {
     expect(dry.code).toBe(0);
     const bytes = Buffer.byteLength(CODE.replace(/\r\n/g, '\n'));
     expect(dry.stdout).toContain(`goal: ${GOAL}`);
-    expect(dry.stdout).toContain(`context: 1 file, ${bytes} of 262144 bytes (context_max_bytes), sent with every prompt\n  src/cache.ts (${bytes} bytes, 2 lines)`);
+    expect(dry.stdout).toContain(
+      `context: 1 file, ${bytes} of 262144 bytes (context_max_bytes), sent with every prompt\n  src/cache.ts (${bytes} bytes, 2 lines)`,
+    );
     expect(existsSync(join(dir, 'runs'))).toBe(false);
     writeFileSync(join(dir, 'bounce.config.yaml'), 'context_max_bytes: 40\n');
     const over = await runMain(['refine', 'design.md', ...MOCKS, '--context', 'src', 'specs', '--dry-run'], { cwd: dir });
@@ -118,7 +122,9 @@ describe('--goal and --context', () => {
 
   it('resume sends the recorded copies, whatever became of the sources, and refuses a copy that changed', async () => {
     writeFileSync(join(dir, 'fail2.yaml'), 'steps:\n  "1": { action: review }\n  "2": { error: { type: auth, message: "logged out" } }\n');
-    const first = await runMain(['refine', 'design.md', '-r', 'mock', '-c', 'mock:fail2.yaml', '--goal', GOAL, '--context', 'src/cache.ts', '--json'], { cwd: dir });
+    const first = await runMain(['refine', 'design.md', '-r', 'mock', '-c', 'mock:fail2.yaml', '--goal', GOAL, '--context', 'src/cache.ts', '--json'], {
+      cwd: dir,
+    });
     expect(first.code).toBe(3);
     const runDir = onlyRun();
     writeFileSync(join(dir, 'src', 'cache.ts'), 'export const CACHE_SIZE = 5;\n');
@@ -149,7 +155,10 @@ describe('--goal and --context', () => {
 describe('--syntax and JSON/YAML documents', () => {
   it('reads a document as the syntax named, records it, and takes its extension from stdin', async () => {
     writeFileSync(join(dir, 'reply.yaml'), 'steps:\n  default: |\n    {"size": 100}\n');
-    const r = await runMain(['refine', '-', '-r', 'mock:reply.yaml', '-c', 'mock:reply.yaml', '--syntax', 'json', '--json'], { cwd: dir, input: '{"size": 10}\n' });
+    const r = await runMain(['refine', '-', '-r', 'mock:reply.yaml', '-c', 'mock:reply.yaml', '--syntax', 'json', '--json'], {
+      cwd: dir,
+      input: '{"size": 10}\n',
+    });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     const m = JSON.parse(readFileSync(join(out.run_dir, 'run.json'), 'utf8'));

@@ -24,9 +24,17 @@ const YAML_NOTED = 'retries: 5\n# [CONTESTED] Five is a lot for a paid call; use
 const YAML_BROKEN = 'retries: 2\ntimeout_s: [30\n';
 
 const jsonPlan = (over = {}) =>
-  testPlan(runs, { input: { path: null, display: 'c.json', text: JSON_DOC, bytes: JSON_DOC.length, sha256: sha256(JSON_DOC), ext: 'json', syntax: 'json' }, ...over }, JSON_DOC);
+  testPlan(
+    runs,
+    { input: { path: null, display: 'c.json', text: JSON_DOC, bytes: JSON_DOC.length, sha256: sha256(JSON_DOC), ext: 'json', syntax: 'json' }, ...over },
+    JSON_DOC,
+  );
 const yamlPlan = (over = {}) =>
-  testPlan(runs, { input: { path: null, display: 'c.yaml', text: YAML_DOC, bytes: YAML_DOC.length, sha256: sha256(YAML_DOC), ext: 'yaml', syntax: 'yaml' }, ...over }, YAML_DOC);
+  testPlan(
+    runs,
+    { input: { path: null, display: 'c.yaml', text: YAML_DOC, bytes: YAML_DOC.length, sha256: sha256(YAML_DOC), ext: 'yaml', syntax: 'yaml' }, ...over },
+    YAML_DOC,
+  );
 
 const statuses = (runDir: string): string[][] => readManifest(runDir).pass_records.map((p) => p.dispatches.map((d) => `${d.kind}:${d.status}`));
 
@@ -54,7 +62,9 @@ describe('JSON and YAML documents must parse after every pass', () => {
     expect(repair.repair_error).toBe('the reply does not parse: invalid JSON at line 4, column 1: Expected double-quoted property name in JSON');
     // The rejected reply is the document to correct.
     expect(repair.prompt).toContain('"timeout_s": 30,\n}');
-    expect(readManifest(r.runDir).pass_records[1]!.dispatches[0]!.reason).toBe('invalid JSON at line 4, column 1: Expected double-quoted property name in JSON');
+    expect(readManifest(r.runDir).pass_records[1]!.dispatches[0]!.reason).toBe(
+      'invalid JSON at line 4, column 1: Expected double-quoted property name in JSON',
+    );
   });
 
   it('a final pass that still does not parse after its repair is not-converged (exit 1)', async () => {

@@ -41,7 +41,8 @@ describe('notes in JSON and YAML', () => {
   });
 
   it('reads a JSON note to the end of its string, canonical when it opens a string value', () => {
-    const text = '{\n  "timeout_s": 30,\n  "timeout_s.note": "[CONTESTED] 30 s is too short; use 120.",\n  "tags": ["a", "[CLARIFY] Which: (A) a (B) b?"],\n  "x": "see [CLARIFY] inline"\n}\n';
+    const text =
+      '{\n  "timeout_s": 30,\n  "timeout_s.note": "[CONTESTED] 30 s is too short; use 120.",\n  "tags": ["a", "[CLARIFY] Which: (A) a (B) b?"],\n  "x": "see [CLARIFY] inline"\n}\n';
     const notes = scanNotes(text, { syntax: 'json' });
     expect(notes.map((n) => [n.kind, n.line, n.text, n.canonical])).toEqual([
       ['CONTESTED', 3, '[CONTESTED] 30 s is too short; use 120.', true],
@@ -52,7 +53,8 @@ describe('notes in JSON and YAML', () => {
   });
 
   it('reads a YAML comment note with the comment lines below it; a marker outside a comment still counts', () => {
-    const text = 'retries: 5\n# [CONTESTED] Five is a lot for a paid call;\n#   cap it at 2.\nname: x\nlimit: 3  # [CLARIFY] per minute or per hour?\nnote: "[CLARIFY] in a string"\n';
+    const text =
+      'retries: 5\n# [CONTESTED] Five is a lot for a paid call;\n#   cap it at 2.\nname: x\nlimit: 3  # [CLARIFY] per minute or per hour?\nnote: "[CLARIFY] in a string"\n';
     const notes = scanNotes(text, { syntax: 'yaml' });
     expect(notes.map((n) => [n.kind, n.line, n.text, n.canonical])).toEqual([
       ['CONTESTED', 2, '[CONTESTED] Five is a lot for a paid call; cap it at 2.', true],
