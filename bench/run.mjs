@@ -151,3 +151,4 @@ if (process.env.BENCH_BATCH !== '0') {
   console.log('\nbatch refine (an OpenAI-compatible server that answers every call after 1 s)');
   for (const [what, value, goal] of await batchRows()) console.log(`${what.padEnd(80)} ${value.padStart(14)}   ${goal}`);
 }
+await (await import('./context.mjs')).printContextRows();
