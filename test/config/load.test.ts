@@ -153,6 +153,7 @@ describe('parseConfig', () => {
       markers: [],
       summary_ratio: 0.3,
       summary_min_words: 50,
+      context_max_bytes: 262_144,
       budget: {},
       prices: {},
     });
@@ -180,6 +181,9 @@ describe('parseConfig', () => {
         'markers: [RISK, todo_item, Open-Question]',
         'summary_ratio: 0.25',
         'summary_min_words: 80',
+        'goal: A runbook the on-call team can follow at 3 am.',
+        'context: [src/, "specs/*.md"]',
+        'context_max_bytes: 100000',
         'budget:',
         '  max_cost_usd: 2.5',
         '  max_tokens: 400000',
@@ -212,6 +216,9 @@ describe('parseConfig', () => {
       markers: ['RISK', 'todo_item', 'Open-Question'],
       summary_ratio: 0.25,
       summary_min_words: 80,
+      goal: 'A runbook the on-call team can follow at 3 am.',
+      context: ['src/', 'specs/*.md'],
+      context_max_bytes: 100_000,
       budget: { max_cost_usd: 2.5, max_tokens: 400_000, max_dispatches: 12, batch: { max_cost_usd: 40 } },
       prices: { 'local/llama3.1:8b': { input: 0, output: 0 }, 'openai/gpt-5': { input: 1, output: 8, cache_read: 0.1, cache_write: 1 } },
     });
