@@ -70,9 +70,35 @@ export async function check(options: AgentOptions, { env }: CheckContext): Promi
 }
 
 export function buildBody(request: AdapterRequest, r: Resolved): Record<string, unknown> {
-  const body: Record<string, unknown> = { model: r.model, max_tokens: r.maxTokens, messages: [{ role: 'user', content: request.prompt }] };
+  const body: Record<string, unknown> = { model: r.model, max_tokens: r.maxTokens, messages: [{ role: 'user', content: promptContent(request) }] };
   if (request.options.temperature !== undefined) body.temperature = request.options.temperature;
   return body;
+}
+
+/**
+ * The prompt as one string, or, when the runner says which leading lines other dispatches of
+ * the run send alike (stable_prefix_lines), as text blocks cut there, each stable one marked
+ * with cache_control so the API caches the prefix up to it and later passes read it back.
+ */
+export function promptContent(request: AdapterRequest): string | Array<Record<string, unknown>> {
+  const cuts: number[] = [];
+  let line = 0;
+  const wanted = new Set(request.stable_prefix_lines ?? []);
+  for (let i = request.prompt.indexOf('\n'); i !== -1 && cuts.length < wanted.size; i = request.prompt.indexOf('\n', i + 1)) {
+    line++;
+    if (wanted.has(line)) cuts.push(i + 1);
+  }
+  // A cut at the very end would leave nothing that changes: no block is worth marking then.
+  const marked = cuts.filter((c) => c < request.prompt.length);
+  if (marked.length === 0) return request.prompt;
+  const blocks: Array<Record<string, unknown>> = [];
+  let from = 0;
+  for (const cut of marked) {
+    blocks.push({ type: 'text', text: request.prompt.slice(from, cut), cache_control: { type: 'ephemeral' } });
+    from = cut;
+  }
+  blocks.push({ type: 'text', text: request.prompt.slice(from) });
+  return blocks;
 }
 
 /** Anthropic error types -> adapter error types (status decides for unknown types). */

@@ -49,15 +49,26 @@ export function pickStep(script: Script, req: AdapterRequest): Step | undefined 
   return undefined;
 }
 
-const DOC = /<<<BOUNCE-DOCUMENT-([0-9a-f]+)>>>\n([\s\S]*?)\n?<<<END-BOUNCE-DOCUMENT-\1>>>/;
+const DOC_END = /^<<<END-BOUNCE-DOCUMENT-([0-9a-f]+)>>>$/gm;
 
+/**
+ * The document of a prompt: the frame that the last closing delimiter line ends. Context
+ * files come before it and may hold lines that look like delimiters; the document cannot
+ * hold its own frame's nonce.
+ */
 export function documentIn(prompt: string): string {
-  return DOC.exec(prompt)?.[2] ?? '';
+  const end = [...prompt.matchAll(DOC_END)].at(-1);
+  if (!end) return '';
+  const open = `<<<BOUNCE-DOCUMENT-${end[1]}>>>\n`;
+  const start = prompt.indexOf(open);
+  if (start === -1 || start + open.length > end.index) return '';
+  return prompt.slice(start + open.length, end.index).replace(/\n$/, '');
 }
 
 /** Whether the prompt, outside the document it carries, asks for edit blocks (prompts/edits.md shows their SEARCH line). */
 export function asksForEdits(prompt: string): boolean {
-  const frame = prompt.replace(DOC, '');
+  const doc = documentIn(prompt);
+  const frame = doc ? prompt.replace(doc, '') : prompt;
   return frame.split('\n').some((line) => line.trim() === EDIT_MARKERS.search);
 }
 

@@ -168,3 +168,4 @@ else {
   for (const [what, a, r, goal] of rows) console.log(`${what.padEnd(70)} ${a.padStart(9)} ${r.padStart(6)}   ${goal}`.trimEnd());
 }
 if (process.env.BENCH_EDITS !== '0') (await import('./edits.mjs')).printEditRows(); // edit vs whole replies on long documents
+await (await import('./context.mjs')).printContextRows();

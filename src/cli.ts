@@ -17,6 +17,8 @@ import {
 } from './help.js';
 import type { Format, Level } from './formats/finding.js';
 import { LINT_MODES } from './protocol/lint-modes.js';
+import { SYNTAXES } from './protocol/syntaxes.js';
+import type { Syntax } from './vocabulary.js';
 
 /**
  * Declares the commands; each one's work lives in src/commands/<name>.ts and is imported
@@ -57,6 +59,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       '--edit-format <format>',
       'what replies carry: whole (the document), edits (search/replace blocks) or auto (edits for long documents; config edit_format)',
     )
+    .option('--goal <text>', 'what the document is for and what the refinement should aim at (config goal)')
+    .option('--goal-file <file>', 'read the goal from FILE')
+    .option('--context <paths...>', 'read-only reference files, folders or globs given to every pass (config context)')
+    .addOption(new Option('--syntax <syntax>', 'read the document as this syntax instead of by its extension').choices([...SYNTAXES]))
     .option('--config <file>', 'config file (default: bounce.config.yaml here or above, or BOUNCE_CONFIG)')
     .option('--json', 'print one JSON object on stdout, whatever the outcome')
     .option('-q, --quiet', 'no progress or summary on stderr (errors still print)')
@@ -88,7 +94,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--lint', "also report each note that breaks the protocol's conformance rules (see bounce lint)")
     .option('--rules <ids...>', 'with --lint: the lint rules to apply (comma-separated or repeated; default all)')
     .option('--marker <name...>', 'extra marker names (besides CONTESTED and CLARIFY)')
-    .addOption(new Option('--syntax <syntax>', 'force how files are read').choices(['markdown', 'plain']))
+    .addOption(new Option('--syntax <syntax>', 'force how files are read').choices([...SYNTAXES]))
     .option('--config <file>', 'config file to read markers from')
     .option('-q, --quiet', 'no summary on stderr (notes still go to stdout, errors to stderr)')
     .addHelpText('after', commandHelp(SCAN_EXAMPLES, SCAN_EXIT_CODES))
@@ -110,7 +116,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addOption(new Option('--level <level>', 'severity of each problem in github, sarif and codequality output').choices(LEVEL_CHOICES).default('warning'))
     .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
     .option('--marker <name...>', 'extra marker names (besides CONTESTED and CLARIFY)')
-    .addOption(new Option('--syntax <syntax>', 'force how files are read').choices(['markdown', 'plain']))
+    .addOption(new Option('--syntax <syntax>', 'force how files are read').choices([...SYNTAXES]))
     .option('--config <file>', 'config file to read markers from')
     .option('-q, --quiet', 'no summary on stderr (problems still go to stdout, errors to stderr)')
     .addHelpText('after', commandHelp(LINT_EXAMPLES, LINT_EXIT_CODES))
@@ -265,7 +271,7 @@ interface ScanFlags {
   changed?: string;
   rules?: string[];
   marker?: string[];
-  syntax?: 'markdown' | 'plain';
+  syntax?: Syntax;
   config?: string;
   quiet?: boolean;
 }

@@ -66,15 +66,15 @@ export async function resolveInputs(patterns: string[], cwd: string): Promise<In
   return inputs;
 }
 
-/** Scannable files under a folder, relative to it; skips node_modules, hidden entries and symlinks. */
-async function walk(dir: string, prefix = ''): Promise<string[]> {
+/** Scannable files (or those `take` accepts) under a folder, relative to it; skips node_modules, hidden entries and symlinks. */
+export async function walk(dir: string, prefix = '', take: (name: string) => boolean = (name) => FOLDER_EXTENSIONS.test(name)): Promise<string[]> {
   const entries = (await readdir(join(dir, prefix), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
   const out: string[] = [];
   for (const e of entries) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
     const rel = join(prefix, e.name);
-    if (e.isDirectory()) out.push(...(await walk(dir, rel)));
-    else if (e.isFile() && FOLDER_EXTENSIONS.test(e.name)) out.push(rel);
+    if (e.isDirectory()) out.push(...(await walk(dir, rel, take)));
+    else if (e.isFile() && take(e.name)) out.push(rel);
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LINT_MODES } from './protocol/lint-modes.js';
+import { SYNTAXES } from './protocol/syntaxes.js';
 
 /**
  * The words bounce uses in run.json, dispatch records, the adapter contract and --json,
@@ -58,8 +59,8 @@ export type BudgetLimit = z.infer<typeof BudgetLimitSchema>;
 export const StopReasonSchema = z.enum(['complete', 'truncated']);
 export type StopReason = z.infer<typeof StopReasonSchema>;
 
-/** How a document is read: CommonMark, or plain text where every marker counts. */
-export const SyntaxSchema = z.enum(['markdown', 'plain']);
+/** How a document is read (src/protocol/syntaxes.ts). */
+export const SyntaxSchema = z.enum(SYNTAXES);
 export type Syntax = z.infer<typeof SyntaxSchema>;
 
 /** Where an agent's answers come from: a real model, scripted replies, or a program bounce cannot vouch for. */

@@ -50,6 +50,12 @@ export const AdapterRequestSchema = z
     repair_error: z.string().optional(),
     /** Which call of this pass this is: the first, a resend (retry) or a repair, and its number. */
     attempt: z.object({ kind: AttemptKindSchema, index: z.number().int().nonnegative() }).strict().optional(),
+    /**
+     * Counts of leading lines of `prompt` (each ending in a line feed) that other dispatches of
+     * the run send alike, ascending, at most two: an adapter whose provider caches prompt
+     * prefixes may mark the prompt there (the anthropic adapter sets cache_control).
+     */
+    stable_prefix_lines: z.array(z.number().int().positive()).max(4).optional(),
   })
   .strict();
 export type AdapterRequest = z.infer<typeof AdapterRequestSchema>;

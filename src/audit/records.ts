@@ -47,6 +47,10 @@ export interface DispatchStart {
   repairError: string | null;
   /** What the prompt asked the reply to be; absent: the whole document. */
   editFormat?: EditFormat;
+  /** What the document is for (--goal); null or absent: none. */
+  documentGoal?: string | null;
+  /** The run's reference files (--context) as its run folder keeps them. */
+  context?: readonly { file: string; source: string; sha256: string; lines: number }[];
 }
 
 /** What the engine knows after the call (written after it). */
@@ -165,7 +169,7 @@ export function buildRequest(start: DispatchStart, facts: FileFacts): DispatchRe
     issued_by: 'bounce',
     issued_at: start.issuedAt.toISOString(),
     target_agent: `${start.role}/${start.agent.spec}`,
-    goal: `As ${start.role}, ${what} ${start.documentFile} on pass ${start.pass} of ${start.totalPasses}${start.final ? ' (final pass: resolve every note, add none)' : ''}.`,
+    goal: `As ${start.role}, ${what} ${start.documentFile} on pass ${start.pass} of ${start.totalPasses}${start.final ? ' (final pass: resolve every note, add none)' : ''}.${start.documentGoal ? ` The document's purpose: ${start.documentGoal}` : ''}`,
     plan_ancestry: {
       run_id: start.runId,
       document: start.inputPath,
@@ -178,6 +182,13 @@ export function buildRequest(start: DispatchStart, facts: FileFacts): DispatchRe
       files: [
         { path: start.documentFile, purpose: 'document', sha256: start.documentSha256, lines: [1, start.documentLines] },
         { path: start.promptFile, purpose: 'prompt', sha256: prompt.sha256, lines: [1, prompt.lines] },
+        ...(start.context ?? []).map((c) => ({
+          path: c.file,
+          purpose: 'context' as const,
+          source: c.source,
+          sha256: c.sha256,
+          lines: [1, c.lines] as [number, number],
+        })),
       ],
     },
     effort_budget: { max_subagents: 0, deadline_seconds: start.deadlineSeconds, max_output_tokens: start.maxOutputTokens },

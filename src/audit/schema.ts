@@ -28,8 +28,10 @@ export const ContextFileSchema = z
   .object({
     /** Run-folder-relative path. */
     path: z.string().min(1),
-    /** What the file is to the agent: the document it revises, or the prompt it was sent. */
-    purpose: z.enum(['document', 'prompt']),
+    /** What the file is to the agent: the document it revises, the prompt it was sent, or a read-only reference file (--context). */
+    purpose: z.enum(['document', 'prompt', 'context']),
+    /** A context file's path as given to the run (relative to where bounce ran); `path` is its copy in the run folder. */
+    source: z.string().min(1).optional(),
     /** Null only when the file did not exist when the request was written (a bug audit names). */
     sha256: Sha.nullable(),
     lines: LineRange,

@@ -104,6 +104,7 @@ function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, { rel: str
   }
   checkOrigins(ctx, m, records);
   checkSha(ctx, m.original, m.input.sha256, 'run.json input.sha256', 'run.json');
+  for (const c of m.context) checkSha(ctx, c.file, c.sha256, `run.json context (${c.source})`, 'run.json');
   if (m.output.written && m.output.path && m.output.target !== 'stdout') checkSha(ctx, m.output.path, m.output.sha256, 'run.json output.sha256', 'run.json');
 }
 

@@ -3,8 +3,9 @@ import { extname, resolve } from 'node:path';
 import type { Io } from '../io.js';
 import { usageError } from '../errors.js';
 import { decodeText, readBounded } from '../text-input.js';
-import { syntaxForPath } from '../protocol/scanner.js';
+import { type Syntax, syntaxForPath } from '../protocol/scanner.js';
 import { sha256 } from '../store/hash.js';
+import { parseError } from '../protocol/substrate.js';
 import type { RunPlan } from '../engine/plan.js';
 
 /** Reads and checks the document: every problem is one line naming it and the fix (exit 2). */
@@ -35,6 +36,20 @@ export async function readInput(arg: string, io: Io, maxBytes: number): Promise<
   if (text.replace(/^\uFEFF/, '').trim() === '') throw usageError(`${display} is empty`, 'give bounce a document with some text in it', 'input');
   const ext = path ? extname(path).slice(1).toLowerCase() || 'txt' : 'md';
   return { path, display, text, bytes: bytes.length, sha256: sha256(bytes), ext, syntax: syntaxForPath(path ?? undefined) };
+}
+
+/** The extension a document read from stdin gets in its run folder (`final.<ext>`), by syntax. */
+const STDIN_EXT: Record<Syntax, string> = { markdown: 'md', plain: 'txt', json: 'json', yaml: 'yaml' };
+
+/** The input read as `syntax` (--syntax) instead of by its extension; from stdin its run files take that syntax's extension. */
+export function withSyntax(input: RunPlan['input'], syntax: Syntax): RunPlan['input'] {
+  return { ...input, syntax, ...(input.path === null ? { ext: STDIN_EXT[syntax] } : {}) };
+}
+
+/** A JSON or YAML document must parse before the run, as after every pass: else a usage error with the parser's line. */
+export function assertParses(input: RunPlan['input']): void {
+  const problem = parseError(input.text, input.syntax);
+  if (problem) throw usageError(`${input.display}: ${problem}`, `fix it first (every pass must leave it parsing), or pass --syntax plain`, 'input');
 }
 
 function tooBig(what: string, size: number, max: number): Error {

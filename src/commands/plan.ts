@@ -8,7 +8,10 @@ import type { Config } from '../config/schema.js';
 import { BounceError, EXIT } from '../errors.js';
 import { loadConfig } from '../config/load.js';
 import type { OutputTarget, RunPlan } from '../engine/plan.js';
-import { loadTemplates } from '../engine/prompt.js';
+import { assertFrameTakes, loadTemplates } from '../engine/prompt.js';
+import { makeContextNonce } from '../engine/context-frames.js';
+import { assertParses } from './input.js';
+import { type ContextSource, contextFiles, recordedContext } from './context.js';
 import type { Io } from '../io.js';
 import { DEFAULT_MARKERS } from '../protocol/scanner.js';
 import { assertFitsBudget, outputBudget, preflight } from '../adapters/preflight.js';
@@ -60,6 +63,10 @@ export interface PlanRequest {
   dismissals?: Dismissals;
   /** What an earlier session of the run found, used where today's checks find nothing. */
   recorded?: { versions: Record<Role, string | null>; resolved: RunPlan['resolved'] };
+  /** What the document is for (--goal); null: none. Resume takes the recorded one. */
+  goal: string | null;
+  /** The reference files, read (refine) or read back from the run folder's copies (resume). */
+  context: ContextSource[];
 }
 
 /**
@@ -73,6 +80,9 @@ export async function completePlan(
   opts: { checkAgents: boolean; probe: Probe },
 ): Promise<{ plan: RunPlan; warnings: CheckProblem[] }> {
   const templates = await loadTemplates(req.promptsDir ?? undefined);
+  assertParses(req.input);
+  assertFrameTakes(templates, { goal: req.goal !== null, context: req.context.length > 0 }, req.promptsDir);
+  const contextTexts = [req.input.text, ...req.context.flatMap((c) => [c.text, c.source])];
   const used = ROLES.filter((role) => role === 'reviewer' || req.passes > 1);
   for (const role of used) assertFitsBudget(req.input.text, role, req.agents[role]);
   const checks = opts.checkAgents ? await unlessInterrupted(preflight(req.agents, env, { roles: used, probe: opts.probe }), opts.probe.signal) : null;
@@ -102,6 +112,8 @@ export async function completePlan(
     prices: config.prices,
     lint: req.lint,
     dismissals: req.dismissals ?? config.dismissals,
+    goal: req.goal,
+    context: { nonce: makeContextNonce(contextTexts), budget: config.context_max_bytes, files: contextFiles(req.context) },
   };
   // One agent in both roles has one check: its warnings are the same objects, kept once.
   const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
@@ -181,6 +193,9 @@ export function requestFromManifest(m: RunManifest, runDir: string, io: Io, flag
     lint: m.policy.lint ?? 'off',
     dismissals: m.policy.dismissals ?? 'allow',
     recorded: { versions: perRole((r) => m.agents[r].version), resolved: perRole((r) => m.agents[r].resolved) },
+    // The run's goal and its copies of the context files: what it was asked to do, whatever became of the sources since.
+    goal: m.goal,
+    context: recordedContext(m.context, runDir, m.run_id),
   };
   return { request, config };
 }

@@ -2,7 +2,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { chooseAgents, type SkippedAgent } from '../adapters/choose.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import type { Config } from '../config/schema.js';
-import { EditFormatSettingSchema, type EditFormatSetting, type Role } from '../vocabulary.js';
+import { EditFormatSettingSchema, type EditFormatSetting, type Role, type Syntax } from '../vocabulary.js';
 import type { CheckProblem } from '../adapters/contract.js';
 import type { Probe } from '../adapters/detect.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
@@ -15,6 +15,8 @@ import { budgetFromFlags } from './budget-flags.js';
 import type { BudgetLimits } from '../engine/budget.js';
 import { readInput } from './input.js';
 import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } from './plan.js';
+import { type ContextSource, contextForDocument, readContext, readGoal } from './context.js';
+import { withSyntax } from './input.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
 import { LINT_MODES, type LintMode, LintModeSchema } from '../vocabulary.js';
 
@@ -41,6 +43,13 @@ export interface RefineOptions {
   maxTokens?: string | number;
   maxDispatches?: string | number;
   editFormat?: string;
+  /** --goal TEXT / --goal-file FILE: what the document is for (config `goal`). */
+  goal?: string;
+  goalFile?: string;
+  /** --context PATH...: read-only reference files, folders or globs (config `context`). */
+  context?: string[];
+  /** --syntax: how the document is read, instead of by its extension. */
+  syntax?: Syntax;
 }
 
 export const DEFAULT_PASSES = 2;
@@ -93,13 +102,22 @@ export interface RefineSettings {
   lint: LintMode;
   /** --edit-format; absent: config `edit_format`. */
   editFormat?: EditFormatSetting;
+  /** --goal, --goal-file or config `goal`; null: none. */
+  goal: string | null;
+  /** The reference files --context (else config `context`) names, read once for every document. */
+  context: ContextSource[];
 }
 
-/** The flags checked and the config read; nothing looked at beyond them. */
-export function refineSettings(opts: RefineOptions, io: Io): RefineSettings {
+/**
+ * The flags checked, the config read, the goal and the context files read (--context
+ * relative to the working directory, else config `context` relative to the config file's folder).
+ */
+export async function refineSettings(opts: RefineOptions, io: Io): Promise<RefineSettings> {
   const loaded = loadConfig(io.cwd, io.env, opts.config);
   const { config, path: configPath } = loaded;
-  return {
+  const patterns = opts.context ?? config.context ?? [];
+  const base = opts.context ? io.cwd : configPath ? dirname(configPath) : io.cwd;
+  const settings: RefineSettings = {
     config,
     configDir: configPath ? dirname(configPath) : null,
     passes: intFlag('--passes', opts.passes, DEFAULT_PASSES, 1, config.max_passes),
@@ -110,7 +128,11 @@ export function refineSettings(opts: RefineOptions, io: Io): RefineSettings {
     budget: budgetFromFlags(opts),
     lint: lintFlag(opts.lint, config.lint),
     ...(opts.editFormat === undefined ? {} : { editFormat: editFormatFlag(opts.editFormat) }),
+    goal: readGoal(opts, config.goal, io.cwd),
+    context: [],
   };
+  if (patterns.length) settings.context = await readContext(patterns, base, io.cwd, config.context_max_bytes);
+  return settings;
 }
 
 /** `--edit-format whole|edits|auto`; anything else is a usage error naming the choices. */
@@ -156,8 +178,9 @@ export function refineRequest(
   input: RunPlan['input'],
   output: OutputTarget,
 ): PlanRequest {
+  const read = opts.syntax ? withSyntax(input, opts.syntax) : input;
   return {
-    input,
+    input: read,
     passes: s.passes,
     allPasses: Boolean(opts.allPasses),
     agents: chosen.agents,
@@ -171,6 +194,8 @@ export function refineRequest(
     ...(s.editFormat ? { editFormat: s.editFormat } : {}),
     budget: s.budget,
     lint: s.lint,
+    goal: s.goal,
+    context: contextForDocument(s.context, read, s.config.context_max_bytes),
   };
 }
 
@@ -191,7 +216,7 @@ export async function buildPlan(
   io: Io,
   { checkAgents }: { checkAgents: boolean },
 ): Promise<{ plan: RunPlan; warnings: CheckProblem[]; probe: Probe; skipped: SkippedAgent[] }> {
-  const settings = refineSettings(opts, io);
+  const settings = await refineSettings(opts, io);
   const output = outputTarget({ out: opts.out, inPlace: opts.inPlace, json: opts.json }, opts.doc === '-' ? null : resolve(io.cwd, opts.doc), io.cwd);
   const input = await readInput(opts.doc, io, settings.config.max_bytes);
   if (!opts.dryRun) assertRunsDirWritable(settings.runsDir);

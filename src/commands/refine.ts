@@ -5,7 +5,7 @@ import { secretValues } from '../adapters/secrets.js';
 import { secretsOf } from '../redact.js';
 import type { EngineDeps } from '../engine/deps.js';
 import type { RecorderOptions } from '../store/recorder.js';
-import type { RunPlan } from '../engine/plan.js';
+import { framingOf, type RunPlan } from '../engine/plan.js';
 import { buildPassPrompt } from '../engine/prompt.js';
 import { replyMode } from '../engine/reply.js';
 import { PRICES_AS_OF } from '../adapters/prices.js';
@@ -79,9 +79,10 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
     totalPasses: plan.passes,
     role: 'reviewer',
     final: plan.passes === 1,
-    markers: plan.markers,
+    ...framingOf(plan),
     editFormat: replyMode(plan.replyMode).editFormat,
   });
+  const contextBytes = plan.context.files.reduce((n, f) => n + f.bytes, 0);
   const summary = {
     dry_run: true,
     input: { path: plan.input.path, display: plan.input.display, bytes: plan.input.bytes, syntax: plan.input.syntax },
@@ -112,6 +113,12 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
     output: plan.output,
     runs_dir: plan.runsDir,
     prompts_dir: plan.promptsDir,
+    goal: plan.goal,
+    context: {
+      files: plan.context.files.map((f) => ({ source: f.source, bytes: f.bytes, lines: f.lines, sha256: f.sha256 })),
+      bytes: contextBytes,
+      budget_bytes: plan.context.budget,
+    },
     budget: { max_cost_usd: plan.budget?.costUsd ?? null, max_tokens: plan.budget?.tokens ?? null, max_dispatches: plan.budget?.dispatches ?? null },
     estimate: { ...estimateRun(plan), prices_as_of: PRICES_AS_OF },
   };
@@ -124,6 +131,9 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
     ...summary.schedule.map((s) => `  pass ${s.pass}: ${s.role} ${s.agent}${s.final ? ' (final)' : ''}`),
     `markers: ${plan.markers.join(', ')}; max repairs per pass: ${plan.maxRepairs}; lint: ${plan.lint}; edit format: ${summary.edit_format}`,
     `output: ${plan.output.kind}${'path' in plan.output ? ` ${plan.output.path}` : ''}; runs dir: ${plan.runsDir}`,
+    `goal: ${plan.goal === null ? 'none' : oneLine(plan.goal)}`,
+    `context: ${plan.context.files.length} file${plan.context.files.length === 1 ? '' : 's'}, ${contextBytes} of ${plan.context.budget} bytes (context_max_bytes), sent with every prompt`,
+    ...plan.context.files.map((f) => `  ${f.source} (${f.bytes} bytes, ${f.lines} lines)`),
     ...estimateLines(summary.estimate, summary.budget),
     `--- first prompt (pass 1, ${plan.agents.reviewer.spec}) ---`,
     prompt,
@@ -131,6 +141,12 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
   io.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
 }
+
+/** A goal on one line of the dry run, cut at 100 characters. */
+const oneLine = (text: string): string => {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+};
 
 const money = (usd: number | null): string => (usd === null ? 'cost unknown' : `$${usd.toFixed(4)}`);
 

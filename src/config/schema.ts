@@ -13,6 +13,11 @@ import { DismissalsSchema } from '../vocabulary.js';
 export const TIMEOUT_RANGE_S = { min: 1, max: 2_147_483 } as const;
 export const TIMEOUT_RANGE_TEXT = `a number of seconds from ${TIMEOUT_RANGE_S.min} to ${TIMEOUT_RANGE_S.max}`;
 
+/** The longest goal (--goal, --goal-file, config `goal`), in characters. */
+export const GOAL_MAX_CHARS = 16_384;
+/** Default of config `context_max_bytes`: the context files' total, sent with every prompt. */
+export const CONTEXT_MAX_BYTES = 262_144;
+
 /** The most runs a batch keeps going at once (`--concurrency`, config `concurrency`). */
 export const MAX_CONCURRENCY = 64;
 
@@ -62,6 +67,12 @@ export const ConfigSchema = z
     summary_min_words: z.number().int().nonnegative().default(REPLY_DEFAULTS.summaryMinWords),
     /** What replies carry: the whole document, edit blocks, or `auto` (edits above AUTO_EDITS_ABOVE_WORDS words). */
     edit_format: EditFormatSettingSchema.default('auto'),
+    /** What the documents are for and what a refinement aims at (--goal); given to every pass ahead of the lens. */
+    goal: z.string().trim().min(1, 'must be some text').max(GOAL_MAX_CHARS, `must be at most ${GOAL_MAX_CHARS} characters`).optional(),
+    /** Read-only reference files, folders or globs (--context), relative to the config file's folder. */
+    context: z.array(z.string().min(1)).optional(),
+    /** The most bytes of context files a run sends (each prompt carries them all). */
+    context_max_bytes: z.number().int().positive().default(CONTEXT_MAX_BYTES),
     budget: BudgetConfigSchema.default({}),
     /** What a final pass that deletes a [CONTESTED] note without changing its text gets: nothing, a warning, or one repair request. */
     dismissals: DismissalsSchema.default('allow'),

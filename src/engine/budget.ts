@@ -5,6 +5,7 @@ import type { BudgetLimit, CostSource, Role } from '../vocabulary.js';
 import { type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt } from './prompt.js';
 import { replyMode } from './reply.js';
+import { framingOf } from './plan.js';
 
 /** `error.type` of a run a budget stopped (run.json, --json). */
 export const BUDGET_ERROR = 'budget';
@@ -197,7 +198,7 @@ export function estimateRun(plan: RunPlan): { passes: PassEstimate[]; tokens: nu
       totalPasses: plan.passes,
       role,
       final: pass === plan.passes,
-      markers: plan.markers,
+      ...framingOf(plan),
       editFormat: replyMode(plan.replyMode).editFormat,
     });
     const model = expectedModel(plan, role);

@@ -6,6 +6,7 @@ import type { DispatchEnd, DispatchStart } from '../audit/records.js';
 import type { NoteOrigins } from '../protocol/ledger.js';
 import { diffNotes, mdxForPath, type Note, scanNotes } from '../protocol/scanner.js';
 import { structureProblems } from '../protocol/structure.js';
+import { parseError } from '../protocol/substrate.js';
 import { sha256 } from '../store/hash.js';
 import type { RunManifest } from '../store/manifest.js';
 import { openClosing, type PassClosing, type RunRecorder } from '../store/recorder.js';
@@ -15,7 +16,7 @@ import { backoffMs } from './backoff.js';
 import { BUDGET_ERROR, type BudgetHold, type BudgetLedger, estimateDispatch, expectedModel } from './budget.js';
 import { type LintFinding, lintAdded, lintLines, lintRepairReason } from './lint-notes.js';
 import type { Clock, EngineDeps, EventSink } from './deps.js';
-import { type RunPlan, roleForPass } from './plan.js';
+import { framingOf, type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt, buildRepairPrompt, type Delimiters, type PassPromptInput, promptDocument } from './prompt.js';
 import { dismissedContested, type PassLedger, passLedger } from './notes-ledger.js';
 import { type ReplyMode, replyMode } from './reply.js';
@@ -77,6 +78,8 @@ interface Attempt {
   index: number;
   parentId: string | null;
   prompt: string;
+  /** Leading lines of the prompt that other dispatches of the run send alike (BuiltPrompt.stablePrefixLines). */
+  stablePrefixLines: number[];
   /** The document the agent revises in this attempt (for a repair of notes: the rejected reply). */
   documentFile: string;
   documentText: string;
@@ -142,12 +145,21 @@ class PassRun {
       totalPasses: plan.passes,
       role: this.role,
       final: this.final,
-      markers: plan.markers,
+      ...framingOf(plan),
       editFormat: this.mode.editFormat,
     };
     const first = buildPassPrompt(plan.templates, this.promptInput);
     this.delimiters = first.delimiters;
-    this.attempt = { kind: 'pass', index: 0, parentId: null, prompt: first.prompt, documentFile: current.file, documentText: current.text, repairError: null };
+    this.attempt = {
+      kind: 'pass',
+      index: 0,
+      parentId: null,
+      prompt: first.prompt,
+      stablePrefixLines: first.stablePrefixLines,
+      documentFile: current.file,
+      documentText: current.text,
+      repairError: null,
+    };
   }
 
   /** The sha256 of a run file the recorder holds (it hashed it once, when writing it). */
@@ -242,6 +254,8 @@ class PassRun {
       maxOutputTokens: plan.maxOutputTokens[this.role],
       repairError: this.attempt.repairError,
       editFormat: this.mode.editFormat,
+      documentGoal: plan.goal,
+      context: plan.context.files,
     };
     rec.startDispatch(this.index, start);
     deps.events({ type: 'dispatch-started', pass: this.pass, id, kind: start.kind, index: start.index, stem });
@@ -258,6 +272,7 @@ class PassRun {
       deadline: new Date(now + timeoutMs).toISOString(),
       ...(this.attempt.repairError ? { repair_error: this.attempt.repairError } : {}),
       attempt: { kind: this.attempt.kind, index: this.attempt.index },
+      ...(this.attempt.stablePrefixLines.length ? { stable_prefix_lines: this.attempt.stablePrefixLines } : {}),
     };
     // Room for the reply (bounded by max_bytes, JSON-escaped) plus the envelope.
     const host = await deps.dispatch(agent, request, { timeoutMs, signal: deps.signal, maxOutputBytes: plan.maxBytes * 8 + 1_000_000, env: deps.env });
@@ -456,6 +471,18 @@ class PassRun {
         message: `${this.agent} gave no usable document after ${this.closing.repairs} repair(s): ${broken}`,
       });
     }
+    // A JSON or YAML document must still parse: its parser's one-line error goes back in a repair.
+    const unparsed = parseError(text, this.ctx.plan.input.syntax);
+    if (unparsed) {
+      this.finish(d, 'rejected', unparsed, { file, text, added, resolved });
+      if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, `the reply does not parse: ${unparsed}`);
+      if (this.final) return this.close('failed', { kind: 'not-converged', notes, reason: `the final pass left a document that does not parse: ${unparsed}` });
+      return this.close('failed', {
+        kind: 'failed',
+        type: 'malformed',
+        message: `${this.agent} gave no document that parses after ${this.closing.repairs} repair(s): ${unparsed}`,
+      });
+    }
     if (!(this.final && notes.length > 0)) {
       const lint = lintAdded(this.ctx.plan, text, added);
       if (lint.length > 0 && this.ctx.plan.lint === 'repair' && this.closing.repairs < this.ctx.plan.maxRepairs) {
@@ -550,6 +577,7 @@ class PassRun {
       index: this.closing.repairs,
       parentId: d.start.id,
       prompt: built.prompt,
+      stablePrefixLines: built.stablePrefixLines,
       documentFile: rejected.file,
       documentText: rejected.text,
       repairError: reason,

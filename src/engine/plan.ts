@@ -4,7 +4,16 @@ import type { BudgetLimits } from './budget.js';
 import type { Role } from '../adapters/contract.js';
 import type { Syntax } from '../protocol/scanner.js';
 import type { Dismissals, LintMode } from '../vocabulary.js';
-import type { Templates } from './prompt.js';
+import type { ContextFrame } from './context-frames.js';
+import type { PassPromptInput, Templates } from './prompt.js';
+
+/** One reference file of a run (--context): as sent, and as its run folder keeps it. */
+export interface ContextFile extends ContextFrame {
+  /** The copy in the run folder, relative to it (`context/<n>-<name>`): what records cite and a resume reads. */
+  file: string;
+  sha256: string;
+  bytes: number;
+}
 
 export type OutputTarget = { kind: 'run' } | { kind: 'file'; path: string } | { kind: 'stdout' } | { kind: 'in-place'; path: string };
 
@@ -51,6 +60,15 @@ export interface RunPlan {
   lint: LintMode;
   /** Config `dismissals`: what a final pass that dismisses a [CONTESTED] note gets; absent: `allow`. Part of the policy when not `allow`. */
   dismissals?: Dismissals;
+  /** What the document is for and what the refinement aims at (--goal, --goal-file, config `goal`); null: none. */
+  goal: string | null;
+  /** Read-only reference files (--context, config `context`), one nonce for all their frames; `budget` is config `context_max_bytes`. */
+  context: { nonce: string; budget: number; files: ContextFile[] };
+}
+
+/** What every prompt of a run carries besides the pass's own part: markers, goal, context, substrate. */
+export function framingOf(plan: RunPlan): Pick<PassPromptInput, 'markers' | 'goal' | 'context' | 'syntax'> {
+  return { markers: plan.markers, goal: plan.goal, context: plan.context, syntax: plan.input.syntax };
 }
 
 export function roleForPass(pass: number): Role {

@@ -27,6 +27,9 @@ export function policyOf(plan: RunPlan): RunManifest['policy'] {
     ...body,
     // Only when on, so the version of a run made before lint existed is unchanged.
     ...(plan.lint === 'off' ? {} : { lint: plan.lint }),
+    // What the agents are told the document is for, and the reference they are given (by content).
+    ...(plan.goal === null ? {} : { goal: plan.goal }),
+    ...(plan.context.files.length === 0 ? {} : { context: plan.context.files.map((f) => [f.source, f.sha256]) }),
     passes: plan.passes,
     all_passes: plan.allPasses,
     agents: Object.fromEntries(

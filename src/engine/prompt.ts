@@ -5,20 +5,23 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Role } from '../adapters/contract.js';
 import { usageError } from '../errors.js';
-import type { EditFormat } from '../vocabulary.js';
+import type { EditFormat, Syntax } from '../vocabulary.js';
+import { type ContextFrames, renderContext } from './context-frames.js';
 import type { BlockFailure } from './edits.js';
 
-export const TEMPLATE_NAMES = ['protocol', 'reviewer', 'composer', 'final', 'repair', 'whole', 'edits'] as const;
+export const TEMPLATE_NAMES = ['protocol', 'reviewer', 'composer', 'final', 'repair', 'json', 'yaml', 'whole', 'edits'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 export type Templates = Record<TemplateName, string>;
 
 const PACKAGE_NAME = 'bounce-runner';
 const SCALARS = ['role', 'pass', 'total_passes', 'markers'] as const;
-const FRAME = [...SCALARS, 'lens', 'final_rule', 'document', 'reply_format'] as const;
+/** Frame placeholders that may be empty (no goal, no context, a substrate without rules): a line holding only one of them then goes, with the blank line after it. */
+const OPTIONAL = ['goal', 'context', 'substrate'] as const;
+const FRAME = [...SCALARS, ...OPTIONAL, 'lens', 'final_rule', 'document', 'reply_format'] as const;
 
 /**
- * The placeholders each template may use. Lenses and final.md get the scalars only:
- * they are pasted into a frame, so a {{document}} inside them would have nowhere to go.
+ * The placeholders each template may use. Lenses, final.md and the substrate rules get the
+ * scalars only: they are pasted into a frame, so a {{document}} inside them would have nowhere to go.
  */
 export const PLACEHOLDERS: Readonly<Record<TemplateName, readonly string[]>> = {
   protocol: FRAME,
@@ -26,10 +29,23 @@ export const PLACEHOLDERS: Readonly<Record<TemplateName, readonly string[]>> = {
   composer: SCALARS,
   final: SCALARS,
   repair: [...FRAME, 'reason', 'failed_blocks'],
+  json: SCALARS,
+  yaml: SCALARS,
   // What {{reply_format}} says: the reply is the whole document, or edit blocks (--edit-format).
   whole: SCALARS,
   edits: SCALARS,
 };
+
+/** The substrates with rules of their own for where notes go (a template each). */
+const SUBSTRATE_TEMPLATES: Partial<Record<Syntax, TemplateName>> = { json: 'json', yaml: 'yaml' };
+
+/**
+ * What a provider's prompt cache can reuse: placeholders whose value is the same in every
+ * dispatch of a run, and those the same in every dispatch of one role. Any other placeholder
+ * (pass, final_rule, document, reason, and any added later) is taken to change every pass.
+ */
+const RUN_STABLE: ReadonlySet<string> = new Set(['markers', 'total_passes', 'reply_format', ...OPTIONAL]);
+const ROLE_STABLE: ReadonlySet<string> = new Set(['role', 'lens']);
 const REQUIRED: Readonly<Partial<Record<TemplateName, readonly string[]>>> = {
   protocol: ['document'],
   repair: ['document', 'reason'],
@@ -129,14 +145,6 @@ export interface Delimiters {
 
 const newNonce = (): string => randomBytes(6).toString('hex');
 
-/** A fresh nonce that none of `texts` contains. */
-function nonceAbsentFrom(texts: readonly string[]): string {
-  for (;;) {
-    const nonce = newNonce();
-    if (!texts.some((t) => t.includes(nonce))) return nonce;
-  }
-}
-
 /** Delimiter lines with a fresh nonce; a nonce whose lines occur in the document is drawn again. */
 export function makeDelimiters(document: string, random: () => string = newNonce): Delimiters {
   for (let attempt = 0; attempt < 100; attempt++) {
@@ -146,6 +154,14 @@ export function makeDelimiters(document: string, random: () => string = newNonce
     if (!document.includes(open) && !document.includes(close)) return { open, close, nonce };
   }
   throw new Error('could not draw a delimiter nonce absent from the document');
+}
+
+/** A fresh nonce that none of `texts` contains. */
+function nonceAbsentFrom(texts: readonly string[]): string {
+  for (;;) {
+    const nonce = newNonce();
+    if (!texts.some((t) => t.includes(nonce))) return nonce;
+  }
 }
 
 /** The document as it appears in a prompt: BOM stripped, LF line endings. Use it as ReplyContext.sent. */
@@ -160,6 +176,12 @@ export interface PassPromptInput {
   role: Role;
   final: boolean;
   markers: readonly string[];
+  /** What the document is for and what the refinement aims at (--goal); null or absent: none. */
+  goal?: string | null;
+  /** Read-only reference files (--context), each in its own frame; null or absent: none. */
+  context?: ContextFrames | null;
+  /** The document's substrate: JSON and YAML bring their rules for where notes go. */
+  syntax?: Syntax;
   /** What the reply is asked to be; absent: the whole document. */
   editFormat?: EditFormat;
 }
@@ -167,11 +189,17 @@ export interface PassPromptInput {
 export interface BuiltPrompt {
   prompt: string;
   delimiters: Delimiters;
+  /**
+   * Counts of leading lines of `prompt` (each ending in a line feed) that other dispatches of
+   * the run send alike: the first for every role, the second for this role; ascending, at most two.
+   * An adapter whose provider caches prompt prefixes marks them (AdapterRequest.stable_prefix_lines).
+   */
+  stablePrefixLines: number[];
 }
 
 export function buildPassPrompt(t: Templates, input: PassPromptInput): BuiltPrompt {
-  const { vars, delimiters } = frameVars(t, input, input.document);
-  return { prompt: render(t.protocol, vars, 'protocol'), delimiters };
+  const { vars, delimiters, lensVaries } = frameVars(t, input, input.document);
+  return { ...renderFrame(t.protocol, vars, 'protocol', lensVaries), delimiters };
 }
 
 export function buildRepairPrompt(
@@ -182,10 +210,10 @@ export function buildRepairPrompt(
   const rejected = input.rejected.replace(/\0/g, '');
   const failures = (input.failures ?? []).map((f) => ({ ...f, written: f.written.replace(/\0/g, '') }));
   const framed = failures.flatMap((f) => [f.written, ...f.excerpts.map((e) => e.lines.join('\n'))]);
-  const { vars, delimiters } = frameVars(t, input, rejected, framed);
+  const { vars, delimiters, lensVaries } = frameVars(t, input, rejected, framed);
   vars.set('reason', input.reason.replace(/\s+/g, ' ').trim());
   vars.set('failed_blocks', failedBlocks(failures, delimiters.nonce));
-  return { prompt: render(t.repair, vars, 'repair'), delimiters };
+  return { ...renderFrame(t.repair, vars, 'repair', lensVaries), delimiters };
 }
 
 /**
@@ -209,12 +237,39 @@ function failedBlocks(failures: readonly BlockFailure[], nonce: string): string 
   return `${parts.join('\n\n')}\n\n`;
 }
 
+/** The heading the goal is given under in a prompt. */
+export const GOAL_HEADING = 'Purpose of the document and of this refinement (from the person who started the run; aim every change at it):';
+
+/** A template that leaves out {{goal}} or {{context}} while the run has one: the agents would never see it. */
+export function assertFrameTakes(t: Templates, what: { goal: boolean; context: boolean }, promptsDir: string | null): void {
+  for (const name of ['protocol', 'repair'] as const) {
+    for (const key of ['goal', 'context'] as const) {
+      if (!what[key] || uses(t[name], key)) continue;
+      const where = promptsDir ? `${promptsDir}/${name}.md` : `${name}.md`;
+      throw usageError(
+        `${where} has no {{${key}}} placeholder, so the run's --${key} would never reach the agents`,
+        `add {{${key}}} to ${name}.md, or drop --${key}`,
+      );
+    }
+  }
+}
+
+function uses(template: string, key: string): boolean {
+  for (const m of template.matchAll(PLACEHOLDER)) if ((m[1] ?? '').trim() === key) return true;
+  return false;
+}
+
 /** `[CONTESTED], [CLARIFY]`, whether the names come bracketed or bare. */
 export function formatMarkers(markers: readonly string[]): string {
   return markers.map((m) => (m.startsWith('[') ? m : `[${m}]`)).join(', ');
 }
 
-function frameVars(t: Templates, input: PassPromptInput, text: string, framed: readonly string[] = []): { vars: Map<string, string>; delimiters: Delimiters } {
+function frameVars(
+  t: Templates,
+  input: PassPromptInput,
+  text: string,
+  framed: readonly string[] = [],
+): { vars: Map<string, string>; delimiters: Delimiters; lensVaries: boolean } {
   const document = promptDocument(text);
   // Other framed text (quoted edit blocks) must not hold the nonce either.
   const delimiters = makeDelimiters(document, framed.length ? () => nonceAbsentFrom(framed) : undefined);
@@ -227,22 +282,68 @@ function frameVars(t: Templates, input: PassPromptInput, text: string, framed: r
   // Fragments are expanded first, with trusted scalars only, so the frame pass stays single-pass.
   const lens = render(t[input.role], vars, input.role).trim();
   const finalRule = input.final ? render(t.final, vars, 'final').trim() : NOT_FINAL_RULE;
+  const substrate = input.syntax === undefined ? undefined : SUBSTRATE_TEMPLATES[input.syntax];
+  vars.set('substrate', substrate ? render(t[substrate], vars, substrate).trim() : '');
+  vars.set('goal', input.goal ? `${GOAL_HEADING}\n${input.goal}` : '');
+  vars.set('context', input.context && input.context.files.length > 0 ? renderContext(input.context) : '');
   vars.set('lens', lens);
   vars.set('final_rule', finalRule);
+  vars.set('document', `${delimiters.open}\n${document}\n${delimiters.close}`);
   const format = input.editFormat ?? 'whole';
   vars.set('reply_format', render(t[format], vars, format).trim());
   vars.set('failed_blocks', '');
-  vars.set('document', `${delimiters.open}\n${document}\n${delimiters.close}`);
-  return { vars, delimiters };
+  // A lens that names the pass changes every pass: no cache can reuse it.
+  return { vars, delimiters, lensVaries: uses(t[input.role], 'pass') };
 }
 
 /** Single-pass substitution: text that a value brings in (the document) is never expanded. */
 function render(template: string, vars: ReadonlyMap<string, string>, name: TemplateName): string {
+  return renderFrame(template, vars, name, true).prompt;
+}
+
+/**
+ * `render`, also finding where the text stops being the same from pass to pass: the start
+ * of the line of the first placeholder that is not run-stable, and of the first that is not
+ * role-stable either (see RUN_STABLE).
+ */
+function renderFrame(
+  template: string,
+  vars: ReadonlyMap<string, string>,
+  name: TemplateName,
+  lensVaries: boolean,
+): { prompt: string; stablePrefixLines: number[] } {
   const allowed = PLACEHOLDERS[name];
-  return template.replace(PLACEHOLDER, (_match, raw: string) => {
-    const key = raw.trim();
+  const source = dropEmptyLines(template, vars);
+  let out = '';
+  let last = 0;
+  let runEnd: number | null = null;
+  let roleEnd: number | null = null;
+  for (const m of source.matchAll(PLACEHOLDER)) {
+    const key = (m[1] ?? '').trim();
     const value = vars.get(key);
     if (value === undefined || !allowed.includes(key)) throw usageError(`${name}.md: unknown placeholder {{${key}}}`);
-    return value;
-  });
+    out += source.slice(last, m.index);
+    const lineStart = out.lastIndexOf('\n') + 1;
+    if (!RUN_STABLE.has(key)) runEnd ??= lineStart;
+    if (!RUN_STABLE.has(key) && !(ROLE_STABLE.has(key) && !(key === 'lens' && lensVaries))) roleEnd ??= lineStart;
+    out += value;
+    last = (m.index ?? 0) + m[0].length;
+  }
+  out += source.slice(last);
+  const lines = (end: number | null): number => (end === null ? 0 : countBreaks(out, end));
+  const counts = [lines(runEnd), lines(roleEnd)].filter((n, i, all) => n > 0 && (i === 0 || n > (all[i - 1] ?? 0)));
+  return { prompt: out, stablePrefixLines: counts };
+}
+
+/** The template without the lines that hold only an empty optional placeholder (and the blank line after each). */
+function dropEmptyLines(template: string, vars: ReadonlyMap<string, string>): string {
+  return template.replace(/^[ \t]*\{\{[ \t]*(goal|context|substrate)[ \t]*\}\}[ \t]*\n(?:[ \t]*\n)?/gm, (line, key: string) =>
+    vars.get(key) === '' ? '' : line,
+  );
+}
+
+function countBreaks(text: string, end: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }

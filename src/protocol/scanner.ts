@@ -50,7 +50,9 @@ const OPEN_REF = '&#0{0,5}91;|&#[xX]0{0,4}5[bB];|&lbrack;|&lsqb;';
 const CLOSE_REF = '\\\\\\]|&#0{0,5}93;|&#[xX]0{0,4}5[dD];|&rbrack;|&rsqb;';
 
 export function syntaxForPath(path: string | undefined): Syntax {
-  return path === undefined || /\.(?:md|markdown|mdx)$/i.test(path) ? 'markdown' : 'plain';
+  if (path === undefined || /\.(?:md|markdown|mdx)$/i.test(path)) return 'markdown';
+  if (/\.json$/i.test(path)) return 'json';
+  return /\.ya?ml$/i.test(path) ? 'yaml' : 'plain';
 }
 
 /** `.mdx` files are markdown read with the MDX rules. */
@@ -103,9 +105,17 @@ export function scanNotes(input: string, opts: ScanOptions = {}): Note[] {
       while (block < blocks.length && last(blocks[block]!) <= offset) block++;
       const b = blocks[block];
       segs = b && b[0]! <= offset ? b : [offset, lines.ends[line]!];
-    } else segs = plainParagraph(text, lines, line, offset, limit);
+    } else if (opts.syntax === 'json') segs = jsonString(text, lines, line, offset, offset + m[0].length);
+    else if (opts.syntax === 'yaml' && yamlComment(text, lineStart, offset)) segs = yamlCommentLines(text, lines, line, offset, limit);
+    else segs = plainParagraph(text, lines, line, offset, limit);
     CANONICAL_PREFIX.lastIndex = lineStart;
     CANONICAL_PREFIX.test(text);
+    const canonical =
+      opts.syntax === 'json'
+        ? JSON_NOTE_START.test(text.slice(lineStart, offset))
+        : opts.syntax === 'yaml'
+          ? YAML_NOTE_START.test(text.slice(lineStart, offset))
+          : CANONICAL_PREFIX.lastIndex === offset;
     return {
       kind: m[1]!.toUpperCase(),
       line: line + 1,
@@ -114,7 +124,7 @@ export function scanNotes(input: string, opts: ScanOptions = {}): Note[] {
       // The marker as it renders, `[name]`, then the rest of the note as written.
       text: collect(text, segs, offset + m[0].length, limit, `[${m[1]}]`),
       refersTo: above(line),
-      canonical: CANONICAL_PREFIX.lastIndex === offset,
+      canonical,
     };
   });
 }
@@ -162,6 +172,35 @@ function isHidden(hidden: number[], offset: number): boolean {
     else hi = mid;
   }
   return lo < hidden.length / 2 && hidden[2 * lo]! <= offset;
+}
+
+// JSON: a note opens a string value (`"key": "[CONTESTED] ...` or an array element); YAML: it opens a comment line.
+const JSON_NOTE_START = /(?:^|[:[,])\s*"$/;
+const YAML_NOTE_START = /^\s*(?:-\s+)?#\s*$/;
+
+/** JSON: the marker's string, up to its closing quote (a JSON string never spans lines), else the line's end. */
+function jsonString(text: string, lines: Lines, line: number, offset: number, from: number): number[] {
+  const end = lines.ends[line]!;
+  let i = from;
+  while (i < end && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+  return [offset, Math.min(i, end)];
+}
+
+/** YAML: the marker is in a comment when a `#` at the line's start or after a blank comes before it. */
+function yamlComment(text: string, lineStart: number, offset: number): boolean {
+  return /(?:^|\s)#/.test(text.slice(lineStart, offset));
+}
+
+/** YAML: the rest of the marker's comment, then the comment-only lines right below it, each without its `#`. */
+function yamlCommentLines(text: string, lines: Lines, line: number, offset: number, limit: number): number[] {
+  const segs = [offset, lines.ends[line]!];
+  for (let l = line + 1; l < lines.starts.length && lines.starts[l]! < limit; l++) {
+    const start = lines.starts[l]!;
+    const m = /^[ \t]*#+[ \t]?/.exec(text.slice(start, lines.ends[l]));
+    if (!m || text.slice(start + m[0].length, lines.ends[l]).trim() === '') break;
+    segs.push(start + m[0].length, lines.ends[l]!);
+  }
+  return segs;
 }
 
 /** Plain text: the marker's line and the following lines up to a blank line or the next note. */

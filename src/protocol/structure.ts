@@ -28,11 +28,11 @@ export interface StructureOptions {
 /**
  * Problems of `reply` against `sent`, in this order: a fenced code block the reply leaves
  * unclosed while `sent` closed all of them (at most one: the first); the first code block
- * (fenced or indented) whose content differs, or that was added or removed. Plain text has
- * no structure: always []. Use both kinds on the final pass, `unclosed-fence` on every pass.
+ * (fenced or indented) whose content differs, or that was added or removed. Only markdown has
+ * this structure: other syntaxes always get [] (JSON and YAML are held to their parsers, see substrate.ts). Use both kinds on the final pass, `unclosed-fence` on every pass.
  */
 export function structureProblems(sent: string, reply: string, syntax: Syntax, opts: StructureOptions = {}): StructureProblem[] {
-  if (syntax === 'plain') return [];
+  if (syntax !== 'markdown') return [];
   const before = codeBlocks(sent, opts),
     after = codeBlocks(reply, opts);
   const problems: StructureProblem[] = [];

@@ -113,6 +113,20 @@ export const PassRecordSchema = z
   .strict();
 export type PassRecord = z.infer<typeof PassRecordSchema>;
 
+/** One reference file of a run: where it came from, its copy in the run folder, and what the copy holds. */
+export const ContextEntrySchema = z
+  .object({
+    /** As given (relative to where bounce ran, forward slashes). */
+    source: z.string().min(1),
+    /** The copy, relative to the run folder: `context/<n>-<name>`. */
+    file: z.string().min(1),
+    sha256: z.string(),
+    bytes: z.number().int().nonnegative(),
+    lines: z.number().int().nonnegative(),
+  })
+  .strict();
+export type ContextEntry = z.infer<typeof ContextEntrySchema>;
+
 export const RunManifestSchema = z
   .object({
     schema_version: z.literal(1),
@@ -139,6 +153,10 @@ export const RunManifestSchema = z
       })
       .strict(),
     original: z.string(),
+    /** What the document is for and what the refinement aims at (--goal, --goal-file, config `goal`); null: none. */
+    goal: z.string().nullable().default(null),
+    /** The read-only reference files (--context), each copied into the run folder; a resume sends these copies. */
+    context: z.array(ContextEntrySchema).default([]),
     output: z
       .object({
         target: OutputKindSchema,

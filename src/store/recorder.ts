@@ -48,12 +48,15 @@ type DeepReadonly<T> = T extends (infer U)[] ? readonly DeepReadonly<U>[] : T ex
 export type ManifestView = DeepReadonly<RunManifest>;
 
 /** What a new run starts from: everything in run.json that the engine decides before pass 1. */
-export type RunOpening = Pick<RunManifest, 'run_id' | 'batch_id' | 'input' | 'original' | 'passes' | 'agents' | 'evidence' | 'policy'> & {
-  createdAt: Date;
-  originalText: string;
-  output: Pick<RunManifest['output'], 'target' | 'path'>;
-  logLine: string;
-};
+export type RunOpening = Pick<RunManifest, 'run_id' | 'batch_id' | 'input' | 'original' | 'passes' | 'agents' | 'evidence' | 'policy'> &
+  Partial<Pick<RunManifest, 'goal' | 'context'>> & {
+    createdAt: Date;
+    originalText: string;
+    /** The text of each context file's copy (`context` names them), written with the original. */
+    contextTexts?: readonly { file: string; text: string }[];
+    output: Pick<RunManifest['output'], 'target' | 'path'>;
+    logLine: string;
+  };
 
 /** What a resume may change of a run without changing its policy. */
 export interface ResumeSettings {
@@ -169,6 +172,8 @@ export class RunRecorder {
       exit_code: null,
       input: o.input,
       original: o.original,
+      goal: o.goal ?? null,
+      context: o.context ?? [],
       output: { ...o.output, written: false, sha256: null },
       passes: o.passes,
       agents: o.agents,
@@ -186,6 +191,11 @@ export class RunRecorder {
     try {
       step('artifact', o.original);
       writeFileAtomic(join(tmp, o.original), o.originalText, RUN_FILE_MODE);
+      for (const c of o.contextTexts ?? []) {
+        step('artifact', c.file);
+        mkdirSync(dirname(join(tmp, c.file)), { recursive: true, mode: RUN_DIR_MODE });
+        writeFileAtomic(join(tmp, c.file), c.text, RUN_FILE_MODE);
+      }
       step('manifest', MANIFEST_FILE);
       writeManifest(tmp, manifest);
       appendLog(join(tmp, 'run.log'), o.logLine);
@@ -197,6 +207,7 @@ export class RunRecorder {
     }
     const rec = new RunRecorder(dir, manifest, opts, acquireLock(dir));
     rec.remember(o.original, o.originalText);
+    for (const c of o.contextTexts ?? []) rec.remember(c.file, c.text);
     return rec;
   }
 

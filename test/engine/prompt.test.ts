@@ -39,6 +39,8 @@ const small: Templates = {
   repair: 'REPAIR {{role}} {{pass}}/{{total_passes}} {{final_rule}} why={{reason}}\n{{document}}',
   whole: 'WHOLE',
   edits: 'EDITS',
+  json: 'JSON-RULES',
+  yaml: 'YAML-RULES',
 };
 
 async function expectUsage(p: Promise<unknown>, ...parts: string[]): Promise<void> {

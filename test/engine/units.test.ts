@@ -540,7 +540,17 @@ describe('estimateTokens, outputBudget, assertFitsBudget', () => {
 });
 
 describe('policyOf', () => {
-  const templates: Templates = { protocol: 'P {{document}}', reviewer: 'R', composer: 'C', final: 'F', repair: 'X', whole: 'W', edits: 'E' };
+  const templates: Templates = {
+    protocol: 'P {{document}}',
+    reviewer: 'R',
+    composer: 'C',
+    final: 'F',
+    repair: 'X',
+    json: 'J',
+    yaml: 'Y',
+    whole: 'W',
+    edits: 'E',
+  };
 
   function plan(over: Partial<RunPlan> = {}): RunPlan {
     const mock = agent('mock', { script: '/s.yaml' }, 'mock:s.yaml');
@@ -566,6 +576,8 @@ describe('policyOf', () => {
       name: 'doc.md',
       replyMode: 'document',
       lint: 'off',
+      goal: null,
+      context: { nonce: 'c0c0c0c0c0c0', budget: 262_144, files: [] },
       ...over,
     };
   }

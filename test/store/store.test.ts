@@ -303,6 +303,8 @@ describe('manifest', () => {
       exit_code: null,
       input: { path: '/home/me/project/doc.md', display: 'doc.md', sha256: sha256('before'), bytes: 6, words: 1, ext: 'md', syntax: 'markdown', notes: 0 },
       original: 'original.md',
+      goal: null,
+      context: [],
       output: { target: 'run', path: null, written: false, sha256: null },
       passes: { requested: 2, run: 1, all_passes: false },
       agents: { reviewer: agentRecord('mock'), composer: agentRecord('mock') },

@@ -45,6 +45,8 @@ export async function testPlan(runsDir: string, over: Partial<RunPlan> = {}, tex
     name: 'plan',
     replyMode: 'document',
     lint: 'off',
+    goal: null,
+    context: { nonce: 'c0c0c0c0c0c0', budget: 262_144, files: [] },
     ...over,
   };
 }

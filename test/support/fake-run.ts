@@ -260,6 +260,8 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
       notes: 0,
     },
     original: 'original.md',
+    goal: null,
+    context: [],
     output: { target: 'run', path: 'final.md', written: true, sha256: sha256(PASS2) },
     passes: { requested: 2, run: 2, all_passes: false },
     agents: { reviewer: agentRecord(a), composer: agentRecord(a) },

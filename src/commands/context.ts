@@ -1,0 +1,166 @@
+import { readFileSync, statSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { glob, isDynamicPattern } from 'tinyglobby';
+import { GOAL_MAX_CHARS } from '../config/schema.js';
+import { displayPath, walk } from '../documents.js';
+import { isBounceError, usageError } from '../errors.js';
+import { contextText } from '../engine/context-frames.js';
+import type { ContextFile, RunPlan } from '../engine/plan.js';
+import { countLines } from '../audit/records.js';
+import { sha256 } from '../store/hash.js';
+import type { ContextEntry } from '../store/manifest.js';
+import { decodeText } from '../text-input.js';
+
+/** A reference file read for a run, before the run folder names its copy. */
+export type ContextSource = Omit<ContextFile, 'file'> & {
+  /** Absolute path when read from disk (so a document is never its own context); null for a copy read back on resume. */
+  path: string | null;
+};
+
+/**
+ * The goal from `--goal`, `--goal-file` (relative to the working directory) or config `goal`,
+ * trimmed, with LF line endings; null when none is given.
+ */
+export function readGoal(flags: { goal?: string; goalFile?: string }, configGoal: string | undefined, cwd: string): string | null {
+  if (flags.goal !== undefined && flags.goalFile !== undefined) throw usageError('--goal and --goal-file both give the goal', 'pass one of them', 'usage');
+  let text: string | undefined = flags.goal;
+  let what = '--goal';
+  if (flags.goalFile !== undefined) {
+    what = `--goal-file ${flags.goalFile}`;
+    const path = resolve(cwd, flags.goalFile);
+    let bytes: Buffer;
+    try {
+      if (statSync(path).isDirectory()) throw usageError(`${what} is a folder`, 'name a text file holding the goal', 'usage');
+      bytes = readFileSync(path);
+    } catch (err) {
+      if (isBounceError(err)) throw err;
+      throw usageError(`${what}: no such file`, 'check the path to the goal file', 'usage');
+    }
+    text = decodeText(bytes, flags.goalFile);
+  }
+  if (text === undefined) return configGoal === undefined ? null : normalise(configGoal);
+  const goal = normalise(text);
+  if (goal === '') throw usageError(`${what} is empty`, 'say what the document is for and what the refinement should aim at', 'usage');
+  if (goal.length > GOAL_MAX_CHARS)
+    throw usageError(
+      `${what} is ${goal.length} characters, over the ${GOAL_MAX_CHARS}-character limit`,
+      'shorten it, and pass long reference material with --context',
+      'usage',
+    );
+  return goal;
+}
+
+const normalise = (text: string): string =>
+  text
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .trim();
+
+/**
+ * The files that context patterns name (files, folders, globs; `base` is where relative
+ * ones start: the working directory for --context, the config file's folder for config
+ * `context`), in order, each once. A file named outright must be UTF-8 text; a folder or
+ * glob skips binary and empty files. Over `budget` bytes in all is a usage error.
+ */
+export async function readContext(patterns: readonly string[], base: string, cwd: string, budget: number): Promise<ContextSource[]> {
+  const paths: { path: string; named: boolean }[] = [];
+  const seen = new Set<string>();
+  const add = (path: string, named: boolean): void => {
+    if (!seen.has(path)) paths.push({ path, named });
+    seen.add(path);
+  };
+  for (const pattern of patterns) {
+    const abs = resolve(base, pattern);
+    const kind = await stat(abs).then(
+      (s) => (s.isDirectory() ? 'dir' : 'file'),
+      () => 'missing',
+    );
+    if (kind === 'file') add(abs, true);
+    else if (kind === 'dir') for (const rel of await walk(abs, '', () => true)) add(join(abs, rel), false);
+    else if (isDynamicPattern(pattern)) {
+      const found = (await glob(pattern, { cwd: base, onlyFiles: true, expandDirectories: false, ignore: ['**/node_modules/**'] })).sort();
+      if (found.length === 0) throw usageError(`--context: no files match ${pattern}`, 'check the pattern (quote it so the shell leaves it alone)', 'usage');
+      for (const rel of found) add(resolve(base, rel), false);
+    } else throw usageError(`--context: no such file or folder: ${pattern}`, 'check the path', 'usage');
+  }
+  // Sizes first: a folder far over the budget is refused before it is read.
+  const sizes = await Promise.all(paths.map((p) => stat(p.path).then((s) => s.size)));
+  const total = sizes.reduce((n, s) => n + s, 0);
+  if (total > budget) throw overBudget(paths.length, total, budget);
+  const out: ContextSource[] = [];
+  for (const { path, named } of paths) {
+    const source = displayPath(cwd, path);
+    const bytes = await readFile(path);
+    let text: string;
+    try {
+      text = decodeText(bytes, `--context ${source}`);
+    } catch (err) {
+      if (named) throw err;
+      continue; // a binary file inside a folder or glob is not reference text
+    }
+    if (!named && text.trim() === '') continue;
+    out.push(sourceOf(path, source, text));
+  }
+  return out;
+}
+
+function sourceOf(path: string | null, source: string, raw: string): ContextSource {
+  const text = contextText(raw);
+  return { path, source, text, sha256: sha256(text), bytes: Buffer.byteLength(text), lines: countLines(text) };
+}
+
+function overBudget(files: number, total: number, budget: number): Error {
+  return usageError(
+    `--context names ${files} file${files === 1 ? '' : 's'} of ${total} bytes in all, over the ${budget}-byte context budget`,
+    'narrow --context (each prompt carries every context file), or raise context_max_bytes in bounce.config.yaml',
+    'usage',
+  );
+}
+
+/** The context of one document: every source but the document itself, within the budget. */
+export function contextForDocument(sources: readonly ContextSource[], input: RunPlan['input'], budget: number): ContextSource[] {
+  const kept = sources.filter((s) => s.path === null || s.path !== input.path);
+  const total = kept.reduce((n, s) => n + s.bytes, 0);
+  if (total > budget) throw overBudget(kept.length, total, budget);
+  return kept;
+}
+
+/** The run folder's name for each context file's copy: `context/<n>-<file name>`. */
+export function contextFiles(sources: readonly ContextSource[]): ContextFile[] {
+  return sources.map((s, i) => ({
+    source: s.source,
+    text: s.text,
+    sha256: s.sha256,
+    bytes: s.bytes,
+    lines: s.lines,
+    file: `context/${i + 1}-${basename(s.source) || 'file'}`,
+  }));
+}
+
+/**
+ * A recorded run's context, read back from the copies its run folder keeps (what the run was
+ * asked with, whatever became of the files since). A copy that changed is refused.
+ */
+export function recordedContext(entries: readonly ContextEntry[], runDir: string, runId: string): ContextSource[] {
+  return entries.map((e) => {
+    let text: string;
+    try {
+      text = readFileSync(join(runDir, e.file), 'utf8');
+    } catch {
+      throw usageError(
+        `run ${runId} lacks its copy of context file ${e.source} (${e.file})`,
+        'the run cannot be resumed; start a new one with bounce refine',
+        'resume',
+      );
+    }
+    const read = sourceOf(null, e.source, text);
+    if (read.sha256 !== e.sha256)
+      throw usageError(
+        `run ${runId}'s copy of context file ${e.source} (${e.file}) changed since the run began`,
+        'the run is kept as it is; start a new run with bounce refine',
+        'resume',
+      );
+    return read;
+  });
+}
