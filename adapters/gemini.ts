@@ -250,8 +250,10 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
     const failed = runFailure(run, 'gemini', program, request.deadline, meta);
     if (failed) return failed;
     const { fellBackTo, ...response } = parseGeminiOutput(run.stdout, run.stderr, run.exitCode, meta.model, { agent_version: version, timeZone: env.TZ });
-    if (fellBackTo) ctx.stderr(`gemini warning: ${meta.model} was asked for, but ${fellBackTo} answered (Gemini CLI fell back to another model)\n`);
-    return response;
+    if (!fellBackTo || !response.ok) return response;
+    const warning = `${meta.model} was asked for, but ${fellBackTo} answered (Gemini CLI fell back to another model)`;
+    ctx.stderr(`gemini warning: ${warning}\n`);
+    return { ...response, warnings: [...(response.warnings ?? []), warning] };
   } finally {
     forgetGeminiProject(childEnv, cwd);
     removeTempDir(tmp);

@@ -32,6 +32,8 @@ export interface ChooseInput {
   probe?: Probe;
   /** The document as the user named it, for the command the "no agent found" message offers. */
   doc?: string;
+  /** The run has one pass, so no composer is called: without a composer flag or config, it is the reviewer's agent. */
+  composerUnused?: boolean;
 }
 
 /**
@@ -52,6 +54,8 @@ export async function chooseAgents(input: ChooseInput): Promise<Chosen> {
     if (fromFlag) [specs[role], chosenBy[role]] = [fromFlag, 'flag'];
     else if (fromConfig) [specs[role], chosenBy[role]] = [fromConfig, 'config'];
   }
+  // One pass runs no composer: it takes the reviewer's agent rather than sending anyone looking for one.
+  if (input.composerUnused && !specs.composer && specs.reviewer) [specs.composer, chosenBy.composer] = [specs.reviewer, 'unused (one pass)'];
   let skipped: SkippedAgent[] = [];
   if (!specs.reviewer || !specs.composer) {
     const defaults = await detectDefaults(env, config, input.probe ?? createProbe(), input.doc ?? '<doc>');

@@ -103,6 +103,8 @@ export const AdapterSuccessSchema = z
     agent_version: z.string().nullable(),
     /** Number of tool calls the agent made, when known. */
     tool_calls: z.number().int().nonnegative().nullable().optional(),
+    /** What the user should know of this call that does not fail it (a silent fallback to another model, say); one line each. */
+    warnings: z.array(z.string().max(500)).max(10).optional(),
   })
   .strict();
 

@@ -164,6 +164,7 @@ export async function refineAgents(
       env: io.env,
       probe,
       doc,
+      composerUnused: s.passes === 1,
     }),
     io.signal,
   );

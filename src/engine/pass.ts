@@ -395,6 +395,7 @@ class PassRun {
   private onReply(d: Dispatched, response: AdapterSuccess): Step {
     const { plan } = this.ctx;
     this.ctx.breaker.consecutive_failures = 0;
+    for (const w of response.warnings ?? []) this.warn(`${this.agent}: ${w}`);
     if (response.stop === 'truncated') {
       this.finish(d, 'rejected', 'reply cut at the output limit');
       const budget = plan.maxOutputTokens[this.role];
@@ -531,10 +532,7 @@ class PassRun {
       this.repair(d, this.sent, reason);
       return true;
     }
-    const warning = `the final pass dismissed ${which}: deleted, the text each refers to left as it was`;
-    this.closing.warnings.push(warning);
-    this.ctx.rec.log(`pass ${this.pass}: warning: ${warning}`);
-    this.ctx.deps.events({ type: 'warning', pass: this.pass, message: warning });
+    this.warn(`the final pass dismissed ${which}: deleted, the text each refers to left as it was`);
     return false;
   }
 
@@ -561,6 +559,15 @@ class PassRun {
     }
     const repairs = `${this.closing.repairs} repair${this.closing.repairs === 1 ? '' : 's'}`;
     return this.close('failed', { kind: 'failed', type: 'malformed', message: `${this.agent} gave no usable document after ${repairs}: ${reason}` });
+  }
+
+  /** A warning of this pass: kept in its record and run.log, and shown as a progress line. */
+  private warn(warning: string): void {
+    const line = this.ctx.rec.redact(warning.replace(/\s+/g, ' ').trim());
+    if (this.closing.warnings.includes(line)) return;
+    this.closing.warnings.push(line);
+    this.ctx.rec.log(`pass ${this.pass}: warning: ${line}`);
+    this.ctx.deps.events({ type: 'warning', pass: this.pass, message: line });
   }
 
   private retry(d: Dispatched): void {

@@ -172,6 +172,12 @@ export class BatchView {
         if (!this.tty) this.line(`${label}: pass ${e.pass}: ${what}`);
         break;
       }
+      case 'warning': {
+        const row = this.rows.get(i);
+        if (row) row.note = `warning: ${e.message}`;
+        if (!this.tty) this.line(`${label}: pass ${e.pass}: warning: ${e.message}`);
+        break;
+      }
       default:
         break;
     }

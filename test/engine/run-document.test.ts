@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../src/audit/verify.js';
+import type { Dispatcher } from '../../src/engine/deps.js';
 import { runDocument } from '../../src/engine/run-document.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { listRuns } from '../../src/store/resolve-run.js';
@@ -496,5 +497,24 @@ describe('crash consistency: a crash at any write, then a resume, leaves a run t
     expect(verifyRun(runDir).problems).toEqual([]);
     const m = readManifest(runDir);
     expect(m.pass_records.find((p) => p.pass === 2 && p.status === 'interrupted')?.dispatches.map((d) => d.status)).toEqual(['error']);
+  });
+});
+
+describe('warnings an adapter reports with its reply', () => {
+  it('go to the pass record, run.log and a warning event, once each, without failing the pass', async () => {
+    const runsDir = mkdtempSync(join(tmpdir(), 'bounce-warn-'));
+    const script = fakeDispatcher([{ reply: NOTED }, { reply: DOC }]);
+    const dispatch: Dispatcher = async (agent, request, opts) => {
+      const r = await script(agent, request, opts);
+      if (!r.ok || request.pass !== 1) return r;
+      const warning = 'gemini-2.5-pro was asked for, but gemini-2.5-flash answered';
+      return { ...r, response: { ...r.response, warnings: [warning, warning] } };
+    };
+    const deps = engineDeps(dispatch);
+    const r = await runDocument(await testPlan(runsDir), deps);
+    expect(r.status).toBe('converged');
+    expect(r.manifest.pass_records.map((p) => p.warnings)).toEqual([['rev: gemini-2.5-pro was asked for, but gemini-2.5-flash answered'], []]);
+    expect(readFileSync(join(r.runDir, 'run.log'), 'utf8')).toMatch(/pass 1: warning: rev: gemini-2\.5-pro was asked for/);
+    expect(deps.seen.filter((e) => e.type === 'warning')).toHaveLength(1);
   });
 });

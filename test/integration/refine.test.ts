@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanEnv, FIXTURES, tempDir } from '../support/cli.js';
 import { runMain, runMainInterrupted } from '../support/run-main.js';
@@ -209,6 +209,19 @@ describe('bounce refine with cmd: adapters that fail', () => {
     const m = manifest(runs()[0]!);
     expect(m.agents.reviewer.evidence).toBe('external');
     expect(m.totals.cost_usd).toBeCloseTo(0.001);
+  });
+
+  it('with one pass and no composer named, no composer is looked for: the reviewer agent stands in', async () => {
+    // A PATH with node alone: no agent CLI to find, and nothing listens on the default local port.
+    const env = cleanEnv({ PATH: dirname(process.execPath), OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    const r = await runMain(['refine', 'plan.md', '--passes', '1', '--reviewer', 'mock', '--json'], { cwd: dir, env });
+    expect(r.code, r.stderr).toBe(0);
+    const m = manifest(runs()[0]!);
+    expect(m.agents.composer).toMatchObject({ spec: 'mock', chosen_by: 'unused (one pass)' });
+    // With two passes the composer is needed, and none can be found: the usual error.
+    const two = await runMain(['refine', 'plan.md', '--passes', '2', '--reviewer', 'mock'], { cwd: dir, env });
+    expect(two.code).toBe(2);
+    expect(two.stderr).toMatch(/no agent found/);
   });
 
   it('transient errors are retried and three in a row open the breaker', async () => {
