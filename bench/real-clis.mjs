@@ -1,5 +1,5 @@
 // The real-CLI half of npm run bench: a whole 2-pass `bounce refine` with the real Claude
-// Code and Codex CLIs (node_modules/.bin) against the scripted model server of the tests,
+// Code and Codex CLIs (the pinned ones of test/agents) against the scripted model server of the tests,
 // beside one bare `claude -p` plus one bare `codex exec` against the same server. The server
 // runs in this process, so every command is spawned asynchronously. Nothing reaches a
 // provider: the CLIs are pointed at 127.0.0.1 as the end-to-end tests point them.
@@ -13,7 +13,8 @@ import { median } from './timing.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin/bounce.js');
-const BIN_DIR = join(ROOT, 'node_modules/.bin');
+// Where test/support/agents.ts (the owner of this path) has the pinned CLIs installed; npm test installs them.
+const BIN_DIR = join(ROOT, 'test/agents/node_modules/.bin');
 
 /** The scripted model server is TypeScript test support: transpiled (no type check) into `dir` and imported. */
 async function loadModelServer(dir) {

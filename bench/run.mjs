@@ -157,7 +157,7 @@ if (process.env.BENCH_BATCH !== '0') {
 // BENCH_COMPARE_BIN: other bin/bounce.js files (a build of an earlier commit, say), separated by ':'.
 const compareBins = (process.env.BENCH_COMPARE_BIN ?? '').split(':').filter(Boolean);
 const clis = await realClis(ROUNDS, compareBins);
-if (clis === null) console.log('\nreal CLIs: node_modules/.bin/claude or codex is missing (npm ci installs them); skipped');
+if (clis === null) console.log('\nreal CLIs: test/agents/node_modules/.bin/claude or codex is missing (npm test installs them); skipped');
 else {
   console.log(`\n${clis.rounds} rounds, alternating; ratio: the median of per-round ratios to the bare calls`);
   const rows = [
