@@ -146,7 +146,10 @@ interface Split {
 /** Applies `blocks` in order to `doc` (LF): each must match the document as the blocks before it left it exactly once. */
 export function applyEditBlocks(doc: string, blocks: readonly EditBlock[]): EditResult {
   let lines = doc.split('\n');
-  let loosened = lines.map(loose);
+  // The whitespace-tolerant view is built only when an exact match fails: on a long document
+  // most blocks match as written, and loosening every line would cost more than the rest.
+  let loosenedLines: string[] | null = null;
+  const loosened = (): string[] => (loosenedLines ??= lines.map(loose));
   const placed: { block: number; applied: BlockApplied; start: number; count: number }[] = [];
   const failed: { block: EditBlock; failed: BlockFailed; split: Split }[] = [];
   for (const block of blocks) {
@@ -159,7 +162,7 @@ export function applyEditBlocks(doc: string, blocks: readonly EditBlock[]): Edit
     const k = split.search.length;
     const replace = split.how === 'tolerant' ? reindent(lines.slice(at, at + k), split.search, split.replace) : split.replace;
     lines = [...lines.slice(0, at), ...replace, ...lines.slice(at + k)];
-    loosened = [...loosened.slice(0, at), ...replace.map(loose), ...loosened.slice(at + k)];
+    if (loosenedLines) loosenedLines = [...loosenedLines.slice(0, at), ...replace.map(loose), ...loosenedLines.slice(at + k)];
     const delta = replace.length - k;
     for (const p of placed) {
       if (p.start >= at + k) p.start += delta;
@@ -192,7 +195,7 @@ export function applyEditBlocks(doc: string, blocks: readonly EditBlock[]): Edit
  * Which divider line splits the block: the last one whose SEARCH part matches exactly once
  * (a heading underline above it then belongs to the SEARCH part), else the first.
  */
-function chooseSplit(block: EditBlock, lines: readonly string[], loosened: readonly string[]): Split {
+function chooseSplit(block: EditBlock, lines: readonly string[], loosened: () => readonly string[]): Split {
   let first: Split | undefined;
   for (let i = block.dividers.length - 1; i >= 0; i--) {
     const d = block.dividers[i] as number;
@@ -207,10 +210,10 @@ function chooseSplit(block: EditBlock, lines: readonly string[], loosened: reado
 }
 
 /** Where `search` matches as whole lines: exactly if it does anywhere, else ignoring whitespace. */
-function findMatches(lines: readonly string[], loosened: readonly string[], search: readonly string[]): { starts: number[]; how?: BlockApplied } {
+function findMatches(lines: readonly string[], loosened: () => readonly string[], search: readonly string[]): { starts: number[]; how?: BlockApplied } {
   const exact = runs(lines, search);
   if (exact.length) return { starts: exact, how: 'exact' };
-  const tolerant = runs(loosened, search.map(loose));
+  const tolerant = runs(loosened(), search.map(loose));
   return tolerant.length ? { starts: tolerant, how: 'tolerant' } : { starts: [] };
 }
 
@@ -259,7 +262,8 @@ function excerpt(lines: readonly string[], start: number, count: number): Excerp
  * (ignoring whitespace), else around the line sharing most words with it; none when no
  * line shares a word.
  */
-function closestExcerpt(lines: readonly string[], loosened: readonly string[], search: readonly string[]): Excerpt[] {
+function closestExcerpt(lines: readonly string[], loosenedOf: () => readonly string[], search: readonly string[]): Excerpt[] {
+  const loosened = loosenedOf();
   const k = Math.max(1, search.length);
   const want = search.map(loose);
   const wanted = new Map<string, number[]>();

@@ -55,7 +55,10 @@ interface Stripped {
   blank: boolean[];
 }
 
-const normalise = (line: string): string => line.replace(/\s+/g, ' ').trim();
+/** Whitespace in a form `normalise` changes: a run, a character other than a space, or a space at either end. */
+const UNNORMAL = /\s\s|[^\S ]|^ | $/;
+/** Runs of whitespace as one space, none at the ends; a line already so is returned as it is (no copy: long documents have many). */
+const normalise = (line: string): string => (UNNORMAL.test(line) ? line.replace(/\s+/g, ' ').trim() : line);
 
 /** A document's lines (0-based, without their line breaks; a BOM is not part of the first). */
 function linesOf(doc: LedgerDocument): { count: number; raw: (l: number) => string } {
