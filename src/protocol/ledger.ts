@@ -37,7 +37,7 @@ export function judgeResolved(sent: LedgerDocument, resolved: readonly Note[], a
   if (resolved.length === 0) return [];
   const before = withoutNotes(sent);
   const after = withoutNotes(accepted);
-  const changes = changesOf(before.lines, after.lines);
+  const changes = changesOf(before, after);
   return resolved.map((note) => {
     const span = referent(before, note, sent.markdown);
     if (!span) return { note, fate: changes.any ? 'acted' : 'dismissed', refersTo: null };
@@ -46,13 +46,18 @@ export function judgeResolved(sent: LedgerDocument, resolved: readonly Note[], a
   });
 }
 
-/** A document with its notes taken out: the lines left (normalised), the 1-based line each came from, and the reverse. */
+/**
+ * A document with its notes taken out: the lines left (as written; `line(i)` normalised), the
+ * 1-based line each came from, and the reverse. Normal forms and blankness are worked out on
+ * first use: a pass changes a few lines of a long document, and only those are compared.
+ */
 interface Stripped {
-  lines: string[];
+  raw: string[];
+  line(i: number): string;
+  isBlank(i: number): boolean;
   origin: number[];
-  /** Per original line (0-based): its index in `lines`, or -1 when it was all note. */
+  /** Per original line (0-based): its index in `raw`, or -1 when it was all note. */
   kept: Int32Array;
-  blank: boolean[];
 }
 
 /** Whitespace in a form `normalise` changes: a run, a character other than a space, or a space at either end. */
@@ -71,37 +76,49 @@ function linesOf(doc: LedgerDocument): { count: number; raw: (l: number) => stri
  * The lines each note spans, 1-based and in the order of `doc.notes`: its marker's line and the
  * lines after it that carry on its text (what the report highlights as the note).
  */
-export function noteSpans(doc: LedgerDocument): [number, number][] {
-  const { count, raw } = linesOf(doc);
+export function noteSpans(doc: LedgerDocument, lines: { count: number; raw: (l: number) => string } = linesOf(doc)): [number, number][] {
+  const { count, raw } = lines;
   const onLine = new Set(doc.notes.map((n) => n.line - 1));
   return doc.notes.map((note) => [note.line, spanEnd(note, note.line - 1, count, raw, onLine, doc.markdown) + 1]);
 }
 
 function withoutNotes(doc: LedgerDocument): Stripped {
-  const { count, raw } = linesOf(doc);
-  // What is left of each line: null for a line that is all note, else the text before its first note.
-  const left: (string | null | undefined)[] = new Array(count).fill(undefined);
-  const spans = noteSpans(doc);
+  const all = linesOf(doc);
+  const { count, raw } = all;
+  // What is left of each note's line: null for a line that is all note, else the text before its first note.
+  const left = new Map<number, string | null>();
+  const spans = noteSpans(doc, all);
   const order = doc.notes.map((_, i) => i).sort((a, b) => doc.notes[a]!.offset - doc.notes[b]!.offset);
   for (const i of order) {
     const note = doc.notes[i]!;
     const l = note.line - 1;
     // Notes come in order, so the first on a line decides what is left of it.
-    if (left[l] === undefined) left[l] = note.canonical ? null : raw(l).slice(0, note.column - 1);
-    for (let c = l + 1; c < spans[i]![1]; c++) left[c] = null;
+    if (!left.has(l)) left.set(l, note.canonical ? null : raw(l).slice(0, note.column - 1));
+    for (let c = l + 1; c < spans[i]![1]; c++) left.set(c, null);
   }
-  const out: Stripped = { lines: [], origin: [], kept: new Int32Array(count).fill(-1), blank: [] };
+  const lines: string[] = [];
+  const origin: number[] = [];
+  const kept = new Int32Array(count).fill(-1);
   for (let l = 0; l < count; l++) {
-    const cut = left[l];
+    const cut = left.get(l);
     // An inline note's line keeps the text before it; a line that is then empty was all note.
     if (cut === null || (cut !== undefined && normalise(cut) === '')) continue;
-    const line = cut ?? raw(l);
-    out.kept[l] = out.lines.length;
-    out.lines.push(normalise(line));
-    out.origin.push(l + 1);
-    out.blank.push(isBlank(line, doc.markdown));
+    kept[l] = lines.length;
+    lines.push(cut ?? raw(l));
+    origin.push(l + 1);
   }
-  return out;
+  const normal: (string | undefined)[] = new Array(lines.length);
+  const blank = new Int8Array(lines.length).fill(-1);
+  return {
+    raw: lines,
+    origin,
+    kept,
+    line: (i) => (normal[i] ??= normalise(lines[i]!)),
+    isBlank: (i) => {
+      if (blank[i] === -1) blank[i] = isBlank(lines[i]!, doc.markdown) ? 1 : 0;
+      return blank[i] === 1;
+    },
+  };
 }
 
 function isBlank(line: string, markdown: boolean): boolean {
@@ -141,23 +158,23 @@ function referent(doc: Stripped, note: Note, markdown: boolean): { from: number;
   let anchor = -1;
   for (let l = note.line - 1; l >= 0 && anchor < 0; l--) {
     const k = doc.kept[l]!;
-    if (k >= 0 && !doc.blank[k]) anchor = k;
+    if (k >= 0 && !doc.isBlank(k)) anchor = k;
   }
   if (anchor < 0) {
     // Nothing above: the paragraph below.
     for (let l = note.line; l < doc.kept.length && anchor < 0; l++) {
       const k = doc.kept[l]!;
-      if (k >= 0 && !doc.blank[k]) anchor = k;
+      if (k >= 0 && !doc.isBlank(k)) anchor = k;
     }
     if (anchor < 0) return null;
     return { from: anchor, to: paragraphEnd(doc, anchor), gap: nextParagraph(doc, paragraphEnd(doc, anchor)) };
   }
   let from = anchor;
-  while (from > 0 && !doc.blank[from - 1] && !(markdown && STARTS_BLOCK.test(doc.lines[from]!))) from--;
+  while (from > 0 && !doc.isBlank(from - 1) && !(markdown && STARTS_BLOCK.test(doc.line(from)))) from--;
   let to = anchor;
-  if (markdown && HEADING.test(doc.lines[anchor]!)) {
+  if (markdown && HEADING.test(doc.line(anchor))) {
     const next = nextParagraph(doc, anchor);
-    if (next < doc.lines.length) to = paragraphEnd(doc, next);
+    if (next < doc.raw.length) to = paragraphEnd(doc, next);
   }
   return { from, to, gap: nextParagraph(doc, to) };
 }
@@ -168,34 +185,43 @@ const STARTS_BLOCK = /^(?:#{1,6}(?: |$)|(?:[-*+]|\d{1,9}[.)]) )/;
 
 function paragraphEnd(doc: Stripped, from: number): number {
   let to = from;
-  while (to + 1 < doc.lines.length && !doc.blank[to + 1]) to++;
+  while (to + 1 < doc.raw.length && !doc.isBlank(to + 1)) to++;
   return to;
 }
 
 /** The first non-blank line after `to`, or the line count. */
 function nextParagraph(doc: Stripped, to: number): number {
   let k = to + 1;
-  while (k < doc.lines.length && doc.blank[k]) k++;
+  while (k < doc.raw.length && doc.isBlank(k)) k++;
   return k;
 }
 
-/** Where a line diff of the two stripped documents changed the first one. */
-function changesOf(
-  a: readonly string[],
-  b: readonly string[],
-): { any: boolean; deletedIn(from: number, to: number): boolean; insertedIn(from: number, to: number): boolean } {
-  const deleted = new Int32Array(a.length + 1);
+/**
+ * Where a line diff of the two stripped documents (normalised lines) changed the first one.
+ * Lines the two share as written at the start and at the end are matched first, without
+ * normalising them (equal as written is equal normalised); the rest is diffed normalised.
+ */
+function changesOf(x: Stripped, y: Stripped): { any: boolean; deletedIn(from: number, to: number): boolean; insertedIn(from: number, to: number): boolean } {
+  const n = x.raw.length;
+  const m = y.raw.length;
+  let pre = 0;
+  while (pre < n && pre < m && x.raw[pre] === y.raw[pre]) pre++;
+  let suf = 0;
+  while (suf < n - pre && suf < m - pre && x.raw[n - 1 - suf] === y.raw[m - 1 - suf]) suf++;
+  const a = Array.from({ length: n - pre - suf }, (_, i) => x.line(pre + i));
+  const b = Array.from({ length: m - pre - suf }, (_, i) => y.line(pre + i));
+  const deleted = new Int32Array(n + 1);
   const inserts: number[] = [];
-  let at = 0;
+  let at = pre;
   for (const op of diffLines(a, b)) {
     if (op.type === 'equal') at++;
     else if (op.type === 'delete') deleted[++at] = 1;
     else inserts.push(at);
   }
   // Prefix sums: deleted[i] is how many of the first i lines were removed.
-  for (let i = 1; i <= a.length; i++) deleted[i]! += deleted[i - 1]!;
+  for (let i = 1; i <= n; i++) deleted[i]! += deleted[i - 1]!;
   return {
-    any: deleted[a.length]! > 0 || inserts.length > 0,
+    any: deleted[n]! > 0 || inserts.length > 0,
     deletedIn: (from, to) => deleted[to + 1]! - deleted[from]! > 0,
     insertedIn: (from, to) => {
       // `inserts` ascends: the first position at or after `from`.
