@@ -145,6 +145,65 @@ interface Split {
 
 /** Applies `blocks` in order to `doc` (LF): each must match the document as the blocks before it left it exactly once. */
 export function applyEditBlocks(doc: string, blocks: readonly EditBlock[]): EditResult {
+  return applyExactly(doc, blocks) ?? applyByLines(doc, blocks);
+}
+
+/** Where `search` occurs in `text` as whole lines: up to two starts (two already make it ambiguous). */
+function wholeLineMatches(text: string, search: string): number[] {
+  const found: number[] = [];
+  // An empty SEARCH line matches at every line break: the search must step past the end.
+  for (let at = text.indexOf(search); at !== -1 && found.length < 2; at = at < text.length ? text.indexOf(search, at + 1) : -1) {
+    const end = at + search.length;
+    if ((at === 0 || text.charCodeAt(at - 1) === 10) && (end === text.length || text.charCodeAt(end) === 10)) found.push(at);
+  }
+  return found;
+}
+
+/** Line breaks in `text` before `end`: the 0-based line `end` is on. */
+function lineOf(text: string, end: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/**
+ * The common case on a long document, without splitting it into lines: every block has one
+ * divider and its SEARCH part matches exactly once, as written. The outcome is what
+ * applyByLines gives for such blocks; null (any other case) leaves the work to it.
+ */
+function applyExactly(doc: string, blocks: readonly EditBlock[]): EditResult | null {
+  let text = doc;
+  const placed: { block: number; start: number; count: number }[] = [];
+  for (const block of blocks) {
+    if (block.dividers.length !== 1) return null;
+    const d = block.dividers[0] as number;
+    const search = block.body.slice(0, d);
+    const replace = block.body.slice(d + 1);
+    if (search.length === 0) return null;
+    const joined = search.join('\n');
+    const found = wholeLineMatches(text, joined);
+    if (found.length !== 1) return null;
+    const offset = found[0] as number;
+    const at = lineOf(text, offset);
+    const k = search.length;
+    if (replace.length === 0) {
+      // The block's lines go, with the line break after them (or before them, at the end).
+      const end = offset + joined.length;
+      text = end < text.length ? text.slice(0, offset) + text.slice(end + 1) : text.slice(0, Math.max(0, offset - 1));
+    } else text = text.slice(0, offset) + replace.join('\n') + text.slice(offset + joined.length);
+    const delta = replace.length - k;
+    for (const p of placed) {
+      if (p.start >= at + k) p.start += delta;
+      else if (p.start + p.count > at) p.count = Math.max(0, p.count + delta);
+    }
+    placed.push({ block: block.index, start: at, count: replace.length });
+  }
+  const outcomes: BlockOutcome[] = placed.map((p) => ({ block: p.block, applied: 'exact', line: p.start + 1, lines: p.count }));
+  return { text, outcomes: outcomes.sort((a, b) => a.block - b.block), failures: [] };
+}
+
+/** The general case, line by line (exported for the test that holds the fast path to it). */
+export function applyByLines(doc: string, blocks: readonly EditBlock[]): EditResult {
   let lines = doc.split('\n');
   // The whitespace-tolerant view is built only when an exact match fails: on a long document
   // most blocks match as written, and loosening every line would cost more than the rest.

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { AUTO_EDITS_ABOVE_WORDS, applyEditBlocks, type EditBlock, editBlocksFor, editFormatFor, editsReason, parseEditReply } from '../../src/engine/edits.js';
+import {
+  AUTO_EDITS_ABOVE_WORDS,
+  applyByLines,
+  applyEditBlocks,
+  type EditBlock,
+  editBlocksFor,
+  editFormatFor,
+  editsReason,
+  parseEditReply,
+} from '../../src/engine/edits.js';
 import { makeDelimiters } from '../../src/engine/prompt.js';
 import { editsMode, REPLY_DEFAULTS, type ReplyContext, replyMode, replyModeFor } from '../../src/engine/reply.js';
 
@@ -199,6 +208,33 @@ describe('editBlocksFor', () => {
       expect(r.failures, `round ${round}`).toEqual([]);
       expect(r.text, `round ${round}`).toBe(b);
     }
+  });
+
+  it('the fast path (whole-line string matches) gives what the line-by-line path gives, for random blocks that apply, fail or collide', () => {
+    let seed = 11;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return (seed >>> 8) % n; // the low bits of this generator repeat in short cycles
+    };
+    const pool = ['alpha', 'beta', '', 'gamma', 'alpha', '  alpha', 'alpha beta', '- item'];
+    let fast = 0;
+    for (let round = 0; round < 400; round++) {
+      // Half the lines unique, half from a small pool (repeats, blanks, indented twins).
+      const doc = Array.from({ length: 3 + rand(20) }, (_, i) => `${pool[rand(pool.length)]}${rand(2) ? ` ${i}` : ''}`).join('\n') + (rand(2) ? '\n' : '');
+      const lines = doc.split('\n');
+      const blocks = Array.from({ length: 1 + rand(3) }, () => {
+        const at = rand(lines.length);
+        const search = lines.slice(at, at + 1 + rand(2));
+        const replace = rand(3) === 0 ? [] : Array.from({ length: 1 + rand(2) }, () => `r${rand(5)}`);
+        return block(search.join('\n'), replace.join('\n'));
+      });
+      const parsed = blocksOf(blocks.join('\n'));
+      const r = applyEditBlocks(doc, parsed);
+      if (r.outcomes.every((o) => 'applied' in o && o.applied === 'exact')) fast++;
+      expect(r, `round ${round}`).toEqual(applyByLines(doc, parsed));
+    }
+    // Most rounds take the fast path, so the comparison is not empty.
+    expect(fast).toBeGreaterThan(100);
   });
 });
 
