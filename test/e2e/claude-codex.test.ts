@@ -30,6 +30,29 @@ describe('bounce refine with the real Claude Code and Codex CLIs', () => {
     expect(r.stdout + r.stderr).not.toContain(CLAUDE_KEY);
   });
 
+  it('refines two documents as a batch, two at once: each converges in its own run folder', async () => {
+    const before = server.requests.length;
+    writeFileSync(join(dir, 'other.md'), DOC.replace('Launch checklist', 'Rollback checklist'));
+    const r = await runCli(['refine', 'launch.md', 'other.md', '--reviewer', 'claude', '--composer', 'codex', '--concurrency', '2', '--json'], {
+      cwd: dir,
+      env: env(),
+      timeoutMs: 180_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ status: 'converged', exit_code: 0, concurrency: 2, totals: { documents: 2, converged: 2, dispatches: 4 } });
+    expect(
+      documentCalls(before)
+        .map((c) => c.api)
+        .sort(),
+    ).toEqual(['anthropic', 'anthropic', 'responses', 'responses']);
+    for (const run of out.runs) {
+      expect(run.evidence).toBe('live');
+      expect(readFileSync(run.output, 'utf8')).not.toContain('[CONTESTED]');
+      expectNoKeys(run.run_dir, [CLAUDE_KEY, CODEX_KEY]);
+    }
+  });
+
   it('repairs a note the composer left on the final pass', async () => {
     const before = server.requests.length;
     server.script(['edit', 'leave-note']);
