@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapterRequest, runAdapterProgram, type AdapterRun } from '../support/adapter-process.js';
+import { writeClaudeSubscription } from '../support/cli-homes.js';
 import { agentBin } from '../support/agents.js';
 import { CONTESTED_NOTE, estimateTokens, insertNote, startModelServer, type Behaviour, type ModelServer } from '../support/model-server.js';
 import { waitFor } from '../support/wait-for.js';
@@ -112,15 +113,7 @@ describe('claude adapter against the real claude CLI', () => {
     // A subscription login (a stored OAuth token, no API key): Claude Code then reads the
     // unified rate-limit headers and words the 429 as "You've hit your session limit · resets ...".
     const config = join(home, 'subscription');
-    mkdirSync(config, { recursive: true });
-    const oauth = {
-      accessToken: 'sk-ant-oat01-FAKE',
-      refreshToken: 'sk-ant-ort01-FAKE',
-      expiresAt: Date.now() + 86_400_000,
-      scopes: ['user:inference'],
-      subscriptionType: 'max',
-    };
-    writeFileSync(join(config, '.credentials.json'), JSON.stringify({ claudeAiOauth: oauth }));
+    writeClaudeSubscription(config, 'max');
     const reset = Math.floor(Date.now() / 1000 / 60) * 60 + 3 * 3600;
     const headers = {
       'anthropic-ratelimit-unified-status': 'rejected',
@@ -207,15 +200,7 @@ describe('claude adapter against the real claude CLI', () => {
     expect(without.json).toMatchObject({ ok: false, version: '2.1.197', problems: [{ kind: 'credentials' }], resolved: { auth: 'none' } });
     // A subscription login with ANTHROPIC_API_KEY set: the key takes over (observed: x-api-key sent), so warn.
     const config = join(home, 'subscription-and-key');
-    mkdirSync(config, { recursive: true });
-    const oauth = {
-      accessToken: 'sk-ant-oat01-FAKE',
-      refreshToken: 'r',
-      expiresAt: Date.now() + 86_400_000,
-      scopes: ['user:inference'],
-      subscriptionType: 'pro',
-    };
-    writeFileSync(join(config, '.credentials.json'), JSON.stringify({ claudeAiOauth: oauth }));
+    writeClaudeSubscription(config, 'pro');
     const both = await runAdapterProgram('claude', {}, env({ CLAUDE_CONFIG_DIR: config }), ['--check']);
     expect(both.json).toMatchObject({ ok: true, resolved: { auth: 'api_key', auth_source: 'ANTHROPIC_API_KEY' } });
     expect(both.json.warnings).toMatchObject([

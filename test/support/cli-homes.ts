@@ -1,5 +1,5 @@
 /**
- * A Gemini CLI home and an opencode config that point the real CLIs at the scripted model
+ * A Claude Code config folder, a Gemini CLI home and an opencode config that point the real CLIs at the scripted model
  * server, as a user's own would point them at a provider. No key is written: the tests pass
  * keys in the environment (GEMINI_API_KEY, BOUNCE_TEST_OPENCODE_KEY).
  */
@@ -44,4 +44,20 @@ export function cliHomeEnv(home: string, serverUrl: string): Record<string, stri
     // opencode fetches its model catalogue from models.dev at start: not from a test.
     OPENCODE_DISABLE_MODELS_FETCH: '1',
   };
+}
+
+/**
+ * `<configDir>/.credentials.json` as a stored Claude subscription login leaves it (Linux): an
+ * OAuth token that has not expired, of the given plan. The token is a fake; no key is written.
+ */
+export function writeClaudeSubscription(configDir: string, subscriptionType: 'pro' | 'max'): void {
+  mkdirSync(configDir, { recursive: true });
+  const oauth = {
+    accessToken: 'sk-ant-oat01-FAKE',
+    refreshToken: 'sk-ant-ort01-FAKE',
+    expiresAt: Date.now() + 86_400_000,
+    scopes: ['user:inference'],
+    subscriptionType,
+  };
+  writeFileSync(join(configDir, '.credentials.json'), JSON.stringify({ claudeAiOauth: oauth }));
 }
