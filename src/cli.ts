@@ -73,7 +73,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addHelpText('after', commandHelp(REFINE_EXAMPLES))
     .action(async (docs: string[], o: Record<string, unknown>) => {
       const { isBatch } = await import('./commands/batch-args.js');
-      if (isBatch(docs, o, io.cwd)) {
+      if (await isBatch(docs, o, io.cwd)) {
         const { runBatchRefine } = await import('./commands/batch.js');
         setExit(await runBatchRefine({ docs, ...o }, io));
         return;

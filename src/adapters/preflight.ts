@@ -64,6 +64,11 @@ async function checkOne(agent: ResolvedAgent, env: NodeJS.ProcessEnv, probe: Pro
   return { version: result.version, warnings: result.warnings.map((w) => ({ ...w, message: `${agent.spec}: ${w.message}` })), resolved: result.resolved };
 }
 
+/** The warnings of a run's checks, once each (one agent in both roles has one check, and its warnings are the same objects). */
+export function checkWarnings(checks: Record<Role, AgentCheck> | null): CheckProblem[] {
+  return checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
+}
+
 /** Rough token estimate of a document (about 4 characters a token for prose). */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);

@@ -1,9 +1,8 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ulid } from 'ulid';
-import { skippedWarnings } from '../adapters/choose.js';
 import type { Probe } from '../adapters/detect.js';
-import { preflight } from '../adapters/preflight.js';
+import { checkWarnings, preflight } from '../adapters/preflight.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import { ADAPTER_TABLE } from '../adapters/table.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
@@ -30,7 +29,7 @@ import type { AdapterKind, CostSource, Role } from '../vocabulary.js';
 import { selectInputs } from '../documents.js';
 import { readInput } from './input.js';
 import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } from './plan.js';
-import { engineDeps } from './refine.js';
+import { engineDeps, printStartWarnings } from './refine.js';
 import { intFlag, type RefineOptions, refineAgents, refineRequest, refineSettings } from './refine-plan.js';
 import { isResumable, readForResume, type ResumeOptions, resumePlan } from './resume.js';
 import { batchBudget, budgetFromFlags } from './budget-flags.js';
@@ -125,11 +124,7 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
   }
   if (problems.length > 0) throw refuseDocuments(problems, inputs.length, io, 'documents');
   const labels = read.map((r) => r.label);
-  if (!opts.quiet) {
-    for (const line of skippedWarnings(chosen.skipped)) io.stderr.write(`${line}\n`);
-    const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
-    for (const w of warnings.filter((x) => x.kind !== 'login_unverified')) io.stderr.write(`warning: ${w.fix ? `${w.message}: ${w.fix}` : w.message}\n`);
-  }
+  if (!opts.quiet) printStartWarnings(io, chosen.skipped, checkWarnings(checks));
   if (opts.dryRun) return dryRunBatch(plans, labels, { shard, concurrency, all: all.length }, opts, io);
   if (io.signal.aborted) throw new BounceError('interrupted before the batch started', { exitCode: EXIT.interrupted, code: 'interrupted' });
   if (!opts.quiet) {

@@ -14,7 +14,7 @@ import { assertParses } from './input.js';
 import { type ContextSource, contextFiles, recordedContext } from './context.js';
 import type { Io } from '../io.js';
 import { DEFAULT_MARKERS } from '../protocol/scanner.js';
-import { assertFitsBudget, outputBudget, preflight } from '../adapters/preflight.js';
+import { assertFitsBudget, checkWarnings, outputBudget, preflight } from '../adapters/preflight.js';
 import type { RunManifest } from '../store/manifest.js';
 import { type Dismissals, type LintMode, ROLES, type Role } from '../vocabulary.js';
 import { outputTarget } from '../engine/output.js';
@@ -115,9 +115,7 @@ export async function completePlan(
     goal: req.goal,
     context: { nonce: makeContextNonce(contextTexts), budget: config.context_max_bytes, files: contextFiles(req.context) },
   };
-  // One agent in both roles has one check: its warnings are the same objects, kept once.
-  const warnings = checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
-  return { plan, warnings };
+  return { plan, warnings: checkWarnings(checks) };
 }
 
 /**

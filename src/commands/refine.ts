@@ -1,5 +1,6 @@
 import { callAgent } from '../adapters/call-agent.js';
-import { skippedWarnings } from '../adapters/choose.js';
+import { type SkippedAgent, skippedWarnings } from '../adapters/choose.js';
+import type { CheckProblem } from '../adapters/contract.js';
 import type { Probe } from '../adapters/detect.js';
 import { secretValues } from '../adapters/secrets.js';
 import { secretsOf } from '../redact.js';
@@ -46,17 +47,22 @@ export function engineDeps(io: Io, quiet: boolean, probe: Probe, plan: RunPlan):
   };
 }
 
+/**
+ * What a refine (one document or a batch) says before its first dispatch: the default CLIs left
+ * out for want of a login, then the agents' check warnings. A login that cannot be verified
+ * offline is for `bounce check`; on every run it would only be noise.
+ */
+export function printStartWarnings(io: Io, skipped: readonly SkippedAgent[], warnings: readonly CheckProblem[]): void {
+  for (const line of skippedWarnings(skipped)) io.stderr.write(`${line}\n`);
+  for (const w of warnings.filter((x) => x.kind !== 'login_unverified')) io.stderr.write(`warning: ${w.fix ? `${w.message}: ${w.fix}` : w.message}\n`);
+}
+
 /** `bounce refine <doc|->`: validate, plan, run the engine, print the result. */
 export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   // A problem found here throws: src/cli.ts prints it (and the --json error object).
   const built = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
   const { plan, warnings, probe } = built;
-  // A login that cannot be verified offline is for `bounce check`; on every run it would only be noise.
-  if (!opts.quiet) {
-    // Default CLIs left out for want of a login (chooseAgents' `skipped`, passed on by buildPlan).
-    for (const line of skippedWarnings(built.skipped)) io.stderr.write(`${line}\n`);
-    for (const w of warnings.filter((x) => x.kind !== 'login_unverified')) io.stderr.write(`warning: ${w.fix ? `${w.message}: ${w.fix}` : w.message}\n`);
-  }
+  if (!opts.quiet) printStartWarnings(io, built.skipped, warnings);
   if (opts.dryRun) return dryRun(plan, opts, io);
   // Ctrl-C while agents were being checked: nothing was started, so nothing is left behind.
   if (io.signal.aborted) {
