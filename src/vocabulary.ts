@@ -94,8 +94,8 @@ export type EditFormat = z.infer<typeof EditFormatSchema>;
 export const EditFormatSettingSchema = z.enum([...EditFormatSchema.options, 'auto']);
 export type EditFormatSetting = z.infer<typeof EditFormatSettingSchema>;
 
-/** How an edit block matched the document: as written, or once indentation and other whitespace were ignored. */
-export const BlockAppliedSchema = z.enum(['exact', 'tolerant']);
+/** How an edit block matched the document: as whole lines as written, inside lines as written, or as whole lines once indentation and other whitespace were ignored. */
+export const BlockAppliedSchema = z.enum(['exact', 'inline', 'tolerant']);
 export type BlockApplied = z.infer<typeof BlockAppliedSchema>;
 /** Why an edit block did not apply: its SEARCH text is nowhere in the document, or in more than one place. */
 export const BlockFailedSchema = z.enum(['missing', 'ambiguous']);

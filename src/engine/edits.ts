@@ -1,7 +1,7 @@
 /**
  * Edit replies: search/replace blocks against the document an agent was sent, parsed, applied
- * in order (exactly, else ignoring whitespace) and reported block by block. Pure functions of
- * text; the reply mode that uses them is `editsMode` in reply.ts.
+ * in order (as whole lines, else inside lines, else ignoring whitespace) and reported block by
+ * block. Pure functions of text; the reply mode that uses them is `editsMode` in reply.ts.
  */
 import { diffLines } from '../report/line-diff.js';
 import type { BlockApplied, BlockFailed, EditFormat, EditFormatSetting } from '../vocabulary.js';
@@ -141,6 +141,8 @@ interface Split {
   replace: string[];
   starts: number[];
   how: BlockApplied;
+  /** For an inline match: where the SEARCH text starts in its first line. */
+  column?: number;
 }
 
 /** Applies `blocks` in order to `doc` (LF): each must match the document as the blocks before it left it exactly once. */
@@ -159,6 +161,29 @@ function wholeLineMatches(text: string, search: string): number[] {
   return found;
 }
 
+const WORD_RE = /[\p{L}\p{N}\p{M}_]/u;
+/** Whether the code point that ends just before `i` and the one that starts at `i` are both word characters. */
+function insideWord(text: string, i: number): boolean {
+  if (i <= 0 || i >= text.length) return false;
+  const before = text.charCodeAt(i - 1);
+  const from = before >= 0xdc00 && before <= 0xdfff && i >= 2 ? i - 2 : i - 1;
+  const prev = String.fromCodePoint(text.codePointAt(from) as number);
+  const next = String.fromCodePoint(text.codePointAt(i) as number);
+  return WORD_RE.test(prev) && WORD_RE.test(next);
+}
+
+/**
+ * Where `search` occurs in `text` inside lines: starting and ending on a word boundary (so
+ * `x = 1` does not match in `x = 10`), and holding more than whitespace. Up to `limit` starts.
+ */
+function inlineMatches(text: string, search: string, limit = 2): number[] {
+  const found: number[] = [];
+  if (search.trim() === '') return found;
+  for (let at = text.indexOf(search); at !== -1 && found.length < limit; at = text.indexOf(search, at + 1))
+    if (!insideWord(text, at) && !insideWord(text, at + search.length)) found.push(at);
+  return found;
+}
+
 /** Line breaks in `text` before `end`: the 0-based line `end` is on. */
 function lineOf(text: string, end: number): number {
   let n = 0;
@@ -168,20 +193,28 @@ function lineOf(text: string, end: number): number {
 
 /**
  * The common case on a long document, without splitting it into lines: every block has one
- * divider and its SEARCH part matches exactly once, as written. The outcome is what
- * applyByLines gives for such blocks; null (any other case) leaves the work to it.
+ * divider and its SEARCH part matches exactly once as written (as whole lines, or inside
+ * lines when it is nowhere as whole lines). The outcome is what applyByLines gives for such
+ * blocks; null (any other case) leaves the work to it.
  */
 function applyExactly(doc: string, blocks: readonly EditBlock[]): EditResult | null {
   let text = doc;
-  const placed: { block: number; start: number; count: number }[] = [];
+  const placed: { block: number; applied: BlockApplied; start: number; count: number }[] = [];
   for (const block of blocks) {
     if (block.dividers.length !== 1) return null;
     const d = block.dividers[0] as number;
     const search = block.body.slice(0, d);
-    const replace = block.body.slice(d + 1);
+    let replace = block.body.slice(d + 1);
     if (search.length === 0) return null;
     const joined = search.join('\n');
-    const found = wholeLineMatches(text, joined);
+    let how: BlockApplied = 'exact';
+    let found = wholeLineMatches(text, joined);
+    if (found.length === 0) {
+      found = inlineMatches(text, joined);
+      how = 'inline';
+      // Inside a line, an empty replacement takes the text and leaves the line.
+      if (replace.length === 0) replace = [''];
+    }
     if (found.length !== 1) return null;
     const offset = found[0] as number;
     const at = lineOf(text, offset);
@@ -196,9 +229,9 @@ function applyExactly(doc: string, blocks: readonly EditBlock[]): EditResult | n
       if (p.start >= at + k) p.start += delta;
       else if (p.start + p.count > at) p.count = Math.max(0, p.count + delta);
     }
-    placed.push({ block: block.index, start: at, count: replace.length });
+    placed.push({ block: block.index, applied: how, start: at, count: replace.length });
   }
-  const outcomes: BlockOutcome[] = placed.map((p) => ({ block: p.block, applied: 'exact', line: p.start + 1, lines: p.count }));
+  const outcomes: BlockOutcome[] = placed.map((p) => ({ block: p.block, applied: p.applied, line: p.start + 1, lines: p.count }));
   return { text, outcomes: outcomes.sort((a, b) => a.block - b.block), failures: [] };
 }
 
@@ -219,7 +252,12 @@ export function applyByLines(doc: string, blocks: readonly EditBlock[]): EditRes
     }
     const at = split.starts[0] as number;
     const k = split.search.length;
-    const replace = split.how === 'tolerant' ? reindent(lines.slice(at, at + k), split.search, split.replace) : split.replace;
+    const replace =
+      split.how === 'tolerant'
+        ? reindent(lines.slice(at, at + k), split.search, split.replace)
+        : split.how === 'inline'
+          ? within(lines, at, split)
+          : split.replace;
     lines = [...lines.slice(0, at), ...replace, ...lines.slice(at + k)];
     if (loosenedLines) loosenedLines = [...loosenedLines.slice(0, at), ...replace.map(loose), ...loosenedLines.slice(at + k)];
     const delta = replace.length - k;
@@ -261,19 +299,54 @@ function chooseSplit(block: EditBlock, lines: readonly string[], loosened: () =>
     const search = block.body.slice(0, d);
     const replace = block.body.slice(d + 1);
     const found = search.length ? findMatches(lines, loosened, search) : { starts: [], how: 'exact' as const };
-    const split: Split = { search, replace, starts: found.starts, how: found.how ?? 'exact' };
+    const split: Split = { search, replace, starts: found.starts, how: found.how ?? 'exact', column: found.column };
     if (split.starts.length === 1) return split;
     if (i === 0) first = split;
   }
   return first as Split;
 }
 
-/** Where `search` matches as whole lines: exactly if it does anywhere, else ignoring whitespace. */
-function findMatches(lines: readonly string[], loosened: () => readonly string[], search: readonly string[]): { starts: number[]; how?: BlockApplied } {
+/**
+ * Where `search` matches: as whole lines as written if it does anywhere; else inside lines as
+ * written if that is one place; else as whole lines ignoring whitespace; else the places
+ * inside lines (none, or several: ambiguous).
+ */
+function findMatches(
+  lines: readonly string[],
+  loosened: () => readonly string[],
+  search: readonly string[],
+): { starts: number[]; how?: BlockApplied; column?: number } {
   const exact = runs(lines, search);
   if (exact.length) return { starts: exact, how: 'exact' };
+  const text = lines.join('\n');
+  const inline = inlineMatches(text, search.join('\n'), Number.POSITIVE_INFINITY);
+  const at = (offset: number): { line: number; column: number } => {
+    const line = lineOf(text, offset);
+    return { line, column: offset - (text.lastIndexOf('\n', offset - 1) + 1) };
+  };
+  if (inline.length === 1) {
+    const { line, column } = at(inline[0] as number);
+    return { starts: [line], how: 'inline', column };
+  }
   const tolerant = runs(loosened(), search.map(loose));
-  return tolerant.length ? { starts: tolerant, how: 'tolerant' } : { starts: [] };
+  if (tolerant.length) return { starts: tolerant, how: 'tolerant' };
+  return inline.length ? { starts: inline.map((o) => at(o).line), how: 'inline' } : { starts: [] };
+}
+
+/**
+ * The lines an inline match leaves: the text of its first line before the match, the
+ * replacement, and the text of its last line after it (an empty replacement takes only the
+ * matched text).
+ */
+function within(lines: readonly string[], at: number, split: Split): string[] {
+  const column = split.column ?? 0;
+  const k = split.search.length;
+  const last = lines[at + k - 1] ?? '';
+  const tail = last.slice((k === 1 ? column : 0) + (split.search.at(-1) ?? '').length);
+  const replace = split.replace.length ? [...split.replace] : [''];
+  replace[0] = (lines[at] ?? '').slice(0, column) + replace[0];
+  replace[replace.length - 1] += tail;
+  return replace;
 }
 
 /** Start indices of every run of `lines` equal to `want`. */
@@ -358,50 +431,133 @@ function closestExcerpt(lines: readonly string[], loosenedOf: () => readonly str
 }
 
 /**
- * Blocks that turn `before` into `after` (both LF): each changed run of lines with as many
- * lines around it as make its SEARCH part unique in `before`; '' when nothing changed. What
- * the mock agent and the benchmark reply in edit mode.
+ * Blocks that turn `before` into `after` (both LF), as short as the matching rules allow: each
+ * changed stretch with as many words around it as make its SEARCH part match once, where it
+ * stands, in the document the blocks before it left; '' when nothing changed. What the mock
+ * agent and the benchmark reply in edit mode.
  */
 export function editBlocksFor(before: string, after: string): string {
   const a = before.split('\n');
   const b = after.split('\n');
-  // Where each unchanged line of `a` stands in `b`: a block's edges are unchanged lines (or an end).
-  const bOf = new Map<number, number>();
-  const hunks: { a0: number; a1: number }[] = [];
-  let open: { a0: number; a1: number } | null = null;
-  let seen = 0;
+  // Changed runs of lines, as [a0, a1) of `before` replaced by [b0, b1) of `after`.
+  const hunks: { a0: number; a1: number; b0: number; b1: number }[] = [];
+  let open: (typeof hunks)[number] | null = null;
+  let seenA = 0;
+  let seenB = 0;
   for (const op of diffLines(a, b)) {
     if (op.type === 'equal') {
-      bOf.set(op.a, op.b);
       open = null;
-      seen = op.a + 1;
-    } else if (op.type === 'delete') {
-      if (!open) hunks.push((open = { a0: op.a, a1: op.a }));
-      open.a1 = seen = op.a + 1;
-    } else if (!open) hunks.push((open = { a0: seen, a1: seen }));
-  }
-  for (const h of hunks) {
-    // Context is taken line by line, above then below, until the SEARCH part is found once.
-    for (let above = true; h.a1 - h.a0 === 0 || runs(a, a.slice(h.a0, h.a1)).length !== 1; above = !above) {
-      if (above && h.a0 > 0) h.a0--;
-      else if (h.a1 < a.length) h.a1++;
-      else if (h.a0 > 0) h.a0--;
-      else break;
+      seenA = op.a + 1;
+      seenB = op.b + 1;
+      continue;
     }
+    if (!open) hunks.push((open = { a0: seenA, a1: seenA, b0: seenB, b1: seenB }));
+    if (op.type === 'delete') open.a1 = seenA = op.a + 1;
+    else open.b1 = seenB = op.b + 1;
   }
-  const merged: { a0: number; a1: number }[] = [];
-  for (const h of [...hunks].sort((x, y) => x.a0 - y.a0)) {
-    const last = merged.at(-1);
-    if (last && h.a0 <= last.a1) last.a1 = Math.max(last.a1, h.a1);
-    else merged.push({ ...h });
+  let text = before;
+  // Offset in `text` of line `a0` of `before`: the lines above it are already those of `after`.
+  let lineStart = 0;
+  let line = 0;
+  let shift = 0;
+  const out: string[] = [];
+  for (const h of hunks) {
+    for (; line < h.a0; line++) lineStart += (a[line] as string).length + 1;
+    let s = lineStart + shift;
+    const old = a.slice(h.a0, h.a1).join('\n');
+    const neu = b.slice(h.b0, h.b1).join('\n');
+    let e: number;
+    let r: string;
+    if (h.a1 > h.a0 && h.b1 > h.b0) [e, r] = [s + old.length, neu];
+    else if (h.a1 > h.a0) {
+      // Whole lines go with one line break: the one after them, or at the end the one before.
+      if (h.a1 < a.length) [e, r] = [s + old.length + 1, ''];
+      else [s, e, r] = [Math.max(0, s - 1), s + old.length, ''];
+    } else if (h.a0 < a.length) [e, r] = [s, `${neu}\n`];
+    else [s, e, r] = [text.length, text.length, `\n${neu}`];
+    // Only what differs, then whole words around it until the SEARCH text is found once, here.
+    const span = text.slice(s, e);
+    let p = 0;
+    while (p < span.length && p < r.length && span[p] === r[p]) p++;
+    let q = 0;
+    while (q < span.length - p && q < r.length - p && span[span.length - 1 - q] === r[r.length - 1 - q]) q++;
+    // Never between the two halves of a surrogate pair.
+    if (p > 0 && isLowSurrogate(span, p)) p--;
+    if (q > 0 && isLowSurrogate(span, span.length - q)) q--;
+    let from = s + p;
+    let to = e - q;
+    let middle = r.slice(p, r.length - q);
+    // Lines put in at the start of a line go in at the end of the line above instead (the same
+    // text), so the block quotes the line they follow and not a bare line break.
+    while (from === to && from > 0 && middle.endsWith('\n') && text[from - 1] === '\n') {
+      from = to = from - 1;
+      middle = `\n${middle.slice(0, -1)}`;
+    }
+    let x = from;
+    let y = to;
+    while (insideWord(text, x)) x -= x > 1 && isLowSurrogate(text, x - 1) ? 2 : 1;
+    while (insideWord(text, y)) y += isLowSurrogate(text, y + 1) ? 2 : 1;
+    for (let left = true; !placedOnce(text, x, y); left = !left) {
+      if ((left && x > 0) || y >= text.length) x = stepLeft(text, x);
+      else y = stepRight(text, y);
+    }
+    // Whitespace at the edges of the window goes when the rest is still found once.
+    while (y > to && /\s/.test(text[y - 1] as string) && placedOnce(text, x, y - 1)) y--;
+    while (x < from && /\s/.test(text[x] as string) && placedOnce(text, x + 1, y)) x++;
+    const search = text.slice(x, y);
+    const replace = text.slice(x, from) + middle + text.slice(to, y);
+    // Always a replacement part, if only an empty line: an empty part would also take the line breaks.
+    out.push([EDIT_MARKERS.search, search, EDIT_MARKERS.divider, replace, EDIT_MARKERS.replace].join('\n'));
+    text = text.slice(0, from) + middle + text.slice(to);
+    shift += middle.length - (to - from);
+    // The next hunk starts below this one: count its old lines into lineStart.
+    for (; line < h.a1; line++) lineStart += (a[line] as string).length + 1;
   }
-  return merged
-    .map((h) => {
-      const b0 = h.a0 === 0 ? 0 : (bOf.get(h.a0 - 1) as number) + 1;
-      const b1 = h.a1 === a.length ? b.length : (bOf.get(h.a1) as number);
-      return [EDIT_MARKERS.search, ...a.slice(h.a0, h.a1), EDIT_MARKERS.divider, ...b.slice(b0, b1), EDIT_MARKERS.replace].join('\n');
-    })
-    .join('\n\n');
+  return out.join('\n\n');
+}
+
+/** Whether text[x, y) is a SEARCH text that the matching rules place at x and nowhere else. */
+function placedOnce(text: string, x: number, y: number): boolean {
+  if (x === 0 && y === text.length) return true;
+  const search = text.slice(x, y);
+  if (search.trim() === '') return false;
+  const whole = wholeLineMatches(text, search);
+  if (whole.length) return whole.length === 1 && whole[0] === x;
+  const inline = inlineMatches(text, search);
+  return inline.length === 1 && inline[0] === x;
+}
+
+const isLowSurrogate = (text: string, i: number): boolean => {
+  const c = text.charCodeAt(i);
+  return c >= 0xdc00 && c <= 0xdfff;
+};
+
+/** The code point that ends just before `i` is a word character. */
+function wordBefore(text: string, i: number): boolean {
+  if (i <= 0) return false;
+  const from = i >= 2 && isLowSurrogate(text, i - 1) ? i - 2 : i - 1;
+  return WORD_RE.test(String.fromCodePoint(text.codePointAt(from) as number));
+}
+
+/** The code point that starts at `i` is a word character. */
+const wordAt = (text: string, i: number): boolean => i < text.length && WORD_RE.test(String.fromCodePoint(text.codePointAt(i) as number));
+
+/** Left of x past the characters that are not words, then past one word. */
+function stepLeft(text: string, x: number): number {
+  let i = x;
+  const back = (): number => (i >= 2 && isLowSurrogate(text, i - 1) ? 2 : 1);
+  while (i > 0 && !wordBefore(text, i)) i -= back();
+  while (wordBefore(text, i)) i -= back();
+  return Math.max(0, i);
+}
+
+/** Right of y past the characters that are not words, then past one word. */
+function stepRight(text: string, y: number): number {
+  let i = y;
+  const ahead = (): number => (isLowSurrogate(text, i + 1) ? 2 : 1);
+  while (i < text.length && !wordAt(text, i)) i += ahead();
+  while (wordAt(text, i)) i += ahead();
+  return Math.min(text.length, i);
 }
 
 /**

@@ -25,7 +25,7 @@ describe('a real bounce process killed at each of its writes, then resumed', () 
       // A run killed after it was closed is already finished: resume refuses it (exit 2), and that is right.
       expect([0, 2], `write ${k}: ${resumed.stderr}`).toContain(resumed.code);
       if (resumed.code === 0) expect(JSON.parse(resumed.stdout).status).toBe('converged');
-      else expect(JSON.parse(readFileSync(join(dir, 'runs', runs[0]!, 'run.json'), 'utf8')).status, `write ${k}`).toBe('converged');
+      else expect(JSON.parse(readFileSync(join(dir, 'runs', runs[0]!, 'run.json'), 'utf8')).status, `write ${k}: ${resumed.stderr}`).toBe('converged');
       const audit = await runCli(['audit', 'latest'], { cwd: dir });
       expect(audit.code, `write ${k}: ${audit.stdout}${audit.stderr}`).toBe(0);
     }
