@@ -5,13 +5,13 @@
  * a tiny deterministic reviewer (adds one [CONTESTED] note) and composer (removes notes).
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { type AdapterContext, AdapterCrash, type AdapterProgram, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
 import { noteRange } from '../src/audit/records.js';
 import { EDIT_MARKERS, editBlocksFor } from '../src/engine/edits.js';
 import { type CodeBlock, markdownRegions } from '../src/protocol/code-ranges.js';
 import { lineAt, lineIndex, scanNotes } from '../src/protocol/scanner.js';
+import { yamlLib } from '../src/yaml.js';
 import { AdapterErrorSchema, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult } from '../src/adapters/contract.js';
 
 const StepSchema = z.union([
@@ -38,7 +38,7 @@ export const MOCK_VERSION = 'mock-1';
 export function loadScript(path: string | undefined): Script {
   if (!path) return { steps: {} };
   const text = readFileSync(path, 'utf8');
-  return ScriptSchema.parse(path.endsWith('.json') ? JSON.parse(text) : parseYaml(text));
+  return ScriptSchema.parse(path.endsWith('.json') ? JSON.parse(text) : yamlLib().parse(text));
 }
 
 export function pickStep(script: Script, req: AdapterRequest): Step | undefined {
@@ -191,4 +191,4 @@ export async function check(options: AgentOptions): Promise<CheckResult> {
 
 export const adapter: AdapterProgram = { dispatch, check };
 
-if (isMain(import.meta.url)) await runAdapter(adapter);
+if (isMain(import.meta.url)) void runAdapter(adapter);

@@ -127,4 +127,4 @@ export async function dispatch(request: AdapterRequest, { env, signal }: Adapter
 
 export const adapter: AdapterProgram = { dispatch, check };
 
-if (isMain(import.meta.url)) await runAdapter(adapter);
+if (isMain(import.meta.url)) void runAdapter(adapter);

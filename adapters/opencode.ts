@@ -251,4 +251,4 @@ async function check(options: AgentOptions, { env, probe }: CheckContext): Promi
 
 export const adapter: AdapterProgram = { dispatch, check };
 
-if (isMain(import.meta.url)) await runAdapter(adapter);
+if (isMain(import.meta.url)) void runAdapter(adapter);

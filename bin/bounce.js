@@ -1,6 +1,18 @@
 #!/usr/bin/env node
-// Thin launcher: the compiled CLI lives in dist/ (built by `npm run build`, and by `npm ci` via prepare).
-import { existsSync } from 'node:fs';
+// The launcher: loads the CLI, one CommonJS file (dist/cli.cjs, built by `npm run build` and
+// by `npm ci` via prepare), reusing V8's compiled code from dist/cli.cjs.cache when that was
+// made for this file and this Node. Without a usable cache it compiles the file as usual and,
+// after the command, writes one for the next start (silently skipped where the folder cannot
+// be written). Node's own modules are required, not imported: an import builds an ES module
+// view of each, which costs start-up time for nothing here.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { existsSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+const { fileURLToPath } = require('node:url');
+const { Module } = require('node:module');
+const vm = require('node:vm');
 
 // A Ctrl-C while the CLI loads is counted, not fatal: main() then ends with exit 130 like any interruption.
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -10,11 +22,43 @@ const early = () => {
 };
 for (const sig of SIGNALS) process.on(sig, early);
 
-const cli = new URL('../dist/src/cli.js', import.meta.url);
-if (!existsSync(cli)) {
+const file = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.cjs');
+if (!existsSync(file)) {
   process.stderr.write('bounce: this copy is not built yet: run npm run build (or npm ci) in its folder\n');
   process.exit(2);
 }
-const { main } = await import(cli.href);
+
+/** Compiles and runs the file as CommonJS with the cached code, if any; returns its exports, and the script when a cache is to be written. */
+function load() {
+  const cacheFile = `${file}.cache`;
+  let cachedData;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    // No cache yet.
+  }
+  const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), { filename: file, cachedData });
+  const mod = { exports: {} };
+  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(file), mod, file, dirname(file));
+  return { exports: mod.exports, script: cachedData === undefined || script.cachedDataRejected ? script : null, cacheFile };
+}
+
+/** Writes V8's code for the file, with what this command compiled, for the next start; any failure is ignored. */
+function saveCache(script, cacheFile) {
+  const tmp = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, script.createCachedData());
+    renameSync(tmp, cacheFile);
+  } catch {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // A folder that cannot be written has no temporary file to remove.
+    }
+  }
+}
+
+const { exports: cli, script, cacheFile } = load();
 for (const sig of SIGNALS) process.off(sig, early);
-process.exitCode = await main(process.argv, undefined, { signals });
+process.exitCode = await cli.main(process.argv, undefined, { signals });
+if (script) saveCache(script, cacheFile);

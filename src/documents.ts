@@ -1,6 +1,5 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
-import { glob, isDynamicPattern } from 'tinyglobby';
 import { usageError } from './errors.js';
 
 /**
@@ -34,6 +33,12 @@ export function displayPath(cwd: string, path: string): string {
   return sep === '/' ? rel : rel.split(sep).join('/');
 }
 
+/** Whether an argument is a glob, by tinyglobby's own test: loaded only for a path that is not there. */
+export async function isGlob(pattern: string): Promise<boolean> {
+  const { isDynamicPattern } = await import('tinyglobby');
+  return isDynamicPattern(pattern);
+}
+
 /** Arguments in order; within a folder or glob, sorted. A file named twice is scanned once. */
 export async function resolveInputs(patterns: string[], cwd: string): Promise<Input[]> {
   const seen = new Set<string>();
@@ -57,7 +62,8 @@ export async function resolveInputs(patterns: string[], cwd: string): Promise<In
       const found = await walk(resolve(cwd, pattern));
       if (found.length === 0) throw usageError(`no .md, .markdown, .mdx or .txt files in folder ${pattern}`, 'name the files, or use a glob');
       for (const rel of found) add(displayPath(cwd, join(pattern, rel)), join(pattern, rel));
-    } else if (isDynamicPattern(pattern)) {
+    } else if (await isGlob(pattern)) {
+      const { glob } = await import('tinyglobby');
       const found = (await glob(pattern, { cwd, onlyFiles: true, expandDirectories: false, ignore: ['**/node_modules/**'] })).sort();
       if (found.length === 0) throw usageError(`no files match ${pattern}`, 'check the pattern (quote it so the shell leaves it alone)');
       for (const rel of found) add(displayPath(cwd, rel), rel);

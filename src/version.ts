@@ -1,16 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { packageVersion } from './package.js';
 
-/** The package version, read once from package.json (two levels up from dist/src or src). */
-function readVersion(): string {
-  for (const rel of ['../../package.json', '../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'bounce-runner' && pkg.version) return pkg.version;
-    } catch {
-      // Try the next candidate.
-    }
-  }
-  return '0.0.0';
-}
-
-export const VERSION = readVersion();
+/** The package version, read once from package.json. */
+export const VERSION = packageVersion();

@@ -1,12 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, FIXTURES, tempDir } from './support/cli.js';
+import { BIN, cleanEnv, FIXTURES, ROOT, tempDir } from './support/cli.js';
 
-/** The package modules (dist/ files and dependencies) that `bounce <args>` loads, as paths. */
-function modulesLoadedBy(args: string[]): string[] {
+/**
+ * `bounce <args>` run in a folder holding `files`: its exit status, and the files it loaded as
+ * modules (the CLI itself is one file that the launcher compiles), as paths from the package.
+ */
+function traced(args: string[], files: Record<string, string> = {}): { status: number | null; loaded: string[] } {
   const dir = tempDir();
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   const record = join(dir, 'loads.txt');
   writeFileSync(record, '');
   const r = spawnSync(process.execPath, ['--import', join(FIXTURES, 'startup/record-loads.mjs'), BIN, ...args], {
@@ -15,30 +19,78 @@ function modulesLoadedBy(args: string[]): string[] {
     encoding: 'utf8',
   });
   expect(r.stderr).not.toMatch(/warning/i);
-  return readFileSync(record, 'utf8')
+  const loaded = readFileSync(record, 'utf8')
     .split('\n')
-    .filter((url) => url.startsWith('file:'))
-    .map((url) => url.replace(/^.*?\/(dist|node_modules)\//, '$1/'));
+    .filter((url) => url.startsWith('file:') && !url.includes('/test/fixtures/'))
+    .map((url) => url.replace(/^.*?\/(bin|dist|node_modules)\//, '$1/'));
+  return { status: r.status, loaded };
 }
+const modulesLoadedBy = (args: string[], files: Record<string, string> = {}): string[] => traced(args, files).loaded;
+
+const LAZY = /node_modules\//;
 
 // Start-up cost is set by what loads, so these say what must not load; speed is in npm run bench.
-describe('commands load their modules lazily', () => {
-  it('--version and --help load no command, no adapter code and no subprocess library', () => {
-    for (const args of [['--version'], ['--help'], ['refine', '--help']]) {
-      const loaded = modulesLoadedBy(args);
-      expect(loaded).toContain('dist/src/cli.js');
-      expect(
-        loaded.filter((m) => /dist\/src\/(commands|runner|adapters|store|config)\/|node_modules\/(execa|zod|yaml)\//.test(m)),
-        args.join(' '),
-      ).toEqual([]);
+describe('the CLI loads one file, and the YAML parser only where YAML is read', () => {
+  it('--version, --help and scan load the launcher alone: no module of dist/src, no package', () => {
+    for (const args of [['--version'], ['--help'], ['refine', '--help'], ['scan', 'doc.md']]) {
+      const loaded = modulesLoadedBy(args, { 'doc.md': '# Clean\n' });
+      expect(loaded, args.join(' ')).toEqual(['bin/bounce.js']);
     }
   });
 
-  it('scan loads the scanner and the config, not the run engine', () => {
+  it('a refine of a Markdown document loads no package file; a YAML document loads the parser', () => {
+    const refine = ['refine', '-r', 'mock', '-c', 'mock', '--quiet'];
+    expect(modulesLoadedBy([...refine, 'doc.md'], { 'doc.md': '# Plan\n\nShip on Monday.\n' }).filter((m) => LAZY.test(m))).toEqual([]);
+    const yaml = modulesLoadedBy([...refine, 'doc.yaml'], { 'doc.yaml': 'plan: ship on Monday\n' });
+    expect(yaml.filter((m) => LAZY.test(m)).some((m) => m.startsWith('node_modules/yaml/'))).toBe(true);
+  });
+
+  it('a batch of a glob with cmd: agents (the glob matcher and the subprocess library inside the one file) loads nothing else', () => {
+    const agent = join(ROOT, 'examples/adapters/upper-adapter.mjs');
+    const run = traced(['refine', '*.md', '-r', `cmd:${agent}`, '-c', `cmd:${agent}`, '--quiet'], { 'a.md': '# A\n\nText.\n' });
+    expect(run.status).toBe(0);
+    // fdir, inside tinyglobby, also looks for an installed picomatch at run time.
+    expect(run.loaded.filter((m) => !m.startsWith('node_modules/picomatch/'))).toEqual(['bin/bounce.js']);
+  });
+});
+
+describe('the launcher and its code cache', () => {
+  /** A copy of the package's launcher and CLI file, with the package.json that names them. */
+  function copyOfCli(): string {
     const dir = tempDir();
-    writeFileSync(join(dir, 'doc.md'), '# Clean\n');
-    const loaded = modulesLoadedBy(['scan', join(dir, 'doc.md')]);
-    expect(loaded).toContain('dist/src/commands/scan.js');
-    expect(loaded.filter((m) => /dist\/src\/(commands\/(?!scan)|runner\/(?!reply)|store\/|audit\/)|node_modules\/execa\//.test(m))).toEqual([]);
+    mkdirSync(join(dir, 'bin'));
+    mkdirSync(join(dir, 'dist'));
+    copyFileSync(BIN, join(dir, 'bin/bounce.js'));
+    copyFileSync(join(ROOT, 'dist/cli.cjs'), join(dir, 'dist/cli.cjs'));
+    copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+    return dir;
+  }
+  const version = (dir: string) => spawnSync(process.execPath, [join(dir, 'bin/bounce.js'), '--version'], { env: cleanEnv(), encoding: 'utf8' });
+  const expected = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+  it('writes a cache when there is none, starts from it, and replaces one that does not fit', () => {
+    const dir = copyOfCli();
+    const cache = join(dir, 'dist/cli.cjs.cache');
+    expect(version(dir).stdout.trim()).toBe(expected);
+    const written = readFileSync(cache);
+    expect(written.length).toBeGreaterThan(1000);
+    // A cache that fits is kept as it is.
+    expect(version(dir).stdout.trim()).toBe(expected);
+    expect(readFileSync(cache).equals(written)).toBe(true);
+    // One that does not (another build, another Node, or damage) is ignored, then replaced.
+    writeFileSync(cache, 'not a code cache');
+    const r = version(dir);
+    expect([r.status, r.stdout.trim(), r.stderr]).toEqual([0, expected, '']);
+    expect(readFileSync(cache).length).toBeGreaterThan(1000);
+  });
+
+  it('runs where the cache cannot be written, and leaves no temporary file behind', () => {
+    const dir = copyOfCli();
+    // A folder in the cache's place: it cannot be read as a cache nor replaced by one (whoever runs this, root too).
+    mkdirSync(join(dir, 'dist/cli.cjs.cache'));
+    const r = version(dir);
+    expect([r.status, r.stdout.trim(), r.stderr]).toEqual([0, expected, '']);
+    expect(readdirSync(join(dir, 'dist')).sort()).toEqual(['cli.cjs', 'cli.cjs.cache']);
+    expect(statSync(join(dir, 'dist/cli.cjs.cache')).isDirectory()).toBe(true);
   });
 });

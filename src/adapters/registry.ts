@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { AgentConfig, Config } from '../config/schema.js';
 import { usageError } from '../errors.js';
+import { packageRoot } from '../package.js';
 import { didYouMean } from '../suggest.js';
 import type { Evidence } from '../vocabulary.js';
 import type { AgentOptions } from './contract.js';
@@ -29,7 +29,7 @@ export interface ResolvedAgent {
  * calls built-ins in-process (call-agent.ts); the path is what a user runs or wraps.
  */
 export function builtinProgram(name: string): string {
-  return fileURLToPath(new URL(`../../adapters/${name}.js`, import.meta.url));
+  return join(packageRoot(), 'dist', 'adapters', `${name}.js`);
 }
 
 export function slugify(text: string): string {

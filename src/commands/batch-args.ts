@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { isGlob } from '../documents.js';
 
 /**
  * Whether `bounce refine` with these arguments is a batch: several paths, a folder, a glob,
@@ -13,8 +14,7 @@ export async function isBatch(docs: readonly string[], flags: { concurrency?: un
   try {
     return statSync(resolve(cwd, doc)).isDirectory();
   } catch {
-    // No such file: a glob, as the batch's path expansion reads one (loaded only here, off the common path).
-    const { isDynamicPattern } = await import('tinyglobby');
-    return isDynamicPattern(doc);
+    // No such file: a glob, as the batch's path expansion reads one.
+    return isGlob(doc);
   }
 }

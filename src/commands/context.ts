@@ -1,9 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { glob, isDynamicPattern } from 'tinyglobby';
 import { GOAL_MAX_CHARS } from '../config/schema.js';
-import { displayPath, walk } from '../documents.js';
+import { displayPath, isGlob, walk } from '../documents.js';
 import { isBounceError, usageError } from '../errors.js';
 import { contextText } from '../engine/context-frames.js';
 import type { ContextFile, RunPlan } from '../engine/plan.js';
@@ -78,7 +77,8 @@ export async function readContext(patterns: readonly string[], base: string, cwd
     );
     if (kind === 'file') add(abs, true);
     else if (kind === 'dir') for (const rel of await walk(abs, '', () => true)) add(join(abs, rel), false);
-    else if (isDynamicPattern(pattern)) {
+    else if (await isGlob(pattern)) {
+      const { glob } = await import('tinyglobby');
       const found = (await glob(pattern, { cwd: base, onlyFiles: true, expandDirectories: false, ignore: ['**/node_modules/**'] })).sort();
       if (found.length === 0) throw usageError(`--context: no files match ${pattern}`, 'check the pattern (quote it so the shell leaves it alone)', 'usage');
       for (const rel of found) add(resolve(base, rel), false);

@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import type { Role } from '../adapters/contract.js';
 import { usageError } from '../errors.js';
+import { packageRoot } from '../package.js';
 import type { EditFormat, Syntax } from '../vocabulary.js';
 import { type ContextFrames, renderContext } from './context-frames.js';
 import type { BlockFailure } from './edits.js';
@@ -13,7 +12,6 @@ export const TEMPLATE_NAMES = ['protocol', 'reviewer', 'composer', 'final', 'rep
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 export type Templates = Record<TemplateName, string>;
 
-const PACKAGE_NAME = 'bounce-runner';
 const SCALARS = ['role', 'pass', 'total_passes', 'markers'] as const;
 /** Frame placeholders that may be empty (no goal, no context, a substrate without rules): a line holding only one of them then goes, with the blank line after it. */
 const OPTIONAL = ['goal', 'context', 'substrate'] as const;
@@ -56,27 +54,9 @@ export const NOT_FINAL_RULE = 'This is not the final pass: you may add new notes
 
 const PLACEHOLDER = /\{\{([^{}\n]*)\}\}/g;
 
-let cachedDir: string | undefined;
-
-/** The package's own prompts/ folder, found from this module whether it runs from src/ or dist/. */
+/** The package's own prompts/ folder. */
 export function defaultPromptsDir(): string {
-  if (cachedDir !== undefined) return cachedDir;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (isOurPackage(join(dir, 'package.json'))) return (cachedDir = join(dir, 'prompts'));
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`cannot find the ${PACKAGE_NAME} package root above ${fileURLToPath(import.meta.url)}`);
-    dir = up;
-  }
-}
-
-function isOurPackage(file: string): boolean {
-  if (!existsSync(file)) return false;
-  try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown }).name === PACKAGE_NAME;
-  } catch {
-    return false;
-  }
+  return join(packageRoot(), 'prompts');
 }
 
 /** Loads the templates; files in `dir` (--prompts) override the defaults one by one. */

@@ -3,8 +3,8 @@
  * one-line error when a text does not. Pure; the pass decides what to do (a repair with the
  * error, like a broken structure). Markdown and plain text parse whatever they hold.
  */
-import { parseAllDocuments } from 'yaml';
 import type { Syntax } from '../vocabulary.js';
+import { yamlLib } from '../yaml.js';
 import { lineAt, lineIndex } from './scanner.js';
 
 /** The substrates held to a parser. */
@@ -57,7 +57,7 @@ function firstBadOffset(text: string): number {
 }
 
 function yamlError(text: string): string | null {
-  for (const doc of parseAllDocuments(text)) {
+  for (const doc of yamlLib().parseAllDocuments(text)) {
     const first = doc.errors[0];
     if (!first) continue;
     const pos = first.linePos?.[0];
