@@ -388,13 +388,24 @@ export function markdownRegions(text: string, candidates: readonly number[], opt
     else openLeaf({ t: 'para', segs: [nnPos, lineEnd] });
   };
 
-  LINE.lastIndex = 0;
-  for (let start = 0; start <= text.length; ) {
-    const m = LINE.exec(text);
-    const end = m ? m.index : text.length;
-    if (end > start || m) line(start, end);
-    if (!m) break;
-    start = LINE.lastIndex;
+  if (!text.includes('\r')) {
+    // LF only, the common case: the same walk with a string search instead of the pattern.
+    for (let start = 0; start <= text.length; ) {
+      const nl = text.indexOf('\n', start);
+      const end = nl === -1 ? text.length : nl;
+      if (end > start || nl !== -1) line(start, end);
+      if (nl === -1) break;
+      start = nl + 1;
+    }
+  } else {
+    LINE.lastIndex = 0;
+    for (let start = 0; start <= text.length; ) {
+      const m = LINE.exec(text);
+      const end = m ? m.index : text.length;
+      if (end > start || m) line(start, end);
+      if (!m) break;
+      start = LINE.lastIndex;
+    }
   }
   closeLeaf();
   return out;

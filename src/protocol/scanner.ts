@@ -137,6 +137,15 @@ export interface Lines {
 /** Where each line of `text` starts and ends (CRLF, LF and CR all end a line). */
 export function lineIndex(text: string): Lines {
   const lines: Lines = { starts: [0], ends: [] };
+  if (!text.includes('\r')) {
+    // LF only, the common case: a string search is several times quicker than the pattern.
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
+      lines.ends.push(i);
+      lines.starts.push(i + 1);
+    }
+    lines.ends.push(text.length);
+    return lines;
+  }
   LINE_BREAK.lastIndex = 0;
   for (let m = LINE_BREAK.exec(text); m; m = LINE_BREAK.exec(text)) {
     lines.ends.push(m.index);
