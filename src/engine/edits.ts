@@ -23,6 +23,13 @@ const FENCE_RE = /^ {0,3}(?:`{3,}|~{3,})/;
  */
 export const AUTO_EDITS_ABOVE_WORDS = 800;
 
+/**
+ * At most this many blocks in one reply: each is looked for in the whole document, so a
+ * reply of tens of thousands would take minutes to apply. A reply that changes that much
+ * is better sent whole.
+ */
+export const MAX_EDIT_BLOCKS = 1000;
+
 /** The edit format a run uses: the setting, with `auto` decided by the input's size. */
 export function editFormatFor(setting: EditFormatSetting, text: string): EditFormat {
   if (setting !== 'auto') return setting;
@@ -83,6 +90,11 @@ export function parseEditReply(reply: string): ParsedReply {
     } else if (DIVIDER_RE.test(line)) dividers.push(i);
   }
   if (start >= 0) return { kind: 'malformed', reason: `Edit block ${blocks.length + 1} has no ${EDIT_MARKERS.replace} line: the reply ends inside it.` };
+  if (blocks.length > MAX_EDIT_BLOCKS)
+    return {
+      kind: 'malformed',
+      reason: `The reply has ${blocks.length} edit blocks, more than the ${MAX_EDIT_BLOCKS} one reply may hold: merge neighbouring changes into larger blocks, or send the whole revised document.`,
+    };
   return blocks.length ? { kind: 'blocks', blocks, stray } : { kind: 'document' };
 }
 
@@ -242,10 +254,13 @@ export function applyByLines(doc: string, blocks: readonly EditBlock[]): EditRes
   // most blocks match as written, and loosening every line would cost more than the rest.
   let loosenedLines: string[] | null = null;
   const loosened = (): string[] => (loosenedLines ??= lines.map(loose));
+  // The lines as one text, for matches inside lines: joined once, again only after a block changed them.
+  let joinedText: string | null = null;
+  const joined = (): string => (joinedText ??= lines.join('\n'));
   const placed: { block: number; applied: BlockApplied; start: number; count: number }[] = [];
   const failed: { block: EditBlock; failed: BlockFailed; split: Split }[] = [];
   for (const block of blocks) {
-    const split = chooseSplit(block, lines, loosened);
+    const split = chooseSplit(block, lines, loosened, joined);
     if (split.search.length === 0 || split.starts.length !== 1) {
       failed.push({ block, failed: split.starts.length > 1 || split.search.length === 0 ? 'ambiguous' : 'missing', split });
       continue;
@@ -259,6 +274,7 @@ export function applyByLines(doc: string, blocks: readonly EditBlock[]): EditRes
           ? within(lines, at, split)
           : split.replace;
     lines = [...lines.slice(0, at), ...replace, ...lines.slice(at + k)];
+    joinedText = null;
     if (loosenedLines) loosenedLines = [...loosenedLines.slice(0, at), ...replace.map(loose), ...loosenedLines.slice(at + k)];
     const delta = replace.length - k;
     for (const p of placed) {
@@ -268,7 +284,7 @@ export function applyByLines(doc: string, blocks: readonly EditBlock[]): EditRes
     placed.push({ block: block.index, applied: split.how, start: at, count: replace.length });
   }
   const failures = failed.map(({ block, failed: why, split }): BlockFailure => {
-    const again = split.search.length ? findMatches(lines, loosened, split.search) : { starts: [] };
+    const again = split.search.length ? findMatches(lines, loosened, split.search, joined) : { starts: [] };
     const excerpts =
       why === 'ambiguous' && again.starts.length > 0
         ? again.starts.slice(0, MAX_PLACES).map((s) => excerpt(lines, s, split.search.length))
@@ -292,13 +308,13 @@ export function applyByLines(doc: string, blocks: readonly EditBlock[]): EditRes
  * Which divider line splits the block: the last one whose SEARCH part matches exactly once
  * (a heading underline above it then belongs to the SEARCH part), else the first.
  */
-function chooseSplit(block: EditBlock, lines: readonly string[], loosened: () => readonly string[]): Split {
+function chooseSplit(block: EditBlock, lines: readonly string[], loosened: () => readonly string[], joined: () => string): Split {
   let first: Split | undefined;
   for (let i = block.dividers.length - 1; i >= 0; i--) {
     const d = block.dividers[i] as number;
     const search = block.body.slice(0, d);
     const replace = block.body.slice(d + 1);
-    const found = search.length ? findMatches(lines, loosened, search) : { starts: [], how: 'exact' as const };
+    const found = search.length ? findMatches(lines, loosened, search, joined) : { starts: [], how: 'exact' as const };
     const split: Split = { search, replace, starts: found.starts, how: found.how ?? 'exact', column: found.column };
     if (split.starts.length === 1) return split;
     if (i === 0) first = split;
@@ -315,10 +331,11 @@ function findMatches(
   lines: readonly string[],
   loosened: () => readonly string[],
   search: readonly string[],
+  joined: () => string,
 ): { starts: number[]; how?: BlockApplied; column?: number } {
   const exact = runs(lines, search);
   if (exact.length) return { starts: exact, how: 'exact' };
-  const text = lines.join('\n');
+  const text = joined();
   const inline = inlineMatches(text, search.join('\n'), Number.POSITIVE_INFINITY);
   const at = (offset: number): { line: number; column: number } => {
     const line = lineOf(text, offset);

@@ -7,6 +7,7 @@ import {
   editBlocksFor,
   editFormatFor,
   editsReason,
+  MAX_EDIT_BLOCKS,
   parseEditReply,
 } from '../../src/engine/edits.js';
 import { makeDelimiters } from '../../src/engine/prompt.js';
@@ -52,6 +53,15 @@ describe('parseEditReply', () => {
 
   it('calls a reply without a SEARCH line a document', () => {
     expect(parseEditReply(DOC)).toEqual({ kind: 'document' });
+  });
+
+  it('calls a reply of more blocks than one reply may hold malformed, naming the limit', () => {
+    const many = (n: number): string => Array.from({ length: n }, (_, i) => block(`line ${i}`, `line ${i}!`)).join('\n');
+    expect(parseEditReply(many(MAX_EDIT_BLOCKS))).toMatchObject({ kind: 'blocks' });
+    expect(parseEditReply(many(MAX_EDIT_BLOCKS + 1))).toEqual({
+      kind: 'malformed',
+      reason: `The reply has ${MAX_EDIT_BLOCKS + 1} edit blocks, more than the ${MAX_EDIT_BLOCKS} one reply may hold: merge neighbouring changes into larger blocks, or send the whole revised document.`,
+    });
   });
 
   it('names a block cut off before its REPLACE line, or one without a divider', () => {
