@@ -3,14 +3,11 @@
 // by `npm ci` via prepare), reusing V8's compiled code from dist/cli.cjs.cache when that was
 // made for this file and this Node. Without a usable cache it compiles the file as usual and,
 // after the command, writes one for the next start (silently skipped where the folder cannot
-// be written). Node's own modules are required, not imported: an import builds an ES module
-// view of each, which costs start-up time for nothing here.
-import { createRequire } from 'node:module';
+// be written). It is CommonJS (bin/package.json says so), so Node starts no ES module loader.
+'use strict';
 
-const require = createRequire(import.meta.url);
 const { existsSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
 const { dirname, join } = require('node:path');
-const { fileURLToPath } = require('node:url');
 const { Module } = require('node:module');
 const vm = require('node:vm');
 
@@ -22,7 +19,7 @@ const early = () => {
 };
 for (const sig of SIGNALS) process.on(sig, early);
 
-const file = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.cjs');
+const file = join(__dirname, '..', 'dist', 'cli.cjs');
 if (!existsSync(file)) {
   process.stderr.write('bounce: this copy is not built yet: run npm run build (or npm ci) in its folder\n');
   process.exit(2);
@@ -60,5 +57,7 @@ function saveCache(script, cacheFile) {
 
 const { exports: cli, script, cacheFile } = load();
 for (const sig of SIGNALS) process.off(sig, early);
-process.exitCode = await cli.main(process.argv, undefined, { signals });
-if (script) saveCache(script, cacheFile);
+cli.main(process.argv, undefined, { signals }).then((code) => {
+  process.exitCode = code;
+  if (script) saveCache(script, cacheFile);
+});
