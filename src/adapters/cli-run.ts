@@ -3,7 +3,7 @@
  * with the prompt on stdin and a deadline, and read its JSON-lines output. Never retries.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rm } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fail, msUntil } from './adapter-kit.js';
@@ -154,8 +154,12 @@ export function makeTempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/**
+ * Removes the dir in the background: the CLI has exited, and its files (a session log, a
+ * settings copy) need not hold up the reply. Node does not exit before the removal is done.
+ */
 export function removeTempDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  rm(dir, { recursive: true, force: true }, () => {});
 }
 
 /**
