@@ -6,7 +6,7 @@
 // be written). It is CommonJS (bin/package.json says so), so Node starts no ES module loader.
 'use strict';
 
-const { existsSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
+const { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 const { Module } = require('node:module');
 const vm = require('node:vm');
@@ -40,14 +40,23 @@ function load() {
   return { exports: mod.exports, script: cachedData === undefined || script.cachedDataRejected ? script : null, cacheFile };
 }
 
-/** Writes V8's code for the file, with what this command compiled, for the next start; any failure is ignored. */
+/**
+ * Writes V8's code for the file, with what this command compiled, for the next start. The
+ * temporary file is opened first, so where the folder cannot be written (a package installed
+ * by another user) no time goes into serialising code; any failure is ignored.
+ */
 function saveCache(script, cacheFile) {
   const tmp = `${cacheFile}.${process.pid}.tmp`;
+  let fd;
   try {
-    writeFileSync(tmp, script.createCachedData());
+    fd = openSync(tmp, 'wx', 0o644);
+    writeSync(fd, script.createCachedData());
+    closeSync(fd);
+    fd = undefined;
     renameSync(tmp, cacheFile);
   } catch {
     try {
+      if (fd !== undefined) closeSync(fd);
       rmSync(tmp, { force: true });
     } catch {
       // A folder that cannot be written has no temporary file to remove.
