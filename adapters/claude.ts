@@ -109,6 +109,17 @@ interface ClaudeStream {
   texts: Map<string, string>;
 }
 
+/** The `result` event, the last one Claude Code prints in stream-json: the answer is complete once it is in. */
+export function isResultLine(line: string): boolean {
+  if (!line.includes('"result"')) return false;
+  try {
+    const value: unknown = JSON.parse(line);
+    return isObject(value) && value.type === 'result';
+  } catch {
+    return false;
+  }
+}
+
 function readStream(stdout: string): ClaudeStream {
   const { objects, noise } = parseJsonLines(stdout);
   const s: ClaudeStream = { events: objects, noise, version: null, model: null, result: null, texts: new Map() };
@@ -210,6 +221,8 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       signal: ctx.signal,
       stderr: ctx.stderr,
       secrets: secretsOf(FACTS, env),
+      // Claude Code takes a while to exit after its result; the next pass need not wait for that.
+      answered: isResultLine,
     });
     if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
     if (run.timedOut) return fail('timeout', `claude did not finish before the deadline (${request.deadline}); its process group was killed`);

@@ -19,6 +19,8 @@ export const MAX_CLI_OUTPUT_BYTES = 64 * 1024 * 1024;
 const DEADLINE_MARGIN_MS = 1000;
 const KILL_GRACE_MS = 1500;
 const EXIT_GRACE_MS = 250;
+/** How long a CLI that has given its final result may take to exit before its group is killed. */
+export const ANSWERED_GRACE_MS = 2000;
 
 /** The CLI to run, or the `config` failure that says how to install it or point bounce at it. */
 export function programOrFailure(cli: CliFacts, env: NodeJS.ProcessEnv): { program: string } | { failure: AdapterResponse } {
@@ -52,6 +54,13 @@ export interface CliCall {
   stderr(chunk: string): void;
   /** Values to blank out of the stderr this adapter passes on. */
   secrets?: Array<string | undefined>;
+  /**
+   * Whether a line of stdout is the CLI's last word: its final result, after which nothing
+   * it prints can change the answer. The run then resolves at that line (exit code null)
+   * instead of waiting for the CLI to wind down and exit, and the CLI gets ANSWERED_GRACE_MS
+   * to exit by itself before its group is killed. Without it the run resolves at exit.
+   */
+  answered?: (line: string) => boolean;
 }
 
 /**
@@ -89,6 +98,17 @@ export function runCli(call: CliCall): Promise<CliRun> {
     };
     const out = collect(child.stdout);
     const err = collect(child.stderr);
+    if (call.answered) {
+      // Complete lines only: the final result is looked for as each one arrives.
+      let partial = '';
+      const answered = call.answered;
+      child.stdout?.on('data', (chunk: Buffer) => {
+        if (done) return;
+        const lines = (partial + chunk.toString('utf8')).split('\n');
+        partial = lines.pop() ?? '';
+        if (lines.some(answered)) finish(null, true);
+      });
+    }
     // A CLI that exits before reading all of its stdin (EPIPE) still gets its output read.
     child.stdin?.on('error', () => {});
     child.stdin?.end(call.input);
@@ -106,12 +126,22 @@ export function runCli(call: CliCall): Promise<CliRun> {
     call.signal.addEventListener('abort', kill, { once: true });
     if (call.signal.aborted) kill();
     let done = false;
-    const finish = (exitCode: number | null): void => {
+    const finish = (exitCode: number | null, answeredEarly = false): void => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      call.signal.removeEventListener('abort', kill);
-      signalGroup(child.pid, 'SIGKILL'); // whatever the CLI left running in its group
+      if (answeredEarly) {
+        // The CLI winds down on its own; an abort, or the grace running out, still takes its group down.
+        const grace = setTimeout(kill, ANSWERED_GRACE_MS);
+        grace.unref();
+        child.once('exit', () => {
+          clearTimeout(grace);
+          call.signal.removeEventListener('abort', kill);
+        });
+      } else {
+        call.signal.removeEventListener('abort', kill);
+        signalGroup(child.pid, 'SIGKILL'); // whatever the CLI left running in its group
+      }
       const stderr = redact(stripAnsi(Buffer.concat(err).toString('utf8')), call.secrets ?? []);
       if (stderr.trim()) call.stderr(stderr.endsWith('\n') ? stderr : `${stderr}\n`);
       resolve({ stdout: stripAnsi(Buffer.concat(out).toString('utf8')), stderr, exitCode, timedOut, tooLarge, spawnError });

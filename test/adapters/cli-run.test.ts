@@ -1,0 +1,77 @@
+/** runCli: a CLI run in its own process group, resolved at its exit or, when told, at its final result line. */
+import { describe, expect, it } from 'vitest';
+import { ANSWERED_GRACE_MS, runCli } from '../../src/adapters/cli-run.js';
+
+/** A CLI that prints its pid, then a final result line, then stays `lingerMs` before it exits with `code`. */
+function lingering(lingerMs: number, code = 0): string[] {
+  return [
+    '-e',
+    `console.log(process.pid); console.log(JSON.stringify({ type: 'result', result: 'done' })); setTimeout(() => process.exit(${code}), ${lingerMs});`,
+  ];
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function gone(pid: number, withinMs: number): Promise<boolean> {
+  for (const end = Date.now() + withinMs; Date.now() < end; ) {
+    if (!alive(pid)) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return !alive(pid);
+}
+
+function call(args: string[], extra: Partial<Parameters<typeof runCli>[0]> = {}) {
+  return runCli({
+    program: process.execPath,
+    args,
+    input: '',
+    env: { PATH: process.env.PATH ?? '' },
+    cwd: process.cwd(),
+    deadline: new Date(Date.now() + 60_000).toISOString(),
+    signal: new AbortController().signal,
+    stderr: () => {},
+    ...extra,
+  });
+}
+
+const isResult = (line: string): boolean => line.includes('"type":"result"');
+
+describe('runCli', () => {
+  it('without a final-line test, resolves when the CLI exits, with its exit code', async () => {
+    const run = await call(lingering(100, 3));
+    expect(run.exitCode).toBe(3);
+    expect(run.stdout).toContain('"type":"result"');
+  });
+
+  it('resolves at the final result line while the CLI winds down, which then exits by itself', async () => {
+    const run = await call(lingering(1000), { answered: isResult });
+    const pid = Number(run.stdout.split('\n')[0]);
+    // Resolved before the exit: no exit code, the CLI still running, the whole result line in.
+    expect(run.exitCode).toBeNull();
+    expect(alive(pid)).toBe(true);
+    expect(run.stdout).toContain('{"type":"result","result":"done"}\n');
+    expect(await gone(pid, 5000)).toBe(true);
+  });
+
+  it('kills a CLI that stays on after its result once the grace is over', async () => {
+    const run = await call(lingering(60_000), { answered: isResult });
+    const pid = Number(run.stdout.split('\n')[0]);
+    expect(alive(pid)).toBe(true);
+    expect(await gone(pid, ANSWERED_GRACE_MS + 5000)).toBe(true);
+  });
+
+  it('still kills the CLI after its result when the dispatch is aborted', async () => {
+    const controller = new AbortController();
+    const run = await call(lingering(60_000), { answered: isResult, signal: controller.signal });
+    const pid = Number(run.stdout.split('\n')[0]);
+    controller.abort();
+    expect(await gone(pid, ANSWERED_GRACE_MS - 500)).toBe(true);
+  });
+});
