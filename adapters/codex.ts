@@ -110,6 +110,21 @@ export function readCodexEvents(stdout: string): CodexEvents {
   return e;
 }
 
+/**
+ * The `turn.completed` event, codex's last word in `exec --json`: the turn's messages and
+ * usage are in. codex writes the --output-last-message file only after it, so a dispatch
+ * that ends here reads the reply from the events (parseCodexOutput takes either).
+ */
+export function isTurnCompletedLine(line: string): boolean {
+  if (!line.includes('"turn.completed"')) return false;
+  try {
+    const value: unknown = JSON.parse(line);
+    return isObject(value) && value.type === 'turn.completed';
+  } catch {
+    return false;
+  }
+}
+
 /** codex's own wording for some provider failures, which name no status. */
 function codexError(message: string, timeZone: string | undefined): AdapterError {
   if (/experiencing high demand/i.test(message)) return classifyCliError(message, 500);
@@ -179,6 +194,8 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       signal: ctx.signal,
       stderr: ctx.stderr,
       secrets: secretsOf(FACTS, env, keyVariables(toml)),
+      // codex takes a while to exit after the turn; the next pass need not wait for that.
+      answered: isTurnCompletedLine,
     });
     // The check of this invocation asked `--version` already; else the package says.
     const version = versionOf((await ctx.probe.known(program)) ?? null) ?? codexPackageVersion(program);

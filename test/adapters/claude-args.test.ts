@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildClaudeArgs, buildClaudeEnv, costIsMeaningful, DENIED_TOOLS, parseClaudeOutput } from '../../adapters/claude.js';
+import { buildClaudeArgs, buildClaudeEnv, costIsMeaningful, DENIED_TOOLS, isResultLine, parseClaudeOutput } from '../../adapters/claude.js';
 
 const FIXED = [
   '-p',
@@ -189,5 +189,13 @@ describe('parseClaudeOutput', () => {
     expect(quiet.ok ? null : quiet.error).toEqual({ type: 'provider', message: 'claude printed no result' });
     const crash = parseClaudeOutput(jsonl(init), '', 137);
     expect(crash.ok ? null : crash.error).toEqual({ type: 'provider', message: 'claude exited with code 137 and printed no result' });
+  });
+});
+
+describe('the end of a Claude Code answer', () => {
+  it('is the result event, and no other line, however it mentions one', () => {
+    expect(isResultLine('{"type":"result","subtype":"success","is_error":false,"result":"# Plan"}')).toBe(true);
+    expect(isResultLine('{"type":"assistant","message":{"content":[{"type":"text","text":"\\"type\\":\\"result\\""}]}}')).toBe(false);
+    expect(isResultLine('{"type":"result"')).toBe(false);
   });
 });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { buildCodexArgs, codexModel, customProviderIds, keyVariables, mcpServerIds, parseCodexOutput, topLevelSetting } from '../../adapters/codex.js';
+import {
+  buildCodexArgs,
+  codexModel,
+  customProviderIds,
+  isTurnCompletedLine,
+  keyVariables,
+  mcpServerIds,
+  parseCodexOutput,
+  topLevelSetting,
+} from '../../adapters/codex.js';
 
 const paths = { workdir: '/tmp/bounce-codex-x/work', lastMessage: '/tmp/bounce-codex-x/last-message.txt' };
 const FIXED = [
@@ -218,5 +227,22 @@ describe('parseCodexOutput', () => {
     expect(auth.ok ? null : auth.error.type).toBe('auth');
     const quiet = parseCodexOutput('', '', 0, null);
     expect(quiet.ok ? null : quiet.error).toEqual({ type: 'provider', message: 'codex exited with code 0 without finishing a turn' });
+  });
+});
+
+describe('the end of a codex turn', () => {
+  it('is the turn.completed event, and no other line, however it mentions one', () => {
+    expect(isTurnCompletedLine('{"type":"turn.completed","usage":{"input_tokens":3,"output_tokens":2}}')).toBe(true);
+    expect(isTurnCompletedLine('{"type":"item.completed","item":{"type":"agent_message","text":"a \\"turn.completed\\" event"}}')).toBe(false);
+    expect(isTurnCompletedLine('{"type":"turn.completed"')).toBe(false);
+    expect(isTurnCompletedLine('WARNING: turn.completed')).toBe(false);
+  });
+
+  it('leaves the reply to the events when the last-message file is not written yet', () => {
+    const stdout = [
+      '{"type":"item.completed","item":{"type":"agent_message","text":"# Plan\\n\\nDone."}}',
+      '{"type":"turn.completed","usage":{"input_tokens":3,"output_tokens":2}}',
+    ].join('\n');
+    expect(parseCodexOutput(stdout, '', null, '')).toMatchObject({ ok: true, reply: '# Plan\n\nDone.', stop: 'complete' });
   });
 });
