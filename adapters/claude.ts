@@ -209,6 +209,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
   if ('failure' in found) return found.failure;
   const { program } = found;
   const cwd = makeTempDir('bounce-claude-');
+  let exited: Promise<void> = Promise.resolve();
   try {
     const childEnv = buildClaudeEnv(request.options, env);
     const run = await runCli({
@@ -224,6 +225,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       // Claude Code takes a while to exit after its result; the next pass need not wait for that.
       answered: isResultLine,
     });
+    exited = run.exited;
     if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
     if (run.timedOut) return fail('timeout', `claude did not finish before the deadline (${request.deadline}); its process group was killed`);
     if (run.tooLarge) return fail('provider', 'claude printed more than 64 MB on stdout');
@@ -233,7 +235,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       return { ...response, error: { ...response.error, message: `${response.error.message}: ${CLAUDE_LOGIN_FIX}` } };
     return response;
   } finally {
-    removeTempDir(cwd);
+    removeTempDir(cwd, exited);
   }
 }
 

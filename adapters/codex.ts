@@ -183,6 +183,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
   const tmp = makeTempDir('bounce-codex-');
   const paths = { workdir: join(tmp, 'work'), lastMessage: join(tmp, 'last-message.txt') };
   mkdirSync(paths.workdir);
+  let exited: Promise<void> = Promise.resolve();
   try {
     const run = await runCli({
       program,
@@ -197,6 +198,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       // codex takes a while to exit after the turn; the next pass need not wait for that.
       answered: isTurnCompletedLine,
     });
+    exited = run.exited;
     // The check of this invocation asked `--version` already; else the package says.
     const version = versionOf((await ctx.probe.known(program)) ?? null) ?? codexPackageVersion(program);
     const meta = { model: codexModel(request.options, toml), agent_version: version };
@@ -212,7 +214,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
     if (warnings.length) ctx.stderr(warnings.map((w) => `codex warning: ${w}\n`).join(''));
     return parseCodexOutput(run.stdout, run.stderr, run.exitCode, lastMessage, meta, env.TZ);
   } finally {
-    removeTempDir(tmp);
+    removeTempDir(tmp, exited);
   }
 }
 

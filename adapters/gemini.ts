@@ -233,6 +233,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
   mkdirSync(childTmp);
   writeFileSync(join(cwd, '.gemini', 'settings.json'), `${JSON.stringify(TEXT_PASS_SETTINGS)}\n`);
   const childEnv = buildGeminiEnv(env, childTmp);
+  let exited: Promise<void> = Promise.resolve();
   try {
     const run = await runCli({
       program,
@@ -245,6 +246,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       stderr: ctx.stderr,
       secrets: secretsOf(FACTS, env),
     });
+    exited = run.exited;
     const version = (await ctx.probe.known(program)) ?? packageVersion(program, CLI.npmPackage);
     const meta = { model: geminiModel(request.options), agent_version: version };
     const failed = runFailure(run, 'gemini', program, request.deadline, meta);
@@ -256,7 +258,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
     return { ...response, warnings: [...(response.warnings ?? []), warning] };
   } finally {
     forgetGeminiProject(childEnv, cwd);
-    removeTempDir(tmp);
+    removeTempDir(tmp, exited);
   }
 }
 

@@ -210,6 +210,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
   const { program } = found;
   const config = readOpencodeConfig(env);
   const tmp = makeTempDir('bounce-opencode-');
+  let exited: Promise<void> = Promise.resolve();
   try {
     const run = await runCli({
       program,
@@ -222,6 +223,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       stderr: ctx.stderr,
       secrets: secretsOf(FACTS, env, config.envRefs),
     });
+    exited = run.exited;
     const version = (await ctx.probe.known(program)) ?? packageVersion(program, CLI.npmPackage);
     const meta = { model: opencodeModel(request.options, config.model), agent_version: version };
     const failed = runFailure(run, 'opencode', program, request.deadline, meta);
@@ -230,7 +232,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
     if (events.steps > 1) ctx.stderr(`opencode warning: the answer took ${events.steps} model steps (tool-less, one was expected)\n`);
     return parseOpencodeOutput(run.stdout, run.stderr, run.exitCode, meta, env.TZ);
   } finally {
-    removeTempDir(tmp);
+    removeTempDir(tmp, exited);
   }
 }
 

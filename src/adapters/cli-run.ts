@@ -38,6 +38,8 @@ export interface CliRun {
   tooLarge: boolean;
   /** Set when the program could not be started at all. */
   spawnError: string | null;
+  /** Settles when the CLI's process has exited (at once when it never started): a run that ends at the CLI's final result can come before. */
+  exited: Promise<void>;
 }
 
 export interface CliCall {
@@ -76,9 +78,15 @@ export function runCli(call: CliCall): Promise<CliRun> {
     try {
       child = spawn(call.program, call.args, { detached: true, env: call.env, cwd: call.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     } catch (err) {
-      resolve({ stdout: '', stderr: '', exitCode: null, timedOut: false, tooLarge: false, spawnError: err instanceof Error ? err.message : String(err) });
+      const spawnError = err instanceof Error ? err.message : String(err);
+      resolve({ stdout: '', stderr: '', exitCode: null, timedOut: false, tooLarge: false, spawnError, exited: Promise.resolve() });
       return;
     }
+    let markExited = (): void => {};
+    const exited = new Promise<void>((r) => {
+      markExited = r;
+    });
+    child.once('exit', () => markExited());
     let timedOut = false;
     let tooLarge = false;
     let spawnError: string | null = null;
@@ -144,12 +152,13 @@ export function runCli(call: CliCall): Promise<CliRun> {
       }
       const stderr = redact(stripAnsi(Buffer.concat(err).toString('utf8')), call.secrets ?? []);
       if (stderr.trim()) call.stderr(stderr.endsWith('\n') ? stderr : `${stderr}\n`);
-      resolve({ stdout: stripAnsi(Buffer.concat(out).toString('utf8')), stderr, exitCode, timedOut, tooLarge, spawnError });
+      resolve({ stdout: stripAnsi(Buffer.concat(out).toString('utf8')), stderr, exitCode, timedOut, tooLarge, spawnError, exited });
     };
     child.on('error', (e) => {
       // Not started at all (ENOENT, EACCES): there is no process to wait for.
       if (child.pid === undefined) {
         spawnError = e.message;
+        markExited();
         finish(null);
       }
     });
@@ -185,11 +194,12 @@ export function makeTempDir(prefix: string): string {
 }
 
 /**
- * Removes the dir in the background: the CLI has exited, and its files (a session log, a
- * settings copy) need not hold up the reply. Node does not exit before the removal is done.
+ * Removes the dir in the background once `after` settles (the CLI's exit, `CliRun.exited`):
+ * its files (a session log, a settings copy) need not hold up the reply, and a CLI still
+ * winding down keeps its folder until it is gone. Node does not exit before the removal is done.
  */
-export function removeTempDir(dir: string): void {
-  rm(dir, { recursive: true, force: true }, () => {});
+export function removeTempDir(dir: string, after: Promise<unknown> = Promise.resolve()): void {
+  void after.then(() => rm(dir, { recursive: true, force: true }, () => {}));
 }
 
 /**

@@ -1,6 +1,7 @@
 /** runCli: a CLI run in its own process group, resolved at its exit or, when told, at its final result line. */
 import { describe, expect, it } from 'vitest';
-import { ANSWERED_GRACE_MS, runCli } from '../../src/adapters/cli-run.js';
+import { existsSync } from 'node:fs';
+import { ANSWERED_GRACE_MS, makeTempDir, removeTempDir, runCli } from '../../src/adapters/cli-run.js';
 
 /** A CLI that prints its pid, then a final result line, then stays `lingerMs` before it exits with `code`. */
 function lingering(lingerMs: number, code = 0): string[] {
@@ -57,7 +58,9 @@ describe('runCli', () => {
     expect(run.exitCode).toBeNull();
     expect(alive(pid)).toBe(true);
     expect(run.stdout).toContain('{"type":"result","result":"done"}\n');
-    expect(await gone(pid, 5000)).toBe(true);
+    // exited settles only once the process has gone.
+    await run.exited;
+    expect(alive(pid)).toBe(false);
   });
 
   it('kills a CLI that stays on after its result once the grace is over', async () => {
@@ -73,5 +76,16 @@ describe('runCli', () => {
     const pid = Number(run.stdout.split('\n')[0]);
     controller.abort();
     expect(await gone(pid, ANSWERED_GRACE_MS - 500)).toBe(true);
+  });
+
+  it('removes a temp dir only after what it waits for (the exit of the CLI)', async () => {
+    const dir = makeTempDir('bounce-test-cli-run-');
+    let exit = (): void => {};
+    removeTempDir(dir, new Promise<void>((r) => (exit = r)));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(dir)).toBe(true);
+    exit();
+    for (let i = 0; i < 50 && existsSync(dir); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(existsSync(dir)).toBe(false);
   });
 });
