@@ -1,9 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Probe } from '../adapters/detect.js';
 import type { RunPlan } from '../engine/plan.js';
 import { policyOf } from '../engine/policy.js';
 import { runDocument } from '../engine/run-document.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
+import { displayPath } from '../documents.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { sha256 } from '../store/hash.js';
@@ -107,9 +109,16 @@ export async function resumePlan(
   const { plan } = await completePlan(request, config, io.env, { checkAgents: !recorded, probe });
   const policy = policyOf(plan);
   if (policy.version !== manifest.policy.version) {
+    const changed = policyDifference(manifest.policy, policy);
+    // Where the run got to: a new run can start from the last completed pass's document.
+    const last = [...manifest.pass_records].reverse().find((r) => r.status === 'completed' && r.document);
+    const from = last?.document ? displayPath(io.cwd, join(runDir, last.document)) : manifest.input.display;
+    const restore = changed.includes('templates')
+      ? 'put back the prompt templates it was made with (an upgrade of bounce or an edited --prompts folder changes them), or '
+      : '';
     throw usageError(
-      `run ${manifest.run_id} was made under another policy (${policyDifference(manifest.policy, policy)} changed)`,
-      'the run is kept as it is; start a new run with bounce refine',
+      `run ${manifest.run_id} was made under another policy (${changed} changed)`,
+      `the run is kept as it is; ${restore}start a new run from where it got to: bounce refine ${from}`,
       'resume',
     );
   }

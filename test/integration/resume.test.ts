@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../support/cli.js';
 import { runMain, runMainInterrupted } from '../support/run-main.js';
@@ -118,6 +118,10 @@ describe('bounce resume', () => {
     const r = await runMain(['resume', 'latest'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/another policy \(markers changed\)/);
+    // The way on: a new run from the last completed pass's document (pass 1 here).
+    const pass1 = manifest().pass_records.find((p: { pass: number; status: string }) => p.pass === 1 && p.status === 'completed').document;
+    expect(r.stderr).toContain(`start a new run from where it got to: bounce refine ${join('runs', basename(runDir()), pass1)}`);
+    expect(r.stderr).not.toContain('prompt templates');
     expect(manifest().status).toBe('interrupted');
     expect(readFileSync(join(runDir(), 'run.json'), 'utf8')).toBe(before);
   });
