@@ -5,6 +5,7 @@
  */
 import { readOpencodeConfig } from './cli-config.js';
 import { keyVariables, readCodexConfig } from './codex-config.js';
+import { secretsOf } from '../redact.js';
 import type { ResolvedAgent } from './registry.js';
 import { BUILTIN_ADAPTERS } from './table.js';
 
@@ -34,4 +35,9 @@ export function secretValues(agents: readonly ResolvedAgent[], env: NodeJS.Proce
     for (const v of [value, value.trim()]) if (v.trim() !== '') values.add(v);
   }
   return [...values].sort((a, b) => b.length - a.length);
+}
+
+/** What the recorder blanks for a run of these two agents: their key values worth looking for (redact.ts's secretsOf). */
+export function runSecrets(agents: { reviewer: ResolvedAgent; composer: ResolvedAgent }, env: NodeJS.ProcessEnv): string[] {
+  return secretsOf(secretValues([agents.reviewer, agents.composer], env));
 }

@@ -10,6 +10,8 @@ import { countLines } from '../audit/records.js';
 import { sha256 } from '../store/hash.js';
 import type { ContextEntry } from '../store/manifest.js';
 import { decodeText } from '../text-input.js';
+import type { CheckProblem } from '../adapters/contract.js';
+import { redactCounting } from '../redact.js';
 
 /** A reference file read for a run, before the run folder names its copy. */
 export type ContextSource = Omit<ContextFile, 'file'> & {
@@ -108,6 +110,26 @@ export async function readContext(patterns: readonly string[], base: string, cwd
 function sourceOf(path: string | null, source: string, raw: string): ContextSource {
   const text = contextText(raw);
   return { path, source, text, sha256: sha256(text), bytes: Buffer.byteLength(text), lines: countLines(text) };
+}
+
+/**
+ * The sources with every key value of the run's agents blanked out (REDACTED), and the
+ * warnings that say which held one. Context is reference material: no agent needs a key
+ * from it, and a blanked copy is what the prompts, the run folder and a resume then see.
+ */
+export function blankContextSecrets(sources: readonly ContextSource[], secrets: readonly string[]): { sources: ContextSource[]; warnings: CheckProblem[] } {
+  const warnings: CheckProblem[] = [];
+  const out = sources.map((s) => {
+    const r = redactCounting(s.text, secrets);
+    if (r.count === 0) return s;
+    warnings.push({
+      kind: 'config',
+      message: `context file ${s.source} holds a key value of this run's agents (${r.count} time${r.count === 1 ? '' : 's'}): it is blanked out of what the agents are sent and of the run folder`,
+      fix: 'keep key values out of the files given as --context',
+    });
+    return { ...sourceOf(s.path, s.source, r.text) };
+  });
+  return { sources: out, warnings };
 }
 
 function overBudget(files: number, total: number, budget: number): Error {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CheckProblem } from '../adapters/contract.js';
 import { createProbe, type Probe } from '../adapters/detect.js';
+import { runSecrets } from '../adapters/secrets.js';
 import { diskVersionCache, versionCachePath } from '../adapters/version-cache.js';
 import { resolveAgent, type ResolvedAgent } from '../adapters/registry.js';
 import type { Config } from '../config/schema.js';
@@ -11,7 +12,7 @@ import type { OutputTarget, RunPlan } from '../engine/plan.js';
 import { assertFrameTakes, loadTemplates } from '../engine/prompt.js';
 import { makeContextNonce } from '../engine/context-frames.js';
 import { assertParses } from './input.js';
-import { type ContextSource, contextFiles, recordedContext } from './context.js';
+import { blankContextSecrets, type ContextSource, contextFiles, recordedContext } from './context.js';
 import type { Io } from '../io.js';
 import { DEFAULT_MARKERS } from '../protocol/scanner.js';
 import { assertFitsBudget, checkWarnings, outputBudget, preflight } from '../adapters/preflight.js';
@@ -82,7 +83,10 @@ export async function completePlan(
   const templates = await loadTemplates(req.promptsDir ?? undefined);
   assertParses(req.input);
   assertFrameTakes(templates, { goal: req.goal !== null, context: req.context.length > 0 }, req.promptsDir);
-  const contextTexts = [req.input.text, ...req.context.flatMap((c) => [c.text, c.source])];
+  // Key values the agents read never reach a prompt or the run folder through a context file.
+  const blanked = blankContextSecrets(req.context, runSecrets(req.agents, env));
+  const context = blanked.sources;
+  const contextTexts = [req.input.text, ...context.flatMap((c) => [c.text, c.source])];
   const used = ROLES.filter((role) => role === 'reviewer' || req.passes > 1);
   for (const role of used) assertFitsBudget(req.input.text, role, req.agents[role]);
   const checks = opts.checkAgents ? await unlessInterrupted(preflight(req.agents, env, { roles: used, probe: opts.probe }), opts.probe.signal) : null;
@@ -113,9 +117,9 @@ export async function completePlan(
     lint: req.lint,
     dismissals: req.dismissals ?? config.dismissals,
     goal: req.goal,
-    context: { nonce: makeContextNonce(contextTexts), budget: config.context_max_bytes, files: contextFiles(req.context) },
+    context: { nonce: makeContextNonce(contextTexts), budget: config.context_max_bytes, files: contextFiles(context) },
   };
-  return { plan, warnings: checkWarnings(checks) };
+  return { plan, warnings: [...blanked.warnings, ...checkWarnings(checks)] };
 }
 
 /**

@@ -2,8 +2,7 @@ import { callAgent } from '../adapters/call-agent.js';
 import { type SkippedAgent, skippedWarnings } from '../adapters/choose.js';
 import type { CheckProblem } from '../adapters/contract.js';
 import type { Probe } from '../adapters/detect.js';
-import { secretValues } from '../adapters/secrets.js';
-import { secretsOf } from '../redact.js';
+import { runSecrets } from '../adapters/secrets.js';
 import type { EngineDeps } from '../engine/deps.js';
 import type { RecorderOptions } from '../store/recorder.js';
 import { framingOf, type RunPlan } from '../engine/plan.js';
@@ -37,7 +36,7 @@ function killAtWrite(env: NodeJS.ProcessEnv): Pick<RecorderOptions, 'beforeWrite
 export function engineDeps(io: Io, quiet: boolean, probe: Probe, plan: RunPlan): EngineDeps {
   return {
     // The key values the run's agents may read never reach a file of the run.
-    recorder: { secrets: secretsOf(secretValues([plan.agents.reviewer, plan.agents.composer], io.env)), ...killAtWrite(io.env) },
+    recorder: { secrets: runSecrets(plan.agents, io.env), ...killAtWrite(io.env) },
     // Built-in adapters run in this process; cmd: programs are spawned. The probe holds what preflight found (CLI versions).
     dispatch: (agent, request, opts) => callAgent(agent, request, { ...opts, probe }),
     signal: io.signal,

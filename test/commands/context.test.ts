@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../src/audit/verify.js';
 import { listRecordFiles } from '../../src/audit/records.js';
 import { sha256 } from '../../src/store/hash.js';
-import { tempDir } from '../support/cli.js';
+import { cleanEnv, tempDir } from '../support/cli.js';
 import { runMain } from '../support/run-main.js';
 
 let dir: string;
@@ -118,6 +118,29 @@ describe('--goal and --context', () => {
   it('never gives a document itself as its context', async () => {
     const r = await runMain(['refine', 'specs/cache.md', ...MOCKS, '--context', 'specs', 'src', '--dry-run', '--json'], { cwd: dir });
     expect(JSON.parse(r.stdout).context.files.map((f: { source: string }) => f.source)).toEqual(['src/cache.ts']);
+  });
+
+  it("blanks the agents' key values out of context files, for the prompts, the copies and a resume, and says so", async () => {
+    const KEY = 'sk-ant-context-leak-0123456789';
+    writeFileSync(join(dir, 'src', 'env.ts'), `export const KEY = '${KEY}';\n`);
+    writeFileSync(join(dir, 'fail2.yaml'), 'steps:\n  "1": { action: review }\n  "2": { error: { type: auth, message: "logged out" } }\n');
+    const env = cleanEnv({ ANTHROPIC_API_KEY: KEY });
+    const first = await runMain(['refine', 'design.md', '-r', 'mock', '-c', 'mock:fail2.yaml', '--context', 'src/env.ts'], { cwd: dir, env });
+    expect(first.code).toBe(3);
+    expect(first.stderr).toContain(`warning: context file src/env.ts holds a key value of this run's agents (1 time)`);
+    const runDir = onlyRun();
+    const files = (d: string): string[] =>
+      readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(d, e.name)) : [join(d, e.name)]));
+    expect(files(runDir).filter((f) => readFileSync(f, 'utf8').includes(KEY))).toEqual([]);
+    expect(readFileSync(join(runDir, 'context/1-env.ts'), 'utf8')).toBe("export const KEY = '[REDACTED]';\n");
+    // The blanked copy is the run's context: the run resumes under the same policy, and audits.
+    writeFileSync(join(dir, 'fail2.yaml'), 'steps:\n  default: { action: resolve }\n');
+    const resumed = await runMain(['resume', 'latest'], { cwd: dir, env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(files(runDir).filter((f) => readFileSync(f, 'utf8').includes(KEY))).toEqual([]);
+    expect(verifyRun(runDir).problems).toEqual([]);
+    // The source is never touched.
+    expect(readFileSync(join(dir, 'src', 'env.ts'), 'utf8')).toContain(KEY);
   });
 
   it('resume sends the recorded copies, whatever became of the sources, and refuses a copy that changed', async () => {
