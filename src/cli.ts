@@ -337,7 +337,7 @@ async function forceStop(io: Io, jsonObject: boolean): Promise<never> {
     releaseHeldLocks();
     if (jsonObject) {
       const { errorJson } = await import('./ui/run-summary.js');
-      io.stdout.write(`${JSON.stringify(errorJson(EXIT.interrupted, 'interrupted', message))}\n`);
+      io.stdout.write(`${JSON.stringify(io.forcedStopJson?.() ?? errorJson(EXIT.interrupted, 'interrupted', message))}\n`);
     }
   } finally {
     io.stderr.write(`bounce: ${message}: \`bounce resume\` finishes it\n`);

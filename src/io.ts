@@ -10,6 +10,11 @@ export interface Io {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Aborted on SIGINT / SIGTERM. */
   signal: AbortSignal;
+  /**
+   * The --json object to print if the command is ended by force, after a second signal, before
+   * it could print its own; a batch sets it (src/commands/batch.ts). Absent: the run error object.
+   */
+  forcedStopJson?: () => unknown;
 }
 
 export function processIo(signal: AbortSignal): Io {

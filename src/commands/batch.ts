@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { ulid } from 'ulid';
 import type { Probe } from '../adapters/detect.js';
 import { checkWarnings, preflight } from '../adapters/preflight.js';
@@ -196,6 +196,20 @@ async function runBatch(
 ): Promise<number> {
   const view = new BatchView(io, Boolean(opts.quiet), runs.length);
   const throttle = new AgentThrottle(systemClock);
+  const summaryFacts = (): BatchFacts => ({
+    batchId: facts.batchId,
+    shard: facts.shard,
+    concurrency: facts.concurrency,
+    durationMs: Date.now() - facts.started,
+  });
+  // Ended by force after a second signal: the batch's object with the runs that ended, and how to go on with the rest.
+  const ended: RunResult[] = done.map((d) => d.result);
+  io.forcedStopJson = () => {
+    const json = batchJson(ended, summaryFacts());
+    const left = runs.filter((r) => !ended.some((e) => e.runDir === r.from.runDir)).map((r) => basename(r.from.runDir));
+    const next = facts.batchId ? `bounce resume --batch ${facts.batchId}` : `bounce resume ${left.join(' ')}`;
+    return { ...json, status: 'interrupted', exit_code: EXIT.interrupted, next };
+  };
   let results: RunResult[];
   try {
     results = await mapLimited(
@@ -209,6 +223,7 @@ async function runBatch(
           ...(facts.budget ? { budgets: [facts.budget] } : {}),
         };
         const result = await runDocument(plan, deps, from);
+        ended.push(result);
         view.finished(i, label, result);
         return result;
       },
@@ -218,8 +233,7 @@ async function runBatch(
   }
   const all = [...done.map((d) => d.result), ...results];
   const labels = [...done.map((d) => d.label), ...runs.map((r) => r.label)];
-  const summaryFacts: BatchFacts = { batchId: facts.batchId, shard: facts.shard, concurrency: facts.concurrency, durationMs: Date.now() - facts.started };
-  const json = batchJson(all, summaryFacts);
+  const json = batchJson(all, summaryFacts());
   if (opts.json) io.stdout.write(`${JSON.stringify(json)}\n`);
   else for (const r of results) if (r.outputPath && r.exitCode === EXIT.ok) io.stdout.write(`${displayPath(r.outputPath, io.cwd)}\n`);
   if (!opts.quiet) io.stderr.write(batchSummary(all, labels, json, io));

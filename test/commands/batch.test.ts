@@ -3,7 +3,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { batchOutcome } from '../../src/ui/batch-view.js';
-import { tempDir } from '../support/cli.js';
+import { main } from '../../src/cli.js';
+import { cleanEnv, tempDir } from '../support/cli.js';
+import { memIo } from '../support/mem-io.js';
 import { runMain, runMainInterrupted } from '../support/run-main.js';
 
 let dir: string;
@@ -22,6 +24,19 @@ const manifests = (): Record<string, unknown>[] => runNames().map((n) => JSON.pa
 const MOCKS = ['--reviewer', 'mock', '--composer', 'mock'];
 
 describe('bounce refine with several documents (a batch)', () => {
+  it('leaves the object a forced stop (a second signal, the batch still not stopped) prints with --json: the batch interrupted, how to go on', async () => {
+    const io = memIo(dir, { env: cleanEnv() });
+    expect(await main(['node', 'bounce', 'refine', 'docs', ...MOCKS, '--json'], io)).toBe(0);
+    const { batch_id: id } = JSON.parse(io.out());
+    expect(io.forcedStopJson?.()).toMatchObject({
+      batch_id: id,
+      status: 'interrupted',
+      exit_code: 130,
+      next: `bounce resume --batch ${id}`,
+      totals: { documents: 3 },
+    });
+  });
+
   it('runs one run per document of a folder and prints one batch object', async () => {
     const r = await runMain(['refine', 'docs', ...MOCKS, '--json'], { cwd: dir });
     expect(r.code).toBe(0);
