@@ -175,14 +175,7 @@ function wholeLineMatches(text: string, search: string): number[] {
 
 const WORD_RE = /[\p{L}\p{N}\p{M}_]/u;
 /** Whether the code point that ends just before `i` and the one that starts at `i` are both word characters. */
-function insideWord(text: string, i: number): boolean {
-  if (i <= 0 || i >= text.length) return false;
-  const before = text.charCodeAt(i - 1);
-  const from = before >= 0xdc00 && before <= 0xdfff && i >= 2 ? i - 2 : i - 1;
-  const prev = String.fromCodePoint(text.codePointAt(from) as number);
-  const next = String.fromCodePoint(text.codePointAt(i) as number);
-  return WORD_RE.test(prev) && WORD_RE.test(next);
-}
+const insideWord = (text: string, i: number): boolean => i > 0 && wordBefore(text, i) && wordAt(text, i);
 
 /**
  * Where `search` occurs in `text` inside lines: starting and ending on a word boundary (so
