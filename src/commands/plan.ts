@@ -84,7 +84,7 @@ export async function completePlan(
   assertParses(req.input);
   assertFrameTakes(templates, { goal: req.goal !== null, context: req.context.length > 0 }, req.promptsDir);
   // Key values the agents read never reach a prompt or the run folder through a context file.
-  const blanked = blankContextSecrets(req.context, runSecrets(req.agents, env));
+  const blanked = req.context.length ? blankContextSecrets(req.context, runSecrets(req.agents, env)) : { sources: [], warnings: [] };
   const context = blanked.sources;
   const contextTexts = [req.input.text, ...context.flatMap((c) => [c.text, c.source])];
   const used = ROLES.filter((role) => role === 'reviewer' || req.passes > 1);
