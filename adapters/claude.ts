@@ -10,7 +10,7 @@ import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, Check
 import { findProgram, notFound } from '../src/adapters/detect.js';
 import { displayUrl } from '../src/adapters/endpoint.js';
 import { classifyCliError } from '../src/adapters/error-type.js';
-import { CLAUDE_LOGIN_FIX, claudeLogin, loginReport } from '../src/adapters/login.js';
+import { CLAUDE_LOGIN_FIX, claudeLogin, claudeUsesApiKey, loginReport } from '../src/adapters/login.js';
 import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/adapters/table.js';
 
 const FACTS = ADAPTER_TABLE.claude;
@@ -54,13 +54,28 @@ export const FLAG_SETTINGS = JSON.stringify({ disableAllHooks: true, autoMemoryE
  * The argv after `claude`. Project and local settings are not read (`--setting-sources
  * user`), nor MCP servers (`--strict-mcp-config`). The `=` forms and `--tools=` last: the
  * variadic parsers of `--disallowedTools` and `--tools` would swallow what follows.
+ * `bare` (see useBareMode) starts Claude Code in its minimal mode.
  */
-export function buildClaudeArgs(options: AgentOptions): string[] {
-  const args = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--max-turns', '1'];
+export function buildClaudeArgs(options: AgentOptions, bare = false): string[] {
+  const args = bare ? ['--bare'] : [];
+  args.push('-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence', '--max-turns', '1');
   args.push('--strict-mcp-config', '--setting-sources', 'user', '--settings', FLAG_SETTINGS);
   if (options.model) args.push('--model', options.model);
   if (options.max_budget_usd !== undefined) args.push('--max-budget-usd', String(options.max_budget_usd));
   return [...args, ...(options.args ?? []), `--disallowedTools=${DENIED_TOOLS.join(',')}`, '--tools='];
+}
+
+/**
+ * Whether a dispatch runs Claude Code with `--bare`: when the child authenticates with
+ * ANTHROPIC_API_KEY for certain (a subscription login fails in that mode). The minimal mode
+ * skips what a text pass has no use for (hooks, plugins, LSP, CLAUDE.md discovery,
+ * background prefetches, keychain reads) and replaces Claude Code's system prompt of a
+ * coding agent (about 3,600 characters with no tools) by one line of working directory and
+ * date: fewer input tokens per call, and the CLI starts sooner. User settings (`env`,
+ * `model`) still apply. Not twice when the user's args have it.
+ */
+export function useBareMode(options: AgentOptions, childEnv: NodeJS.ProcessEnv): boolean {
+  return !(options.args ?? []).includes('--bare') && claudeUsesApiKey(childEnv);
 }
 
 /**
@@ -214,7 +229,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
     const childEnv = buildClaudeEnv(request.options, env);
     const run = await runCli({
       program,
-      args: buildClaudeArgs(request.options),
+      args: buildClaudeArgs(request.options, useBareMode(request.options, childEnv)),
       input: request.prompt,
       env: childEnv,
       cwd,

@@ -32,6 +32,7 @@ import {
 } from '../src/adapters/contract.js';
 import { findProgram, notFound } from '../src/adapters/detect.js';
 import { classifyCliError } from '../src/adapters/error-type.js';
+import { nativeCodex } from '../src/adapters/codex-native.js';
 import { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/adapters/codex-config.js';
 import { codexLogin, loginReport } from '../src/adapters/login.js';
 import { ADAPTER_TABLE, cliFacts, secretsOf } from '../src/adapters/table.js';
@@ -184,12 +185,14 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
   const paths = { workdir: join(tmp, 'work'), lastMessage: join(tmp, 'last-message.txt') };
   mkdirSync(paths.workdir);
   let exited: Promise<void> = Promise.resolve();
+  // The npm launcher's binary, started directly: the launcher is a Node start of its own.
+  const native = nativeCodex(program, env);
   try {
     const run = await runCli({
-      program,
+      program: native?.program ?? program,
       args: buildCodexArgs(request.options, paths, customProviderIds(toml), mcpServerIds(toml)),
       input: request.prompt,
-      env,
+      env: native?.env ?? env,
       cwd: paths.workdir,
       deadline: request.deadline,
       signal: ctx.signal,

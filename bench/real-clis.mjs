@@ -15,6 +15,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin/bounce.js');
 // Where test/support/agents.ts (the owner of this path) has the pinned CLIs installed; npm test installs them.
 const BIN_DIR = join(ROOT, 'test/agents/node_modules/.bin');
+const DOC = '# Launch checklist\n\nWe launch on Monday after the load test passes.\n\nSupport is staffed by two people during launch week.\n';
 
 /** The scripted model server is TypeScript test support: transpiled (no type check) into `dir` and imported. */
 async function loadModelServer(dir) {
@@ -27,8 +28,9 @@ async function loadModelServer(dir) {
   return import(join(dir, 'model-server.js'));
 }
 
-/** Runs `program args` with `input` on stdin, asynchronously; resolves to its wall time in ms. */
-function timeOnce({ program, args, input = '', cwd, env, exit = 0 }) {
+/** Runs `program args` with `input` on stdin, asynchronously; resolves to its wall time in ms (`prepare` runs first, untimed). */
+function timeOnce({ program, args, input = '', cwd, env, exit = 0, prepare }) {
+  prepare?.();
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(program, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -54,13 +56,17 @@ async function timeAll(commands) {
 
 /**
  * `extraBins`: other `bin/bounce.js` files to time the same run with (BENCH_COMPARE_BIN, say
- * a build of an earlier commit), alternated with the rest.
+ * a build of an earlier commit), alternated with the rest. `reference`: the reference shell
+ * script (`agent-bouncer.sh` of the co-evolution project, BENCH_REFERENCE), run as
+ * `bash <script> <doc> 2 claude codex` on a copy of the document in the same alternation.
+ * The server answers its prompts (which carry no bounce document) with the document and one
+ * [CONTESTED] note, so that it makes both passes.
  */
-export async function realClis(rounds, extraBins = []) {
+export async function realClis(rounds, extraBins = [], reference = null) {
   if (!existsSync(join(BIN_DIR, 'claude')) || !existsSync(join(BIN_DIR, 'codex'))) return null;
   const dir = mkdtempSync(join(tmpdir(), 'bounce-bench-clis-'));
   const { startModelServer } = await loadModelServer(dir);
-  const server = await startModelServer();
+  const server = await startModelServer({ plainReply: `${DOC}\n[CONTESTED] Name the Monday.\n` });
   try {
     const home = join(dir, 'home');
     mkdirSync(join(home, 'codex'), { recursive: true });
@@ -70,7 +76,7 @@ export async function realClis(rounds, extraBins = []) {
     writeFileSync(join(home, 'codex', 'config.toml'), toml.join('\n'));
     const work = join(dir, 'work');
     mkdirSync(work);
-    const doc = '# Launch checklist\n\nWe launch on Monday after the load test passes.\n\nSupport is staffed by two people during launch week.\n';
+    const doc = DOC;
     writeFileSync(join(work, 'doc.md'), doc);
     const env = {
       PATH: `${BIN_DIR}:${process.env.PATH}`,
@@ -96,7 +102,19 @@ export async function realClis(rounds, extraBins = []) {
       { program: join(BIN_DIR, 'claude'), args: ['-p'], input: doc, cwd: work, env },
       { program: join(BIN_DIR, 'codex'), args: ['exec', '--skip-git-repo-check', '-'], input: doc, cwd: work, env },
     ];
-    const sides = [refine(BIN), bare, ...extraBins.map(refine)];
+    // The reference refines its document in place: each round starts from a fresh copy.
+    const referenceSide = reference
+      ? [
+          {
+            program: 'bash',
+            args: [reference, 'ref-doc.md', '2', 'claude', 'codex'],
+            cwd: work,
+            env,
+            prepare: () => writeFileSync(join(work, 'ref-doc.md'), doc),
+          },
+        ]
+      : null;
+    const sides = [refine(BIN), bare, ...extraBins.map(refine), ...(referenceSide ? [referenceSide] : [])];
     // One untimed round: the CLIs' first start, and bounce's cache of their versions, as on a machine in use.
     for (const side of sides) await timeAll(side);
     const series = sides.map(() => []);
@@ -104,9 +122,18 @@ export async function realClis(rounds, extraBins = []) {
       for (const [i, side] of sides.entries()) series[i].push(await timeAll(side));
       rmSync(join(work, 'runs'), { recursive: true, force: true });
     }
-    const [a, b, ...others] = series;
+    const [a, b, ...rest] = series;
+    const others = rest.slice(0, extraBins.length);
+    const ref = referenceSide ? rest[extraBins.length] : null;
     const vsBare = (xs) => ({ ms: median(xs), ratio: median(xs.map((x, i) => x / b[i])) });
-    return { rounds, bounce: vsBare(a), bare: median(b), others: others.map((xs, i) => ({ bin: extraBins[i], ...vsBare(xs) })) };
+    return {
+      rounds,
+      bounce: vsBare(a),
+      bare: median(b),
+      others: others.map((xs, i) => ({ bin: extraBins[i], ...vsBare(xs) })),
+      // bounce's time over the reference's, the median of per-round ratios.
+      reference: ref ? { ...vsBare(ref), bounceRatio: median(a.map((x, i) => x / ref[i])) } : null,
+    };
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });

@@ -155,8 +155,9 @@ if (process.env.BENCH_BATCH !== '0') {
 
 // A whole run with the real CLIs against the scripted model server, beside the two bare CLI calls.
 // BENCH_COMPARE_BIN: other bin/bounce.js files (a build of an earlier commit, say), separated by ':'.
+// BENCH_REFERENCE: the reference shell script (agent-bouncer.sh), timed in the same alternation.
 const compareBins = (process.env.BENCH_COMPARE_BIN ?? '').split(':').filter(Boolean);
-const clis = await realClis(ROUNDS, compareBins);
+const clis = await realClis(ROUNDS, compareBins, process.env.BENCH_REFERENCE || null);
 if (clis === null) console.log('\nreal CLIs: test/agents/node_modules/.bin/claude or codex is missing (npm test installs them); skipped');
 else {
   console.log(`\n${clis.rounds} rounds, alternating; ratio: the median of per-round ratios to the bare calls`);
@@ -164,6 +165,12 @@ else {
     ['2-pass run, real claude + codex CLIs (scripted model)', ms(clis.bounce.ms), `${clis.bounce.ratio.toFixed(2)}x`, 'goal: <= 1.14 s; moonshot <= 1.1x'],
     ['  bare: one claude -p + one codex exec', ms(clis.bare), '1.00x', ''],
     ...clis.others.map((o) => [`  the same run with ${o.bin}`, ms(o.ms), `${o.ratio.toFixed(2)}x`, '']),
+    ...(clis.reference
+      ? [
+          ['  reference: agent-bouncer.sh, 2 passes (BENCH_REFERENCE)', ms(clis.reference.ms), `${clis.reference.ratio.toFixed(2)}x`, ''],
+          ['  bounce / reference (median of per-round ratios)', '', `${clis.reference.bounceRatio.toFixed(2)}x`, 'goal: <= 0.75x'],
+        ]
+      : []),
   ];
   for (const [what, a, r, goal] of rows) console.log(`${what.padEnd(70)} ${a.padStart(9)} ${r.padStart(6)}   ${goal}`.trimEnd());
 }

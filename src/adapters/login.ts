@@ -147,6 +147,27 @@ function storedSubscription(configDir: string): boolean | null {
 }
 
 /**
+ * The key variables Claude Code would see, or null when something else may bring a credential
+ * or a provider: a provider switch (CLAUDE_CODE_USE_*), or user or managed settings that may
+ * name a credential (apiKeyHelper, env).
+ */
+function claudeKeysInView(env: NodeJS.ProcessEnv): string[] | null {
+  if (Object.keys(env).some((name) => name.startsWith('CLAUDE_CODE_USE_') && isSet(env[name]))) return null;
+  if ([join(claudeConfigDir(env), 'settings.json'), ...CLAUDE_MANAGED_SETTINGS].some(mayAddCredentials)) return null;
+  return CLAUDE_KEYS.filter((name) => env[name]?.trim());
+}
+
+/**
+ * True when Claude Code authenticates with ANTHROPIC_API_KEY for certain: it is the only key
+ * variable, no provider switch, no settings that may bring a credential. A stored subscription
+ * login does not matter: in print mode the key takes over (observed with claude 2.1.197).
+ */
+export function claudeUsesApiKey(env: NodeJS.ProcessEnv): boolean {
+  const keys = claudeKeysInView(env);
+  return keys?.length === 1 && keys[0] === 'ANTHROPIC_API_KEY';
+}
+
+/**
  * What `claude auth status` would answer, read offline without starting the CLI (it costs
  * about half a second), or null when the files and variables leave any doubt: then the CLI is
  * asked. Certain: one key variable and no stored login (the key is used), or a stored
@@ -156,12 +177,9 @@ function storedSubscription(configDir: string): boolean | null {
  * nothing clear, macOS (the login is in the Keychain), and no credential at all.
  */
 export function claudeStatusOffline(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | null {
-  if (Object.keys(env).some((name) => name.startsWith('CLAUDE_CODE_USE_') && isSet(env[name]))) return null;
-  const dir = claudeConfigDir(env);
-  if ([join(dir, 'settings.json'), ...CLAUDE_MANAGED_SETTINGS].some(mayAddCredentials)) return null;
-  const keys = CLAUDE_KEYS.filter((name) => env[name]?.trim());
-  if (keys.length > 1) return null;
-  const stored = storedSubscription(dir);
+  const keys = claudeKeysInView(env);
+  if (keys === null || keys.length > 1) return null;
+  const stored = storedSubscription(claudeConfigDir(env));
   if (stored === null || (!stored && platform === 'darwin')) return null;
   const key = keys[0];
   let status: ClaudeStatus;

@@ -126,6 +126,8 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
   const labels = read.map((r) => r.label);
   if (!opts.quiet) printStartWarnings(io, chosen.skipped, checkWarnings(checks));
   if (opts.dryRun) return dryRunBatch(plans, labels, { shard, concurrency, all: all.length }, opts, io);
+  // One turn of the event loop delivers a signal that came while the plans were made.
+  await new Promise((resolve) => setImmediate(resolve));
   if (io.signal.aborted) throw new BounceError('interrupted before the batch started', { exitCode: EXIT.interrupted, code: 'interrupted' });
   if (!opts.quiet) {
     const a = plans[0]!.agents;

@@ -63,7 +63,9 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   const { plan, warnings, probe } = built;
   if (!opts.quiet) printStartWarnings(io, built.skipped, warnings);
   if (opts.dryRun) return dryRun(plan, opts, io);
-  // Ctrl-C while agents were being checked: nothing was started, so nothing is left behind.
+  // Ctrl-C while the plan was made (its reads may all have been synchronous): one turn of the
+  // event loop delivers a signal that came meanwhile. Nothing was started, so nothing is left behind.
+  await new Promise((resolve) => setImmediate(resolve));
   if (io.signal.aborted) {
     if (opts.json) io.stdout.write(`${JSON.stringify(errorJson(EXIT.interrupted, 'interrupted', 'interrupted before the run started'))}\n`);
     return EXIT.interrupted;

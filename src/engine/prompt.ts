@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Role } from '../adapters/contract.js';
 import { usageError } from '../errors.js';
@@ -62,28 +62,34 @@ export function defaultPromptsDir(): string {
 /** Loads the templates; files in `dir` (--prompts) override the defaults one by one. */
 export async function loadTemplates(dir?: string): Promise<Templates> {
   const userDir = dir === undefined ? undefined : resolve(dir);
-  if (userDir !== undefined) await assertDirectory(userDir);
+  if (userDir !== undefined) assertDirectory(userDir);
   const defaults = defaultPromptsDir();
   const out = {} as Templates;
   for (const name of TEMPLATE_NAMES) {
     const userFile = userDir === undefined ? undefined : join(userDir, `${name}.md`);
-    const userText = userFile === undefined ? undefined : await readIfExists(userFile);
+    // Read synchronously: nine small files, each a round trip through the thread pool otherwise.
+    const userText = userFile === undefined ? undefined : readIfExists(userFile);
     const file = userText === undefined ? join(defaults, `${name}.md`) : (userFile as string);
-    const text = normaliseTemplate(userText ?? (await readFile(file, 'utf8')));
+    const text = normaliseTemplate(userText ?? readFileSync(file, 'utf8'));
     checkTemplate(name, text, file);
     out[name] = text;
   }
   return out;
 }
 
-async function assertDirectory(dir: string): Promise<void> {
-  const info = await stat(dir).catch(() => undefined);
-  if (!info?.isDirectory()) throw usageError(`prompts directory not found: ${dir}`, 'pass an existing folder to --prompts');
+function assertDirectory(dir: string): void {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(dir).isDirectory();
+  } catch {
+    // Missing or unreadable: not a folder of prompts either way.
+  }
+  if (!isDirectory) throw usageError(`prompts directory not found: ${dir}`, 'pass an existing folder to --prompts');
 }
 
-async function readIfExists(file: string): Promise<string | undefined> {
+function readIfExists(file: string): string | undefined {
   try {
-    return await readFile(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { buildClaudeArgs, buildClaudeEnv, costIsMeaningful, DENIED_TOOLS, isResultLine, parseClaudeOutput } from '../../adapters/claude.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildClaudeArgs, buildClaudeEnv, costIsMeaningful, DENIED_TOOLS, isResultLine, parseClaudeOutput, useBareMode } from '../../adapters/claude.js';
 
 const FIXED = [
   '-p',
@@ -35,6 +38,10 @@ describe('buildClaudeArgs', () => {
       'low',
       ...TAIL,
     ]);
+  });
+
+  it('starts with --bare in minimal mode', () => {
+    expect(buildClaudeArgs({ model: 'sonnet' }, true)).toEqual(['--bare', ...FIXED, '--model', 'sonnet', ...TAIL]);
   });
 
   it('never puts the output cap or a key in argv', () => {
@@ -197,5 +204,35 @@ describe('the end of a Claude Code answer', () => {
     expect(isResultLine('{"type":"result","subtype":"success","is_error":false,"result":"# Plan"}')).toBe(true);
     expect(isResultLine('{"type":"assistant","message":{"content":[{"type":"text","text":"\\"type\\":\\"result\\""}]}}')).toBe(false);
     expect(isResultLine('{"type":"result"')).toBe(false);
+  });
+});
+
+describe('useBareMode', () => {
+  const home = mkdtempSync(join(tmpdir(), 'bounce-claude-bare-'));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  const config = (settings?: string): string => {
+    const dir = mkdtempSync(join(home, 'c'));
+    if (settings !== undefined) writeFileSync(join(dir, 'settings.json'), settings);
+    return dir;
+  };
+
+  it('is on when ANTHROPIC_API_KEY is the credential for certain, a stored subscription login or not', () => {
+    const dir = config('{"model":"opus","env":{"ANTHROPIC_BASE_URL":"http://127.0.0.1:9"}}');
+    writeFileSync(join(dir, '.credentials.json'), '{"claudeAiOauth":{"accessToken":"at"}}');
+    expect(useBareMode({}, { HOME: home, CLAUDE_CONFIG_DIR: dir, ANTHROPIC_API_KEY: 'sk-ant-1' })).toBe(true);
+  });
+
+  it.each([
+    ['no key variable (a subscription login or a token)', {}, undefined],
+    ['a long-lived token', { CLAUDE_CODE_OAUTH_TOKEN: 't' }, undefined],
+    ['a bearer token beside the key', { ANTHROPIC_API_KEY: 'k', ANTHROPIC_AUTH_TOKEN: 't' }, undefined],
+    ['a provider switch', { ANTHROPIC_API_KEY: 'k', CLAUDE_CODE_USE_VERTEX: '1' }, undefined],
+    ['an apiKeyHelper in the user settings', { ANTHROPIC_API_KEY: 'k' }, '{"apiKeyHelper":"~/bin/key"}'],
+  ] as const)('is off with %s', (_what, vars, settings) => {
+    expect(useBareMode({}, { HOME: home, CLAUDE_CONFIG_DIR: config(settings), ...vars })).toBe(false);
+  });
+
+  it('is off when the extra args carry --bare already', () => {
+    expect(useBareMode({ args: ['--bare'] }, { HOME: home, CLAUDE_CONFIG_DIR: config(), ANTHROPIC_API_KEY: 'k' })).toBe(false);
   });
 });

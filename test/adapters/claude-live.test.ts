@@ -69,6 +69,27 @@ describe('claude adapter against the real claude CLI', () => {
     expect((posts[0]?.body as { tools?: unknown[] } | undefined)?.tools).toEqual([]);
   });
 
+  it('runs Claude Code in its minimal mode with an API key: a short system prompt; a subscription login keeps the full one', async () => {
+    const systemOf = (calls: typeof server.requests): string => {
+      const post = calls.find((c) => c.method === 'POST');
+      const system = (post?.body as { system?: Array<{ text?: string }> } | undefined)?.system ?? [];
+      return system.map((b) => b.text ?? '').join('\n');
+    };
+    const keyed = await dispatch(['edit']);
+    expect(keyed.run.json).toMatchObject({ ok: true, stop: 'complete' });
+    const config = join(home, 'full-mode');
+    writeClaudeSubscription(config, 'pro');
+    const { ANTHROPIC_API_KEY: _key, ...subscription } = env({ CLAUDE_CONFIG_DIR: config });
+    server.script(['edit']);
+    const before = server.requests.length;
+    const full = await runAdapterProgram('claude', adapterRequest(bouncePrompt(DOC), { model: 'mock-model' }, 60_000), subscription);
+    expect(full.json).toMatchObject({ ok: true, stop: 'complete', reply: insertNote(DOC, CONTESTED_NOTE) });
+    const [short, long] = [systemOf(keyed.calls), systemOf(server.requests.slice(before))];
+    // The full one is Claude Code's prompt for a coding agent (about 3,600 characters with no tools).
+    expect(long.length).toBeGreaterThan(2000);
+    expect(short.length * 4).toBeLessThan(long.length);
+  });
+
   it('passes max_output_tokens as the request max_tokens', async () => {
     const { run, calls } = await dispatch(['edit'], { options: { max_output_tokens: 4096 } });
     expect(run.json.ok).toBe(true);

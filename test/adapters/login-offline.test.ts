@@ -100,10 +100,11 @@ describe('refine starts its first dispatch without asking the CLI what it knows 
     const refine = ['refine', 'doc.md', '--reviewer', 'claude', '--passes', '1', '--json'];
     const first = await runMain(refine, { cwd, env });
     expect(first.code, first.stderr).toBe(0);
-    expect(calls()).toEqual(['--version', '-p --output-format']);
+    // With the key in force the dispatch runs Claude Code in its minimal mode.
+    expect(calls()).toEqual(['--version', '--bare -p']);
     const second = await runMain(refine, { cwd, env });
     expect(second.code, second.stderr).toBe(0);
-    expect(calls()).toEqual(['--version', '-p --output-format', '-p --output-format']);
+    expect(calls()).toEqual(['--version', '--bare -p', '--bare -p']);
     expect(JSON.parse(readFileSync(join(JSON.parse(second.stdout).run_dir, 'run.json'), 'utf8')).agents.reviewer).toMatchObject({
       version: '9.8.7',
       resolved: { auth: 'api_key', auth_source: 'ANTHROPIC_API_KEY' },

@@ -43,6 +43,8 @@ export interface ModelServerOptions {
   model?: string;
   /** Prompt-cache tokens to report with each model answer (part of the input tokens), as each API words them. */
   cache?: { read: number; write: number };
+  /** The answer to a prompt that carries no bounce document (default `OK.`): another tool's prompts, say. */
+  plainReply?: string;
 }
 
 export interface ModelServer {
@@ -141,7 +143,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     const named = gemini ? decodeURIComponent(gemini[1] ?? '') : b.model;
     const model = typeof named === 'string' && named !== '' ? named : (opts.model ?? 'mock-model');
     const input = estimateTokens(rec.prompt);
-    let reply: Reply = { text: 'OK.', truncated: false };
+    let reply: Reply = { text: opts.plainReply ?? 'OK.', truncated: false };
     if (rec.turn.document !== null) {
       const behaviour = queue.shift() ?? fallback;
       rec.scripted = true;
