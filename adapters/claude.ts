@@ -44,11 +44,12 @@ export const DENIED_TOOLS = [
 ];
 
 /**
- * Settings given on the command line, above the user's: no hooks (theirs or a plugin's)
- * and no auto-memory. The user's settings still load (`--setting-sources user`): their
+ * Settings given on the command line, above the user's: no hooks (theirs or a plugin's),
+ * no auto-memory, and no spinner tips (working out which tips apply runs `ps aux` to look
+ * for IDEs and ripgrep over the working directory, for a screen a text pass never shows). The user's settings still load (`--setting-sources user`): their
  * `env` (a proxy's ANTHROPIC_BASE_URL, say), `apiKeyHelper` and model keep working.
  */
-export const FLAG_SETTINGS = JSON.stringify({ disableAllHooks: true, autoMemoryEnabled: false });
+export const FLAG_SETTINGS = JSON.stringify({ disableAllHooks: true, autoMemoryEnabled: false, spinnerTipsEnabled: false });
 
 /**
  * The argv after `claude`. Project and local settings are not read (`--setting-sources
@@ -239,6 +240,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       secrets: secretsOf(FACTS, env),
       // Claude Code takes a while to exit after its result; the next pass need not wait for that.
       answered: isResultLine,
+      release: ctx.release,
     });
     exited = run.exited;
     if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);

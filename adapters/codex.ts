@@ -200,6 +200,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       secrets: secretsOf(FACTS, env, keyVariables(toml)),
       // codex takes a while to exit after the turn; the next pass need not wait for that.
       answered: isTurnCompletedLine,
+      release: ctx.release,
     });
     exited = run.exited;
     // The check of this invocation asked `--version` already; else the package says.

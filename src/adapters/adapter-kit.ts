@@ -22,6 +22,8 @@ export interface AdapterContext {
   stderr(chunk: string): void;
   /** The CLI versions this invocation already asked for. */
   probe: Probe;
+  /** Aborted when the run is over: a CLI that answered and is still exiting may be killed (CallOptions.release). */
+  release?: AbortSignal;
 }
 
 export interface CheckContext {

@@ -45,6 +45,7 @@ export async function callAgent(agent: ResolvedAgent, request: AdapterRequest, o
       if (stderr.length < MAX_STDERR_CHARS) stderr += chunk;
     },
     probe: opts.probe ?? createProbe(),
+    ...(opts.release ? { release: opts.release } : {}),
   };
   const settled: Promise<Outcome> = answer(program, request, ctx).then(
     (value) => ({ value }),

@@ -63,6 +63,8 @@ export interface CliCall {
    * to exit by itself before its group is killed. Without it the run resolves at exit.
    */
   answered?: (line: string) => boolean;
+  /** Aborted when the run is over: a CLI that answered (see `answered`) and has not exited yet is killed at once (SIGKILL to its group). */
+  release?: AbortSignal;
 }
 
 /**
@@ -142,9 +144,14 @@ export function runCli(call: CliCall): Promise<CliRun> {
         // The CLI winds down on its own; an abort, or the grace running out, still takes its group down.
         const grace = setTimeout(kill, ANSWERED_GRACE_MS);
         grace.unref();
+        // Once the run is over nothing waits for what is left of it: its answer is in.
+        const release = (): void => signalGroup(child.pid, 'SIGKILL');
+        call.release?.addEventListener('abort', release, { once: true });
+        if (call.release?.aborted) release();
         child.once('exit', () => {
           clearTimeout(grace);
           call.signal.removeEventListener('abort', kill);
+          call.release?.removeEventListener('abort', release);
         });
       } else {
         call.signal.removeEventListener('abort', kill);

@@ -35,6 +35,12 @@ export interface CallOptions {
   /** The adapter's whole environment; the runner's own when not given. */
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /**
+   * Aborted when the run is over: a CLI that has given its answer and is still winding down
+   * is then killed at once rather than waited for (built-in CLI adapters; a program's
+   * dispatch ends with its process anyway).
+   */
+  release?: AbortSignal;
 }
 
 const KILL_GRACE_MS = 2000;

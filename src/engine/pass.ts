@@ -43,6 +43,8 @@ export interface RunContext {
   runMs(): number;
   /** Who raised each note open in `current` (the ledger of notes). */
   origins: NoteOrigins;
+  /** Aborted when the run returns: what its agents left winding down is stopped (CallOptions.release). */
+  released: AbortSignal;
 }
 
 export type PassOutcome =
@@ -275,7 +277,13 @@ class PassRun {
       ...(this.attempt.stablePrefixLines.length ? { stable_prefix_lines: this.attempt.stablePrefixLines } : {}),
     };
     // Room for the reply (bounded by max_bytes, JSON-escaped) plus the envelope.
-    const host = await deps.dispatch(agent, request, { timeoutMs, signal: deps.signal, maxOutputBytes: plan.maxBytes * 8 + 1_000_000, env: deps.env });
+    const host = await deps.dispatch(agent, request, {
+      timeoutMs,
+      signal: deps.signal,
+      maxOutputBytes: plan.maxBytes * 8 + 1_000_000,
+      env: deps.env,
+      release: this.ctx.released,
+    });
     const replyText = host.ok ? host.response.reply : host.stdout;
     if (replyText) rec.artifact(`${stem}.reply.txt`, replyText);
     rec.artifact(`${stem}.stderr.log`, host.stderr);

@@ -71,12 +71,23 @@ export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: Resume
   const full = { ...deps, clock, events: deps.events ?? (() => {}), retryBaseMs: deps.retryBaseMs ?? 1000 };
   const { rec, current, resumedAfter, origins } = from ? reopen(plan, from, full.recorder) : open(plan, clock, full.recorder);
   let ctx: RunContext | null = null;
+  const release = new AbortController();
   try {
     const started = clock.now();
     const base = rec.manifest.totals.duration_ms;
     // The run's own budget counts what earlier sessions of a resumed run spent.
     const budgets = [new BudgetLedger(plan.budget ?? {}, spentOf(rec.manifest.totals)), ...(deps.budgets ?? [])];
-    ctx = { plan, deps: full, rec, current, breaker: { ...rec.manifest.breaker }, budgets, runMs: () => base + (clock.now() - started), origins };
+    ctx = {
+      plan,
+      deps: full,
+      rec,
+      current,
+      breaker: { ...rec.manifest.breaker },
+      budgets,
+      runMs: () => base + (clock.now() - started),
+      origins,
+      released: release.signal,
+    };
     full.events({
       type: 'run-started',
       runId: rec.manifest.run_id,
@@ -92,6 +103,7 @@ export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: Resume
     return storageFailure(ctx, cause);
   } finally {
     rec.close();
+    release.abort();
   }
 }
 

@@ -16,7 +16,7 @@ const FIXED = [
   '--setting-sources',
   'user',
   '--settings',
-  '{"disableAllHooks":true,"autoMemoryEnabled":false}',
+  '{"disableAllHooks":true,"autoMemoryEnabled":false,"spinnerTipsEnabled":false}',
 ];
 /** The tail of every command: the backstop deny list, then no tools at all. */
 const TAIL = [`--disallowedTools=${DENIED_TOOLS.join(',')}`, '--tools='];

@@ -1,7 +1,8 @@
 /** runCli: a CLI run in its own process group, resolved at its exit or, when told, at its final result line. */
 import { describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { ANSWERED_GRACE_MS, makeTempDir, removeTempDir, runCli } from '../../src/adapters/cli-run.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** A CLI that prints its pid, then a final result line, then stays `lingerMs` before it exits with `code`. */
 function lingering(lingerMs: number, code = 0): string[] {
@@ -15,6 +16,15 @@ const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Alive and not a zombie: a killed CLI's orphan is reaped by whoever adopts it, maybe never. */
+const running = (pid: number): boolean => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
   }
@@ -68,6 +78,30 @@ describe('runCli', () => {
     const pid = Number(run.stdout.split('\n')[0]);
     expect(alive(pid)).toBe(true);
     expect(await gone(pid, ANSWERED_GRACE_MS + 5000)).toBe(true);
+  });
+
+  it('kills a CLI winding down after its result at once when the run is over (release), with what it started', async () => {
+    const release = new AbortController();
+    // The CLI starts a child of its own that outlives it unless its group is killed.
+    const args = [
+      '-e',
+      `const c = require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' }); console.log(process.pid + ' ' + c.pid); console.log(JSON.stringify({ type: 'result', result: 'done' })); setTimeout(() => {}, 60000);`,
+    ];
+    const run = await call(args, { answered: isResult, release: release.signal });
+    const [pid, grandchild] = (run.stdout.split('\n')[0] ?? '').split(' ').map(Number) as [number, number];
+    expect(alive(pid) && running(grandchild)).toBe(true);
+    release.abort();
+    // Killed, not left its grace: the exit comes long before the grace would have run out.
+    const exitedFirst = await Promise.race([run.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), ANSWERED_GRACE_MS - 500))]);
+    expect(exitedFirst).toBe(true);
+    await waitFor(() => !running(grandchild), 1000, "the CLI's child to be killed with its group");
+  });
+
+  it('leaves a CLI that exits by itself alone when the run ends (release after exit)', async () => {
+    const release = new AbortController();
+    const run = await call(lingering(50), { answered: isResult, release: release.signal });
+    await run.exited;
+    expect(() => release.abort()).not.toThrow();
   });
 
   it('still kills the CLI after its result when the dispatch is aborted', async () => {
