@@ -5,7 +5,7 @@
  * are turned off (CLAUDE_CODE_MAX_RETRIES=0): only the runner retries. docs/adapters.md#claude
  */
 import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
-import { isObject, programOrFailure, type Json, makeTempDir, parseJsonLines, removeTempDir, runCli } from '../src/adapters/cli-run.js';
+import { isObject, programOrFailure, type Json, makeTempDir, packageVersion, parseJsonLines, removeTempDir, runCli } from '../src/adapters/cli-run.js';
 import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/adapters/contract.js';
 import { findProgram, notFound } from '../src/adapters/detect.js';
 import { displayUrl } from '../src/adapters/endpoint.js';
@@ -68,15 +68,28 @@ export function buildClaudeArgs(options: AgentOptions, bare = false): string[] {
 
 /**
  * Whether a dispatch runs Claude Code with `--bare`: when the child authenticates with
- * ANTHROPIC_API_KEY for certain (a subscription login fails in that mode). The minimal mode
+ * ANTHROPIC_API_KEY for certain (a subscription login fails in that mode) and the CLI is
+ * known to have it (2.1.81 or later: the version preflight found, else its package's). The minimal mode
  * skips what a text pass has no use for (hooks, plugins, LSP, CLAUDE.md discovery,
  * background prefetches, keychain reads) and replaces Claude Code's system prompt of a
  * coding agent (about 3,600 characters with no tools) by one line of working directory and
  * date: fewer input tokens per call, and the CLI starts sooner. User settings (`env`,
  * `model`) still apply. Not twice when the user's args have it.
  */
-export function useBareMode(options: AgentOptions, childEnv: NodeJS.ProcessEnv): boolean {
-  return !(options.args ?? []).includes('--bare') && claudeUsesApiKey(childEnv);
+export function useBareMode(options: AgentOptions, childEnv: NodeJS.ProcessEnv, version: string | null): boolean {
+  return hasBareMode(version) && !(options.args ?? []).includes('--bare') && claudeUsesApiKey(childEnv);
+}
+
+/** The first Claude Code with `--bare` (its 2.1.81 release notes). */
+const BARE_SINCE = [2, 1, 81];
+
+/** Whether a Claude Code version (`2.1.197`, `2.1.197 (Claude Code)`) has `--bare`; an unknown one is taken not to. */
+export function hasBareMode(version: string | null): boolean {
+  const parts = /^(\d+)\.(\d+)\.(\d+)/.exec(version?.trim() ?? '');
+  if (!parts) return false;
+  const [major, minor, patch] = parts.slice(1).map(Number) as [number, number, number];
+  for (const [i, have] of [major, minor, patch].entries()) if (have !== BARE_SINCE[i]) return have > (BARE_SINCE[i] ?? 0);
+  return true;
 }
 
 /**
@@ -230,7 +243,10 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
     const childEnv = buildClaudeEnv(request.options, env);
     const run = await runCli({
       program,
-      args: buildClaudeArgs(request.options, useBareMode(request.options, childEnv)),
+      args: buildClaudeArgs(
+        request.options,
+        useBareMode(request.options, childEnv, (await ctx.probe.known(program)) ?? packageVersion(program, CLI.npmPackage)),
+      ),
       input: request.prompt,
       env: childEnv,
       cwd,

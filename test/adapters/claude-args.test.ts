@@ -2,7 +2,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildClaudeArgs, buildClaudeEnv, costIsMeaningful, DENIED_TOOLS, isResultLine, parseClaudeOutput, useBareMode } from '../../adapters/claude.js';
+import {
+  buildClaudeArgs,
+  buildClaudeEnv,
+  costIsMeaningful,
+  DENIED_TOOLS,
+  isResultLine,
+  parseClaudeOutput,
+  hasBareMode,
+  useBareMode,
+} from '../../adapters/claude.js';
 
 const FIXED = [
   '-p',
@@ -219,7 +228,7 @@ describe('useBareMode', () => {
   it('is on when ANTHROPIC_API_KEY is the credential for certain, a stored subscription login or not', () => {
     const dir = config('{"model":"opus","env":{"ANTHROPIC_BASE_URL":"http://127.0.0.1:9"}}');
     writeFileSync(join(dir, '.credentials.json'), '{"claudeAiOauth":{"accessToken":"at"}}');
-    expect(useBareMode({}, { HOME: home, CLAUDE_CONFIG_DIR: dir, ANTHROPIC_API_KEY: 'sk-ant-1' })).toBe(true);
+    expect(useBareMode({}, { HOME: home, CLAUDE_CONFIG_DIR: dir, ANTHROPIC_API_KEY: 'sk-ant-1' }, '2.1.197')).toBe(true);
   });
 
   it.each([
@@ -229,10 +238,33 @@ describe('useBareMode', () => {
     ['a provider switch', { ANTHROPIC_API_KEY: 'k', CLAUDE_CODE_USE_VERTEX: '1' }, undefined],
     ['an apiKeyHelper in the user settings', { ANTHROPIC_API_KEY: 'k' }, '{"apiKeyHelper":"~/bin/key"}'],
   ] as const)('is off with %s', (_what, vars, settings) => {
-    expect(useBareMode({}, { HOME: home, CLAUDE_CONFIG_DIR: config(settings), ...vars })).toBe(false);
+    expect(useBareMode({}, { HOME: home, CLAUDE_CONFIG_DIR: config(settings), ...vars }, '2.1.197')).toBe(false);
   });
 
   it('is off when the extra args carry --bare already', () => {
-    expect(useBareMode({ args: ['--bare'] }, { HOME: home, CLAUDE_CONFIG_DIR: config(), ANTHROPIC_API_KEY: 'k' })).toBe(false);
+    expect(useBareMode({ args: ['--bare'] }, { HOME: home, CLAUDE_CONFIG_DIR: config(), ANTHROPIC_API_KEY: 'k' }, '2.1.197')).toBe(false);
+  });
+
+  it('is off for a Claude Code older than 2.1.81, which has no --bare, or of unknown version', () => {
+    const env = { HOME: home, CLAUDE_CONFIG_DIR: config(), ANTHROPIC_API_KEY: 'k' };
+    expect(useBareMode({}, env, '2.1.80')).toBe(false);
+    expect(useBareMode({}, env, null)).toBe(false);
+    expect(useBareMode({}, env, '2.1.81 (Claude Code)')).toBe(true);
+  });
+});
+
+describe('hasBareMode', () => {
+  it.each([
+    ['2.1.81', true],
+    ['2.1.197 (Claude Code)', true],
+    ['2.2.0', true],
+    ['3.0.0', true],
+    ['2.1.80', false],
+    ['2.0.99', false],
+    ['1.9.300', false],
+    ['unknown', false],
+    ['', false],
+  ] as const)('%s: %s', (version, expected) => {
+    expect(hasBareMode(version)).toBe(expected);
   });
 });
