@@ -257,6 +257,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       // Claude Code takes a while to exit after its result; the next pass need not wait for that.
       answered: isResultLine,
       release: ctx.release,
+      ready: ctx.ready,
     });
     exited = run.exited;
     if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
@@ -293,6 +294,7 @@ async function check(options: AgentOptions, { env, probe }: CheckContext): Promi
   return { ok: report.problems.length === 0, version: clean, problems: report.problems, warnings: report.warnings, resolved };
 }
 
-export const adapter: AdapterProgram = { dispatch, check };
+// The CLI is started before its prompt may go (CallOptions.ready): it loads while the runner records the dispatch.
+export const adapter: AdapterProgram = { dispatch, check, startsEarly: true };
 
 if (isMain(import.meta.url)) void runAdapter(adapter);

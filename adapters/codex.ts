@@ -201,6 +201,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       // codex takes a while to exit after the turn; the next pass need not wait for that.
       answered: isTurnCompletedLine,
       release: ctx.release,
+      ready: ctx.ready,
     });
     exited = run.exited;
     // The check of this invocation asked `--version` already; else the package says.
@@ -240,6 +241,7 @@ async function check(options: AgentOptions, { env, probe }: CheckContext): Promi
   return { ok: report.problems.length === 0, version, problems: report.problems, warnings: report.warnings, resolved };
 }
 
-export const adapter: AdapterProgram = { dispatch, check };
+// The CLI is started before its prompt may go (CallOptions.ready): it loads while the runner records the dispatch.
+export const adapter: AdapterProgram = { dispatch, check, startsEarly: true };
 
 if (isMain(import.meta.url)) void runAdapter(adapter);

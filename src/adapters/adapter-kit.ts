@@ -24,6 +24,8 @@ export interface AdapterContext {
   probe: Probe;
   /** Aborted when the run is over: a CLI that answered and is still exiting may be killed (CallOptions.release). */
   release?: AbortSignal;
+  /** Given to a `startsEarly` adapter: its prompt may go only once this settles (CallOptions.ready). */
+  ready?: Promise<void>;
 }
 
 export interface CheckContext {
@@ -39,6 +41,11 @@ export interface CheckContext {
 export interface AdapterProgram {
   dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<AdapterResponse>;
   check(options: AgentOptions, ctx: CheckContext): Promise<CheckResult>;
+  /**
+   * True when `dispatch` honours `ctx.ready`: it may start its CLI before that settles and
+   * sends the prompt only after. Other adapters are dispatched once it has settled.
+   */
+  startsEarly?: boolean;
 }
 
 /** Thrown by an adapter that means to die without answering (the mock's `crash`): the runner sees a crash. */

@@ -24,9 +24,13 @@ export interface AgentCallOptions extends CallOptions {
 type Outcome = { value: AdapterResponse } | { crash: string };
 
 export async function callAgent(agent: ResolvedAgent, request: AdapterRequest, opts: AgentCallOptions): Promise<HostResult> {
-  if (agent.adapter === 'cmd') return callAdapter(agent, request, opts);
   const started = Date.now();
+  const notSent = (): HostResult => stopped(agent, 'interrupted', opts, { stdout: '', stderr: '', exitCode: null, durationMs: Date.now() - started });
+  if (agent.adapter === 'cmd') return (await mayGo(opts.ready)) ? callAdapter(agent, request, opts) : notSent();
   const program = await loadBuiltin(agent.adapter);
+  // Only an adapter that holds its prompt back itself may start before the dispatch is on disk.
+  const early = program.startsEarly === true && opts.ready !== undefined;
+  if (!early && !(await mayGo(opts.ready))) return notSent();
   const controller = new AbortController();
   let reason: 'timeout' | 'interrupted' | null = null;
   const stop = (why: 'timeout' | 'interrupted'): void => {
@@ -46,6 +50,7 @@ export async function callAgent(agent: ResolvedAgent, request: AdapterRequest, o
     },
     probe: opts.probe ?? createProbe(),
     ...(opts.release ? { release: opts.release } : {}),
+    ...(early ? { ready: opts.ready } : {}),
   };
   const settled: Promise<Outcome> = answer(program, request, ctx).then(
     (value) => ({ value }),
@@ -64,6 +69,8 @@ export async function callAgent(agent: ResolvedAgent, request: AdapterRequest, o
   const stdout = outcome && 'value' in outcome ? `${JSON.stringify(outcome.value)}\n` : '';
   const base = { stdout, stderr, exitCode: null, durationMs: Date.now() - started };
   if (reason) return stopped(agent, reason, opts, base);
+  // Called off before the prompt could go (an early start): whatever the adapter made of that, nothing was sent.
+  if (early && !(await mayGo(opts.ready))) return notSent();
   if (outcome === null || 'crash' in outcome) {
     const why = outcome?.crash ?? 'no answer';
     // What runAdapter prints to stderr when the same adapter dies as a program.
@@ -72,6 +79,15 @@ export async function callAgent(agent: ResolvedAgent, request: AdapterRequest, o
   if (stdout.length > opts.maxOutputBytes)
     return { ...base, ok: false, error: { type: 'invalid_response', message: `${agent.spec} printed more than ${opts.maxOutputBytes} characters` } };
   return fromResponse(agent, outcome.value, base);
+}
+
+/** Whether the request may go: true once `ready` resolves (or when there is none), false if it rejects. */
+async function mayGo(ready: Promise<void> | undefined): Promise<boolean> {
+  if (!ready) return true;
+  return ready.then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Resolves to null when the signal aborts. */

@@ -65,7 +65,18 @@ export interface CliCall {
   answered?: (line: string) => boolean;
   /** Aborted when the run is over: a CLI that answered (see `answered`) and has not exited yet is killed at once (SIGKILL to its group). */
   release?: AbortSignal;
+  /**
+   * When given, the CLI is started at once but its prompt is written only once this
+   * settles (AdapterContext.ready): the CLI loads while the runner records the dispatch. If
+   * it rejects, nothing is sent and the CLI's group is killed. If it takes longer than
+   * EARLY_START_LIMIT_MS, that start is dropped the same way and the CLI started again once
+   * it settles: a CLI may stop waiting for its stdin (Claude Code gives up after 3 s).
+   */
+  ready?: Promise<void>;
 }
+
+/** How long a CLI started early waits for its prompt before that start is dropped and redone. */
+export const EARLY_START_LIMIT_MS = 1000;
 
 /**
  * Runs the CLI in its own process group (detached), writes the prompt to stdin and closes
@@ -74,7 +85,40 @@ export interface CliCall {
  * `child_process.spawn`: a subprocess library would cost a tenth of a second to load
  * before the first dispatch.
  */
-export function runCli(call: CliCall): Promise<CliRun> {
+export async function runCli(call: CliCall): Promise<CliRun> {
+  const { ready } = call;
+  if (!ready) return runOnce(call, call.input);
+  let cancelled = false;
+  let open: (text: string | null) => void = () => {};
+  const gate = new Promise<string | null>((resolve) => {
+    open = resolve;
+  });
+  const limit = setTimeout(() => open(null), EARLY_START_LIMIT_MS);
+  void ready.then(
+    () => open(call.input),
+    () => {
+      cancelled = true;
+      open(null);
+    },
+  );
+  const early = await runOnce(call, gate);
+  clearTimeout(limit);
+  if (!early.dropped) return early;
+  // Dropped before anything was sent: start afresh once the prompt may go, unless it may not.
+  const mayGo = await ready.then(
+    () => !cancelled,
+    () => false,
+  );
+  if (!mayGo || call.signal.aborted) return { ...early, spawnError: early.spawnError ?? 'not started: the dispatch was called off before its prompt was sent' };
+  return runOnce(call, call.input);
+}
+
+/**
+ * One start of the CLI. `input` is the prompt, or a promise of it (an early start): null
+ * there drops the start (its group is killed, nothing having been written) and the run
+ * resolves with `dropped`.
+ */
+function runOnce(call: CliCall, input: string | Promise<string | null>): Promise<CliRun & { dropped?: boolean }> {
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
@@ -121,7 +165,17 @@ export function runCli(call: CliCall): Promise<CliRun> {
     }
     // A CLI that exits before reading all of its stdin (EPIPE) still gets its output read.
     child.stdin?.on('error', () => {});
-    child.stdin?.end(call.input);
+    let dropped = false;
+    if (typeof input === 'string') child.stdin?.end(input);
+    else
+      void input.then((text) => {
+        if (done) return;
+        if (text !== null) child.stdin?.end(text);
+        else {
+          dropped = true;
+          signalGroup(child.pid, 'SIGKILL');
+        }
+      });
     // An unreadable deadline leaves the limit to the runner, which aborts the signal.
     const timer = Number.isNaN(Date.parse(call.deadline))
       ? undefined
@@ -158,8 +212,18 @@ export function runCli(call: CliCall): Promise<CliRun> {
         signalGroup(child.pid, 'SIGKILL'); // whatever the CLI left running in its group
       }
       const stderr = redact(stripAnsi(Buffer.concat(err).toString('utf8')), call.secrets ?? []);
-      if (stderr.trim()) call.stderr(stderr.endsWith('\n') ? stderr : `${stderr}\n`);
-      resolve({ stdout: stripAnsi(Buffer.concat(out).toString('utf8')), stderr, exitCode, timedOut, tooLarge, spawnError, exited });
+      // A dropped start was never sent anything: what it printed belongs to no dispatch.
+      if (stderr.trim() && !dropped) call.stderr(stderr.endsWith('\n') ? stderr : `${stderr}\n`);
+      resolve({
+        stdout: stripAnsi(Buffer.concat(out).toString('utf8')),
+        stderr,
+        exitCode,
+        timedOut,
+        tooLarge,
+        spawnError,
+        exited,
+        ...(dropped ? { dropped } : {}),
+      });
     };
     child.on('error', (e) => {
       // Not started at all (ENOENT, EACCES): there is no process to wait for.

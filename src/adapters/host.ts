@@ -41,6 +41,13 @@ export interface CallOptions {
    * dispatch ends with its process anyway).
    */
   release?: AbortSignal;
+  /**
+   * The request may go only once this settles: the runner has its dispatch on disk by then.
+   * A built-in CLI adapter that says so (AdapterProgram.startsEarly) starts its CLI at once
+   * and writes the prompt then; every other adapter is called only then. If it rejects,
+   * nothing is sent and the call ends `interrupted`.
+   */
+  ready?: Promise<void>;
 }
 
 const KILL_GRACE_MS = 2000;

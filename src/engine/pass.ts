@@ -224,15 +224,74 @@ class PassRun {
     return this.ctx.budgets.map((ledger) => ({ ledger, hold: ledger.reserve(estimate) }));
   }
 
-  /** One call: the prompt is written and the record opened before it, the raw reply and stderr kept after it. */
+  /**
+   * One call: the prompt is written and the record opened before anything is sent, the raw
+   * reply and stderr kept after it. The dispatcher is called first with a `ready` that opens
+   * only once those writes are done: an agent CLI loads meanwhile, and gets its prompt then.
+   */
   private async dispatch(holds: Dispatched['holds']): Promise<Dispatched> {
     const { plan, rec, deps } = this.ctx;
     const agent = plan.agents[this.role];
     const now = deps.clock.now();
     const id = ulid(now);
     const stem = rec.freeStem(dispatchStem(this.pass, this.role, agent.slug, this.attempt.kind, this.attempt.index));
-    const promptFile = rec.artifact(`${stem}.prompt.md`, this.attempt.prompt);
     const timeoutMs = plan.timeoutMs[this.role];
+    const request: AdapterRequest = {
+      contract_version: CONTRACT_VERSION,
+      dispatch_id: id,
+      run_id: rec.manifest.run_id,
+      pass: this.pass,
+      total_passes: plan.passes,
+      role: this.role,
+      final: this.final,
+      prompt: this.attempt.prompt,
+      options: agent.options,
+      deadline: new Date(now + timeoutMs).toISOString(),
+      ...(this.attempt.repairError ? { repair_error: this.attempt.repairError } : {}),
+      attempt: { kind: this.attempt.kind, index: this.attempt.index },
+      ...(this.attempt.stablePrefixLines.length ? { stable_prefix_lines: this.attempt.stablePrefixLines } : {}),
+    };
+    let open: () => void = () => {};
+    let callOff: (err: unknown) => void = () => {};
+    const ready = new Promise<void>((resolve, reject) => {
+      open = resolve;
+      callOff = reject;
+    });
+    ready.catch(() => {}); // a call that never looks at it must not leave it unhandled
+    // Room for the reply (bounded by max_bytes, JSON-escaped) plus the envelope.
+    const call = deps.dispatch(agent, request, {
+      timeoutMs,
+      signal: deps.signal,
+      maxOutputBytes: plan.maxBytes * 8 + 1_000_000,
+      env: deps.env,
+      release: this.ctx.released,
+      ready,
+    });
+    // One turn of the event loop: a built-in CLI adapter starts its CLI now.
+    await new Promise((resolve) => setImmediate(resolve));
+    let start: DispatchStart;
+    try {
+      start = this.recordStart(id, stem, now, timeoutMs);
+    } catch (err) {
+      // The dispatch could not be recorded: nothing is sent, and what was started is stopped.
+      callOff(err);
+      await call.catch(() => undefined);
+      throw err;
+    }
+    open();
+    deps.events({ type: 'dispatch-started', pass: this.pass, id, kind: start.kind, index: start.index, stem });
+    const host = await call;
+    const replyText = host.ok ? host.response.reply : host.stdout;
+    if (replyText) rec.artifact(`${stem}.reply.txt`, replyText);
+    rec.artifact(`${stem}.stderr.log`, host.stderr);
+    return { start, host, holds };
+  }
+
+  /** The prompt artifact, then the pending record and run.json listing it. */
+  private recordStart(id: string, stem: string, now: number, timeoutMs: number): DispatchStart {
+    const { plan, rec } = this.ctx;
+    const agent = plan.agents[this.role];
+    const promptFile = rec.artifact(`${stem}.prompt.md`, this.attempt.prompt);
     const start: DispatchStart = {
       id,
       runId: rec.manifest.run_id,
@@ -260,34 +319,7 @@ class PassRun {
       context: plan.context.files,
     };
     rec.startDispatch(this.index, start);
-    deps.events({ type: 'dispatch-started', pass: this.pass, id, kind: start.kind, index: start.index, stem });
-    const request: AdapterRequest = {
-      contract_version: CONTRACT_VERSION,
-      dispatch_id: id,
-      run_id: start.runId,
-      pass: this.pass,
-      total_passes: plan.passes,
-      role: this.role,
-      final: this.final,
-      prompt: this.attempt.prompt,
-      options: agent.options,
-      deadline: new Date(now + timeoutMs).toISOString(),
-      ...(this.attempt.repairError ? { repair_error: this.attempt.repairError } : {}),
-      attempt: { kind: this.attempt.kind, index: this.attempt.index },
-      ...(this.attempt.stablePrefixLines.length ? { stable_prefix_lines: this.attempt.stablePrefixLines } : {}),
-    };
-    // Room for the reply (bounded by max_bytes, JSON-escaped) plus the envelope.
-    const host = await deps.dispatch(agent, request, {
-      timeoutMs,
-      signal: deps.signal,
-      maxOutputBytes: plan.maxBytes * 8 + 1_000_000,
-      env: deps.env,
-      release: this.ctx.released,
-    });
-    const replyText = host.ok ? host.response.reply : host.stdout;
-    if (replyText) rec.artifact(`${stem}.reply.txt`, replyText);
-    rec.artifact(`${stem}.stderr.log`, host.stderr);
-    return { start, host, holds };
+    return start;
   }
 
   /** Closes a dispatch: its outcome goes to the record and run.json. */

@@ -185,3 +185,60 @@ describe('callAgent: cmd: agents', () => {
     expect(r.exitCode).toBe(0);
   });
 });
+
+describe('callAgent: ready (the dispatch on disk before anything is sent)', () => {
+  const deferred = (): { promise: Promise<void>; resolve: () => void; reject: () => void } => {
+    let resolve: () => void = () => {};
+    let reject: () => void = () => {};
+    const promise = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = () => rej(new Error('not recorded'));
+    });
+    return { promise, resolve, reject };
+  };
+  const starts = (log: string): string[] => {
+    try {
+      return readFileSync(log, 'utf8').trim().split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  };
+
+  it('a CLI adapter starts its CLI at once and sends the prompt once ready resolves', async () => {
+    const log = join(dir, 'early.log');
+    const gate = deferred();
+    const pending = callAgent(agent('claude'), request(), { ...OPTS, ready: gate.promise, env: fakeEnv({ FAKE_CLI_REPLY: 'revised', FAKE_CLI_LOG: log }) });
+    await waitFor(() => starts(log).some((a) => a.startsWith('-p')), 'the CLI to start before the prompt may go', 5000);
+    gate.resolve();
+    expect(success(await pending).response).toMatchObject({ reply: 'revised' });
+  });
+
+  it('when ready rejects, nothing is sent: an interrupted call whose CLI is gone', async () => {
+    const log = join(dir, 'called-off.log');
+    const gate = deferred();
+    const pending = callAgent(agent('codex'), request(), {
+      ...OPTS,
+      ready: gate.promise,
+      env: fakeEnv({ FAKE_CLI_REPLY: 'revised', FAKE_CLI_LOG: log }, 'BOUNCE_CODEX_BIN'),
+    });
+    await waitFor(() => starts(log).some((a) => a.startsWith('exec')), 'the CLI to start', 5000);
+    gate.reject();
+    expect(failure(await pending).error).toMatchObject({ type: 'interrupted' });
+    expect(starts(log)).toHaveLength(1); // started once, never again
+  });
+
+  it('an adapter that does not start early (mock, cmd:) is not called before ready, nor at all when it rejects', async () => {
+    for (const spec of ['mock', 'cmd:test/fixtures/adapters/echo-resolve.mjs']) {
+      const gate = deferred();
+      let settled = false;
+      const pending = callAgent(agent(spec), request(), { ...OPTS, ready: gate.promise }).then((r) => {
+        settled = true;
+        return r;
+      });
+      for (let turn = 0; turn < 5; turn++) await new Promise((r) => setImmediate(r));
+      expect(settled).toBe(false);
+      gate.reject();
+      expect(failure(await pending).error).toMatchObject({ type: 'interrupted' });
+    }
+  });
+});

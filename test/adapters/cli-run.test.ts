@@ -1,7 +1,8 @@
 /** runCli: a CLI run in its own process group, resolved at its exit or, when told, at its final result line. */
-import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
-import { ANSWERED_GRACE_MS, makeTempDir, removeTempDir, runCli } from '../../src/adapters/cli-run.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ANSWERED_GRACE_MS, EARLY_START_LIMIT_MS, makeTempDir, removeTempDir, runCli } from '../../src/adapters/cli-run.js';
 import { waitFor } from '../support/wait-for.js';
 
 /** A CLI that prints its pid, then a final result line, then stays `lingerMs` before it exits with `code`. */
@@ -121,5 +122,68 @@ describe('runCli', () => {
     exit();
     for (let i = 0; i < 50 && existsSync(dir); i++) await new Promise((r) => setTimeout(r, 20));
     expect(existsSync(dir)).toBe(false);
+  });
+
+  describe('started before its prompt may go (ready)', () => {
+    const dirs: string[] = [];
+    afterAll(() => {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    });
+    const logFile = (): string => {
+      const dir = makeTempDir('bounce-early-');
+      dirs.push(dir);
+      return join(dir, 'starts');
+    };
+    /** A CLI that appends its pid to `log` at once, then echoes its stdin once it has all of it. */
+    const echo = (log: string): string[] => [
+      '-e',
+      `require('node:fs').appendFileSync(${JSON.stringify(log)}, process.pid + '\\n'); let s = ''; process.stdin.on('data', (d) => (s += d)); process.stdin.on('end', () => console.log('got:' + s));`,
+    ];
+    const starts = (log: string): number[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map(Number) : []);
+    const deferred = (): { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void } => {
+      let resolve: () => void = () => {};
+      let reject: (e: Error) => void = () => {};
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      return { promise, resolve, reject };
+    };
+
+    it('starts the CLI at once and writes the prompt only once ready settles', async () => {
+      const log = logFile();
+      const gate = deferred();
+      const pending = call(echo(log), { input: 'the prompt', ready: gate.promise });
+      await waitFor(() => starts(log).length === 1, 5000, 'the CLI to start before the prompt may go');
+      gate.resolve();
+      const run = await pending;
+      expect(run.stdout).toBe('got:the prompt\n');
+      expect(starts(log)).toHaveLength(1);
+    });
+
+    it('sends nothing and kills the CLI when ready rejects', async () => {
+      const log = logFile();
+      const gate = deferred();
+      const pending = call(echo(log), { input: 'the prompt', ready: gate.promise });
+      await waitFor(() => starts(log).length === 1, 5000, 'the CLI to start');
+      gate.reject(new Error('not recorded'));
+      const run = await pending;
+      expect(run.stdout).toBe('');
+      expect(run.spawnError).toMatch(/called off/);
+      expect(await gone(starts(log)[0] ?? 0, 1000)).toBe(true);
+    });
+
+    it('drops a start that waited longer than the limit and starts the CLI again for the prompt', async () => {
+      const log = logFile();
+      const gate = deferred();
+      const pending = call(echo(log), { input: 'late prompt', ready: gate.promise });
+      await waitFor(() => starts(log).length === 1, 5000, 'the CLI to start');
+      const first = starts(log)[0] ?? 0;
+      await waitFor(() => !alive(first), EARLY_START_LIMIT_MS + 5000, 'the early start to be dropped at the limit');
+      gate.resolve();
+      const run = await pending;
+      expect(run.stdout).toBe('got:late prompt\n');
+      expect(starts(log)).toHaveLength(2);
+    });
   });
 });

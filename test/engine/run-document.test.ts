@@ -472,6 +472,65 @@ describe('crash consistency: a crash at any write, then a resume, leaves a run t
     }
   });
 
+  it('the dispatcher is called before the dispatch is recorded, and may send only once its prompt and pending record are on disk', async () => {
+    const plan = await testPlan(runs);
+    const seen: Array<{ promptAtCall: boolean; pendingWhenReady: boolean; promptWhenReady: boolean }> = [];
+    let runDir = '';
+    const inner = fakeDispatcher(answers());
+    const dispatch: Dispatcher = async (agent, request, opts) => {
+      const stem = `pass-${request.pass}-${request.role}-${agent.slug}`;
+      const promptAtCall = existsSync(join(runDir, `${stem}.prompt.md`));
+      await opts.ready;
+      const m = readManifest(runDir);
+      const ref = m.pass_records.at(-1)?.dispatches.find((d) => d.id === request.dispatch_id);
+      seen.push({
+        promptAtCall,
+        pendingWhenReady: ref?.status === 'pending' && ref.record !== null && existsSync(join(runDir, ref.record)),
+        promptWhenReady: existsSync(join(runDir, `${stem}.prompt.md`)),
+      });
+      return inner(agent, request, opts);
+    };
+    const deps = engineDeps(dispatch, {
+      events: (e) => {
+        if (e.type === 'run-started') runDir = e.runDir;
+      },
+    });
+    expect((await runDocument(plan, deps)).status).toBe('converged');
+    expect(seen).toEqual([
+      { promptAtCall: false, pendingWhenReady: true, promptWhenReady: true },
+      { promptAtCall: false, pendingWhenReady: true, promptWhenReady: true },
+    ]);
+  });
+
+  it('a dispatch whose pending record cannot be written is called off: nothing is sent', async () => {
+    const plan = await testPlan(runs);
+    const inner = fakeDispatcher(answers());
+    let calls = 0;
+    const full = new Error('no space left on the device');
+    Object.assign(full, { code: 'ENOSPC' });
+    const r = await runDocument(
+      plan,
+      engineDeps(
+        async (agent, request, opts) => {
+          calls++;
+          return inner(agent, request, opts);
+        },
+        {
+          recorder: {
+            beforeWrite: (kind) => {
+              if (kind === 'record') throw full;
+            },
+          },
+        },
+      ),
+    );
+    expect(r.status).toBe('failed');
+    expect(r.error?.message).toContain('no space left on the device');
+    // The dispatcher was called (its CLI may start early), but the request never went.
+    expect(calls).toBe(1);
+    expect(inner.requests).toEqual([]);
+  });
+
   it('a crash during the resume itself is reconciled by the next resume', async () => {
     const plan = await testPlan(runs);
     const crash = new Error('crash');

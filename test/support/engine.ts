@@ -1,5 +1,5 @@
 import type { AdapterRequest, Usage } from '../../src/adapters/contract.js';
-import type { HostResult } from '../../src/adapters/host.js';
+import type { CallOptions, HostResult } from '../../src/adapters/host.js';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import type { Clock, Dispatcher, EngineDeps, EngineEvent } from '../../src/engine/deps.js';
 import type { RunPlan } from '../../src/engine/plan.js';
@@ -66,11 +66,20 @@ export type Answer =
 
 /**
  * A dispatcher that answers from a script, one answer a call, and keeps every request.
- * It tests the engine's rules, not any transport: no process, no socket.
+ * It tests the engine's rules, not any transport: no process, no socket. Like a transport
+ * it sends nothing before `ready` (CallOptions.ready) settles, and nothing if it rejects.
  */
 export function fakeDispatcher(script: Answer[]): Dispatcher & { requests: AdapterRequest[] } {
   const requests: AdapterRequest[] = [];
-  const dispatch = async (_agent: ResolvedAgent, request: AdapterRequest): Promise<HostResult> => {
+  const dispatch = async (_agent: ResolvedAgent, request: AdapterRequest, opts: CallOptions): Promise<HostResult> => {
+    if (
+      opts.ready &&
+      !(await opts.ready.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return { stdout: '', stderr: '', exitCode: null, durationMs: 0, ok: false, error: { type: 'interrupted', message: 'interrupted' } };
     requests.push(request);
     const answer = script.shift();
     if (answer === undefined) throw new Error(`the script has no answer for call ${requests.length} (pass ${request.pass}, ${request.attempt?.kind})`);
