@@ -4,10 +4,10 @@
  * no tools, no session saved, in a fresh empty directory. Claude Code's own API retries
  * are turned off (CLAUDE_CODE_MAX_RETRIES=0): only the runner retries. docs/adapters.md#claude
  */
-import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, type PreparedCli, runAdapter } from '../src/adapters/adapter-kit.js';
 import { isObject, programOrFailure, type Json, makeTempDir, packageVersion, parseJsonLines, removeTempDir, runCli } from '../src/adapters/cli-run.js';
 import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/adapters/contract.js';
-import { findProgram, notFound } from '../src/adapters/detect.js';
+import { findProgram, notFound, type Probe } from '../src/adapters/detect.js';
 import { displayUrl } from '../src/adapters/endpoint.js';
 import { classifyCliError } from '../src/adapters/error-type.js';
 import { CLAUDE_LOGIN_FIX, claudeLogin, claudeUsesApiKey, loginReport } from '../src/adapters/login.js';
@@ -232,24 +232,28 @@ export function parseClaudeOutput(
   return { ok: true, reply: message || (pieces[0] ?? ''), stop: 'complete', ...base };
 }
 
-async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<AdapterResponse> {
-  const { env } = ctx;
+/** The CLI a dispatch with these options starts, in a fresh empty temporary directory. */
+async function prepare(options: AgentOptions, { env, probe }: { env: NodeJS.ProcessEnv; probe: Probe }): Promise<PreparedCli | AdapterResponse> {
   const found = programOrFailure(CLI, env);
   if ('failure' in found) return found.failure;
   const { program } = found;
+  const childEnv = buildClaudeEnv(options, env);
+  const version = (await probe.known(program)) ?? packageVersion(program, CLI.npmPackage);
   const cwd = makeTempDir('bounce-claude-');
+  return { start: { program, args: buildClaudeArgs(options, useBareMode(options, childEnv, version)), env: childEnv, cwd }, tmp: cwd, program };
+}
+
+async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<AdapterResponse> {
+  const { env } = ctx;
+  const prepared = ctx.warm ?? (await prepare(request.options, ctx));
+  if (!('start' in prepared)) return prepared;
+  const { start, program } = prepared;
+  const childEnv = start.env;
   let exited: Promise<void> = Promise.resolve();
   try {
-    const childEnv = buildClaudeEnv(request.options, env);
     const run = await runCli({
-      program,
-      args: buildClaudeArgs(
-        request.options,
-        useBareMode(request.options, childEnv, (await ctx.probe.known(program)) ?? packageVersion(program, CLI.npmPackage)),
-      ),
+      ...start,
       input: request.prompt,
-      env: childEnv,
-      cwd,
       deadline: request.deadline,
       signal: ctx.signal,
       stderr: ctx.stderr,
@@ -258,6 +262,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       answered: isResultLine,
       release: ctx.release,
       ready: ctx.ready,
+      ...(prepared.warm ? { warm: prepared.warm } : {}),
     });
     exited = run.exited;
     if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
@@ -269,7 +274,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       return { ...response, error: { ...response.error, message: `${response.error.message}: ${CLAUDE_LOGIN_FIX}` } };
     return response;
   } finally {
-    removeTempDir(cwd, exited);
+    removeTempDir(prepared.tmp, exited);
   }
 }
 
@@ -295,6 +300,6 @@ async function check(options: AgentOptions, { env, probe }: CheckContext): Promi
 }
 
 // The CLI is started before its prompt may go (CallOptions.ready): it loads while the runner records the dispatch.
-export const adapter: AdapterProgram = { dispatch, check, startsEarly: true };
+export const adapter: AdapterProgram = { dispatch, check, startsEarly: true, prepare };
 
 if (isMain(import.meta.url)) void runAdapter(adapter);

@@ -8,7 +8,7 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AdapterContext, type AdapterProgram, type CheckContext, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, isMain, type PreparedCli, runAdapter } from '../src/adapters/adapter-kit.js';
 import {
   isObject,
   makeTempDir,
@@ -175,25 +175,36 @@ const versionOf = (line: string | null): string | null => (line ? line.replace(/
 /** The version of the `@openai/codex` package the program belongs to (`codex exec --json` does not say). */
 export const codexPackageVersion = (program: string): string | null => packageVersion(program, CLI.npmPackage);
 
-async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<AdapterResponse> {
-  const { env } = ctx;
+/** Where codex works and writes its final message, inside a dispatch's temporary folder. */
+const pathsIn = (tmp: string): CodexPaths => ({ workdir: join(tmp, 'work'), lastMessage: join(tmp, 'last-message.txt') });
+
+/** The CLI a dispatch with these options starts, in a fresh empty temporary directory. */
+async function prepare(options: AgentOptions, { env }: { env: NodeJS.ProcessEnv }): Promise<PreparedCli | AdapterResponse> {
   const found = programOrFailure(CLI, env);
   if ('failure' in found) return found.failure;
   const { program } = found;
   const toml = readCodexConfig(env);
   const tmp = makeTempDir('bounce-codex-');
-  const paths = { workdir: join(tmp, 'work'), lastMessage: join(tmp, 'last-message.txt') };
+  const paths = pathsIn(tmp);
   mkdirSync(paths.workdir);
-  let exited: Promise<void> = Promise.resolve();
   // The npm launcher's binary, started directly: the launcher is a Node start of its own.
   const native = nativeCodex(program, env);
+  const args = buildCodexArgs(options, paths, customProviderIds(toml), mcpServerIds(toml));
+  return { start: { program: native?.program ?? program, args, env: native?.env ?? env, cwd: paths.workdir }, tmp, program };
+}
+
+async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<AdapterResponse> {
+  const { env } = ctx;
+  const prepared = ctx.warm ?? (await prepare(request.options, ctx));
+  if (!('start' in prepared)) return prepared;
+  const { program, tmp } = prepared;
+  const toml = readCodexConfig(env);
+  const paths = pathsIn(tmp);
+  let exited: Promise<void> = Promise.resolve();
   try {
     const run = await runCli({
-      program: native?.program ?? program,
-      args: buildCodexArgs(request.options, paths, customProviderIds(toml), mcpServerIds(toml)),
+      ...prepared.start,
       input: request.prompt,
-      env: native?.env ?? env,
-      cwd: paths.workdir,
       deadline: request.deadline,
       signal: ctx.signal,
       stderr: ctx.stderr,
@@ -202,6 +213,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
       answered: isTurnCompletedLine,
       release: ctx.release,
       ready: ctx.ready,
+      ...(prepared.warm ? { warm: prepared.warm } : {}),
     });
     exited = run.exited;
     // The check of this invocation asked `--version` already; else the package says.
@@ -242,6 +254,6 @@ async function check(options: AgentOptions, { env, probe }: CheckContext): Promi
 }
 
 // The CLI is started before its prompt may go (CallOptions.ready): it loads while the runner records the dispatch.
-export const adapter: AdapterProgram = { dispatch, check, startsEarly: true };
+export const adapter: AdapterProgram = { dispatch, check, startsEarly: true, prepare };
 
 if (isMain(import.meta.url)) void runAdapter(adapter);

@@ -10,7 +10,20 @@ import {
   type AgentOptions,
   type CheckResult,
 } from './contract.js';
+import type { CliStart, WarmCli } from './cli-run.js';
 import { createProbe, type Probe } from './detect.js';
+
+/**
+ * How a CLI adapter would start its CLI for a dispatch with given options: the start, the
+ * temporary folder it runs in (removed after the dispatch), the program as found (for
+ * messages and the version) and, once started ahead (src/adapters/warm.ts), that process.
+ */
+export interface PreparedCli {
+  start: CliStart;
+  tmp: string;
+  program: string;
+  warm?: WarmCli;
+}
 
 /** What a built-in adapter is given for one dispatch, in the runner or as a program of its own. */
 export interface AdapterContext {
@@ -26,6 +39,8 @@ export interface AdapterContext {
   release?: AbortSignal;
   /** Given to a `startsEarly` adapter: its prompt may go only once this settles (CallOptions.ready). */
   ready?: Promise<void>;
+  /** The adapter's own `prepare`, made and started ahead of this dispatch for its options: used instead of a new one. */
+  warm?: PreparedCli;
 }
 
 export interface CheckContext {
@@ -46,6 +61,12 @@ export interface AdapterProgram {
    * sends the prompt only after. Other adapters are dispatched once it has settled.
    */
   startsEarly?: boolean;
+  /**
+   * What `dispatch` would start for these options, without starting it (a failure when it
+   * cannot, such as a missing program). Lets the runner start the CLI ahead of a dispatch
+   * it knows is coming; `dispatch` then gets it as `ctx.warm`.
+   */
+  prepare?(options: AgentOptions, ctx: { env: NodeJS.ProcessEnv; probe: Probe }): Promise<PreparedCli | AdapterResponse>;
 }
 
 /** Thrown by an adapter that means to die without answering (the mock's `crash`): the runner sees a crash. */

@@ -5,8 +5,9 @@
  * AbortSignal (any CLI it starts has its process group killed), and what the adapter
  * would have written to stderr is kept. `cmd:` agents stay subprocesses (host.ts).
  */
-import { type AdapterContext, answer } from './adapter-kit.js';
+import { type AdapterContext, answer, type PreparedCli } from './adapter-kit.js';
 import { loadBuiltin } from './builtins.js';
+import { dropWarm, removeTempDir } from './cli-run.js';
 import type { AdapterRequest, AdapterResponse } from './contract.js';
 import { createProbe, type Probe } from './detect.js';
 import { callAdapter, type CallOptions, fromResponse, type HostResult, stopped } from './host.js';
@@ -19,6 +20,8 @@ const MAX_STDERR_CHARS = 64 * 1024 * 1024;
 export interface AgentCallOptions extends CallOptions {
   /** The CLI versions this command invocation already asked for (preflight's): saves a `--version`. */
   probe?: Probe;
+  /** The run's CLIs started ahead of their dispatch (src/adapters/warm.ts): this dispatch's, if one was, is used. */
+  warm?: { take(agent: ResolvedAgent): Promise<PreparedCli | null> };
 }
 
 type Outcome = { value: AdapterResponse } | { crash: string };
@@ -31,6 +34,7 @@ export async function callAgent(agent: ResolvedAgent, request: AdapterRequest, o
   // Only an adapter that holds its prompt back itself may start before the dispatch is on disk.
   const early = program.startsEarly === true && opts.ready !== undefined;
   if (!early && !(await mayGo(opts.ready))) return notSent();
+  const warmed = program.prepare && opts.warm ? await opts.warm.take(agent) : null;
   const controller = new AbortController();
   let reason: 'timeout' | 'interrupted' | null = null;
   const stop = (why: 'timeout' | 'interrupted'): void => {
@@ -51,6 +55,7 @@ export async function callAgent(agent: ResolvedAgent, request: AdapterRequest, o
     probe: opts.probe ?? createProbe(),
     ...(opts.release ? { release: opts.release } : {}),
     ...(early ? { ready: opts.ready } : {}),
+    ...(warmed ? { warm: warmed } : {}),
   };
   const settled: Promise<Outcome> = answer(program, request, ctx).then(
     (value) => ({ value }),
@@ -65,6 +70,8 @@ export async function callAgent(agent: ResolvedAgent, request: AdapterRequest, o
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onAbort);
+    // A start made ahead that the adapter never got to use (it failed before starting its CLI) is killed.
+    if (warmed?.warm && !warmed.warm.used) removeTempDir(warmed.tmp, dropWarm(warmed.warm));
   }
   const stdout = outcome && 'value' in outcome ? `${JSON.stringify(outcome.value)}\n` : '';
   const base = { stdout, stderr, exitCode: null, durationMs: Date.now() - started };

@@ -42,13 +42,66 @@ export interface CliRun {
   exited: Promise<void>;
 }
 
-export interface CliCall {
+/** Where and how a CLI is started. */
+export interface CliStart {
   program: string;
   args: string[];
-  input: string;
   /** The child's whole environment (nothing else is inherited). */
   env: NodeJS.ProcessEnv;
   cwd: string;
+}
+
+/** A CLI started ahead of its dispatch (src/adapters/warm.ts): stdin open, nothing written. */
+export interface WarmCli {
+  start: CliStart;
+  child: ChildProcess;
+  startedAt: number;
+  /** Settles when the process has exited. */
+  exited: Promise<void>;
+  /** Set by the run that used (or dropped) it: whoever holds it after that owns nothing. */
+  used?: boolean;
+}
+
+/** Starts a CLI ahead of its dispatch, in its own process group; null when it cannot start. */
+export function startWarm(start: CliStart): WarmCli | null {
+  let child: ChildProcess;
+  try {
+    child = spawn(start.program, start.args, { detached: true, env: start.env, cwd: start.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  } catch {
+    return null;
+  }
+  // A start that fails (ENOENT) is seen when the dispatch comes: it then starts the CLI itself.
+  child.on('error', () => {});
+  child.stdin?.on('error', () => {});
+  if (child.pid === undefined) return null;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { start, child, startedAt: Date.now(), exited };
+}
+
+/** Kills a warm start that no dispatch took, with its group; settles when it has exited. */
+export function dropWarm(warm: WarmCli): Promise<void> {
+  signalGroup(warm.child.pid, 'SIGKILL');
+  for (const stream of [warm.child.stdin, warm.child.stdout, warm.child.stderr]) stream?.destroy();
+  return warm.exited;
+}
+
+/** A warm start a dispatch may use: this very start, alive, and young enough to wait for its prompt. */
+function usable(warm: WarmCli, call: CliStart): boolean {
+  const { start, child } = warm;
+  return (
+    start.program === call.program &&
+    start.cwd === call.cwd &&
+    start.env === call.env &&
+    start.args.length === call.args.length &&
+    start.args.every((a, i) => a === call.args[i]) &&
+    child.exitCode === null &&
+    child.signalCode === null &&
+    Date.now() - warm.startedAt < EARLY_START_LIMIT_MS
+  );
+}
+
+export interface CliCall extends CliStart {
+  input: string;
   deadline: string;
   /** Aborted when the dispatch must stop: the CLI's whole group is killed. */
   signal: AbortSignal;
@@ -73,6 +126,8 @@ export interface CliCall {
    * it settles: a CLI may stop waiting for its stdin (Claude Code gives up after 3 s).
    */
   ready?: Promise<void>;
+  /** A start of this CLI made ahead of the dispatch (same program, args, env and cwd): used when still alive and young, else killed. */
+  warm?: WarmCli;
 }
 
 /** How long a CLI started early waits for its prompt before that start is dropped and redone. */
@@ -88,12 +143,14 @@ export const EARLY_START_LIMIT_MS = 1000;
 export async function runCli(call: CliCall): Promise<CliRun> {
   const { ready } = call;
   if (!ready) return runOnce(call, call.input);
+  // A warm start has waited part of the time already.
+  const waited = call.warm ? Date.now() - call.warm.startedAt : 0;
   let cancelled = false;
   let open: (text: string | null) => void = () => {};
   const gate = new Promise<string | null>((resolve) => {
     open = resolve;
   });
-  const limit = setTimeout(() => open(null), EARLY_START_LIMIT_MS);
+  const limit = setTimeout(() => open(null), Math.max(0, EARLY_START_LIMIT_MS - waited));
   void ready.then(
     () => open(call.input),
     () => {
@@ -110,7 +167,8 @@ export async function runCli(call: CliCall): Promise<CliRun> {
     () => false,
   );
   if (!mayGo || call.signal.aborted) return { ...early, spawnError: early.spawnError ?? 'not started: the dispatch was called off before its prompt was sent' };
-  return runOnce(call, call.input);
+  const { warm: _spent, ...fresh } = call;
+  return runOnce(fresh, call.input);
 }
 
 /**
@@ -121,8 +179,11 @@ export async function runCli(call: CliCall): Promise<CliRun> {
 function runOnce(call: CliCall, input: string | Promise<string | null>): Promise<CliRun & { dropped?: boolean }> {
   return new Promise((resolve) => {
     let child: ChildProcess;
+    const warm = call.warm && usable(call.warm, call) ? call.warm : null;
+    if (call.warm && !warm) void dropWarm(call.warm);
+    if (call.warm) call.warm.used = true;
     try {
-      child = spawn(call.program, call.args, { detached: true, env: call.env, cwd: call.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+      child = warm ? warm.child : spawn(call.program, call.args, { detached: true, env: call.env, cwd: call.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     } catch (err) {
       const spawnError = err instanceof Error ? err.message : String(err);
       resolve({ stdout: '', stderr: '', exitCode: null, timedOut: false, tooLarge: false, spawnError, exited: Promise.resolve() });

@@ -1,4 +1,5 @@
 import { callAgent } from '../adapters/call-agent.js';
+import { WarmStarts } from '../adapters/warm.js';
 import { type SkippedAgent, skippedWarnings } from '../adapters/choose.js';
 import type { CheckProblem } from '../adapters/contract.js';
 import type { Probe } from '../adapters/detect.js';
@@ -34,11 +35,14 @@ function killAtWrite(env: NodeJS.ProcessEnv): Pick<RecorderOptions, 'beforeWrite
 
 /** What the engine gets from a command run in this process: the real dispatcher, the Io's signal and env, progress on stderr. */
 export function engineDeps(io: Io, quiet: boolean, probe: Probe, plan: RunPlan): EngineDeps {
+  // The run's CLIs started ahead of their dispatches (the engine says when, and closes it).
+  const warm = new WarmStarts(io.env, probe);
   return {
     // The key values the run's agents may read never reach a file of the run.
     recorder: { secrets: runSecrets(plan.agents, io.env), ...killAtWrite(io.env) },
     // Built-in adapters run in this process; cmd: programs are spawned. The probe holds what preflight found (CLI versions).
-    dispatch: (agent, request, opts) => callAgent(agent, request, { ...opts, probe }),
+    dispatch: (agent, request, opts) => callAgent(agent, request, { ...opts, probe, warm }),
+    warm,
     signal: io.signal,
     env: io.env,
     events: progressEvents(createProgress(io, quiet), io, quiet),

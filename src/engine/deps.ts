@@ -57,4 +57,11 @@ export interface EngineDeps {
    * the run's own budget admit it, and its spending is charged to all of them.
    */
   budgets?: readonly BudgetLedger[];
+  /**
+   * Starts an agent's CLI ahead of a dispatch the engine knows is coming (a run's first pass,
+   * the pass after an accepted reply), so that it loads while the run's files are written
+   * (src/adapters/warm.ts). The engine closes it when the run returns: what no dispatch took
+   * is killed. Without it every CLI starts with its dispatch.
+   */
+  warm?: { start(agent: ResolvedAgent): void; close(): void };
 }

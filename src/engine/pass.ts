@@ -181,7 +181,7 @@ class PassRun {
       // Refused before anything is written for it: no prompt, no record; the pass fails and the run can be resumed with more budget.
       if (typeof admitted === 'string') return this.close('failed', { kind: 'failed', type: BUDGET_ERROR, message: admitted });
       const d = await this.dispatch(admitted);
-      const step = d.host.ok ? this.onReply(d, d.host.response) : await this.onFailure(d, d.host.error);
+      const step = d.host.ok ? await this.onReply(d, d.host.response) : await this.onFailure(d, d.host.error);
       if (step !== 'again') return step;
     }
   }
@@ -432,7 +432,7 @@ class PassRun {
     return `${what} from ${host}`;
   }
 
-  private onReply(d: Dispatched, response: AdapterSuccess): Step {
+  private async onReply(d: Dispatched, response: AdapterSuccess): Promise<Step> {
     const { plan } = this.ctx;
     this.ctx.breaker.consecutive_failures = 0;
     for (const w of response.warnings ?? []) this.warn(`${this.agent}: ${w}`);
@@ -485,7 +485,7 @@ class PassRun {
   }
 
   /** A reply that reads as a document: accepted, unless the final pass left notes in it. */
-  private onDocument(d: Dispatched, text: string, words: number): Step {
+  private async onDocument(d: Dispatched, text: string, words: number): Promise<Step> {
     const file = this.ctx.rec.artifact(`${d.start.stem}.${this.ctx.plan.input.ext}`, text);
     const notes = scan(this.ctx.plan, text);
     const { added, resolved } = diffNotes(this.sent.notes, notes);
@@ -533,6 +533,7 @@ class PassRun {
       }
       if (this.final && this.dismissals(d, doc)) return 'again';
       if (this.ctx.plan.lint !== 'off') this.keepLint(lint);
+      await this.warmNext(notes.length);
       this.finish(d, 'completed', null, doc);
       Object.assign(this.closing, { misplaced_after: notes.filter((n) => !n.canonical).length, words_after: words });
       return this.close('completed', { kind: 'accepted', current: { text, file, notes, words } });
@@ -541,6 +542,17 @@ class PassRun {
     this.finish(d, 'rejected', reason, doc);
     if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, reason);
     return this.close('failed', { kind: 'not-converged', notes, reason });
+  }
+
+  /**
+   * An accepted reply after which another pass runs (not the final pass, and notes left or
+   * --all-passes): that pass's CLI is started now, to load while this pass is recorded.
+   */
+  private async warmNext(notesLeft: number): Promise<void> {
+    const { plan, deps } = this.ctx;
+    if (!deps.warm || this.final || (notesLeft === 0 && !plan.allPasses)) return;
+    deps.warm.start(plan.agents[roleForPass(this.pass + 1)]);
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   /**

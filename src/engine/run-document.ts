@@ -69,7 +69,19 @@ interface LoopEnd {
 export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: ResumeFrom): Promise<RunResult> {
   const clock: Clock = deps.clock ?? systemClock;
   const full = { ...deps, clock, events: deps.events ?? (() => {}), retryBaseMs: deps.retryBaseMs ?? 1000 };
-  const { rec, current, resumedAfter, origins } = from ? reopen(plan, from, full.recorder) : open(plan, clock, full.recorder);
+  if (!from && deps.warm) {
+    // The first pass's CLI loads while the run folder is made; one turn of the event loop starts it.
+    deps.warm.start(plan.agents[roleForPass(1)]);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  let opened: ReturnType<typeof open> | ReturnType<typeof reopen>;
+  try {
+    opened = from ? reopen(plan, from, full.recorder) : open(plan, clock, full.recorder);
+  } catch (err) {
+    deps.warm?.close();
+    throw err;
+  }
+  const { rec, current, resumedAfter, origins } = opened;
   let ctx: RunContext | null = null;
   const release = new AbortController();
   try {
@@ -103,6 +115,7 @@ export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: Resume
     return storageFailure(ctx, cause);
   } finally {
     rec.close();
+    deps.warm?.close();
     release.abort();
   }
 }

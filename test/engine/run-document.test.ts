@@ -502,6 +502,34 @@ describe('crash consistency: a crash at any write, then a resume, leaves a run t
     ]);
   });
 
+  it.each([
+    [
+      'every pass run (--all-passes)',
+      { allPasses: true, passes: 3 },
+      (q: { pass: number }) => (q.pass === 3 ? DOC : NOTED),
+      ['start reviewer', 'start composer', 'start reviewer'],
+    ],
+    ['a note left after pass 1', { passes: 2 }, (q: { pass: number }) => (q.pass === 1 ? NOTED : DOC), ['start reviewer', 'start composer']],
+    ['pass 1 leaves no note: the run ends there', { passes: 2 }, () => DOC, ['start reviewer']],
+  ] as const)("starts each pass's CLI ahead where the next dispatch is certain: %s", async (_what, over, reply, expected) => {
+    const plan = await testPlan(runs, over);
+    const calls: string[] = [];
+    let folderAtFirstStart: boolean | null = null;
+    const warm = {
+      start: (agent: { spec: string }) => {
+        const role = agent === plan.agents.reviewer ? 'reviewer' : 'composer';
+        if (folderAtFirstStart === null) folderAtFirstStart = listRuns(runs).length > 0;
+        calls.push(`start ${role}`);
+      },
+      close: () => calls.push('close'),
+    };
+    const answers: Answer[] = Array.from({ length: 6 }, () => reply);
+    expect((await runDocument(plan, engineDeps(fakeDispatcher(answers), { warm }))).status).toBe('converged');
+    expect(calls).toEqual([...expected, 'close']);
+    // The first start comes before the run folder is made: it loads meanwhile.
+    expect(folderAtFirstStart).toBe(false);
+  });
+
   it('a dispatch whose pending record cannot be written is called off: nothing is sent', async () => {
     const plan = await testPlan(runs);
     const inner = fakeDispatcher(answers());
