@@ -44,6 +44,17 @@ function setup(): { env: NodeJS.ProcessEnv; log: string; marker: string; starts:
 /** The temporary folder of a codex start, read from its `-C <folder>/work`. */
 const folderOf = (argv: string): string => dirname(argv.split(' ')[argv.split(' ').indexOf('-C') + 1] ?? '');
 
+/** A pool with codex started ahead (its process up, its start logged); the start's folder. */
+async function codexAhead() {
+  const { env, marker, starts } = setup();
+  const pool = new WarmStarts(env, createProbe());
+  pool.start(agent('codex'));
+  await waitFor(() => starts().length === 1 && processesWith(marker).length > 0, 5000, 'the CLI to be started ahead');
+  const folder = folderOf(starts()[0] ?? '');
+  expect(existsSync(folder)).toBe(true);
+  return { env, marker, starts, pool, folder };
+}
+
 describe('WarmStarts', () => {
   it('a dispatch takes the CLI started ahead for its agent: one start in all, and the answer', async () => {
     for (const spec of ['claude', 'codex']) {
@@ -59,12 +70,7 @@ describe('WarmStarts', () => {
   });
 
   it('kills a start no dispatch took within the limit, and removes its folder', async () => {
-    const { env, marker, starts } = setup();
-    const pool = new WarmStarts(env, createProbe());
-    pool.start(agent('codex'));
-    await waitFor(() => starts().length === 1 && processesWith(marker).length > 0, 5000, 'the CLI to be started ahead');
-    const folder = folderOf(starts()[0] ?? '');
-    expect(existsSync(folder)).toBe(true);
+    const { env, marker, starts, pool, folder } = await codexAhead();
     await waitFor(() => processesWith(marker).length === 0 && !existsSync(folder), EARLY_START_LIMIT_MS + 5000, 'the unused start to be killed');
     // A dispatch after that starts its own CLI.
     const r = await callAgent(agent('codex'), request(), { timeoutMs: 30_000, maxOutputBytes: 1_000_000, env, warm: pool });
@@ -74,12 +80,7 @@ describe('WarmStarts', () => {
   });
 
   it('close kills what no dispatch took; a closed pool starts nothing', async () => {
-    const { env, marker, starts } = setup();
-    const pool = new WarmStarts(env, createProbe());
-    pool.start(agent('codex'));
-    await waitFor(() => starts().length === 1 && processesWith(marker).length > 0, 5000, 'the CLI to be started ahead');
-    const folder = folderOf(starts()[0] ?? '');
-    expect(existsSync(folder)).toBe(true);
+    const { marker, starts, pool, folder } = await codexAhead();
     pool.close();
     await waitFor(() => processesWith(marker).length === 0 && !existsSync(folder), 5000, 'the start to be killed at close');
     pool.start(agent('claude'));
