@@ -17,6 +17,11 @@ export interface BudgetLimits {
   dispatches?: number;
 }
 
+/** Whether any limit is set: a budget may then refuse a dispatch, which is then no certain thing. */
+export function hasLimit(limits: BudgetLimits | undefined): boolean {
+  return limits !== undefined && (limits.costUsd !== undefined || limits.tokens !== undefined || limits.dispatches !== undefined);
+}
+
 /** What has been spent against a budget. */
 export interface BudgetSpent {
   costUsd: number;

@@ -13,7 +13,7 @@ import { openClosing, type PassClosing, type RunRecorder } from '../store/record
 import { dispatchStem } from '../store/run-folder.js';
 import { type AttemptKind, type PassStatus, type Role, TRANSIENT_ERROR_TYPES } from '../vocabulary.js';
 import { backoffMs } from './backoff.js';
-import { BUDGET_ERROR, type BudgetHold, type BudgetLedger, estimateDispatch, expectedModel } from './budget.js';
+import { BUDGET_ERROR, type BudgetHold, type BudgetLedger, estimateDispatch, expectedModel, hasLimit } from './budget.js';
 import { type LintFinding, lintAdded, lintLines, lintRepairReason } from './lint-notes.js';
 import type { Clock, EngineDeps, EventSink } from './deps.js';
 import { framingOf, type RunPlan, roleForPass } from './plan.js';
@@ -551,6 +551,8 @@ class PassRun {
   private async warmNext(notesLeft: number): Promise<void> {
     const { plan, deps } = this.ctx;
     if (!deps.warm || this.final || (notesLeft === 0 && !plan.allPasses)) return;
+    // A budget may refuse the next dispatch: then it is no certain thing.
+    if (this.ctx.budgets.some((b) => hasLimit(b.limits))) return;
     deps.warm.start(plan.agents[roleForPass(this.pass + 1)]);
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { EXIT, isBounceError, usageError } from '../errors.js';
 import { type ManifestView, RecorderCrashed, RunRecorder } from '../store/recorder.js';
 import type { FinalStatus } from '../vocabulary.js';
-import { BudgetLedger, spentOf } from './budget.js';
+import { BudgetLedger, hasLimit, spentOf } from './budget.js';
 import { type Clock, type EngineDeps, systemClock } from './deps.js';
 import { openingOf } from './opening.js';
 import { writeOutput } from './output.js';
@@ -69,7 +69,8 @@ interface LoopEnd {
 export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: ResumeFrom): Promise<RunResult> {
   const clock: Clock = deps.clock ?? systemClock;
   const full = { ...deps, clock, events: deps.events ?? (() => {}), retryBaseMs: deps.retryBaseMs ?? 1000 };
-  if (!from && deps.warm) {
+  // Not under a budget, which may refuse the first dispatch: a CLI is started ahead only for a certain one.
+  if (!from && deps.warm && !hasLimit(plan.budget) && !(deps.budgets ?? []).some((b) => hasLimit(b.limits))) {
     // The first pass's CLI loads while the run folder is made; one turn of the event loop starts it.
     deps.warm.start(plan.agents[roleForPass(1)]);
     await new Promise((resolve) => setImmediate(resolve));
