@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { nextTurn } from '../engine/backoff.js';
 import { basename, resolve } from 'node:path';
 import { ulid } from 'ulid';
 import type { Probe } from '../adapters/detect.js';
@@ -127,7 +128,7 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
   if (!opts.quiet) printStartWarnings(io, chosen.skipped, checkWarnings(checks));
   if (opts.dryRun) return dryRunBatch(plans, labels, { shard, concurrency, all: all.length }, opts, io);
   // One turn of the event loop delivers a signal that came while the plans were made.
-  await new Promise((resolve) => setImmediate(resolve));
+  await nextTurn();
   if (io.signal.aborted) throw new BounceError('interrupted before the batch started', { exitCode: EXIT.interrupted, code: 'interrupted' });
   if (!opts.quiet) {
     const a = plans[0]!.agents;

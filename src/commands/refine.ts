@@ -1,4 +1,5 @@
 import { callAgent } from '../adapters/call-agent.js';
+import { nextTurn } from '../engine/backoff.js';
 import { WarmStarts } from '../adapters/warm.js';
 import { type SkippedAgent, skippedWarnings } from '../adapters/choose.js';
 import type { CheckProblem } from '../adapters/contract.js';
@@ -69,7 +70,7 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   if (opts.dryRun) return dryRun(plan, opts, io);
   // Ctrl-C while the plan was made (its reads may all have been synchronous): one turn of the
   // event loop delivers a signal that came meanwhile. Nothing was started, so nothing is left behind.
-  await new Promise((resolve) => setImmediate(resolve));
+  await nextTurn();
   if (io.signal.aborted) {
     if (opts.json) io.stdout.write(`${JSON.stringify(errorJson(EXIT.interrupted, 'interrupted', 'interrupted before the run started'))}\n`);
     return EXIT.interrupted;

@@ -4,6 +4,14 @@ export function backoffMs(attempt: number, retryAfterMs: number | undefined, bas
   return Math.min(capMs, Math.max(exponential, retryAfterMs ?? 0));
 }
 
+/**
+ * One turn of the event loop: what became due meanwhile runs first (a signal's handler, a
+ * child process started by a callback, the microtasks of a call just made).
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Resolves after `ms`, or early (false) when the signal aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {

@@ -12,7 +12,7 @@ import type { RunManifest } from '../store/manifest.js';
 import { openClosing, type PassClosing, type RunRecorder } from '../store/recorder.js';
 import { dispatchStem } from '../store/run-folder.js';
 import { type AttemptKind, type PassStatus, type Role, TRANSIENT_ERROR_TYPES } from '../vocabulary.js';
-import { backoffMs } from './backoff.js';
+import { backoffMs, nextTurn } from './backoff.js';
 import { BUDGET_ERROR, type BudgetHold, type BudgetLedger, estimateDispatch, expectedModel, hasLimit } from './budget.js';
 import { type LintFinding, lintAdded, lintLines, lintRepairReason } from './lint-notes.js';
 import type { Clock, EngineDeps, EventSink } from './deps.js';
@@ -268,7 +268,7 @@ class PassRun {
       ready,
     });
     // One turn of the event loop: a built-in CLI adapter starts its CLI now.
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     let start: DispatchStart;
     try {
       start = this.recordStart(id, stem, now, timeoutMs);
@@ -554,7 +554,7 @@ class PassRun {
     // A budget may refuse the next dispatch: then it is no certain thing.
     if (this.ctx.budgets.some((b) => hasLimit(b.limits))) return;
     deps.warm.start(plan.agents[roleForPass(this.pass + 1)]);
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
   }
 
   /**

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { nextTurn } from './backoff.js';
 import { EXIT, isBounceError, usageError } from '../errors.js';
 import { type ManifestView, RecorderCrashed, RunRecorder } from '../store/recorder.js';
 import type { FinalStatus } from '../vocabulary.js';
@@ -73,7 +74,7 @@ export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: Resume
   if (!from && deps.warm && !hasLimit(plan.budget) && !(deps.budgets ?? []).some((b) => hasLimit(b.limits))) {
     // The first pass's CLI loads while the run folder is made; one turn of the event loop starts it.
     deps.warm.start(plan.agents[roleForPass(1)]);
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
   }
   let opened: ReturnType<typeof open> | ReturnType<typeof reopen>;
   try {
