@@ -5,7 +5,17 @@
  * are turned off (CLAUDE_CODE_MAX_RETRIES=0): only the runner retries. docs/adapters.md#claude
  */
 import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, type PreparedCli, runAdapter } from '../src/adapters/adapter-kit.js';
-import { isObject, programOrFailure, type Json, makeTempDir, packageVersion, parseJsonLines, removeTempDir, runCli } from '../src/adapters/cli-run.js';
+import {
+  isEventLine,
+  isObject,
+  programOrFailure,
+  type Json,
+  makeTempDir,
+  packageVersion,
+  parseJsonLines,
+  removeTempDir,
+  runCli,
+} from '../src/adapters/cli-run.js';
 import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/adapters/contract.js';
 import { findProgram, notFound, type Probe } from '../src/adapters/detect.js';
 import { displayUrl } from '../src/adapters/endpoint.js';
@@ -139,15 +149,7 @@ interface ClaudeStream {
 }
 
 /** The `result` event, the last one Claude Code prints in stream-json: the answer is complete once it is in. */
-export function isResultLine(line: string): boolean {
-  if (!line.includes('"result"')) return false;
-  try {
-    const value: unknown = JSON.parse(line);
-    return isObject(value) && value.type === 'result';
-  } catch {
-    return false;
-  }
-}
+export const isResultLine = (line: string): boolean => isEventLine(line, 'result');
 
 function readStream(stdout: string): ClaudeStream {
   const { objects, noise } = parseJsonLines(stdout);

@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AdapterContext, type AdapterProgram, type CheckContext, isMain, type PreparedCli, runAdapter } from '../src/adapters/adapter-kit.js';
 import {
+  isEventLine,
   isObject,
   makeTempDir,
   modelFromArgs,
@@ -116,15 +117,7 @@ export function readCodexEvents(stdout: string): CodexEvents {
  * usage are in. codex writes the --output-last-message file only after it, so a dispatch
  * that ends here reads the reply from the events (parseCodexOutput takes either).
  */
-export function isTurnCompletedLine(line: string): boolean {
-  if (!line.includes('"turn.completed"')) return false;
-  try {
-    const value: unknown = JSON.parse(line);
-    return isObject(value) && value.type === 'turn.completed';
-  } catch {
-    return false;
-  }
-}
+export const isTurnCompletedLine = (line: string): boolean => isEventLine(line, 'turn.completed');
 
 /** codex's own wording for some provider failures, which name no status. */
 function codexError(message: string, timeZone: string | undefined): AdapterError {

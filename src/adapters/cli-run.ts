@@ -348,6 +348,17 @@ export function packageVersion(program: string, npmPackage: string): string | nu
   }
 }
 
+/** Whether a line of JSON-lines output is the event of this `type` (a quick text test first: most lines are not). */
+export function isEventLine(line: string, type: string): boolean {
+  if (!line.includes(`"${type}"`)) return false;
+  try {
+    const value: unknown = JSON.parse(line);
+    return isObject(value) && value.type === type;
+  } catch {
+    return false;
+  }
+}
+
 export type Json = Record<string, unknown>;
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 

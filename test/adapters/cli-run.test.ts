@@ -4,6 +4,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ANSWERED_GRACE_MS, EARLY_START_LIMIT_MS, makeTempDir, removeTempDir, runCli } from '../../src/adapters/cli-run.js';
 import { waitFor } from '../support/wait-for.js';
+import { running } from './host-support.js';
 
 /** A CLI that prints its pid, then a final result line, then stays `lingerMs` before it exits with `code`. */
 function lingering(lingerMs: number, code = 0): string[] {
@@ -17,15 +18,6 @@ const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;
-  } catch {
-    return false;
-  }
-};
-
-/** Alive and not a zombie: a killed CLI's orphan is reaped by whoever adopts it, maybe never. */
-const running = (pid: number): boolean => {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
   }

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanEnv, FIXTURES, tempDir } from '../support/cli.js';
 import { runMain, runMainInterrupted } from '../support/run-main.js';
+import { running } from '../adapters/host-support.js';
 
 const DOC = `# Rollout plan
 
@@ -25,14 +26,6 @@ const manifest = (run: string) => JSON.parse(readFileSync(join(dir, 'runs', run,
 const script = (name: string, body: string): string => {
   writeFileSync(join(dir, name), body);
   return name;
-};
-/** A process counts as running unless it is gone or a zombie waiting for a reaper. */
-const running = (pid: number): boolean => {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
 };
 /** Pass 2's call is out (run.json lists it as pending), and hangs until the abort. */
 const pass2Pending = (): boolean => {
