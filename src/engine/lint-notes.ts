@@ -23,7 +23,7 @@ export function lintLines(findings: readonly LintFinding[]): string {
 /**
  * The reason of a lint repair: each breaking note by line and rule id, then what each rule
  * asks for. Never a note's words: the reason stands in the prompt outside the document's
- * frame, where document text must not appear (see noteLines in pass.ts).
+ * frame, where document text must not appear (see noteLines in final-pass.ts).
  */
 export function lintRepairReason(findings: readonly LintFinding[]): string {
   const notes = new Set(findings.map((f) => f.line)).size;

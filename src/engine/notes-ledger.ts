@@ -49,7 +49,7 @@ export function replayOrigins(m: ManifestView, last: number, scan: (text: string
   return origins;
 }
 
-/** The reason a final pass's dismissals are repaired or warned about: notes by line and kind only (see noteLines in pass.ts). */
+/** The reason a final pass's dismissals are repaired or warned about: notes by line and kind only (see noteLines in final-pass.ts). */
 export function dismissedContested(ledger: PassLedger): Note[] {
   return ledger.judged.filter((j) => j.fate === 'dismissed' && j.note.kind === 'CONTESTED').map((j) => j.note);
 }

@@ -21,6 +21,8 @@ import { buildPassPrompt, buildRepairPrompt, type Delimiters, type PassPromptInp
 import { dismissedContested, type PassLedger, passLedger } from './notes-ledger.js';
 import { type ReplyMode, replyMode } from './reply.js';
 import { type EditReport, editsReason } from './edits.js';
+import { finalPassNotes, noteLines, structureCounts } from './final-pass.js';
+import { type Decision, decide, type Finding, type PassState } from './verdict.js';
 
 /** The document the next pass revises: its text, its run-folder file, and what is known of it. */
 export interface Current {
@@ -57,7 +59,7 @@ export type PassOutcome =
 type Step = PassOutcome | 'again';
 
 export const BREAKER_THRESHOLD = 3;
-export const MAX_TRANSIENT_RETRIES = 2;
+export { MAX_TRANSIENT_RETRIES } from './verdict.js';
 
 /** A provider error is transient only when it is a 5xx (or carries no HTTP status). */
 export const isTransient = (e: HostError): boolean => TRANSIENT_ERROR_TYPES.has(e.type) && (e.type !== 'provider' || e.status === undefined || e.status >= 500);
@@ -373,32 +375,27 @@ class PassRun {
   private async onFailure(d: Dispatched, error: HostError): Promise<Step> {
     if (error.type === 'interrupted') {
       this.finish(d, 'error', 'interrupted by the user');
-      return this.close('interrupted', { kind: 'interrupted' });
+      return this.conclude(decide({ kind: 'interrupted' }, this.state), d);
     }
     if (error.type === 'quota') {
-      // A usage or subscription limit: retrying cannot help before it resets, and the agent is not failing.
       this.finish(d, 'error', `quota: ${error.message}`);
-      const when = error.resets_at ? ` (it resets at ${error.resets_at})` : '';
-      return this.close('failed', {
-        kind: 'failed',
-        type: 'quota',
-        message: `${this.agent} hit its usage limit${when}: ${error.message}`,
-        resetsAt: error.resets_at ?? null,
-      });
+      return this.conclude(decide({ kind: 'quota', message: error.message, resetsAt: error.resets_at ?? null }, this.state), d);
     }
     const b = this.ctx.breaker;
     b.consecutive_failures += 1;
     b.last_error = `${error.type}: ${error.message}`.slice(0, 500);
     if (b.consecutive_failures >= BREAKER_THRESHOLD) b.open = true;
     this.finish(d, error.type === 'timeout' ? 'timeout' : 'error', `${error.type}: ${error.message}`);
-    if (b.open) {
-      const message = `circuit breaker opened after ${BREAKER_THRESHOLD} consecutive agent failures (last: ${error.type}: ${error.message})`;
-      return this.close('failed', { kind: 'failed', type: 'breaker', message });
-    }
-    if (!isTransient(error) || this.transient >= MAX_TRANSIENT_RETRIES) {
-      const hint = error.type === 'timeout' ? `: raise timeout_s for ${this.agent} in bounce.config.yaml, or pass --timeout (bounce resume takes it too)` : '';
-      return this.close('failed', { kind: 'failed', type: error.type, message: `${error.message}${hint}` });
-    }
+    const found: Finding = {
+      kind: 'agent-error',
+      type: error.type,
+      message: error.message,
+      transient: isTransient(error),
+      breakerOpen: b.open,
+      breakerThreshold: BREAKER_THRESHOLD,
+    };
+    const decision = decide(found, this.state);
+    if (decision.kind !== 'retry') return this.conclude(decision, d);
     this.transient += 1;
     const wait = backoffMs(this.transient, error.retry_after_ms, this.ctx.deps.retryBaseMs);
     // A rate limit holds for every run of a batch that calls this agent, not only for this one.
@@ -414,6 +411,58 @@ class PassRun {
     if (!(await this.ctx.deps.clock.sleep(wait, this.ctx.deps.signal))) return this.close('interrupted', { kind: 'interrupted' });
     this.retry(d);
     return 'again';
+  }
+
+  /** Where the pass stands, for the decision table. */
+  private get state(): PassState {
+    return {
+      agent: this.agent,
+      final: this.final,
+      repairs: this.closing.repairs,
+      maxRepairs: this.ctx.plan.maxRepairs,
+      transient: this.transient,
+      emptyResent: this.emptyResent,
+      dismissalRepaired: this.dismissalRepaired,
+      sentNotes: this.sent.notes.length,
+    };
+  }
+
+  /**
+   * Carries out a decision that ends the dispatch's handling: a repair (from the rejected
+   * reply or the pass's input), a resend, or the pass's end. The run keeps the pass's input
+   * when the pass gives up, so `notes_left` is that document's notes.
+   */
+  private conclude(decision: Decision, d: Dispatched, reply?: { text: string; file: string }, failures?: EditReport['failures']): Step {
+    switch (decision.kind) {
+      case 'repair':
+        return this.repair(d, decision.from === 'reply' && reply ? reply : this.sent, decision.reason, failures);
+      case 'resend':
+        this.emptyResent = true;
+        this.ctx.deps.events({
+          type: 'retry-scheduled',
+          pass: this.pass,
+          agent: this.agent,
+          why: 'empty',
+          message: `empty reply from ${this.agent}`,
+          waitMs: 0,
+        });
+        this.retry(d);
+        return 'again';
+      case 'not-converged':
+        return this.close('failed', { kind: 'not-converged', notes: this.sent.notes, reason: decision.reason });
+      case 'failed':
+        return this.close('failed', {
+          kind: 'failed',
+          type: decision.type,
+          message: decision.message,
+          ...(decision.resetsAt !== undefined ? { resetsAt: decision.resetsAt } : {}),
+        });
+      case 'interrupted':
+        return this.close('interrupted', { kind: 'interrupted' });
+      case 'accept':
+      case 'retry':
+        throw new Error(`bug: a ${decision.kind} decision is carried out by its finder`);
+    }
   }
 
   /** A failure in a few words for a retry line: `HTTP 500 from api.example.com`, `network error from claude`. */
@@ -438,9 +487,7 @@ class PassRun {
     for (const w of response.warnings ?? []) this.warn(`${this.agent}: ${w}`);
     if (response.stop === 'truncated') {
       this.finish(d, 'rejected', 'reply cut at the output limit');
-      const budget = plan.maxOutputTokens[this.role];
-      const message = `${this.agent} stopped at its output limit${budget ? ` (${budget} tokens)` : ''}, so its reply is a cut-off document: raise max_output_tokens for this agent in bounce.config.yaml`;
-      return this.close('failed', { kind: 'failed', type: 'truncated', message });
+      return this.conclude(decide({ kind: 'truncated', outputBudget: plan.maxOutputTokens[this.role] ?? null }, this.state), d);
     }
     // Edit blocks are written against the document in this attempt's frame (a repair's may differ from the pass's).
     const framed = this.mode.editFormat === 'edits' && this.attempt.documentText !== this.sent.text;
@@ -456,40 +503,46 @@ class PassRun {
     if (verdict.ok) {
       this.replyEdits = verdict.edits ?? null;
       const failed = verdict.edits?.failures.length ?? 0;
-      if (failed > 0 && this.closing.repairs < plan.maxRepairs) return this.onFailedBlocks(d, verdict.document, verdict.edits as EditReport);
-      // With no repair left, the blocks that applied stand and the result is checked like any document.
+      if (failed > 0) {
+        const edits = verdict.edits as EditReport;
+        const decision = decide({ kind: 'failed-blocks', reason: editsReason(edits) }, this.state);
+        if (decision.kind !== 'accept') return this.onFailedBlocks(d, verdict.document, edits, decision);
+      }
+      // The blocks that applied stand and the result is checked like any document.
       const fixes = failed > 0 ? [...verdict.fixes, `left out ${failed} edit block${failed === 1 ? '' : 's'} that did not apply`] : verdict.fixes;
       for (const f of fixes) if (!this.closing.fixes.includes(f)) this.closing.fixes.push(f);
       return this.onDocument(d, verdict.document, verdict.words);
     }
-    if (verdict.kind === 'empty' && !this.emptyResent) {
-      this.emptyResent = true;
-      this.finish(d, 'rejected', 'empty reply; the same prompt is sent once more');
-      this.ctx.deps.events({ type: 'retry-scheduled', pass: this.pass, agent: this.agent, why: 'empty', message: `empty reply from ${this.agent}`, waitMs: 0 });
-      this.retry(d);
-      return 'again';
-    }
-    return this.onUnusable(d, verdict.kind === 'empty' ? 'the reply was empty again after a resend' : verdict.reason);
+    const found: Finding = verdict.kind === 'empty' ? { kind: 'empty' } : { kind: 'unusable', reason: verdict.reason };
+    const decision = decide(found, this.state);
+    const reason =
+      decision.kind === 'resend'
+        ? 'empty reply; the same prompt is sent once more'
+        : verdict.kind === 'empty'
+          ? 'the reply was empty again after a resend'
+          : verdict.reason;
+    this.finish(d, 'rejected', reason);
+    return this.conclude(decision, d);
   }
 
   /**
    * Edit blocks that did not apply: the document with those that did is kept, and one repair
    * shows the failed blocks with the closest lines of that document.
    */
-  private onFailedBlocks(d: Dispatched, text: string, edits: EditReport): Step {
+  private onFailedBlocks(d: Dispatched, text: string, edits: EditReport, decision: Decision): Step {
     const file = this.ctx.rec.artifact(`${d.start.stem}.${this.ctx.plan.input.ext}`, text);
     const { added, resolved } = diffNotes(this.sent.notes, scan(this.ctx.plan, text));
-    const reason = editsReason(edits);
-    this.finish(d, 'rejected', reason, { file, text, added, resolved });
-    return this.repair(d, { file, text }, reason, edits.failures);
+    this.finish(d, 'rejected', editsReason(edits), { file, text, added, resolved });
+    return this.conclude(decision, d, { file, text }, edits.failures);
   }
 
-  /** A reply that reads as a document: accepted, unless the final pass left notes in it. */
+  /** A reply that reads as a document: accepted, unless a check finds something against it. */
   private async onDocument(d: Dispatched, text: string, words: number): Promise<Step> {
-    const file = this.ctx.rec.artifact(`${d.start.stem}.${this.ctx.plan.input.ext}`, text);
-    const notes = scan(this.ctx.plan, text);
+    const { plan } = this.ctx;
+    const file = this.ctx.rec.artifact(`${d.start.stem}.${plan.input.ext}`, text);
+    const notes = scan(plan, text);
     const { added, resolved } = diffNotes(this.sent.notes, notes);
-    const ledger = passLedger(this.ctx.plan, this.ctx.origins, this.sent, { text, notes }, resolved);
+    const ledger = passLedger(plan, this.ctx.origins, this.sent, { text, notes }, resolved);
     const doc = { file, text, added, resolved, ledger };
     Object.assign(this.closing, {
       notes_after: notes.length,
@@ -500,48 +553,44 @@ class PassRun {
       document: file,
       document_sha256: this.shaOf(file, text),
     });
+    const reply = { file, text };
+    /** A finding against the reply: the record says why, and the table decides what follows. */
+    const reject = (found: Finding & { reason: string }, recorded: typeof doc | Omit<typeof doc, 'ledger'> = doc): Step => {
+      this.finish(d, 'rejected', found.reason, recorded);
+      return this.conclude(decide(found, this.state), d, reply);
+    };
     // A reply that breaks the document's structure could hide notes (an unclosed fence makes the rest code).
     const broken = this.structure(text);
-    if (broken) {
-      this.finish(d, 'rejected', broken, doc);
-      if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, broken);
-      if (this.final) return this.close('failed', { kind: 'not-converged', notes, reason: `the final pass broke the document's structure: ${broken}` });
-      return this.close('failed', {
-        kind: 'failed',
-        type: 'malformed',
-        message: `${this.agent} gave no usable document after ${this.closing.repairs} repair(s): ${broken}`,
-      });
-    }
+    if (broken) return reject({ kind: 'broken', reason: broken });
     // A JSON or YAML document must still parse: its parser's one-line error goes back in a repair.
-    const unparsed = parseError(text, this.ctx.plan.input.syntax);
-    if (unparsed) {
-      this.finish(d, 'rejected', unparsed, { file, text, added, resolved });
-      if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, `the reply does not parse: ${unparsed}`);
-      if (this.final) return this.close('failed', { kind: 'not-converged', notes, reason: `the final pass left a document that does not parse: ${unparsed}` });
-      return this.close('failed', {
-        kind: 'failed',
-        type: 'malformed',
-        message: `${this.agent} gave no document that parses after ${this.closing.repairs} repair(s): ${unparsed}`,
-      });
+    const unparsed = parseError(text, plan.input.syntax);
+    if (unparsed) return reject({ kind: 'unparsed', reason: unparsed }, { file, text, added, resolved });
+    const left = this.final ? finalPassNotes(notes) : null;
+    if (left) return reject({ kind: 'notes-left', reason: left });
+    const lint = lintAdded(plan, text, added);
+    if (lint.length > 0 && plan.lint === 'repair') {
+      const found: Finding = { kind: 'lint', reason: lintRepairReason(lint) };
+      const decision = decide(found, this.state);
+      if (decision.kind !== 'accept') return reject(found);
     }
-    if (!(this.final && notes.length > 0)) {
-      const lint = lintAdded(this.ctx.plan, text, added);
-      if (lint.length > 0 && this.ctx.plan.lint === 'repair' && this.closing.repairs < this.ctx.plan.maxRepairs) {
-        const reason = lintRepairReason(lint);
-        this.finish(d, 'rejected', reason, doc);
-        return this.repair(d, { file, text }, reason);
+    if (this.final) {
+      const dismissed = dismissedContested(ledger);
+      if (dismissed.length > 0) {
+        const which = `${dismissed.length} [CONTESTED] note${dismissed.length === 1 ? '' : 's'} of the document you were sent (${noteLines(dismissed)})`;
+        const decision = decide({ kind: 'dismissed', policy: plan.dismissals ?? 'allow', which }, this.state);
+        if (decision.kind === 'repair') {
+          this.dismissalRepaired = true;
+          this.finish(d, 'rejected', decision.reason, doc);
+          return this.conclude(decision, d, reply);
+        }
+        if (decision.kind === 'accept' && decision.warning) this.warn(decision.warning);
       }
-      if (this.final && this.dismissals(d, doc)) return 'again';
-      if (this.ctx.plan.lint !== 'off') this.keepLint(lint);
-      await this.warmNext(notes.length);
-      this.finish(d, 'completed', null, doc);
-      Object.assign(this.closing, { misplaced_after: notes.filter((n) => !n.canonical).length, words_after: words });
-      return this.close('completed', { kind: 'accepted', current: { text, file, notes, words } });
     }
-    const reason = `${notes.length} note${notes.length === 1 ? '' : 's'} left on the final pass, which must resolve every note and add none (${noteLines(notes)})`;
-    this.finish(d, 'rejected', reason, doc);
-    if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, reason);
-    return this.close('failed', { kind: 'not-converged', notes, reason });
+    if (plan.lint !== 'off') this.keepLint(lint);
+    await this.warmNext(notes.length);
+    this.finish(d, 'completed', null, doc);
+    Object.assign(this.closing, { misplaced_after: notes.filter((n) => !n.canonical).length, words_after: words });
+    return this.close('completed', { kind: 'accepted', current: { text, file, notes, words } });
   }
 
   /**
@@ -570,27 +619,6 @@ class PassRun {
   }
 
   /**
-   * Config `dismissals` on the final pass: a [CONTESTED] note deleted with the text it refers to
-   * left as it was gets one repair request under `repair` (within max_repairs), else a warning
-   * under `warn` or `repair`. True when a repair was asked for.
-   */
-  private dismissals(d: Dispatched, doc: { file: string; text: string; added: Note[]; resolved: Note[]; ledger: PassLedger }): boolean {
-    const policy = this.ctx.plan.dismissals ?? 'allow';
-    const notes = dismissedContested(doc.ledger);
-    if (policy === 'allow' || notes.length === 0) return false;
-    const which = `${notes.length} [CONTESTED] note${notes.length === 1 ? '' : 's'} of the document you were sent (${noteLines(notes)})`;
-    if (policy === 'repair' && !this.dismissalRepaired && this.closing.repairs < this.ctx.plan.maxRepairs) {
-      this.dismissalRepaired = true;
-      const reason = `your reply deleted ${which} without changing the text each refers to: decide each point in the text (revise the passage as the note argues, or state in the text why it stands), then delete the note`;
-      this.finish(d, 'rejected', reason, doc);
-      this.repair(d, this.sent, reason);
-      return true;
-    }
-    this.warn(`the final pass dismissed ${which}: deleted, the text each refers to left as it was`);
-    return false;
-  }
-
-  /**
    * Why the reply breaks the document's structure, or null: a fence left open where the sent
    * document closed all of them (every pass), code blocks changed (the final pass, which may
    * only resolve notes).
@@ -599,20 +627,8 @@ class PassRun {
     // No fence and no indented line on either side: there is no code whose structure could break.
     if (!mayHoldCode(this.sent.text) && !mayHoldCode(text)) return null;
     const { syntax, mdx } = readingOf(this.ctx.plan);
-    const problems = structureProblems(this.sent.text, text, syntax, { mdx }).filter((p) => p.kind === 'unclosed-fence' || this.final);
+    const problems = structureProblems(this.sent.text, text, syntax, { mdx }).filter((p) => structureCounts(p, this.final));
     return problems.length ? problems.map((p) => p.reason).join(' ') : null;
-  }
-
-  /** A summary, a malformed or a twice-empty reply: repaired while repairs remain. */
-  private onUnusable(d: Dispatched, reason: string): Step {
-    this.finish(d, 'rejected', reason);
-    // Such a reply is no document to correct: the repair revises the pass's input again.
-    if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, this.sent, `your previous reply was rejected: ${reason}`);
-    if (this.final && this.sent.notes.length > 0) {
-      return this.close('failed', { kind: 'not-converged', notes: this.sent.notes, reason: `no usable reply on the final pass: ${reason}` });
-    }
-    const repairs = `${this.closing.repairs} repair${this.closing.repairs === 1 ? '' : 's'}`;
-    return this.close('failed', { kind: 'failed', type: 'malformed', message: `${this.agent} gave no usable document after ${repairs}: ${reason}` });
   }
 
   /** A warning of this pass: kept in its record and run.log, and shown as a progress line. */
@@ -662,13 +678,4 @@ class PassRun {
     });
     return outcome;
   }
-}
-
-/**
- * The notes by line number and kind, never their text: a repair reason stands in the prompt
- * outside the document's frame, where document text must not appear.
- */
-export function noteLines(notes: readonly Note[]): string {
-  const shown = notes.slice(0, 5).map((n) => `line ${n.line}: [${n.kind}]`);
-  return shown.join(', ') + (notes.length > 5 ? `, and ${notes.length - 5} more` : '');
 }

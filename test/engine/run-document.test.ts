@@ -45,6 +45,8 @@ interface Row {
   passes_: string[][];
   slept?: number[];
   breaker?: { consecutive_failures: number; open: boolean };
+  /** For a run that did not converge: the notes of the document it keeps. */
+  notesLeft?: number;
 }
 
 // The README's table "Replies, retries and repairs", row by row, against a fake dispatcher.
@@ -114,6 +116,7 @@ const ROWS: Row[] = [
     name: 'no usable reply after the repair on the final pass with notes: not-converged, exit 1',
     script: [{ reply: NOTED }, { reply: '' }, { reply: '' }, { reply: '' }],
     status: 'not-converged',
+    notesLeft: 1,
     exitCode: 1,
     errorType: 'not-converged',
     passes_: [['pass:completed'], ['pass:rejected', 'retry:rejected', 'repair:rejected']],
@@ -203,6 +206,7 @@ const ROWS: Row[] = [
     maxRepairs: 0,
     script: [{ reply: NOTED }, { reply: NOTED }],
     status: 'not-converged',
+    notesLeft: 1,
     exitCode: 1,
     passes_: [['pass:completed'], ['pass:rejected']],
   },
@@ -227,6 +231,7 @@ const ROWS: Row[] = [
     input: FENCED,
     script: [{ reply: FENCED_NOTED }, { reply: FENCE_OPEN }, { reply: FENCE_OPEN }],
     status: 'not-converged',
+    notesLeft: 1,
     exitCode: 1,
     errorType: 'not-converged',
     passes_: [['pass:completed'], ['pass:rejected', 'repair:rejected']],
@@ -236,6 +241,7 @@ const ROWS: Row[] = [
     input: FENCED,
     script: [{ reply: FENCED_NOTED }, { reply: CODE_CHANGED }, { reply: CODE_CHANGED }],
     status: 'not-converged',
+    notesLeft: 1,
     exitCode: 1,
     passes_: [['pass:completed'], ['pass:rejected', 'repair:rejected']],
   },
@@ -276,6 +282,8 @@ describe('the engine, row by row of the retry and repair table', () => {
     expect(m.totals.dispatches).toBe(row.script.length);
     if (row.slept) expect(clock.slept).toEqual(row.slept);
     if (row.breaker) expect(m.breaker).toMatchObject(row.breaker);
+    // The run keeps the last accepted document, and notes_left is that document's notes, whatever the reply did.
+    if (row.notesLeft !== undefined) expect({ run: m.notes_left, result: r.notesLeft }).toEqual({ run: row.notesLeft, result: row.notesLeft });
     expect(existsSync(join(r.runDir, 'final.md'))).toBe(row.status === 'converged');
     if (row.status === 'converged') expect(readFileSync(join(r.runDir, 'final.md'), 'utf8')).toBe(r.document);
     // Whatever the outcome, the run folder passes the audit.
