@@ -4,24 +4,14 @@
  * no tools, no session saved, in a fresh empty directory. Claude Code's own API retries
  * are turned off (CLAUDE_CODE_MAX_RETRIES=0): only the runner retries. docs/adapters.md#claude
  */
-import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, type PreparedCli, runAdapter } from '../src/adapters/adapter-kit.js';
-import {
-  isEventLine,
-  isObject,
-  programOrFailure,
-  type Json,
-  makeTempDir,
-  packageVersion,
-  parseJsonLines,
-  removeTempDir,
-  runCli,
-} from '../src/adapters/cli-run.js';
-import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/adapters/contract.js';
-import { findProgram, notFound, type Probe } from '../src/adapters/detect.js';
-import { displayUrl } from '../src/adapters/endpoint.js';
-import { classifyCliError } from '../src/adapters/error-type.js';
-import { CLAUDE_LOGIN_FIX, claudeLogin, claudeUsesApiKey, loginReport } from '../src/adapters/login.js';
-import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/adapters/table.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, type PreparedCli, runAdapter } from '../src/kit/adapter-kit.js';
+import { isEventLine, isObject, programOrFailure, type Json, makeTempDir, packageVersion, parseJsonLines, removeTempDir, runCli } from '../src/kit/cli-run.js';
+import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/contract/contract.js';
+import { findProgram, notFound, type Probe } from '../src/kit/detect.js';
+import { displayUrl } from '../src/kit/endpoint.js';
+import { classifyCliError } from '../src/kit/error-type.js';
+import { CLAUDE_LOGIN_FIX, claudeLogin, claudeUsesApiKey, loginReport } from '../src/kit/login.js';
+import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/kit/table.js';
 
 const FACTS = ADAPTER_TABLE.claude;
 const CLI = cliFacts('claude');

@@ -8,7 +8,7 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AdapterContext, type AdapterProgram, type CheckContext, isMain, type PreparedCli, runAdapter } from '../src/adapters/adapter-kit.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, isMain, type PreparedCli, runAdapter } from '../src/kit/adapter-kit.js';
 import {
   isEventLine,
   isObject,
@@ -20,7 +20,7 @@ import {
   removeTempDir,
   runCli,
   runFailure,
-} from '../src/adapters/cli-run.js';
+} from '../src/kit/cli-run.js';
 import {
   type AdapterError,
   type AdapterRequest,
@@ -30,15 +30,15 @@ import {
   type CheckResult,
   emptyUsage,
   type Usage,
-} from '../src/adapters/contract.js';
-import { findProgram, notFound } from '../src/adapters/detect.js';
-import { classifyCliError } from '../src/adapters/error-type.js';
-import { nativeCodex } from '../src/adapters/codex-native.js';
-import { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/adapters/codex-config.js';
-import { codexLogin, loginReport } from '../src/adapters/login.js';
-import { ADAPTER_TABLE, cliFacts, secretsOf } from '../src/adapters/table.js';
+} from '../src/contract/contract.js';
+import { findProgram, notFound } from '../src/kit/detect.js';
+import { classifyCliError } from '../src/kit/error-type.js';
+import { nativeCodex } from '../src/kit/codex-native.js';
+import { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/kit/codex-config.js';
+import { codexLogin, loginReport } from '../src/kit/login.js';
+import { ADAPTER_TABLE, cliFacts, secretsOf } from '../src/kit/table.js';
 
-export { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/adapters/codex-config.js';
+export { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/kit/codex-config.js';
 
 const FACTS = ADAPTER_TABLE.codex;
 const CLI = cliFacts('codex');

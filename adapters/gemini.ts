@@ -8,15 +8,15 @@
  */
 import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
-import { geminiAuthType, geminiDir } from '../src/adapters/cli-config.js';
-import { isObject, type Json, makeTempDir, packageVersion, programOrFailure, removeTempDir, runCli, runFailure } from '../src/adapters/cli-run.js';
-import type { AdapterError, AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/adapters/contract.js';
-import { findProgram, notFound } from '../src/adapters/detect.js';
-import { displayUrl } from '../src/adapters/endpoint.js';
-import { classifyCliError } from '../src/adapters/error-type.js';
-import { geminiLogin, loginReport } from '../src/adapters/login.js';
-import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/adapters/table.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/kit/adapter-kit.js';
+import { geminiAuthType, geminiDir } from '../src/kit/cli-config.js';
+import { isObject, type Json, makeTempDir, packageVersion, programOrFailure, removeTempDir, runCli, runFailure } from '../src/kit/cli-run.js';
+import type { AdapterError, AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/contract/contract.js';
+import { findProgram, notFound } from '../src/kit/detect.js';
+import { displayUrl } from '../src/kit/endpoint.js';
+import { classifyCliError } from '../src/kit/error-type.js';
+import { geminiLogin, loginReport } from '../src/kit/login.js';
+import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/kit/table.js';
 
 const FACTS = ADAPTER_TABLE.gemini;
 const CLI = cliFacts('gemini');

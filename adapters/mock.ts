@@ -6,13 +6,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { type AdapterContext, AdapterCrash, type AdapterProgram, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
-import { noteRange } from '../src/audit/records.js';
-import { EDIT_MARKERS, editBlocksFor } from '../src/engine/edits.js';
+import { type AdapterContext, AdapterCrash, type AdapterProgram, isMain, runAdapter } from '../src/kit/adapter-kit.js';
+import { noteRange } from '../src/protocol/note-range.js';
+import { EDIT_MARKERS, editBlocksFor } from '../src/text/edit-blocks.js';
 import { type CodeBlock, markdownRegions } from '../src/protocol/code-ranges.js';
 import { lineAt, lineIndex, scanNotes } from '../src/protocol/scanner.js';
 import { yamlLib } from '../src/yaml.js';
-import { AdapterErrorSchema, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult } from '../src/adapters/contract.js';
+import { AdapterErrorSchema, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult } from '../src/contract/contract.js';
 
 const StepSchema = z.union([
   z.string(),

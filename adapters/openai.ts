@@ -1,16 +1,16 @@
 /**
  * `openai` adapter: one non-streaming Chat Completions call (`POST {base_url}/chat/completions`)
  * on any OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama, vLLM, llama.cpp server).
- * base_url: options, then OPENAI_BASE_URL, then the local default of src/adapters/table.ts (Ollama).
+ * base_url: options, then OPENAI_BASE_URL, then the local default of src/kit/table.ts (Ollama).
  * Key: the variable named by api_key_env (default OPENAI_API_KEY), required off loopback,
  * sent as `Authorization: Bearer` only when set. Never retries: the runner does.
  */
-import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
-import { type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckProblem, type CheckResult, problemLine } from '../src/adapters/contract.js';
-import { checkEndpoint, displayUrl, endpointFor, parseRetryAfter, postJson, redact, serverMessage } from '../src/adapters/endpoint.js';
-import { errorTypeForStatus } from '../src/adapters/error-type.js';
-import { isQuotaText, quotaError } from '../src/adapters/quota.js';
-import { ADAPTER_TABLE } from '../src/adapters/table.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/kit/adapter-kit.js';
+import { type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckProblem, type CheckResult, problemLine } from '../src/contract/contract.js';
+import { checkEndpoint, displayUrl, endpointFor, parseRetryAfter, postJson, redact, serverMessage } from '../src/kit/endpoint.js';
+import { errorTypeForStatus } from '../src/kit/error-type.js';
+import { isQuotaText, quotaError } from '../src/kit/quota.js';
+import { ADAPTER_TABLE } from '../src/kit/table.js';
 
 const FACTS = ADAPTER_TABLE.openai;
 export const MISSING_MODEL: CheckProblem = {

@@ -7,8 +7,8 @@
  * providers and logins stay in force. docs/adapters.md#opencode
  */
 import { join } from 'node:path';
-import { type AdapterContext, type AdapterProgram, type CheckContext, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
-import { type OpencodeConfig, opencodeConfigDir, readOpencodeConfig } from '../src/adapters/cli-config.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, isMain, runAdapter } from '../src/kit/adapter-kit.js';
+import { type OpencodeConfig, opencodeConfigDir, readOpencodeConfig } from '../src/kit/cli-config.js';
 import {
   isObject,
   type Json,
@@ -20,13 +20,13 @@ import {
   removeTempDir,
   runCli,
   runFailure,
-} from '../src/adapters/cli-run.js';
-import type { AdapterError, AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/adapters/contract.js';
-import { emptyUsage } from '../src/adapters/contract.js';
-import { findProgram, notFound } from '../src/adapters/detect.js';
-import { classifyCliError } from '../src/adapters/error-type.js';
-import { loginReport, opencodeLogin } from '../src/adapters/login.js';
-import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/adapters/table.js';
+} from '../src/kit/cli-run.js';
+import type { AdapterError, AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/contract/contract.js';
+import { emptyUsage } from '../src/contract/contract.js';
+import { findProgram, notFound } from '../src/kit/detect.js';
+import { classifyCliError } from '../src/kit/error-type.js';
+import { loginReport, opencodeLogin } from '../src/kit/login.js';
+import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/kit/table.js';
 
 const FACTS = ADAPTER_TABLE.opencode;
 const CLI = cliFacts('opencode');

@@ -4,7 +4,7 @@
 // edit format: a reviewer rewrites two lines and adds two notes, a composer (or any final
 // pass) settles every note by rewriting the line it refers to. Asked for edit blocks, it
 // sends only its changes as blocks; otherwise the whole revised document.
-import { editBlocksFor, EDIT_MARKERS } from '../dist/src/engine/edits.js';
+import { editBlocksFor, EDIT_MARKERS } from '../dist/src/text/edit-blocks.js';
 
 const VERSION = 'edit-agent 1.0.0';
 const DOC = /<<<BOUNCE-DOCUMENT-([0-9a-f]+)>>>\n([\s\S]*?)\n?<<<END-BOUNCE-DOCUMENT-\1>>>/;

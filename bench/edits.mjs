@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { diffLines } from '../dist/src/report/line-diff.js';
+import { diffLines } from '../dist/src/text/line-diff.js';
 
 const BIN = fileURLToPath(new URL('../bin/bounce.js', import.meta.url));
 const AGENT = `cmd:${fileURLToPath(new URL('./edit-agent.mjs', import.meta.url))}`;

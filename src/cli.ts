@@ -16,8 +16,8 @@ import {
   SCAN_EXIT_CODES,
 } from './help.js';
 import type { Format, Level } from './formats/finding.js';
-import { LINT_MODES } from './protocol/lint-modes.js';
-import { SYNTAXES } from './protocol/syntaxes.js';
+import { LINT_MODES } from './lint-modes.js';
+import { SYNTAXES } from './syntaxes.js';
 import type { Syntax } from './vocabulary.js';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { LINT_MODES } from './protocol/lint-modes.js';
-import { SYNTAXES } from './protocol/syntaxes.js';
+import { LINT_MODES } from './lint-modes.js';
+import { SYNTAXES } from './syntaxes.js';
 
 /**
  * The words bounce uses in run.json, dispatch records, the adapter contract and --json,
@@ -59,7 +59,7 @@ export type BudgetLimit = z.infer<typeof BudgetLimitSchema>;
 export const StopReasonSchema = z.enum(['complete', 'truncated']);
 export type StopReason = z.infer<typeof StopReasonSchema>;
 
-/** How a document is read (src/protocol/syntaxes.ts). */
+/** How a document is read (src/syntaxes.ts). */
 export const SyntaxSchema = z.enum(SYNTAXES);
 export type Syntax = z.infer<typeof SyntaxSchema>;
 
@@ -81,10 +81,10 @@ export type AdapterKind = z.infer<typeof AdapterKindSchema>;
 export const CheckProblemKindSchema = z.enum(['not_found', 'version', 'credentials', 'login_unverified', 'config', 'unreachable', 'no_check']);
 export type CheckProblemKind = z.infer<typeof CheckProblemKindSchema>;
 
-/** What a run does with the notes a pass adds that break a lint rule (names in src/protocol/lint-modes.ts). */
+/** What a run does with the notes a pass adds that break a lint rule (names in src/lint-modes.ts). */
 export const LintModeSchema = z.enum(LINT_MODES);
-export type { LintMode } from './protocol/lint-modes.js';
-export { LINT_MODES } from './protocol/lint-modes.js';
+export type { LintMode } from './lint-modes.js';
+export { LINT_MODES } from './lint-modes.js';
 /**
  * How a reply carries its revision: the whole document, or search/replace blocks against the
  * document sent (`--edit-format`, config `edit_format`; `auto` picks one by the input's size).

@@ -1,5 +1,5 @@
-import type { AdapterProgram } from './adapter-kit.js';
-import { BUILTIN_NAMES, type BuiltinName } from './table.js';
+import type { AdapterProgram } from '../kit/adapter-kit.js';
+import { BUILTIN_NAMES, type BuiltinName } from '../kit/table.js';
 
 /** Each built-in's module, loaded the first time it is called or checked (never at start-up). */
 const MODULES: Record<BuiltinName, () => Promise<{ adapter: AdapterProgram }>> = {

@@ -5,12 +5,12 @@
  * AbortSignal (any CLI it starts has its process group killed), and what the adapter
  * would have written to stderr is kept. `cmd:` agents stay subprocesses (host.ts).
  */
-import { type AdapterContext, answer, type PreparedCli } from './adapter-kit.js';
+import { type AdapterContext, answer, type PreparedCli } from '../kit/adapter-kit.js';
 import { loadBuiltin } from './builtins.js';
-import { dropWarm, removeTempDir } from './cli-run.js';
-import type { AdapterRequest, AdapterResponse } from './contract.js';
-import { createProbe, type Probe } from './detect.js';
-import { callAdapter, type CallOptions, fromResponse, type HostResult, stopped } from './host.js';
+import { dropWarm, removeTempDir } from '../kit/cli-run.js';
+import type { AdapterRequest, AdapterResponse } from '../contract/contract.js';
+import { createProbe, type Probe } from '../kit/detect.js';
+import { callAdapter, type CallOptions, fromResponse, type HostResult, stopped } from '../contract/host.js';
 import type { ResolvedAgent } from './registry.js';
 
 /** How long a stopped adapter gets to kill its CLI (whose group gets SIGKILL after 1.5 s) and return. */

@@ -1,10 +1,10 @@
 import type { Config } from '../config/schema.js';
 import { usageError } from '../errors.js';
-import type { Role } from './contract.js';
-import { createProbe, findProgram, localModels, type Probe } from './detect.js';
-import { claudeLogin, codexLogin, geminiLogin, type LoginState, opencodeLogin } from './login.js';
+import type { Role } from '../contract/contract.js';
+import { createProbe, findProgram, localModels, type Probe } from '../kit/detect.js';
+import { claudeLogin, codexLogin, geminiLogin, type LoginState, opencodeLogin } from '../kit/login.js';
 import { resolveAgent, type ResolvedAgent } from './registry.js';
-import { ADAPTER_TABLE, type CliName, cliFacts, DEFAULT_CLIS } from './table.js';
+import { ADAPTER_TABLE, type CliName, cliFacts, DEFAULT_CLIS } from '../kit/table.js';
 
 /** A default agent that was not picked, and why, for the user: `warning: <agent> skipped: <reason>: <fix>`. */
 export interface SkippedAgent {

@@ -4,25 +4,11 @@ import type { AgentConfig, Config } from '../config/schema.js';
 import { usageError } from '../errors.js';
 import { packageRoot } from '../package.js';
 import { didYouMean } from '../suggest.js';
-import type { Evidence } from '../vocabulary.js';
-import type { AgentOptions } from './contract.js';
-import { type AdapterFacts, adapterInfo, BUILTIN_ADAPTERS } from './table.js';
+import type { AgentOptions, ResolvedAgent } from '../contract/contract.js';
+import { type AdapterFacts, adapterInfo, BUILTIN_ADAPTERS } from '../kit/table.js';
 
-/** An agent spec resolved to the program to spawn and the options to send it. */
-export interface ResolvedAgent {
-  /** The spec as given: `claude`, `openai:llama3.1`, `cmd:./agent.py`, or a configured name. */
-  spec: string;
-  /** File-name-safe form of the spec, used in artifact names. */
-  slug: string;
-  /** Built-in adapter name, or `cmd`. */
-  adapter: string;
-  provider: string;
-  command: string;
-  args: string[];
-  options: AgentOptions;
-  timeoutS: number | undefined;
-  evidence: Evidence;
-}
+/** Declared with the contract; resolved here. */
+export type { ResolvedAgent };
 
 /**
  * Absolute path of a built-in adapter program (compiled into dist/adapters/). The runner

@@ -3,11 +3,11 @@
  * everything it writes. Names come from the agents' `api_key_env`, the adapter table,
  * Codex's config.toml and opencode's config (`{env:NAME}`); only the values of the variables that are set are returned.
  */
-import { readOpencodeConfig } from './cli-config.js';
-import { keyVariables, readCodexConfig } from './codex-config.js';
+import { readOpencodeConfig } from '../kit/cli-config.js';
+import { keyVariables, readCodexConfig } from '../kit/codex-config.js';
 import { secretsOf } from '../redact.js';
 import type { ResolvedAgent } from './registry.js';
-import { BUILTIN_ADAPTERS } from './table.js';
+import { BUILTIN_ADAPTERS } from '../kit/table.js';
 
 /**
  * The names of every variable the agents may read a key from. A `cmd:` program inherits

@@ -11,11 +11,11 @@
  * `close` kills what is left. A started CLI gets nothing on its stdin until its dispatch
  * writes the prompt, so a start no dispatch takes makes no model call.
  */
-import type { AdapterResponse } from './contract.js';
-import type { PreparedCli } from './adapter-kit.js';
+import type { AdapterResponse } from '../contract/contract.js';
+import type { PreparedCli } from '../kit/adapter-kit.js';
 import { loadBuiltin } from './builtins.js';
-import { dropWarm, EARLY_START_LIMIT_MS, removeTempDir, startWarm } from './cli-run.js';
-import type { Probe } from './detect.js';
+import { dropWarm, EARLY_START_LIMIT_MS, removeTempDir, startWarm } from '../kit/cli-run.js';
+import type { Probe } from '../kit/detect.js';
 import type { ResolvedAgent } from './registry.js';
 
 interface Waiting {

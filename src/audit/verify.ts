@@ -2,13 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import { judgeResolved, NoteOrigins } from '../protocol/ledger.js';
 import { diffNotes, scanNotes } from '../protocol/scanner.js';
-import { runReading } from '../report/run-notes.js';
+import { runReading } from './run-notes.js';
 import { readManifest, type DispatchRef, type PassRecord, type RunManifest } from '../store/manifest.js';
 import { sha256 } from '../store/hash.js';
 import { manifestProblem } from '../store/resolve-run.js';
-import { combineCostSources } from '../adapters/prices.js';
-import { listRecordFiles, readRecord, utcDate } from './records.js';
-import type { DispatchRecord } from './schema.js';
+import { combineCostSources } from '../prices.js';
+import { listRecordFiles, readRecord, utcDate } from '../store/dispatch-record.js';
+import type { DispatchRecord } from '../store/record-schema.js';
 
 export interface AuditProblem {
   message: string;

@@ -1,5 +1,5 @@
 import { BUDGET_LIMIT_RULES, type BudgetConfig } from '../config/schema.js';
-import type { BudgetLimits } from '../engine/budget.js';
+import type { BudgetLimits } from '../engine/plan.js';
 import { usageError } from '../errors.js';
 
 /** `--max-cost-usd`, `--max-tokens`, `--max-dispatches` as commander hands them over (refine and resume). */

@@ -1,10 +1,10 @@
 import { dirname } from 'node:path';
-import { checkAgent } from '../adapters/check-agent.js';
-import { type CheckProblem, type CheckResult, problemLine } from '../adapters/contract.js';
-import { createProbe } from '../adapters/detect.js';
-import { answers } from '../adapters/endpoint.js';
+import { checkAgent } from '../preflight/check-agent.js';
+import { type CheckProblem, type CheckResult, problemLine } from '../contract/contract.js';
+import { createProbe } from '../kit/detect.js';
+import { answers } from '../kit/endpoint.js';
 import { type ResolvedAgent, resolveAgent } from '../adapters/registry.js';
-import { adapterInfo, DEFAULT_CLIS } from '../adapters/table.js';
+import { adapterInfo, DEFAULT_CLIS } from '../kit/table.js';
 import { loadConfig } from '../config/load.js';
 import { EXIT, isBounceError } from '../errors.js';
 import type { Io } from '../io.js';

@@ -6,11 +6,11 @@ import { displayPath, isGlob, walk } from '../documents.js';
 import { isBounceError, usageError } from '../errors.js';
 import { contextText } from '../engine/context-frames.js';
 import type { ContextFile, RunPlan } from '../engine/plan.js';
-import { countLines } from '../audit/records.js';
+import { countLines } from '../text/lines.js';
 import { sha256 } from '../store/hash.js';
 import type { ContextEntry } from '../store/manifest.js';
 import { decodeText } from '../text-input.js';
-import type { CheckProblem } from '../adapters/contract.js';
+import type { CheckProblem } from '../contract/contract.js';
 import { redactCounting } from '../redact.js';
 
 /** A reference file read for a run, before the run folder names its copy. */

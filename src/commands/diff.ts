@@ -1,7 +1,7 @@
 import pc from 'picocolors';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
-import { unifiedDiff } from '../report/line-diff.js';
+import { unifiedDiff } from '../text/line-diff.js';
 import { netChange, passChanges } from '../report/pass-docs.js';
 import { loadRun } from './show.js';
 

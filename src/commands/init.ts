@@ -7,9 +7,9 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chooseAgents, type SkippedAgent, skippedWarnings } from '../adapters/choose.js';
-import { createProbe } from '../adapters/detect.js';
-import { endpointFor } from '../adapters/endpoint.js';
-import { ADAPTER_TABLE } from '../adapters/table.js';
+import { createProbe } from '../kit/detect.js';
+import { endpointFor } from '../kit/endpoint.js';
+import { ADAPTER_TABLE } from '../kit/table.js';
 import { CONFIG_FILE } from '../config/load.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { EXIT, isBounceError, usageError } from '../errors.js';

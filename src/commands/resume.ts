@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Probe } from '../adapters/detect.js';
+import type { Probe } from '../kit/detect.js';
 import type { RunPlan } from '../engine/plan.js';
 import { policyOf } from '../engine/policy.js';
 import { runDocument } from '../engine/run-document.js';

@@ -4,7 +4,7 @@ import { readManifest, type AgentRecord, type PassRecord, type RunManifest } fro
 import { manifestProblem, resolveRunDir } from '../store/resolve-run.js';
 import { usageError } from '../errors.js';
 import type { NoteOrigin } from '../protocol/ledger.js';
-import { type RunLedger, runLedger } from '../report/run-notes.js';
+import { type RunLedger, runLedger } from '../audit/run-notes.js';
 
 export interface ShowOptions {
   run: string;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { AgentOptionsSchema } from '../adapters/contract.js';
-import { PRICE_KEY, PRICE_KEY_RULE, PriceSchema } from '../adapters/prices.js';
-import { REPLY_DEFAULTS } from '../engine/reply.js';
+import { AgentOptionsSchema } from '../contract/contract.js';
+import { PRICE_KEY, PRICE_KEY_RULE, PriceSchema } from '../prices.js';
+import { REPLY_DEFAULTS } from './defaults.js';
 import { LintModeSchema } from '../vocabulary.js';
 import { EditFormatSettingSchema } from '../vocabulary.js';
 import { DismissalsSchema } from '../vocabulary.js';

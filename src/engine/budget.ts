@@ -1,21 +1,14 @@
-import { estimateTokens, replyTokens } from '../adapters/preflight.js';
-import { combineCostSources, type PriceOverrides, priceFor, tokensCost } from '../adapters/prices.js';
-import { adapterInfo } from '../adapters/table.js';
+import { estimateTokens, replyTokens } from '../preflight/preflight.js';
+import { combineCostSources, type PriceOverrides, priceFor, tokensCost } from '../prices.js';
+import { adapterInfo } from '../kit/table.js';
 import type { BudgetLimit, CostSource, Role } from '../vocabulary.js';
-import { type RunPlan, roleForPass } from './plan.js';
+import { type BudgetLimits, type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt } from './prompt.js';
 import { replyMode } from './reply.js';
 import { framingOf } from './plan.js';
 
 /** `error.type` of a run a budget stopped (run.json, --json). */
 export const BUDGET_ERROR = 'budget';
-
-/** What a budget allows; an absent limit is no limit. */
-export interface BudgetLimits {
-  costUsd?: number;
-  tokens?: number;
-  dispatches?: number;
-}
 
 /** Whether any limit is set: a budget may then refuse a dispatch, which is then no certain thing. */
 export function hasLimit(limits: BudgetLimits | undefined): boolean {

@@ -1,24 +1,15 @@
-import type { AdapterRequest } from '../adapters/contract.js';
-import type { CallOptions, HostResult } from '../adapters/host.js';
+import type { AdapterRequest } from '../contract/contract.js';
+import type { CallOptions, HostResult } from '../contract/host.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import type { RecorderOptions } from '../store/recorder.js';
 import type { BudgetLedger } from './budget.js';
 import type { AttemptKind, DispatchStatus, FinalStatus, Role } from '../vocabulary.js';
-import { sleep } from './backoff.js';
+import type { Clock } from './clock.js';
 import type { AgentThrottle } from './throttle.js';
 import type { LintFinding } from './lint-notes.js';
 
 /** Calls one agent once: the adapter host for programs, the in-process runner for built-ins. */
 export type Dispatcher = (agent: ResolvedAgent, request: AdapterRequest, opts: CallOptions) => Promise<HostResult>;
-
-/** Time as the engine sees it, so tests can make backoff instant. */
-export interface Clock {
-  now(): number;
-  /** Resolves true after `ms`, or false as soon as the signal aborts. */
-  sleep(ms: number, signal: AbortSignal): Promise<boolean>;
-}
-
-export const systemClock: Clock = { now: () => Date.now(), sleep };
 
 /** What a pass ended as, in the words progress shows. */
 export type PassEnd = 'done' | 'not converged' | 'failed' | 'interrupted';

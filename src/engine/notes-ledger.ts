@@ -1,4 +1,4 @@
-import type { ResolvedFate } from '../audit/records.js';
+import type { ResolvedFate } from '../store/dispatch-record.js';
 import { judgeResolved, type Judged, NoteOrigins } from '../protocol/ledger.js';
 import { diffNotes, type Note } from '../protocol/scanner.js';
 import type { ManifestView } from '../store/recorder.js';

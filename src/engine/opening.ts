@@ -5,7 +5,7 @@ import type { Role } from '../vocabulary.js';
 import { scan } from './pass.js';
 import type { RunPlan } from './plan.js';
 import { policyOf } from './policy.js';
-import { countWords } from './words.js';
+import { countWords } from '../text/words.js';
 
 function agentRecord(plan: RunPlan, role: Role): AgentRecord {
   const a = plan.agents[role];

@@ -1,8 +1,8 @@
 import { ulid } from 'ulid';
-import { type AdapterRequest, type AdapterSuccess, CONTRACT_VERSION, type Usage } from '../adapters/contract.js';
-import type { HostError, HostResult } from '../adapters/host.js';
-import { dispatchCost } from '../adapters/prices.js';
-import type { DispatchEnd, DispatchStart } from '../audit/records.js';
+import { type AdapterRequest, type AdapterSuccess, CONTRACT_VERSION, type Usage } from '../contract/contract.js';
+import type { HostError, HostResult } from '../contract/host.js';
+import { dispatchCost } from '../prices.js';
+import type { DispatchEnd, DispatchStart } from '../store/dispatch-record.js';
 import type { NoteOrigins } from '../protocol/ledger.js';
 import { diffNotes, mdxForPath, type Note, scanNotes } from '../protocol/scanner.js';
 import { structureProblems } from '../protocol/structure.js';
@@ -15,12 +15,13 @@ import { type AttemptKind, type PassStatus, type Role, TRANSIENT_ERROR_TYPES } f
 import { backoffMs, nextTurn } from './backoff.js';
 import { BUDGET_ERROR, type BudgetHold, type BudgetLedger, estimateDispatch, expectedModel, hasLimit } from './budget.js';
 import { type LintFinding, lintAdded, lintLines, lintRepairReason } from './lint-notes.js';
-import type { Clock, EngineDeps, EventSink } from './deps.js';
+import type { Clock } from './clock.js';
+import type { EngineDeps, EventSink } from './deps.js';
 import { framingOf, type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt, buildRepairPrompt, type Delimiters, type PassPromptInput, promptDocument } from './prompt.js';
 import { dismissedContested, type PassLedger, passLedger } from './notes-ledger.js';
 import { type ReplyMode, replyMode } from './reply.js';
-import { type EditReport, editsReason } from './edits.js';
+import { type EditReport, editsReason } from '../text/edit-blocks.js';
 import { finalPassNotes, noteLines, structureCounts } from './final-pass.js';
 import { type Decision, decide, type Finding, type PassState } from './verdict.js';
 

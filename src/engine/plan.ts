@@ -1,13 +1,19 @@
-import type { PriceOverrides } from '../adapters/prices.js';
+import type { PriceOverrides } from '../prices.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
-import type { BudgetLimits } from './budget.js';
-import type { Role } from '../adapters/contract.js';
+import type { Role } from '../contract/contract.js';
 import type { Syntax } from '../protocol/scanner.js';
 import type { Dismissals, LintMode } from '../vocabulary.js';
 import type { ContextFrame } from './context-frames.js';
 import type { PassPromptInput, Templates } from './prompt.js';
 
 /** One reference file of a run (--context): as sent, and as its run folder keeps it. */
+/** What a budget allows; an absent limit is no limit. */
+export interface BudgetLimits {
+  costUsd?: number;
+  tokens?: number;
+  dispatches?: number;
+}
+
 export interface ContextFile extends ContextFrame {
   /** The copy in the run folder, relative to it (`context/<n>-<name>`): what records cite and a resume reads. */
   file: string;

@@ -1,4 +1,4 @@
-import { CONTRACT_VERSION } from '../adapters/contract.js';
+import { CONTRACT_VERSION } from '../contract/contract.js';
 import { sha256 } from '../store/hash.js';
 import type { RunManifest } from '../store/manifest.js';
 import type { RunPlan } from './plan.js';

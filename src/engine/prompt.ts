@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Role } from '../adapters/contract.js';
+import type { Role } from '../contract/contract.js';
 import { usageError } from '../errors.js';
 import { packageRoot } from '../package.js';
 import type { EditFormat, Syntax } from '../vocabulary.js';
 import { type ContextFrames, renderContext } from './context-frames.js';
-import type { BlockFailure } from './edits.js';
+import type { BlockFailure } from '../text/edit-blocks.js';
 
 export const TEMPLATE_NAMES = ['protocol', 'reviewer', 'composer', 'final', 'repair', 'json', 'yaml', 'whole', 'edits'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];

@@ -1,7 +1,7 @@
 import { usageError } from '../errors.js';
 import type { EditFormat } from '../vocabulary.js';
-import { applyEditBlocks, type EditReport, parseEditReply } from './edits.js';
-import { countWords } from './words.js';
+import { applyEditBlocks, type EditReport, parseEditReply } from '../text/edit-blocks.js';
+import { countWords } from '../text/words.js';
 import type { Delimiters } from './prompt.js';
 
 /**
@@ -32,11 +32,6 @@ export type ReplyRejection = { ok: false; kind: RejectKind; reason: string };
 /** `edits`: what an edit reply did, block by block (edit mode only); with failures, `document` holds the blocks that applied. */
 export type ReplyVerdict = { ok: true; document: string; fixes: string[]; words: number; edits?: EditReport } | ReplyRejection;
 
-export const REPLY_DEFAULTS: { summaryRatio: number; summaryMinWords: number } = {
-  summaryRatio: 0.3,
-  summaryMinWords: 50,
-};
-
 export interface ReplyMode {
   readonly name: string;
   /** What the prompt asks the reply to be (prompts/whole.md or prompts/edits.md). */
@@ -44,7 +39,7 @@ export interface ReplyMode {
   accept(reply: string, ctx: ReplyContext): ReplyVerdict;
 }
 
-export { countWords } from './words.js';
+export { countWords } from '../text/words.js';
 
 /** The checks every mode shares: empty, NUL bytes, size. */
 export function precheck(reply: string, ctx: Pick<ReplyContext, 'maxBytes'>): ReplyRejection | undefined {

@@ -4,7 +4,8 @@ import { EXIT, isBounceError, usageError } from '../errors.js';
 import { type ManifestView, RecorderCrashed, RunRecorder } from '../store/recorder.js';
 import type { FinalStatus } from '../vocabulary.js';
 import { BudgetLedger, hasLimit, spentOf } from './budget.js';
-import { type Clock, type EngineDeps, systemClock } from './deps.js';
+import { type Clock, systemClock } from './clock.js';
+import type { EngineDeps } from './deps.js';
 import { openingOf } from './opening.js';
 import { writeOutput } from './output.js';
 import { NoteOrigins } from '../protocol/ledger.js';
@@ -12,7 +13,7 @@ import { diffNotes } from '../protocol/scanner.js';
 import { replayOrigins } from './notes-ledger.js';
 import { type Current, type RunContext, runPass, scan } from './pass.js';
 import { type RunPlan, roleForPass } from './plan.js';
-import { countWords } from './words.js';
+import { countWords } from '../text/words.js';
 
 export const EXIT_FOR_STATUS: Readonly<Record<FinalStatus, number>> = {
   converged: EXIT.ok,

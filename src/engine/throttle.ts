@@ -1,4 +1,4 @@
-import type { Clock } from './deps.js';
+import type { Clock } from './clock.js';
 
 /**
  * One backoff per agent, shared by every run that uses it. A batch gives the same throttle

@@ -4,7 +4,7 @@
  * was), and who raised it. Pure functions of the documents; BOUNCE-PROTOCOL.md ("The ledger
  * of notes") states the rule with examples.
  */
-import { diffLines } from '../report/line-diff.js';
+import { diffLines } from '../text/line-diff.js';
 import type { NoteFate } from '../vocabulary.js';
 import { lineIndex, type Note, noteKey } from './scanner.js';
 

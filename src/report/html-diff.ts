@@ -1,5 +1,5 @@
 import { esc } from './escape.js';
-import { diffLines, splitLines, type DiffOp } from './line-diff.js';
+import { diffLines, splitLines, type DiffOp } from '../text/line-diff.js';
 
 type Cell = { n: number; text: string; kind: 'eq' | 'del' | 'ins' } | null;
 type Row = { left: Cell; right: Cell } | { skipped: number };

@@ -7,7 +7,7 @@ import { esc } from './escape.js';
 import { fmtCost, fmtDuration, fmtTime, fmtTokens, summarize, totalTokens } from './format.js';
 import { type NoteLines, sideBySide } from './html-diff.js';
 import { netChange, passChanges } from './pass-docs.js';
-import { type RunNote, runLedger, runReading } from './run-notes.js';
+import { type RunNote, runLedger, runReading } from '../audit/run-notes.js';
 import { lineChart } from './svg-chart.js';
 
 /**

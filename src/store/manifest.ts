@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { combineCostSources } from '../adapters/prices.js';
+import { combineCostSources } from '../prices.js';
 import {
   AttemptKindSchema,
   CostSourceSchema,

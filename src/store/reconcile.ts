@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { listRecordFiles, readRecord } from '../audit/records.js';
-import type { DispatchRecord } from '../audit/schema.js';
+import { listRecordFiles, readRecord } from './dispatch-record.js';
+import type { DispatchRecord } from './record-schema.js';
 import { addUsage, type DispatchRef, type PassRecord, type RunManifest, type UsageTotals } from './manifest.js';
 
 export const STALE_REASON = 'the runner stopped before this dispatch finished';

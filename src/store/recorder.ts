@@ -1,17 +1,8 @@
 import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import {
-  buildRequest,
-  buildResponse,
-  countLines,
-  type Lines,
-  lineView,
-  type DispatchEnd,
-  type DispatchStart,
-  recordPath,
-  renderRecord,
-} from '../audit/records.js';
-import type { DispatchRecord, DispatchRequest } from '../audit/schema.js';
+import { buildRequest, buildResponse, type DispatchEnd, type DispatchStart, recordPath, renderRecord } from './dispatch-record.js';
+import type { DispatchRecord, DispatchRequest } from './record-schema.js';
+import { countLines, type Lines, lineView } from '../text/lines.js';
 import type { FinalStatus } from '../vocabulary.js';
 import { redactCounting } from '../redact.js';
 import { VERSION } from '../version.js';

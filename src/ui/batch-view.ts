@@ -4,7 +4,7 @@ import type { RunResult } from '../engine/run-document.js';
 import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
 import type { CostSource, FinalStatus } from '../vocabulary.js';
-import { combineCostSources } from '../adapters/prices.js';
+import { combineCostSources } from '../prices.js';
 import { fitText } from './progress.js';
 import { type RefineJson, runJson } from './run-summary.js';
 

@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkAgent } from '../../src/adapters/check-agent.js';
-import { createProbe } from '../../src/adapters/detect.js';
+import { checkAgent } from '../../src/preflight/check-agent.js';
+import { createProbe } from '../../src/kit/detect.js';
 import { resolveAgent } from '../../src/adapters/registry.js';
 import { parseConfig } from '../../src/config/load.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';

@@ -1,9 +1,9 @@
 /** Helpers shared by the live CLI adapter tests (claude-, codex-, gemini- and opencode-live). */
 import { readFileSync, readdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { callAdapter, type HostResult } from '../../src/adapters/host.js';
+import { callAdapter, type HostResult } from '../../src/contract/host.js';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
-import type { CliName } from '../../src/adapters/table.js';
+import type { CliName } from '../../src/kit/table.js';
 import { adapterRequest, ROOT } from '../support/adapter-process.js';
 import { waitFor } from '../support/wait-for.js';
 

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANSWERED_GRACE_MS, EARLY_START_LIMIT_MS, makeTempDir, removeTempDir, runCli } from '../../src/adapters/cli-run.js';
+import { ANSWERED_GRACE_MS, EARLY_START_LIMIT_MS, makeTempDir, removeTempDir, runCli } from '../../src/kit/cli-run.js';
 import { waitFor } from '../support/wait-for.js';
 import { running } from './host-support.js';
 

@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { nativeCodex } from '../../src/adapters/codex-native.js';
+import { nativeCodex } from '../../src/kit/codex-native.js';
 import { agentBin } from '../support/agents.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'bounce-codex-native-')));

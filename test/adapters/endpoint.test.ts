@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { problemLine } from '../../src/adapters/contract.js';
-import { checkEndpoint, displayUrl, isLoopback, parseRetryAfter, redact, serverMessage } from '../../src/adapters/endpoint.js';
-import { errorTypeForStatus } from '../../src/adapters/error-type.js';
+import { problemLine } from '../../src/contract/contract.js';
+import { checkEndpoint, displayUrl, isLoopback, parseRetryAfter, redact, serverMessage } from '../../src/kit/endpoint.js';
+import { errorTypeForStatus } from '../../src/kit/error-type.js';
 
 describe('isLoopback', () => {
   it.each([

@@ -10,7 +10,7 @@ import {
   parseGeminiOutput,
   TEXT_PASS_SETTINGS,
 } from '../../adapters/gemini.js';
-import { geminiLogin } from '../../src/adapters/login.js';
+import { geminiLogin } from '../../src/kit/login.js';
 import { tempDir } from '../support/cli.js';
 
 const FIXED = ['-p', '', '--output-format', 'json'];

@@ -1,6 +1,6 @@
 /** Helpers for the tests of callAdapter and callAgent: results, and processes (Linux only: /proc). */
 import { readFileSync } from 'node:fs';
-import type { HostResult } from '../../src/adapters/host.js';
+import type { HostResult } from '../../src/contract/host.js';
 
 export function failure(result: HostResult): Extract<HostResult, { ok: false }> {
   if (result.ok) throw new Error(`expected a failure, got a success: ${result.stdout}`);

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentOptions } from '../../src/adapters/contract.js';
-import { callAdapter, checkAdapter, stripAnsi, type CallOptions } from '../../src/adapters/host.js';
+import type { AgentOptions } from '../../src/contract/contract.js';
+import { callAdapter, checkAdapter, stripAnsi, type CallOptions } from '../../src/contract/host.js';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import { adapterRequest, ROOT } from '../support/adapter-process.js';
 import { failure, running, success } from './host-support.js';

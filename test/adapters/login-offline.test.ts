@@ -6,8 +6,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createProbe } from '../../src/adapters/detect.js';
-import { claudeLogin, claudeStatusOffline, readClaudeStatus } from '../../src/adapters/login.js';
+import { createProbe } from '../../src/kit/detect.js';
+import { claudeLogin, claudeStatusOffline, readClaudeStatus } from '../../src/kit/login.js';
 import { ROOT } from '../support/adapter-process.js';
 
 const root = mkdtempSync(join(tmpdir(), 'bounce-login-offline-'));

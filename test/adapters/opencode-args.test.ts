@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildOpencodeArgs, buildOpencodeEnv, opencodeModel, parseOpencodeOutput, SESSION_TITLE, textPassConfig } from '../../adapters/opencode.js';
-import { readOpencodeConfig } from '../../src/adapters/cli-config.js';
-import { opencodeLogin } from '../../src/adapters/login.js';
+import { readOpencodeConfig } from '../../src/kit/cli-config.js';
+import { opencodeLogin } from '../../src/kit/login.js';
 import { tempDir } from '../support/cli.js';
 
 describe('buildOpencodeArgs', () => {

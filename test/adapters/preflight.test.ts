@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from '../../src/adapters/registry.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
-import { preflight } from '../../src/adapters/preflight.js';
+import { preflight } from '../../src/preflight/preflight.js';
 import { ROOT } from '../support/adapter-process.js';
 
 const FAKE_CLI = join(ROOT, 'test/fixtures/cli/fake-cli.mjs');

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { interpret as anthropicInterpret } from '../../adapters/anthropic.js';
 import { interpret as openaiInterpret } from '../../adapters/openai.js';
-import { classifyCliError } from '../../src/adapters/error-type.js';
-import { durationMs, isQuotaText, quotaError, resetTime } from '../../src/adapters/quota.js';
+import { classifyCliError } from '../../src/kit/error-type.js';
+import { durationMs, isQuotaText, quotaError, resetTime } from '../../src/kit/quota.js';
 
 const NOW = Date.parse('2026-12-01T11:27:02Z');
 

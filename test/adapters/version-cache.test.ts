@@ -3,8 +3,8 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, utimesSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createProbe } from '../../src/adapters/detect.js';
-import { diskVersionCache, versionCachePath } from '../../src/adapters/version-cache.js';
+import { createProbe } from '../../src/kit/detect.js';
+import { diskVersionCache, versionCachePath } from '../../src/preflight/version-cache.js';
 import { ROOT } from '../support/adapter-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bounce-version-cache-'));

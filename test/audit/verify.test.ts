@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listRecordFiles } from '../../src/audit/records.js';
+import { listRecordFiles } from '../../src/store/dispatch-record.js';
 import { verifyRun } from '../../src/audit/verify.js';
 import { runAudit } from '../../src/commands/audit.js';
 import { isBounceError } from '../../src/errors.js';

@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PRICES_AS_OF } from '../../src/adapters/prices.js';
+import { PRICES_AS_OF } from '../../src/prices.js';
 import { tempDir } from '../support/cli.js';
 import { runMain } from '../support/run-main.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../src/audit/verify.js';
-import { listRecordFiles } from '../../src/audit/records.js';
+import { listRecordFiles } from '../../src/store/dispatch-record.js';
 import { sha256 } from '../../src/store/hash.js';
 import { cleanEnv, tempDir } from '../support/cli.js';
 import { runMain } from '../support/run-main.js';

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AUTO_EDITS_ABOVE_WORDS } from '../../src/engine/edits.js';
+import { AUTO_EDITS_ABOVE_WORDS } from '../../src/text/edit-blocks.js';
 import { tempDir } from '../support/cli.js';
 import { runMain } from '../support/run-main.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readRecord } from '../../src/audit/records.js';
+import { readRecord } from '../../src/store/dispatch-record.js';
 import { verifyRun } from '../../src/audit/verify.js';
 import { policyOf } from '../../src/engine/policy.js';
 import { runDocument } from '../../src/engine/run-document.js';

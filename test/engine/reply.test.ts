@@ -1,16 +1,8 @@
+import { REPLY_DEFAULTS } from '../../src/config/defaults.js';
 import { describe, expect, it } from 'vitest';
 import { BounceError } from '../../src/errors.js';
 import { makeDelimiters } from '../../src/engine/prompt.js';
-import {
-  REPLY_DEFAULTS,
-  countWords,
-  documentMode,
-  fencedInner,
-  replyMode,
-  restoreConventions,
-  type ReplyContext,
-  type ReplyVerdict,
-} from '../../src/engine/reply.js';
+import { countWords, documentMode, fencedInner, replyMode, restoreConventions, type ReplyContext, type ReplyVerdict } from '../../src/engine/reply.js';
 
 const delimiters = makeDelimiters('', () => 'abcdefabcdef');
 const SHORT = 'Rate-limit all endpoints.\n';

@@ -26,7 +26,7 @@ import { readInput } from '../../src/commands/input.js';
 import { displayPath, outputTarget, writeOutput } from '../../src/engine/output.js';
 import { roleForPass, type RunPlan } from '../../src/engine/plan.js';
 import { policyOf } from '../../src/engine/policy.js';
-import { DEFAULT_OUTPUT_TOKENS, assertFitsBudget, estimateTokens, outputBudget } from '../../src/adapters/preflight.js';
+import { DEFAULT_OUTPUT_TOKENS, assertFitsBudget, estimateTokens, outputBudget } from '../../src/preflight/preflight.js';
 import { createProgress, fitText } from '../../src/ui/progress.js';
 import { templatesHash, type Templates } from '../../src/engine/prompt.js';
 import { sha256 } from '../../src/store/hash.js';

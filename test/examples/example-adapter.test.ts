@@ -1,6 +1,6 @@
 /**
  * The example adapter of docs/adapter-contract.md (examples/adapters/upper-adapter.mjs):
- * it must speak the contract exactly as declared in src/adapters/contract.ts, answer
+ * it must speak the contract exactly as declared in src/contract/contract.ts, answer
  * `--check`, stay under 30 lines, and work through the runner's own host. Nothing here
  * reads dist/, so the test runs without a build.
  */
@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { AdapterRequestSchema, AdapterResponseSchema, CheckResultSchema, type AdapterRequest } from '../../src/adapters/contract.js';
-import { callAdapter, checkAdapter } from '../../src/adapters/host.js';
+import { AdapterRequestSchema, AdapterResponseSchema, CheckResultSchema, type AdapterRequest } from '../../src/contract/contract.js';
+import { callAdapter, checkAdapter } from '../../src/contract/host.js';
 import { resolveAgent } from '../../src/adapters/registry.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { buildPassPrompt, loadTemplates } from '../../src/engine/prompt.js';

@@ -24,7 +24,7 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'home'));
 });
 afterAll(async () => server?.close());
-// src/adapters/detect.ts caches each CLI's version per process, keyed by its name only, so
+// src/kit/detect.ts caches each CLI's version per process, keyed by its name only, so
 // a second run in one process would see the first one's PATH (issue 7, section 1, removes
 // that cache). Each test gets fresh modules, as each `bounce` process does.
 beforeEach(() => {

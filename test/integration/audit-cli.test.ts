@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listRecordFiles, readRecord } from '../../src/audit/records.js';
+import { listRecordFiles, readRecord } from '../../src/store/dispatch-record.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { tempDir } from '../support/cli.js';
 import { runMain } from '../support/run-main.js';

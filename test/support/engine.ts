@@ -1,7 +1,8 @@
-import type { AdapterRequest, Usage } from '../../src/adapters/contract.js';
-import type { CallOptions, HostResult } from '../../src/adapters/host.js';
+import type { AdapterRequest, Usage } from '../../src/contract/contract.js';
+import type { CallOptions, HostResult } from '../../src/contract/host.js';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
-import type { Clock, Dispatcher, EngineDeps, EngineEvent } from '../../src/engine/deps.js';
+import type { Clock } from '../../src/engine/clock.js';
+import type { Dispatcher, EngineDeps, EngineEvent } from '../../src/engine/deps.js';
 import type { RunPlan } from '../../src/engine/plan.js';
 import { loadTemplates } from '../../src/engine/prompt.js';
 import { sha256 } from '../../src/store/hash.js';

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monotonicFactory } from 'ulid';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
-import type { DispatchStart } from '../../src/audit/records.js';
+import type { DispatchStart } from '../../src/store/dispatch-record.js';
 import { judgeResolved, NoteOrigins } from '../../src/protocol/ledger.js';
 import { diffNotes, scanNotes, type Note } from '../../src/protocol/scanner.js';
 import { sha256 } from '../../src/store/hash.js';

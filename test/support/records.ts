@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { buildRequest, buildResponse, countLines, type DispatchEnd, type DispatchStart, recordPath, renderRecord } from '../../src/audit/records.js';
-import type { DispatchRequest } from '../../src/audit/schema.js';
+import { countLines } from '../../src/text/lines.js';
+import { buildRequest, buildResponse, type DispatchEnd, type DispatchStart, recordPath, renderRecord } from '../../src/store/dispatch-record.js';
+import type { DispatchRequest } from '../../src/store/record-schema.js';
 import { sha256 } from '../../src/store/hash.js';
 
 /**

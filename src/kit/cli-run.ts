@@ -6,12 +6,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rm } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fail, msUntil } from './adapter-kit.js';
-import type { AdapterResponse } from './contract.js';
+import { fail, msUntil } from './outcome.js';
+import type { AdapterResponse } from '../contract/contract.js';
 import { findProgram, notFound } from './detect.js';
 import { redact } from './endpoint.js';
-import { stripAnsi } from './host.js';
-import { reapAfterExit, signalGroup, terminateGroup } from './process-group.js';
+import { stripAnsi } from '../contract/host.js';
+import { reapAfterExit, signalGroup, terminateGroup } from '../contract/process-group.js';
 import type { CliFacts } from './table.js';
 
 export const MAX_CLI_OUTPUT_BYTES = 64 * 1024 * 1024;

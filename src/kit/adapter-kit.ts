@@ -4,13 +4,15 @@ import { readAll } from '../io.js';
 import {
   AdapterRequestSchema,
   AgentOptionsSchema,
-  type AdapterError,
   type AdapterResponse,
   type AdapterRequest,
   type AgentOptions,
   type CheckResult,
-} from './contract.js';
+} from '../contract/contract.js';
 import type { CliStart, WarmCli } from './cli-run.js';
+import { fail } from './outcome.js';
+
+export { fail, msUntil } from './outcome.js';
 import { createProbe, type Probe } from './detect.js';
 
 /**
@@ -71,10 +73,6 @@ export interface AdapterProgram {
 
 /** Thrown by an adapter that means to die without answering (the mock's `crash`): the runner sees a crash. */
 export class AdapterCrash extends Error {}
-
-export function fail(type: AdapterError['type'], message: string, extra: Partial<AdapterError> = {}): AdapterResponse {
-  return { ok: false, error: { type, message, ...extra } };
-}
 
 const issuesOf = (issues: { path: (string | number)[]; message: string }[], top: string): string =>
   issues.map((i) => `${i.path.join('.') || top}: ${i.message}`).join('; ');
@@ -156,11 +154,6 @@ export async function runAdapter(program: AdapterProgram, argv = process.argv.sl
 
 function emit(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
-}
-
-/** Milliseconds left until the request's deadline (never negative). */
-export function msUntil(deadline: string): number {
-  return Math.max(0, Date.parse(deadline) - Date.now());
 }
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readRecord } from '../audit/records.js';
-import type { DispatchRecord } from '../audit/schema.js';
+import { readRecord } from '../store/dispatch-record.js';
+import type { DispatchRecord } from '../store/record-schema.js';
 import { INPUT_ORIGIN, type NoteOrigin } from '../protocol/ledger.js';
 import { mdxForPath, type Note, noteKey, type ScanOptions, scanNotes } from '../protocol/scanner.js';
 import type { PassRecord, RunManifest } from '../store/manifest.js';

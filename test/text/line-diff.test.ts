@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffLines, splitLines, unifiedDiff } from '../../src/report/line-diff.js';
+import { diffLines, splitLines, unifiedDiff } from '../../src/text/line-diff.js';
 
 /** Length of a longest common subsequence, the slow way, to check the diff is minimal. */
 function lcs(a: string[], b: string[]): number {

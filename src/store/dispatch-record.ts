@@ -1,11 +1,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AdapterSuccess } from '../adapters/contract.js';
-import { CONTRACT_VERSION } from '../adapters/contract.js';
-import type { HostError } from '../adapters/host.js';
+import type { AdapterSuccess } from '../contract/contract.js';
+import { CONTRACT_VERSION } from '../contract/contract.js';
+import type { HostError } from '../contract/host.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
-import type { EditReport } from '../engine/edits.js';
+import type { EditReport } from '../text/edit-blocks.js';
 import type { AttemptKind, CostSource, DispatchStatus, EditFormat, NoteFate, Role } from '../vocabulary.js';
+import type { Lines } from '../text/lines.js';
+import { type NoteLike, noteRange } from '../protocol/note-range.js';
 import { toYaml, yamlLib } from '../yaml.js';
 import {
   DispatchRecordSchema,
@@ -15,7 +17,7 @@ import {
   type DispatchResponse,
   type Finding,
   type ResolvedNote,
-} from './schema.js';
+} from './record-schema.js';
 
 export const DISPATCHES_DIR = 'audit/dispatches';
 
@@ -82,14 +84,6 @@ export interface ResolvedFate {
   refersTo: [number, number] | null;
 }
 
-/** What the audit trail reads of a scanner note. */
-export interface NoteLike {
-  kind: string;
-  line: number;
-  text: string;
-  canonical: boolean;
-}
-
 const SCAN_RATIONALE =
   'Deterministic scan: bounce found this note with its own marker scanner in the document the reply produced; the agent was not asked to report it.';
 const LIMITATIONS = ["bounce does not ask agents to assess themselves; findings come from bounce's deterministic note scan, not from the agent."];
@@ -107,51 +101,9 @@ export function recordPath(id: string, issuedAt: Date): string {
   return `${DISPATCHES_DIR}/${utcDate(issuedAt)}/${id}.yaml`;
 }
 
-export function countLines(text: string): number {
-  if (text === '') return 0;
-  let breaks = 0;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) breaks++;
-  return breaks + 1 - (text.endsWith('\n') ? 1 : 0);
-}
-
 /** Severity by marker kind: a disagreement weighs more than a question. */
 export function severityOf(kind: string): Finding['severity'] {
   return kind.toLowerCase() === 'contested' ? 'medium' : 'low';
-}
-
-const STARTS_NOTE = /^\s*(?:(?:[>*+-]|\d+[.)])\s*)*[*_]*\[[A-Za-z][\w-]*\]/;
-
-/**
- * Lines a note spans: from its marker to the end of its paragraph or the line before the
- * next note (the scanner's rule), read from the document it is in.
- */
-export function noteRange(note: NoteLike, lines: Lines | null): [number, number] {
-  let end = note.line;
-  if (lines)
-    for (let next = lines.at(end); end < lines.length && next !== undefined && next.trim() !== '' && !STARTS_NOTE.test(next); next = lines.at(end)) end++;
-  return [note.line, end];
-}
-
-/** A document's lines, 0-based: an array, or a view that cuts a line out only when asked. */
-export interface Lines {
-  readonly length: number;
-  at(index: number): string | undefined;
-}
-
-/** The lines of `text` (split on LF, a CR before it dropped) without building them all. */
-export function lineView(text: string): Lines {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return {
-    length: starts.length,
-    at(index) {
-      const start = starts[index];
-      if (start === undefined) return undefined;
-      const next = starts[index + 1];
-      const line = text.slice(start, next === undefined ? text.length : next - 1);
-      return line.endsWith('\r') ? line.slice(0, -1) : line;
-    },
-  };
 }
 
 /** A file as a record cites it: its sha256 (null when missing) and line count. */

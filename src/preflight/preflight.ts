@@ -1,8 +1,8 @@
 import { checkAgent } from './check-agent.js';
-import { type CheckProblem, type Role, ROLES } from './contract.js';
-import { createProbe, type Probe } from './detect.js';
-import type { ResolvedAgent } from './registry.js';
-import { ADAPTER_TABLE } from './table.js';
+import { type CheckProblem, type Role, ROLES } from '../contract/contract.js';
+import { createProbe, type Probe } from '../kit/detect.js';
+import type { ResolvedAgent } from '../adapters/registry.js';
+import { ADAPTER_TABLE } from '../kit/table.js';
 import { usageError } from '../errors.js';
 
 /** Output budgets the adapters use when none is configured (null: the provider decides), from the adapter table. */

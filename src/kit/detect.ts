@@ -6,9 +6,14 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { CliFacts } from './table.js';
-import type { VersionCache } from './version-cache.js';
 
 /** The program to run: `$BOUNCE_<CLI>_BIN` (a path or a name), else the CLI's name on PATH; null when not found. */
+export interface VersionCache {
+  /** The version remembered for this program file as it is now, else undefined. */
+  get(program: string): string | undefined;
+  set(program: string, version: string): void;
+}
+
 export function findProgram(cli: CliFacts, env: NodeJS.ProcessEnv): string | null {
   const wanted = env[cli.binEnv]?.trim() || cli.program;
   if (wanted.includes('/') || isAbsolute(wanted)) return isExecutable(wanted) ? wanted : null;

@@ -8,7 +8,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CheckProblem } from './contract.js';
+import type { CheckProblem } from '../contract/contract.js';
 import { geminiAuthType, geminiLoginStored, geminiVariableSet, opencodeStoredLogins, readOpencodeConfig } from './cli-config.js';
 import { customProviderIds, readCodexConfig, topLevelSetting } from './codex-config.js';
 import { type Probe, runQuick } from './detect.js';

@@ -10,12 +10,7 @@ import { mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic.js';
-
-export interface VersionCache {
-  /** The version remembered for this program file as it is now, else undefined. */
-  get(program: string): string | undefined;
-  set(program: string, version: string): void;
-}
+import type { VersionCache } from '../kit/detect.js';
 
 interface Entry {
   size: number;

@@ -9,9 +9,10 @@ import {
   editsReason,
   MAX_EDIT_BLOCKS,
   parseEditReply,
-} from '../../src/engine/edits.js';
+} from '../../src/text/edit-blocks.js';
 import { makeDelimiters } from '../../src/engine/prompt.js';
-import { editsMode, REPLY_DEFAULTS, type ReplyContext, replyMode, replyModeFor } from '../../src/engine/reply.js';
+import { REPLY_DEFAULTS } from '../../src/config/defaults.js';
+import { editsMode, type ReplyContext, replyMode, replyModeFor } from '../../src/engine/reply.js';
 
 const block = (search: string, replace: string): string => `<<<<<<< SEARCH\n${search}\n=======\n${replace}\n>>>>>>> REPLACE`;
 const emptyReplace = (search: string): string => `<<<<<<< SEARCH\n${search}\n=======\n>>>>>>> REPLACE`;

@@ -3,7 +3,7 @@
  * Recognised from the CLIs' own wording (Claude Code, Codex) and the HTTP APIs' error
  * codes, and turned into a `quota` error with the reset time when the message gives one.
  */
-import type { AdapterError } from './contract.js';
+import type { AdapterError } from '../contract/contract.js';
 
 const QUOTA_PATTERNS = [
   // Claude Code: "You've hit your session limit · resets 4:20am (UTC)"; Codex: "You’ve hit your usage limit. ..."

@@ -3,7 +3,7 @@
  * in order (as whole lines, else inside lines, else ignoring whitespace) and reported block by
  * block. Pure functions of text; the reply mode that uses them is `editsMode` in reply.ts.
  */
-import { diffLines } from '../report/line-diff.js';
+import { diffLines } from './line-diff.js';
 import type { BlockApplied, BlockFailed, EditFormat, EditFormatSetting } from '../vocabulary.js';
 import { countWords } from './words.js';
 

@@ -1,5 +1,5 @@
 import type { AdapterKind } from '../vocabulary.js';
-import type { AgentOptions } from './contract.js';
+import type { AgentOptions } from '../contract/contract.js';
 
 /** The CLI a built-in adapter runs, and how a user points bounce at another copy of it. */
 export interface CliFacts {

@@ -5,8 +5,8 @@
  * Key VALUES never appear in a message, an argv or any output; only variable names do.
  */
 import { redactCounting } from '../redact.js';
-import { fail, msUntil } from './adapter-kit.js';
-import type { AdapterResponse, AgentOptions, CheckProblem } from './contract.js';
+import { fail, msUntil } from './outcome.js';
+import type { AdapterResponse, AgentOptions, CheckProblem } from '../contract/contract.js';
 import type { AdapterFacts } from './table.js';
 
 export interface EndpointCheck {

@@ -1,7 +1,14 @@
 import type { HostErrorType } from '../vocabulary.js';
-import { AdapterResponseSchema, type AdapterRequest, type AdapterSuccess, type CheckResult, CheckResultSchema, type Usage } from './contract.js';
+import {
+  AdapterResponseSchema,
+  type AdapterRequest,
+  type AdapterSuccess,
+  type CheckResult,
+  CheckResultSchema,
+  type ResolvedAgent,
+  type Usage,
+} from './contract.js';
 import { reapAfterExit, signalGroup, terminateGroup } from './process-group.js';
-import type { ResolvedAgent } from './registry.js';
 
 /** Failures the runner sees: the adapter's own typed errors plus what the host observed. */
 export type { HostErrorType } from '../vocabulary.js';

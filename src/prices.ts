@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CostSource } from '../vocabulary.js';
+import type { CostSource } from './vocabulary.js';
 
 /**
  * List prices in USD per million tokens, for pricing the tokens an adapter reports when it

@@ -3,12 +3,12 @@
  * CLI and credentials inside the runner; a `cmd:` program must be executable and is asked
  * its own `--check` as a subprocess (one that does not answer it gets only a warning).
  */
-import { checkOptions } from './adapter-kit.js';
-import { loadBuiltin } from './builtins.js';
-import { type CheckResult, CheckResultSchema } from './contract.js';
-import { createProbe, isExecutable, type Probe } from './detect.js';
-import { checkAdapter } from './host.js';
-import type { ResolvedAgent } from './registry.js';
+import { checkOptions } from '../kit/adapter-kit.js';
+import { loadBuiltin } from '../adapters/builtins.js';
+import { type CheckResult, CheckResultSchema } from '../contract/contract.js';
+import { createProbe, isExecutable, type Probe } from '../kit/detect.js';
+import { checkAdapter } from '../contract/host.js';
+import type { ResolvedAgent } from '../adapters/registry.js';
 
 export interface CheckAgentOptions {
   /** The CLI versions this command invocation already asked for. */

@@ -3,7 +3,7 @@
  * (status of the response) and the CLI adapters (status or wording in the CLI's error text).
  */
 import type { AdapterErrorType } from '../vocabulary.js';
-import type { AdapterError } from './contract.js';
+import type { AdapterError } from '../contract/contract.js';
 import { isQuotaText, quotaError } from './quota.js';
 
 /** Error type for a failed HTTP status (before any provider-specific error type is considered). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AdapterErrorTypeSchema, AttemptKindSchema, CheckProblemKindSchema, RoleSchema, StopReasonSchema } from '../vocabulary.js';
+import { AdapterErrorTypeSchema, AttemptKindSchema, CheckProblemKindSchema, type Evidence, RoleSchema, StopReasonSchema } from '../vocabulary.js';
 
 /**
  * The adapter contract: the runner writes one AdapterRequest as JSON to the adapter's
@@ -162,3 +162,19 @@ export const emptyUsage = (): Usage => ({
   cost_usd: null,
   provider_reported: false,
 });
+
+/** An agent spec resolved to the program to spawn and the options to send it. */
+export interface ResolvedAgent {
+  /** The spec as given: `claude`, `openai:llama3.1`, `cmd:./agent.py`, or a configured name. */
+  spec: string;
+  /** File-name-safe form of the spec, used in artifact names. */
+  slug: string;
+  /** Built-in adapter name, or `cmd`. */
+  adapter: string;
+  provider: string;
+  command: string;
+  args: string[];
+  options: AgentOptions;
+  timeoutS: number | undefined;
+  evidence: Evidence;
+}

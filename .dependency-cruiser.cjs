@@ -1,0 +1,49 @@
+/**
+ * The import rules of the house (docs/architecture.md, "Layers"): each layer imports only
+ * layers below it, and nothing imports in a cycle. `npm run lint:deps` checks them; CI runs it.
+ */
+const LAYERS = [
+  ['base', '^src/(text/|git/|vocabulary|errors|yaml|package|version|redact|suggest|io|prices|syntaxes|lint-modes|text-input|concurrency|documents)'],
+  ['protocol', '^src/protocol/'],
+  ['contract', '^src/contract/'],
+  ['kit', '^src/kit/'],
+  ['programs', '^adapters/'],
+  ['config', '^src/config/'],
+  ['registry', '^src/adapters/'],
+  ['store', '^src/store/'],
+  ['preflight', '^src/preflight/'],
+  ['audit', '^src/audit/'],
+  ['engine', '^src/engine/'],
+  ['presentation', '^src/(report|formats|ui)/'],
+  ['commands', '^src/(commands|request)/'],
+  ['cli', '^src/(cli|help)\\.ts$'],
+];
+
+// A layer may not import any layer above it.
+const upward = LAYERS.map(([name, path], i) => ({
+  name: `layer-${name}`,
+  comment: `${name} imports only the layers below it (docs/architecture.md, "Layers")`,
+  severity: 'error',
+  from: { path },
+  to: { path: LAYERS.slice(i + 1).map(([, p]) => `(${p})`).join('|') || '^$' },
+}));
+
+module.exports = {
+  forbidden: [
+    { name: 'no-cycle', comment: 'no import cycle between files', severity: 'error', from: {}, to: { circular: true } },
+    {
+      name: 'in-a-layer',
+      comment: 'every source file belongs to a layer (add it to LAYERS in .dependency-cruiser.cjs)',
+      severity: 'error',
+      from: { path: '^(src|adapters)/', pathNot: LAYERS.map(([, p]) => `(${p})`).join('|') },
+      to: {},
+    },
+    ...upward,
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules)/' },
+  },
+};

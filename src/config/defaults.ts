@@ -1,0 +1,7 @@
+/** Defaults the config schema declares and the engine falls back on: declared once, here. */
+
+/** A reply under `summaryRatio` of the input's words, for inputs over `summaryMinWords` words, is a summary. */
+export const REPLY_DEFAULTS: { summaryRatio: number; summaryMinWords: number } = {
+  summaryRatio: 0.3,
+  summaryMinWords: 50,
+};
