@@ -1,14 +1,7 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { cleanEnv } from './cli.js';
 import { memIo } from './mem-io.js';
 import { waitFor } from './wait-for.js';
 
-/**
- * The built CLI (`npm run build`), not src/cli.ts: the registry finds the built-in adapter
- * programs next to its own module, as `adapters/<name>.js`, which exist only in dist/.
- */
-const CLI = new URL('../../dist/src/cli.js', import.meta.url);
 
 export interface MainResult {
   code: number;
@@ -32,8 +25,8 @@ export interface MainOptions {
  * calls `vi.resetModules()` gets a fresh copy of every module (and of their caches).
  */
 export async function runMain(args: string[], opts: MainOptions): Promise<MainResult> {
-  if (!existsSync(CLI)) throw new Error(`${fileURLToPath(CLI)} is missing: run \`npm run build\` first`);
-  const { main } = (await import(CLI.href)) as typeof import('../../src/cli.js');
+  // The source, not the last build: what these tests run is the code as it stands.
+  const { main } = await import('../../src/cli.js');
   const io = memIo(opts.cwd, { env: opts.env ?? cleanEnv(), input: opts.input, signal: (opts.controller ?? new AbortController()).signal });
   const code = await main(['node', 'bounce', ...args], io);
   return { code, stdout: io.out(), stderr: io.err() };
