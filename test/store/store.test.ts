@@ -183,9 +183,11 @@ describe('acquireLock', () => {
   });
 
   it('a lock held by another live process on this host is refused', () => {
-    writeFileSync(lockPath(), JSON.stringify({ pid: process.ppid, host: hostname(), started_at: '2026-01-01T00:00:00.000Z' }));
+    // Written now, so after the parent process started: that process is the lock's owner.
+    const since = new Date().toISOString();
+    writeFileSync(lockPath(), JSON.stringify({ pid: process.ppid, host: hostname(), started_at: since }));
     const err = bounceErrorOf(() => acquireLock(root));
-    expect(err.message).toBe(`the run is in use by process ${process.ppid} (since 2026-01-01T00:00:00.000Z)`);
+    expect(err.message).toBe(`the run is in use by process ${process.ppid} (since ${since})`);
   });
 
   it('a stale lock of a dead process on this host is taken over', () => {
