@@ -3,6 +3,7 @@ import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { processStartMs } from './process-start.js';
 import { join } from 'node:path';
 import { usageError } from '../errors.js';
+import type { RunStatus, ShownStatus } from '../vocabulary.js';
 
 export const LOCK_FILE = 'lock';
 
@@ -127,4 +128,17 @@ export function acquireLock(runDir: string): () => void {
   held.add(release);
   leftBehind.delete(path);
   return release;
+}
+
+/**
+ * A run's status as `runs` and `show` print it: a `running` run whose lock names a process on
+ * this host that is gone (killed, `kill -9`, a power cut) is `crashed`, with that lock. Reads
+ * only: run.json stays as it is until `bounce resume` takes the run over. A run with no lock
+ * (a batch's run not begun yet) or locked on another host stays `running`: no one can tell.
+ */
+export function shownStatus(runDir: string, status: RunStatus): { status: ShownStatus; lock: LockInfo | null } {
+  if (status !== 'running') return { status, lock: null };
+  const lock = readLock(join(runDir, LOCK_FILE));
+  if (!lock || lock.host !== hostname() || lockOwnerAlive(lock)) return { status, lock };
+  return { status: 'crashed', lock };
 }
