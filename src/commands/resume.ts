@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Probe } from '../adapters/detect.js';
 import type { RunPlan } from '../engine/plan.js';
 import { policyOf } from '../engine/policy.js';
+import { assertOutputWritable } from '../engine/output.js';
 import { runDocument } from '../engine/run-document.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
 import { displayPath } from '../documents.js';
@@ -130,5 +131,7 @@ export async function resumePlan(
       throw usageError(`${path} changed since the run began`, "an --in-place run is not resumed over someone else's edits; start a new run", 'resume');
     }
   }
+  // The recorded output's folder may have become read-only since: found now, not after the passes.
+  assertOutputWritable(plan.output);
   return plan;
 }

@@ -6,7 +6,7 @@ import type { FinalStatus } from '../vocabulary.js';
 import { BudgetLedger, hasLimit, spentOf } from './budget.js';
 import { type Clock, type EngineDeps, systemClock } from './deps.js';
 import { openingOf } from './opening.js';
-import { writeOutput } from './output.js';
+import { storageCause, writeOutput } from './output.js';
 import { NoteOrigins } from '../protocol/ledger.js';
 import { diffNotes } from '../protocol/scanner.js';
 import { replayOrigins } from './notes-ledger.js';
@@ -122,20 +122,11 @@ export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: Resume
   }
 }
 
-const STORAGE_CAUSES: Readonly<Record<string, string>> = {
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'the disk quota is exceeded',
-  EROFS: 'the file system is read-only',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EIO: 'an input/output error',
-};
-
 /** A file-system failure bounce cannot work around (disk full, read-only): its cause in words, else null. */
 export function storageProblem(err: unknown): string | null {
   if (err instanceof RecorderCrashed) return null;
   const code = (err as NodeJS.ErrnoException | null)?.code;
-  return typeof code === 'string' && Object.hasOwn(STORAGE_CAUSES, code) ? `${STORAGE_CAUSES[code]} (${code})` : null;
+  return typeof code === 'string' ? storageCause(code) : null;
 }
 
 /**
