@@ -95,6 +95,13 @@ describe('bounce resume', () => {
     await killedInPass2(['--out', 'migrated.md']);
     expect(manifest().status).toBe('running');
     expect(records().some((r) => /status: pending/.test(r))).toBe(true);
+    // Its process is gone: runs and show call it crashed and name the resume, and write nothing.
+    const id = basename(runDir());
+    const listed = await runMain(['runs'], { cwd: dir });
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+migrate\\.md\\s+crashed`, 'm'));
+    expect(listed.stderr).toContain(`bounce resume ${id}`);
+    expect((await runMain(['show', id], { cwd: dir })).stdout).toContain(`next      bounce resume ${id}`);
+    expect(manifest().status).toBe('running');
     const r = await runCli(['resume', 'latest', '--json'], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'converged', exit_code: 0, passes_run: 2 });
