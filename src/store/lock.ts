@@ -24,10 +24,12 @@ function alive(pid: number): boolean {
 }
 
 /**
- * How far a process's start time, read from /proc (whole seconds of boot time, clock ticks),
- * may lie after the moment it wrote its lock and still be the writer.
+ * How far a process's start time, read from /proc, may lie after the moment it wrote its lock
+ * and still be the writer: boot time is in whole seconds, and a wall clock stepped forward
+ * (NTP) moves every start time read later by the step. A pid reused within this window of
+ * the lock being written is still taken for the owner, as without /proc.
  */
-const START_SLACK_MS = 2000;
+const START_SLACK_MS = 30_000;
 
 /**
  * Whether the lock's process still runs: alive, and (where its start time can be read) started

@@ -57,6 +57,9 @@ describe('a reused pid', () => {
     expect(lockOwnerAlive(info, () => null)).toBe(true);
     expect(lockOwnerAlive(info, () => Date.parse('2021-01-01T00:00:00.000Z'))).toBe(false);
     expect(lockOwnerAlive(info, () => Date.parse('2019-12-31T23:59:59.000Z'))).toBe(true);
+    // Within 30 s of the lock (whole-second boot time, a clock stepped forward): still the owner.
+    expect(lockOwnerAlive(info, () => Date.parse('2020-01-01T00:00:20.000Z'))).toBe(true);
+    expect(lockOwnerAlive(info, () => Date.parse('2020-01-01T00:00:31.000Z'))).toBe(false);
   });
 
   it('a refused lock names its live owner', () => {
