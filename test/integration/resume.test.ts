@@ -145,6 +145,15 @@ describe('bounce resume', () => {
     expect(existsSync(join(runDir(), 'lock'))).toBe(false);
   });
 
+  it('takes over a lock whose pid a later process reuses: that process started after the lock was written', async () => {
+    await killedInPass2();
+    // This test process is alive, but it started long after 2020: it is not the lock's owner.
+    writeFileSync(join(runDir(), 'lock'), JSON.stringify({ pid: process.pid, host: hostname(), started_at: '2020-01-01T00:00:00.000Z' }));
+    const r = await runMain(['resume', 'latest'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(manifest().status).toBe('converged');
+  });
+
   it('refuses an --in-place run whose input changed since it began', async () => {
     await interruptedInPass2(['--in-place']);
     const before = readFileSync(join(runDir(), 'run.json'), 'utf8');
