@@ -159,6 +159,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .argument('[runs...]', 'run folder path, run id, a part of an id only that run has, or latest (default); several runs resume as a batch')
     .option('-o, --out <file>', 'write the converged document to FILE (- for stdout) instead of the recorded target')
     .option('--in-place', 'overwrite the input atomically after convergence')
+    .option('-p, --passes <n>', "the run's pass budget from now on, more than its completed passes; takes a not-converged or converged run further")
+    .option('-r, --reviewer <agent>', 'another agent for the odd passes still to run (default: the recorded one)')
+    .option('-c, --composer <agent>', 'another agent for the even passes still to run (default: the recorded one)')
     .option('--runs-dir <dir>', 'where to look for the run')
     .option('--config <file>', 'config file (agents are resolved from it again)')
     .option('--timeout <seconds>', "deadline per agent call in seconds for this session, 1 to 2147483 (default: the agent's timeout_s, else 600)")
@@ -175,6 +178,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         [
           'bounce resume',
           'bounce resume 7QZK3M --timeout 1800',
+          'bounce resume 7QZK3M --passes 4 --composer codex',
           'bounce resume rfc-20261129-101500-7QZK3M --json',
           'bounce resume --batch 01JF3Q8X9ZK2M4N6P8R0T2V4W6',
         ],

@@ -24,6 +24,9 @@ export type DispatchStatus = z.infer<typeof DispatchStatusSchema>;
 export const RunStatusSchema = z.enum(['running', 'converged', 'not-converged', 'failed', 'interrupted']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 export type FinalStatus = Exclude<RunStatus, 'running'>;
+/** What `runs` and `show` call a run: its status, or `crashed` for a `running` one whose lock's process is gone (never written to run.json). */
+export const ShownStatusSchema = z.enum([...RunStatusSchema.options, 'crashed']);
+export type ShownStatus = z.infer<typeof ShownStatusSchema>;
 
 /** A pass's status in run.json. */
 export const PassStatusSchema = z.enum(['running', 'completed', 'failed', 'interrupted']);

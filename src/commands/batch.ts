@@ -331,6 +331,9 @@ function recordedResult(m: RunManifest, runDir: string): RunResult {
  */
 export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<number> {
   if (opts.out !== undefined) throw usageError('--out names one output, and several runs are being resumed', 'drop --out, or resume one run at a time');
+  const extending = (['passes', 'reviewer', 'composer'] as const).find((k) => opts[k] !== undefined);
+  if (extending)
+    throw usageError(`--${extending} changes one run's plan, and several runs are being resumed`, `drop --${extending}, or resume one run at a time`);
   const flagBudget = budgetFromFlags(opts);
   const loaded = loadConfig(io.cwd, io.env, opts.config);
   const runsDir = runsDirFor(io.cwd, loaded, opts.runsDir);

@@ -164,27 +164,36 @@ export interface ResumeFlags {
   timeoutS?: number;
   /** The --max-* flags, already checked: this session's budget. */
   budget?: BudgetLimits;
+  /** `--reviewer`, `--composer` of resume: agents that replace the recorded ones. */
+  agents?: Partial<Record<Role, string>>;
 }
 
 /** The request a run was made with, from its run.json, its folder and today's config (agents are resolved again). */
-export function requestFromManifest(m: RunManifest, runDir: string, io: Io, flags: ResumeFlags): { request: PlanRequest; config: Config } {
+export function requestFromManifest(
+  m: RunManifest,
+  runDir: string,
+  io: Io,
+  flags: ResumeFlags,
+): { request: PlanRequest; config: Config; recordedAgents: Record<Role, ResolvedAgent> } {
   const { config, path } = loadConfig(io.cwd, io.env, flags.config);
   const configDir = path ? dirname(path) : null;
   const text = readFileSync(join(runDir, m.original), 'utf8');
   const recordedOutput: OutputTarget =
     m.output.target === 'file' || m.output.target === 'in-place' ? { kind: m.output.target, path: m.output.path as string } : { kind: m.output.target };
   const overridden = flags.out !== undefined || flags.inPlace;
-  const agents = perRole((role) => resolveAgent(m.agents[role].spec, config, io.cwd, configDir));
+  const recordedAgents = perRole((role) => resolveAgent(m.agents[role].spec, config, io.cwd, configDir));
+  const replaced = perRole((role) => flags.agents?.[role] !== undefined && flags.agents[role] !== m.agents[role].spec);
+  const agents = perRole((role) => (replaced[role] ? resolveAgent(flags.agents?.[role] as string, config, io.cwd, configDir) : recordedAgents[role]));
   const request: PlanRequest = {
     input: { path: m.input.path, display: m.input.display, text, bytes: m.input.bytes, sha256: m.input.sha256, ext: m.input.ext, syntax: m.input.syntax },
     passes: m.passes.requested,
     allPasses: m.passes.all_passes,
     agents,
-    chosenBy: perRole((r) => m.agents[r].chosen_by),
+    chosenBy: perRole((r) => (replaced[r] ? 'flag' : m.agents[r].chosen_by)),
     promptsDir: m.policy.prompts_dir,
     maxRepairs: m.policy.max_repairs,
     // --timeout, else the agent's timeout_s in today's config, else what the run was made with.
-    timeoutS: perRole((r) => flags.timeoutS ?? agents[r].timeoutS ?? m.agents[r].timeout_s),
+    timeoutS: perRole((r) => flags.timeoutS ?? agents[r].timeoutS ?? (replaced[r] ? undefined : m.agents[r].timeout_s)),
     output: overridden ? outputTarget({ out: flags.out, inPlace: flags.inPlace, json: flags.json }, m.input.path, io.cwd) : recordedOutput,
     runsDir: dirname(runDir),
     name: m.run_id,
@@ -194,10 +203,10 @@ export function requestFromManifest(m: RunManifest, runDir: string, io: Io, flag
     // A run recorded before lint existed ran without it.
     lint: m.policy.lint ?? 'off',
     dismissals: m.policy.dismissals ?? 'allow',
-    recorded: { versions: perRole((r) => m.agents[r].version), resolved: perRole((r) => m.agents[r].resolved) },
+    recorded: { versions: perRole((r) => (replaced[r] ? null : m.agents[r].version)), resolved: perRole((r) => (replaced[r] ? {} : m.agents[r].resolved)) },
     // The run's goal and its copies of the context files: what it was asked to do, whatever became of the sources since.
     goal: m.goal,
     context: recordedContext(m.context, runDir, m.run_id),
   };
-  return { request, config };
+  return { request, config, recordedAgents };
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Probe } from '../kit/detect.js';
 import type { RunPlan } from '../engine/plan.js';
 import { policyOf } from '../engine/policy.js';
+import { assertOutputWritable } from '../engine/output.js';
 import { runDocument } from '../engine/run-document.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
 import { displayPath } from '../documents.js';
@@ -12,10 +13,11 @@ import { sha256 } from '../store/hash.js';
 import type { RunManifest } from '../store/manifest.js';
 import { RunRecorder } from '../store/recorder.js';
 import { resolveRunDir } from '../store/resolve-run.js';
-import { printRunResult } from '../ui/run-summary.js';
+import { extendedPasses, printRunResult } from '../ui/run-summary.js';
+import { ROLES } from '../vocabulary.js';
 import { completePlan, type PlanRequest, requestFromManifest, runProbe } from './plan.js';
 import { budgetFromFlags } from './budget-flags.js';
-import { secondsFlag } from './refine-plan.js';
+import { intFlag, secondsFlag } from './refine-plan.js';
 import { engineDeps } from './refine.js';
 
 export interface ResumeOptions {
@@ -31,9 +33,26 @@ export interface ResumeOptions {
   maxCostUsd?: string | number;
   maxTokens?: string | number;
   maxDispatches?: string | number;
+  /** `--passes N`: the run's pass budget from now on; with it a converged or not-converged run goes on from its last completed pass. */
+  passes?: string | number;
+  /** `--reviewer`, `--composer`: another agent for that role from the next pass on. */
+  reviewer?: string;
+  composer?: string;
 }
 
 const RESUMABLE = new Set(['running', 'interrupted', 'failed']);
+/** Ended runs that `--passes N` takes further. */
+const EXTENDABLE = new Set(['converged', 'not-converged']);
+
+/** The newest pass that completed (0: none): an extension goes on from its document. */
+export function lastCompletedPass(m: Pick<RunManifest, 'pass_records'>): number {
+  return Math.max(0, ...m.pass_records.filter((p) => p.status === 'completed').map((p) => p.pass));
+}
+
+/** Whether a resume with these flags changes the run's plan: passes, agents, or an ended run taken further. */
+export function isExtension(m: RunManifest, plan: RunPlan): boolean {
+  return !RESUMABLE.has(m.status) || plan.passes !== m.passes.requested || ROLES.some((r) => plan.agents[r].spec !== m.agents[r].spec);
+}
 
 function policyDifference(old: RunManifest['policy'], now: RunManifest['policy']): string {
   const keys = Object.keys(old) as (keyof RunManifest['policy'])[];
@@ -47,10 +66,12 @@ function lastDocumentSha(m: RunManifest): string | null {
 }
 
 /**
- * `bounce resume <run>`: finishes an interrupted or crashed run from its last completed
+ * `bounce resume <run>`: finishes an interrupted, crashed or failed run from its last completed
  * pass, to the result and output a whole run would have reached. Refused (exit 2) when
  * the policy changed or an in-place input changed meanwhile. A run whose breaker opened
  * is resumed with the breaker closed again (run.json counts it in breaker.reopened).
+ * With `--passes N` (and `--reviewer`, `--composer`) the run's plan changes: a not-converged
+ * or converged run goes on to N passes from its last completed pass, recorded in `extensions`.
  */
 export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
   // The flags are checked before the run is looked for: a bad --max-* is the error to report.
@@ -60,7 +81,8 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
   const manifest = readForResume(runDir);
   const probe = runProbe(io);
   const plan = await resumePlan(manifest, runDir, opts, io, probe);
-  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe, plan), { runDir });
+  const from = { runDir, ...(isExtension(manifest, plan) ? { extend: true } : {}) };
+  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe, plan), from);
   printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
   return result.exitCode;
 }
@@ -92,10 +114,28 @@ export async function resumePlan(
   probe: Probe,
   recorded?: PlanRequest['recorded'],
 ): Promise<RunPlan> {
-  if (!RESUMABLE.has(manifest.status))
-    throw usageError(`run ${manifest.run_id} is already ${manifest.status}`, 'only interrupted, crashed or failed runs can be resumed', 'resume');
+  const done = lastCompletedPass(manifest);
+  if (!RESUMABLE.has(manifest.status) && !(opts.passes !== undefined && EXTENDABLE.has(manifest.status))) {
+    const id = manifest.run_id;
+    throw usageError(
+      `run ${id} is already ${manifest.status}`,
+      EXTENDABLE.has(manifest.status)
+        ? `to go on from its last completed pass, give it more passes: bounce resume ${id} --passes ${extendedPasses(manifest)}`
+        : 'only interrupted, crashed, failed, not-converged or converged runs can be resumed',
+      'resume',
+    );
+  }
   const budget = budgetFromFlags(opts);
-  const { request, config } = requestFromManifest(manifest, runDir, io, { ...opts, timeoutS: secondsFlag(opts.timeout), budget });
+  const agents = { ...(opts.reviewer !== undefined ? { reviewer: opts.reviewer } : {}), ...(opts.composer !== undefined ? { composer: opts.composer } : {}) };
+  const { request, config, recordedAgents } = requestFromManifest(manifest, runDir, io, { ...opts, timeoutS: secondsFlag(opts.timeout), budget, agents });
+  request.passes = intFlag('--passes', opts.passes, manifest.passes.requested, 1, config.max_passes);
+  // Without --passes a run that crashed after its last pass is closed as it stands.
+  if (opts.passes !== undefined && request.passes <= done)
+    throw usageError(
+      `--passes ${request.passes} does not take run ${manifest.run_id} further: it has completed ${done} pass${done === 1 ? '' : 'es'}`,
+      `pass more, e.g. --passes ${done + 2}`,
+      'usage',
+    );
   if (request.output.kind === 'stdout' && opts.json) {
     // One stdout cannot carry both the document and the --json object.
     request.output = { kind: 'run' };
@@ -107,7 +147,8 @@ export async function resumePlan(
   // A batch checks its agents once: the later runs take what the first check found.
   if (recorded) request.recorded = recorded;
   const { plan } = await completePlan(request, config, io.env, { checkAgents: !recorded, probe });
-  const policy = policyOf(plan);
+  // The run's policy with what the flags change put back: anything else that differs was not asked for.
+  const policy = policyOf({ ...plan, passes: manifest.passes.requested, agents: recordedAgents });
   if (policy.version !== manifest.policy.version) {
     const changed = policyDifference(manifest.policy, policy);
     // Where the run got to: a new run can start from the last completed pass's document.
@@ -130,5 +171,7 @@ export async function resumePlan(
       throw usageError(`${path} changed since the run began`, "an --in-place run is not resumed over someone else's edits; start a new run", 'resume');
     }
   }
+  // The recorded output's folder may have become read-only since: found now, not after the passes.
+  assertOutputWritable(plan.output);
   return plan;
 }

@@ -1,6 +1,7 @@
 import { basename, resolve } from 'node:path';
 import type { Io } from '../io.js';
 import { fmtCost, fmtDuration, fmtTime, fmtTokens, summarize, table, type RunSummary } from '../report/format.js';
+import { shownStatus } from '../store/lock.js';
 import { listRuns } from '../store/resolve-run.js';
 
 export interface RunsOptions {
@@ -11,12 +12,12 @@ export interface RunsOptions {
 
 type Listed = (RunSummary & { dir: string; error: null }) | { run_id: string; dir: string; status: 'unreadable'; error: string };
 
-/** `bounce runs`: every run in the runs dir, newest first. Always exit 0. */
+/** `bounce runs`: every run in the runs dir, newest first (a `running` run whose process is gone as `crashed`). Always exit 0. */
 export async function runRuns(opts: RunsOptions, io: Io): Promise<number> {
   const root = resolve(io.cwd, opts.runsDir ?? 'runs');
   const listed: Listed[] = listRuns(root).map((e) =>
     e.manifest
-      ? { ...summarize(e.manifest), dir: e.dir, error: null }
+      ? { ...summarize(e.manifest), status: shownStatus(e.dir, e.manifest.status).status, dir: e.dir, error: null }
       : { run_id: basename(e.dir), dir: e.dir, status: 'unreadable', error: e.error ?? 'run.json cannot be read' },
   );
   if (opts.json) {
@@ -48,5 +49,6 @@ export async function runRuns(opts: RunsOptions, io: Io): Promise<number> {
     ]);
   }
   io.stdout.write(table(rows));
+  for (const r of listed) if (r.status === 'crashed') io.stderr.write(`${r.run_id} crashed (its process is gone): bounce resume ${r.run_id}\n`);
   return 0;
 }

@@ -2,6 +2,7 @@ import type { Io } from '../io.js';
 import { fmtCost, fmtDuration, fmtTime, fmtTokens, summarize, totalTokens } from '../report/format.js';
 import { readManifest, type AgentRecord, type PassRecord, type RunManifest } from '../store/manifest.js';
 import { manifestProblem, resolveRunDir } from '../store/resolve-run.js';
+import { shownStatus } from '../store/lock.js';
 import { usageError } from '../errors.js';
 import type { NoteOrigin } from '../protocol/ledger.js';
 import { type RunLedger, runLedger } from '../audit/run-notes.js';
@@ -71,24 +72,27 @@ function ledgerLines(l: RunLedger): string[] {
 export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
   const { dir, manifest: m } = loadRun(opts.run, opts.runsDir, io.cwd);
   const ledger = runLedger(dir, m);
+  const shown = shownStatus(dir, m.status);
+  const s = { ...summarize(m), status: shown.status };
   if (opts.json) {
-    io.stdout.write(`${JSON.stringify({ run_dir: dir, summary: summarize(m), notes: ledger.notes, manifest: m }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ run_dir: dir, summary: s, notes: ledger.notes, manifest: m }, null, 2)}\n`);
     return 0;
   }
-  const s = summarize(m);
   const out = [
     `run       ${m.run_id}`,
     `dir       ${dir}`,
     `input     ${m.input.display} (${m.input.words} words, ${m.input.notes} notes, sha256 ${m.input.sha256.slice(0, 12)})`,
     agentLine('reviewer', m.agents.reviewer),
     agentLine('composer', m.agents.composer),
-    `status    ${m.status}, exit code ${m.exit_code ?? '-'}${m.notes_left !== null ? `, ${m.notes_left} note${m.notes_left === 1 ? '' : 's'} left` : ''}`,
+    `status    ${shown.status}, exit code ${m.exit_code ?? '-'}${m.notes_left !== null ? `, ${m.notes_left} note${m.notes_left === 1 ? '' : 's'} left` : ''}`,
     `passes    ${m.passes.run}/${m.passes.requested}${m.passes.all_passes ? ' (all passes)' : ''}`,
     `totals    ${fmtTokens(s.tokens.total)} tokens, ${fmtCost(s.cost_usd)}, ${fmtDuration(s.duration_ms)}, ${m.totals.dispatches} dispatches, started ${fmtTime(m.created_at)}`,
     `output    ${m.output.written ? (m.output.path ?? m.output.target) : 'not written'}`,
   ];
   if (m.evidence !== 'live') out.push(`evidence  ${m.evidence}${m.evidence === 'mock' ? ': mock evidence, not a live result' : ''}`);
   if (m.error) out.push(`error     ${m.error.type}: ${m.error.message}`);
+  if (shown.status === 'crashed')
+    out.push(`crashed   run.json says running, but its process ${shown.lock?.pid} is gone`, `next      bounce resume ${m.run_id}`);
   if (m.breaker.open) out.push(`breaker   open: ${m.breaker.last_error ?? ''}`);
   for (const p of m.pass_records) out.push('', ...passLines(p));
   out.push('', ...ledgerLines(ledger));

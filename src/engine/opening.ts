@@ -7,7 +7,7 @@ import type { RunPlan } from './plan.js';
 import { policyOf } from './policy.js';
 import { countWords } from '../text/words.js';
 
-function agentRecord(plan: RunPlan, role: Role): AgentRecord {
+export function agentRecord(plan: RunPlan, role: Role): AgentRecord {
   const a = plan.agents[role];
   const resolvedModel = plan.resolved[role].model;
   return {
@@ -26,7 +26,7 @@ function agentRecord(plan: RunPlan, role: Role): AgentRecord {
   };
 }
 
-function evidenceOf(plan: RunPlan): RunManifest['evidence'] {
+export function evidenceOf(plan: RunPlan): RunManifest['evidence'] {
   const kinds = new Set([plan.agents.reviewer.evidence, ...(plan.passes > 1 ? [plan.agents.composer.evidence] : [])]);
   return kinds.size === 1 ? [...kinds][0]! : 'mixed';
 }

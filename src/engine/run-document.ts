@@ -1,13 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { nextTurn } from './backoff.js';
 import { EXIT, isBounceError, usageError } from '../errors.js';
+import type { RunExtension } from '../store/manifest.js';
 import { type ManifestView, RecorderCrashed, RunRecorder } from '../store/recorder.js';
 import type { FinalStatus } from '../vocabulary.js';
 import { BudgetLedger, hasLimit, spentOf } from './budget.js';
 import { type Clock, systemClock } from './clock.js';
 import type { EngineDeps } from './deps.js';
-import { openingOf } from './opening.js';
-import { writeOutput } from './output.js';
+import { agentRecord, evidenceOf, openingOf } from './opening.js';
+import { policyOf } from './policy.js';
+import { storageCause, writeOutput } from './output.js';
 import { NoteOrigins } from '../protocol/ledger.js';
 import { diffNotes } from '../protocol/scanner.js';
 import { replayOrigins } from './notes-ledger.js';
@@ -43,6 +45,12 @@ export interface ResumeFrom {
   runDir: string;
   /** The folder was made by `createRun` for this very session: the run's first, not a resume. */
   fresh?: boolean;
+  /**
+   * `bounce resume --passes N` (`--reviewer`, `--composer`): the plan's pass budget, agents and
+   * policy replace the recorded ones (run.json's `extensions` says so), and the run goes on from
+   * its last completed pass even when that one had converged.
+   */
+  extend?: boolean;
 }
 
 /**
@@ -123,20 +131,11 @@ export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: Resume
   }
 }
 
-const STORAGE_CAUSES: Readonly<Record<string, string>> = {
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'the disk quota is exceeded',
-  EROFS: 'the file system is read-only',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EIO: 'an input/output error',
-};
-
 /** A file-system failure bounce cannot work around (disk full, read-only): its cause in words, else null. */
 export function storageProblem(err: unknown): string | null {
   if (err instanceof RecorderCrashed) return null;
   const code = (err as NodeJS.ErrnoException | null)?.code;
-  return typeof code === 'string' && Object.hasOwn(STORAGE_CAUSES, code) ? `${STORAGE_CAUSES[code]} (${code})` : null;
+  return typeof code === 'string' ? storageCause(code) : null;
 }
 
 /**
@@ -189,7 +188,15 @@ function open(plan: RunPlan, clock: Clock, opts: EngineDeps['recorder']): Opened
 
 function reopen(plan: RunPlan, from: ResumeFrom, opts: EngineDeps['recorder']): Opened & { resumedAfter: number } {
   const timeoutS = { reviewer: plan.timeoutMs.reviewer / 1000, composer: plan.timeoutMs.composer / 1000 };
-  const { recorder: rec, reconciled } = RunRecorder.reopen(from.runDir, { timeoutS }, opts);
+  const extension = from.extend
+    ? {
+        passes: plan.passes,
+        agents: { reviewer: agentRecord(plan, 'reviewer'), composer: agentRecord(plan, 'composer') },
+        evidence: evidenceOf(plan),
+        policy: policyOf(plan),
+      }
+    : undefined;
+  const { recorder: rec, reconciled } = RunRecorder.reopen(from.runDir, { timeoutS, ...(extension ? { extension } : {}) }, opts);
   try {
     const m = rec.manifest;
     // The newest completed pass whose document is on disk as recorded (after a power cut an
@@ -201,6 +208,8 @@ function reopen(plan: RunPlan, from: ResumeFrom, opts: EngineDeps['recorder']): 
       rec.log(
         `resume: continuing after pass ${last?.pass ?? 0}${reconciled.length ? `; ${reconciled.length} dispatch record(s) reconciled with run.json` : ''}`,
       );
+    const ext = from.extend ? m.extensions?.at(-1) : undefined;
+    if (ext) rec.log(`resume: extended from ${ext.passes.from} to ${ext.passes.to} passes${agentChanges(ext)}`);
     const origins = replayOrigins(
       m,
       last?.pass ?? 0,
@@ -214,14 +223,22 @@ function reopen(plan: RunPlan, from: ResumeFrom, opts: EngineDeps['recorder']): 
   }
 }
 
+function agentChanges(ext: RunExtension): string {
+  const changed = Object.entries(ext.agents).map(([role, c]) => `, ${role} ${c.from} -> ${c.to}`);
+  return changed.join('');
+}
+
 /**
  * Runs passes from the first one not yet completed to the budget, stopping early on zero
  * notes (unless --all-passes).
  */
 async function loop(ctx: RunContext, done: number): Promise<LoopEnd> {
   const { plan, deps } = ctx;
+  // An extension made after this pass asks for more passes, even after one that converged.
+  const extending = (ctx.rec.manifest.extensions?.at(-1)?.after_pass ?? -1) >= done;
   // A run that stopped after converging but before it was closed (a crash, say) is done.
-  if (done > 0 && ctx.current.notes.length === 0 && !plan.allPasses) return { status: 'converged', document: ctx.current.text, notesLeft: 0, error: null };
+  if (done > 0 && ctx.current.notes.length === 0 && !plan.allPasses && !extending)
+    return { status: 'converged', document: ctx.current.text, notesLeft: 0, error: null };
   for (let pass = done + 1; pass <= plan.passes; pass++) {
     const outcome = await runPass(ctx, pass);
     switch (outcome.kind) {
@@ -270,7 +287,10 @@ function finish(ctx: RunContext, end: LoopEnd): RunResult {
     const finalName = rec.artifact(`final.${plan.input.ext}`, end.document);
     outputPath = rec.path(finalName);
     try {
-      const written = writeOutput(plan.output, end.document, plan.input.sha256);
+      // An extended run's input may hold what its earlier convergence wrote there: that is no one else's edit.
+      const prior = rec.manifest.output;
+      const inputNow = plan.output.kind === 'in-place' && prior.target === 'in-place' && prior.written && prior.sha256 ? prior.sha256 : plan.input.sha256;
+      const written = writeOutput(plan.output, end.document, inputNow);
       if (written.path) outputPath = written.path;
       if (plan.output.kind === 'stdout') outputPath = null;
       output = { written: true, sha256: written.sha256, path: written.path ?? (plan.output.kind === 'run' ? finalName : null) };

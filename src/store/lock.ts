@@ -1,11 +1,13 @@
 import { hostname } from 'node:os';
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { processStartMs } from './process-start.js';
 import { join } from 'node:path';
 import { usageError } from '../errors.js';
+import type { RunStatus, ShownStatus } from '../vocabulary.js';
 
 export const LOCK_FILE = 'lock';
 
-interface LockInfo {
+export interface LockInfo {
   pid: number;
   host: string;
   started_at: string;
@@ -21,11 +23,47 @@ function alive(pid: number): boolean {
   }
 }
 
-function readLock(path: string): LockInfo | null {
+/**
+ * How far a process's start time, read from /proc, may lie after the moment it wrote its lock
+ * and still be the writer: boot time is in whole seconds, and a wall clock stepped forward
+ * (NTP) moves every start time read later by the step. A pid reused within this window of
+ * the lock being written is still taken for the owner, as without /proc.
+ */
+const START_SLACK_MS = 30_000;
+
+/**
+ * Whether the lock's process still runs: alive, and (where its start time can be read) started
+ * before the lock was written. A live process that started later only reuses the pid.
+ */
+export function lockOwnerAlive(info: LockInfo, startOf: (pid: number) => number | null = processStartMs): boolean {
+  if (!alive(info.pid)) return false;
+  const written = Date.parse(info.started_at);
+  const started = startOf(info.pid);
+  return started === null || Number.isNaN(written) || started <= written + START_SLACK_MS;
+}
+
+export function readLock(path: string): LockInfo | null {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
+    const info = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockInfo> | null;
+    return info && typeof info.pid === 'number' && typeof info.host === 'string' && typeof info.started_at === 'string' ? (info as LockInfo) : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Writes a new file that no one else's link can redirect: opened with O_CREAT|O_EXCL (`wx`),
+ * which refuses any existing path, a symlink included, without following it. Whatever stands
+ * there (a temp file of a dead process with this pid, or a planted link) is unlinked, never
+ * written through, and the open tried once more.
+ */
+function writeNewFile(path: string, data: string): void {
+  try {
+    writeFileSync(path, data, { flag: 'wx', mode: 0o644 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    rmSync(path, { force: true });
+    writeFileSync(path, data, { flag: 'wx', mode: 0o644 });
   }
 }
 
@@ -35,7 +73,7 @@ function readLock(path: string): LockInfo | null {
  */
 function tryCreate(path: string, info: LockInfo): boolean {
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(info)}\n`);
+  writeNewFile(tmp, `${JSON.stringify(info)}\n`);
   try {
     linkSync(tmp, path);
     return true;
@@ -59,7 +97,8 @@ export function releaseHeldLocks(): void {
 
 /**
  * Takes the run's lock (pid, host, start time) so two processes never drive one run.
- * A lock left by a dead process on this host is taken over; a live one is refused.
+ * A lock left by a dead process on this host is taken over, and so is one whose pid now
+ * belongs to a process that started after the lock was written; a live owner is refused.
  */
 export function acquireLock(runDir: string): () => void {
   const path = join(runDir, LOCK_FILE);
@@ -67,7 +106,7 @@ export function acquireLock(runDir: string): () => void {
   if (!tryCreate(path, me)) {
     const held = readLock(path);
     const leftByMe = held?.pid === process.pid && leftBehind.has(path);
-    if (held && held.host === me.host && alive(held.pid) && !leftByMe) {
+    if (held && held.host === me.host && lockOwnerAlive(held) && !leftByMe) {
       throw usageError(`the run is in use by process ${held.pid} (since ${held.started_at})`, 'wait for it to finish, or stop that process first', 'locked');
     }
     if (held && held.host !== me.host) {
@@ -91,4 +130,17 @@ export function acquireLock(runDir: string): () => void {
   held.add(release);
   leftBehind.delete(path);
   return release;
+}
+
+/**
+ * A run's status as `runs` and `show` print it: a `running` run whose lock names a process on
+ * this host that is gone (killed, `kill -9`, a power cut) is `crashed`, with that lock. Reads
+ * only: run.json stays as it is until `bounce resume` takes the run over. A run with no lock
+ * (a batch's run not begun yet) or locked on another host stays `running`: no one can tell.
+ */
+export function shownStatus(runDir: string, status: RunStatus): { status: ShownStatus; lock: LockInfo | null } {
+  if (status !== 'running') return { status, lock: null };
+  const lock = readLock(join(runDir, LOCK_FILE));
+  if (!lock || lock.host !== hostname() || lockOwnerAlive(lock)) return { status, lock };
+  return { status: 'crashed', lock };
 }

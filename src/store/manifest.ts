@@ -127,6 +127,26 @@ export const ContextEntrySchema = z
   .strict();
 export type ContextEntry = z.infer<typeof ContextEntrySchema>;
 
+/**
+ * One `bounce resume --passes N` (or `--reviewer`/`--composer`) of a run: what it changed and
+ * from where the run went on. run.json's `passes`, `agents` and `policy` are the ones after it.
+ */
+export const RunExtensionSchema = z
+  .object({
+    at: z.string(),
+    /** The run's status when it was extended (`converged`, `not-converged`, or one resume continues anyway). */
+    status: RunStatusSchema,
+    /** The last completed pass: the run goes on from its document. */
+    after_pass: z.number().int().nonnegative(),
+    passes: z.object({ from: z.number().int().positive(), to: z.number().int().positive() }).strict(),
+    /** The agents replaced, by role: the spec before and after. */
+    agents: z.record(RoleSchema, z.object({ from: z.string(), to: z.string() }).strict()),
+    /** The policy version before the extension. */
+    policy_version: z.string(),
+  })
+  .strict();
+export type RunExtension = z.infer<typeof RunExtensionSchema>;
+
 export const RunManifestSchema = z
   .object({
     schema_version: z.literal(1),
@@ -186,6 +206,8 @@ export const RunManifestSchema = z
         dismissals: DismissalsSchema.optional(),
       })
       .strict(),
+    /** Each time the run was extended or given other agents; absent for a run never extended. */
+    extensions: z.array(RunExtensionSchema).optional(),
     pass_records: z.array(PassRecordSchema),
     totals: UsageTotalsSchema.extend({ duration_ms: z.number().int().nonnegative(), dispatches: z.number().int().nonnegative() }).strict(),
     breaker: z

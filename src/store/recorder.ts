@@ -9,7 +9,18 @@ import { VERSION } from '../version.js';
 import { writeFileAtomic } from './atomic.js';
 import { sha256 } from './hash.js';
 import { acquireLock } from './lock.js';
-import { addUsage, type DispatchRef, MANIFEST_FILE, type PassRecord, type RunManifest, RunManifestSchema, readManifest, type UsageTotals } from './manifest.js';
+import {
+  type AgentRecord,
+  addUsage,
+  type DispatchRef,
+  MANIFEST_FILE,
+  type PassRecord,
+  type RunExtension,
+  type RunManifest,
+  RunManifestSchema,
+  readManifest,
+  type UsageTotals,
+} from './manifest.js';
 import { reconcile } from './reconcile.js';
 import { RUN_DIR_MODE, RUN_FILE_MODE } from './run-folder.js';
 
@@ -52,6 +63,38 @@ export type RunOpening = Pick<RunManifest, 'run_id' | 'batch_id' | 'input' | 'or
 /** What a resume may change of a run without changing its policy. */
 export interface ResumeSettings {
   timeoutS: Record<'reviewer' | 'composer', number>;
+  /** `bounce resume --passes N` (`--reviewer`, `--composer`): the run's new pass budget, agents and policy, recorded in `extensions`. */
+  extension?: {
+    passes: number;
+    agents: Partial<Record<'reviewer' | 'composer', AgentRecord>>;
+    evidence: RunManifest['evidence'];
+    policy: RunManifest['policy'];
+  };
+}
+
+/** Applies an extension to run.json in place, and records what it changed in `extensions`. */
+function extend(m: RunManifest, ext: NonNullable<ResumeSettings['extension']>, at: Date): void {
+  const agents: RunExtension['agents'] = {};
+  for (const role of ['reviewer', 'composer'] as const) {
+    const next = ext.agents[role];
+    // The same agent keeps its record (what it reported so far included).
+    if (!next || next.spec === m.agents[role].spec) continue;
+    agents[role] = { from: m.agents[role].spec, to: next.spec };
+    m.agents[role] = next;
+  }
+  const afterPass = Math.max(0, ...m.pass_records.filter((p) => p.status === 'completed').map((p) => p.pass));
+  const entry: RunExtension = {
+    at: at.toISOString(),
+    status: m.status,
+    after_pass: afterPass,
+    passes: { from: m.passes.requested, to: ext.passes },
+    agents,
+    policy_version: m.policy.version,
+  };
+  m.extensions = [...(m.extensions ?? []), entry];
+  m.passes = { ...m.passes, requested: ext.passes };
+  m.evidence = ext.evidence;
+  m.policy = ext.policy;
 }
 
 export type PassOpening = Pick<PassRecord, 'pass' | 'role' | 'agent' | 'final' | 'notes_before' | 'words_before'> & {
@@ -219,6 +262,7 @@ export class RunRecorder {
       const reconciled = reconcile(runDir, manifest, {
         writeRecord: (rel, record) => rec.writeRecord(rel, record),
       });
+      if (resume.extension) extend(manifest, resume.extension, new Date());
       manifest.status = 'running';
       // The breaker starts closed again: its cause was the user's to fix. An open one is counted as reopened.
       const b = manifest.breaker;

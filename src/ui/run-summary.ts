@@ -1,5 +1,6 @@
 import { createColors } from 'picocolors';
 import type { RunResult } from '../engine/run-document.js';
+import type { ManifestView } from '../store/recorder.js';
 import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
 import { join } from 'node:path';
@@ -90,11 +91,11 @@ export function nextStep(r: RunResult, cwd: string | null): string | null {
     case 'interrupted':
       return resume;
     case 'not-converged': {
-      const last = [...m.pass_records].reverse().find((p) => p.document);
-      const doc = last?.document ? show(join(r.runDir, last.document)) : null;
-      const input = m.input.path ? show(m.input.path) : '-';
-      const where = doc ? `the last document is ${doc}; ` : '';
-      return `${where}more passes or another composer may resolve the notes left: bounce refine ${input} --passes ${m.passes.requested + 2}`;
+      // What the run goes on from: the last accepted document, not the final pass's rejected one.
+      const last = [...m.pass_records].reverse().find((p) => p.status === 'completed' && p.document);
+      const doc = show(join(r.runDir, last?.document ?? m.original));
+      const why = r.error?.message ?? 'the final pass did not converge';
+      return `${why}; ${resume} --passes ${extendedPasses(m)} goes on from the last accepted document (${doc}), with --composer <agent> to try another composer`;
     }
     case 'failed': {
       const type = r.error?.type;
@@ -110,6 +111,14 @@ export function nextStep(r: RunResult, cwd: string | null): string | null {
       return resume;
     }
   }
+}
+
+/**
+ * The pass budget `bounce resume --passes` is offered to take an ended run further: two more
+ * than it ran, so the final pass falls to the same role as before (the composer, for an even budget).
+ */
+export function extendedPasses(m: Pick<ManifestView, 'passes'>): number {
+  return m.passes.run + 2;
 }
 
 /** The --json object of a refine or resume that ended before a run folder was made. */

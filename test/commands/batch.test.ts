@@ -217,6 +217,10 @@ describe('interrupting and resuming a batch', () => {
     const unknown = await runMain(['resume', '--batch', '01NOSUCHBATCH'], { cwd: dir });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no runs of batch 01NOSUCHBATCH/);
+    // --passes (and the agents) change one run's plan: several runs are not taken further at once.
+    const extended = await runMain(['resume', ...runNames(), '--passes', '4'], { cwd: dir });
+    expect(extended.code).toBe(2);
+    expect(extended.stderr).toBe("bounce: --passes changes one run's plan, and several runs are being resumed: drop --passes, or resume one run at a time\n");
   });
 });
 

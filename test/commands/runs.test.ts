@@ -1,15 +1,17 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runDiff } from '../../src/commands/diff.js';
 import { runRuns } from '../../src/commands/runs.js';
 import { runShow } from '../../src/commands/show.js';
 import { isBounceError } from '../../src/errors.js';
+import { LOCK_FILE } from '../../src/store/lock.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { writeManifest } from '../../src/store/recorder.js';
 import { listRuns, resolveRunDir } from '../../src/store/resolve-run.js';
 import { makeFakeRun, memIo, type FakeRun } from '../support/fake-run.js';
+import { deadPid } from '../support/pids.js';
 
 let tmp: string;
 let runsDir: string;
@@ -260,5 +262,56 @@ describe('bounce diff', () => {
     const io = memIo(tmp);
     expect(await runDiff({ run: 'spec', runsDir, pass: ' 2 ' }, io)).toBe(0);
     expect(io.out()).toContain('# pass 2 ');
+  });
+});
+
+describe('a run whose process is gone', () => {
+  /** Marks the run `running` under a lock of a process that has exited: what kill -9 leaves. */
+  function crash(dir: string): number {
+    const m = readManifest(dir);
+    Object.assign(m, { status: 'running', exit_code: null, finished_at: null });
+    writeManifest(dir, m);
+    const dead = deadPid();
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: dead, host: hostname(), started_at: new Date().toISOString() }));
+    return dead;
+  }
+
+  it('runs lists it as crashed with the resume command, and leaves run.json as it was', async () => {
+    crash(older.dir);
+    const before = readFileSync(join(older.dir, 'run.json'), 'utf8');
+    const io = memIo(tmp);
+    expect(await runRuns({ runsDir }, io)).toBe(0);
+    expect(io.out()).toMatch(/^spec-20260101-090000-AAAAAA\s+.*crashed \(mock\)/m);
+    expect(io.err()).toBe('spec-20260101-090000-AAAAAA crashed (its process is gone): bounce resume spec-20260101-090000-AAAAAA\n');
+    const json = memIo(tmp);
+    await runRuns({ runsDir, json: true }, json);
+    expect((JSON.parse(json.out()) as { run_id: string; status: string }[]).find((r) => r.run_id === older.runId)?.status).toBe('crashed');
+    expect(readFileSync(join(older.dir, 'run.json'), 'utf8')).toBe(before);
+  });
+
+  it('show prints crashed, the dead pid and bounce resume <id>', async () => {
+    const dead = crash(older.dir);
+    const io = memIo(tmp);
+    expect(await runShow({ run: 'spec', runsDir }, io)).toBe(0);
+    expect(io.out()).toContain('status    crashed, exit code -');
+    expect(io.out()).toContain(`crashed   run.json says running, but its process ${dead} is gone`);
+    expect(io.out()).toContain('next      bounce resume spec-20260101-090000-AAAAAA');
+    const json = memIo(tmp);
+    await runShow({ run: 'spec', runsDir, json: true }, json);
+    const shown = JSON.parse(json.out()) as { summary: { status: string }; manifest: { status: string } };
+    expect([shown.summary.status, shown.manifest.status]).toEqual(['crashed', 'running']);
+  });
+
+  it('a running run whose lock holder lives, or with no lock, stays running', async () => {
+    crash(older.dir);
+    writeFileSync(join(older.dir, LOCK_FILE), JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString() }));
+    const io = memIo(tmp);
+    await runShow({ run: 'spec', runsDir }, io);
+    expect(io.out()).toContain('status    running, exit code -');
+    rmSync(join(older.dir, LOCK_FILE));
+    const again = memIo(tmp);
+    await runRuns({ runsDir }, again);
+    expect(again.out()).toMatch(/^spec-20260101-090000-AAAAAA\s+.*running \(mock\)/m);
+    expect(again.err()).toBe('');
   });
 });

@@ -95,6 +95,13 @@ describe('bounce resume', () => {
     await killedInPass2(['--out', 'migrated.md']);
     expect(manifest().status).toBe('running');
     expect(records().some((r) => /status: pending/.test(r))).toBe(true);
+    // Its process is gone: runs and show call it crashed and name the resume, and write nothing.
+    const id = basename(runDir());
+    const listed = await runMain(['runs'], { cwd: dir });
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+migrate\\.md\\s+crashed`, 'm'));
+    expect(listed.stderr).toContain(`bounce resume ${id}`);
+    expect((await runMain(['show', id], { cwd: dir })).stdout).toContain(`next      bounce resume ${id}`);
+    expect(manifest().status).toBe('running');
     const r = await runCli(['resume', 'latest', '--json'], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'converged', exit_code: 0, passes_run: 2 });
@@ -136,6 +143,15 @@ describe('bounce resume', () => {
     const r = await runMain(['resume', 'latest'], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(join(runDir(), 'lock'))).toBe(false);
+  });
+
+  it('takes over a lock whose pid a later process reuses: that process started after the lock was written', async () => {
+    await killedInPass2();
+    // This test process is alive, but it started long after 2020: it is not the lock's owner.
+    writeFileSync(join(runDir(), 'lock'), JSON.stringify({ pid: process.pid, host: hostname(), started_at: '2020-01-01T00:00:00.000Z' }));
+    const r = await runMain(['resume', 'latest'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(manifest().status).toBe('converged');
   });
 
   it('refuses an --in-place run whose input changed since it began', async () => {
@@ -207,9 +223,11 @@ describe('bounce resume', () => {
     expect(m.totals.dispatches).toBe(4);
   });
 
-  it('accepts only output and display flags', async () => {
-    const r = await runMain(['resume', 'latest', '--passes', '3'], { cwd: dir });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain("unknown option '--passes'");
+  it('accepts no flag that would change what the run was asked (--goal, --all-passes); --passes and the agents are its own (resume-passes.test.ts)', async () => {
+    for (const flags of [['--goal', 'other'], ['--all-passes']]) {
+      const r = await runMain(['resume', 'latest', ...flags], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`unknown option '${flags[0]}'`);
+    }
   });
 });

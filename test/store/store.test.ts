@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { MANIFEST_FILE, RunManifestSchema, readManifest, type AgentRecord, type 
 import { writeManifest } from '../../src/store/recorder.js';
 import { assertRunsDirWritable, dispatchStem, makeRunId, slugifyName } from '../../src/store/run-folder.js';
 import { bounceErrorOf } from '../support/errors.js';
+import { deadPid } from '../support/pids.js';
 
 let root: string;
 
@@ -146,12 +146,6 @@ describe('acquireLock', () => {
   const readLock = (): { pid: number; host: string; started_at: string } =>
     JSON.parse(readFileSync(lockPath(), 'utf8')) as { pid: number; host: string; started_at: string };
 
-  /** The pid of a process that has exited (and been reaped). */
-  function deadPid(): number {
-    const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-    return Number(r.stdout);
-  }
-
   it('writes pid, host and start time, and release removes the lock', () => {
     const release = acquireLock(root);
     const held = readLock();
@@ -183,9 +177,11 @@ describe('acquireLock', () => {
   });
 
   it('a lock held by another live process on this host is refused', () => {
-    writeFileSync(lockPath(), JSON.stringify({ pid: process.ppid, host: hostname(), started_at: '2026-01-01T00:00:00.000Z' }));
+    // Written now, so after the parent process started: that process is the lock's owner.
+    const since = new Date().toISOString();
+    writeFileSync(lockPath(), JSON.stringify({ pid: process.ppid, host: hostname(), started_at: since }));
     const err = bounceErrorOf(() => acquireLock(root));
-    expect(err.message).toBe(`the run is in use by process ${process.ppid} (since 2026-01-01T00:00:00.000Z)`);
+    expect(err.message).toBe(`the run is in use by process ${process.ppid} (since ${since})`);
   });
 
   it('a stale lock of a dead process on this host is taken over', () => {

@@ -40,6 +40,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Another launcher to run instead of this checkout's bin/bounce.js. */
   bin?: string;
+  /** Run as this user and group (a test running as root checks what a user without root meets). */
+  user?: { uid: number; gid: number };
 }
 
 /** How Node prints a warning: `(node:1234) [DEP0040] DeprecationWarning: ...`. */
@@ -51,7 +53,12 @@ export const NODE_WARNING = /^\(node:\d+\) (?:\[[A-Z0-9_]+\] )?\w*Warning\b.*$/m
  */
 export function runCli(args: string[], opts: RunOptions): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], { cwd: opts.cwd, env: opts.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], {
+      cwd: opts.cwd,
+      env: opts.env ?? cleanEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...opts.user,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

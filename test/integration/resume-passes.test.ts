@@ -1,0 +1,161 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/cli.js';
+import { runMain, runMainInterrupted } from '../support/run-main.js';
+
+const DOC = '# Rollout plan\n\nWe ship the feature to every user on Monday.\n\nRollback is manual.\n';
+/** A composer that leaves the reviewer's note on pass 2 and in its repair: the run ends not-converged. */
+const STUBBORN = 'steps:\n  "2": { action: echo }\n  "2.repair": { action: echo }\n';
+
+let dir: string;
+beforeEach(() => {
+  dir = tempDir();
+  writeFileSync(join(dir, 'plan.md'), DOC);
+  writeFileSync(join(dir, 's.yaml'), STUBBORN);
+});
+
+const runDir = (): string => join(dir, 'runs', readdirSync(join(dir, 'runs')).filter((n) => !n.startsWith('.'))[0]!);
+const manifest = () => JSON.parse(readFileSync(join(runDir(), 'run.json'), 'utf8'));
+interface PassJson {
+  pass: number;
+  status: string;
+  final: boolean;
+  agent: string;
+}
+const passes = (): [number, string, boolean][] => manifest().pass_records.map((p: PassJson) => [p.pass, p.status, p.final]);
+const audit = async (): Promise<void> => {
+  const a = await runMain(['audit', 'latest'], { cwd: dir });
+  expect(a.code, a.stdout + a.stderr).toBe(0);
+};
+
+async function notConverged(extra: string[] = []): Promise<{ run_id: string; next: string; error: { message: string } }> {
+  const r = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock:s.yaml', '--json', ...extra], { cwd: dir });
+  expect(r.code, r.stderr).toBe(1);
+  return JSON.parse(r.stdout);
+}
+
+describe('the next step of a not-converged run', () => {
+  it('is bounce resume <id> --passes N with the recorded reason and the last accepted document, never a new refine', async () => {
+    const r = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock:s.yaml'], { cwd: dir });
+    expect(r.code).toBe(1);
+    const m = manifest();
+    const next = r.stderr.split('\n').find((l) => l.startsWith('next: '));
+    expect(next).toBe(
+      `next: ${m.error.message}; bounce resume ${m.run_id} --passes 4 goes on from the last accepted document (${join('runs', m.run_id, 'pass-1-reviewer-mock.md')}), with --composer <agent> to try another composer`,
+    );
+    expect(m.error.message).toMatch(/^1 note left on the final pass/);
+    expect(r.stderr).not.toContain('bounce refine');
+  });
+
+  it('names the real cause when no note is left: a final pass that changed a code block', async () => {
+    writeFileSync(join(dir, 'plan.md'), '# Plan\n\n```sh\nmake deploy\n```\n\nWe ship on Monday.\n');
+    // The composer's reply on pass 2 (and its repair) resolves the note but edits the code block.
+    const changed = '"# Plan\\n\\n```sh\\nmake deploy-all\\n```\\n\\nWe ship on Monday.\\n"';
+    writeFileSync(join(dir, 's.yaml'), `steps:\n  "2": ${changed}\n  "2.repair": ${changed}\n`);
+    const out = await notConverged();
+    expect(out.error.message).toMatch(/^the final pass broke the document's structure/);
+    expect(out.next).toMatch(new RegExp(`^the final pass broke the document's structure.*; bounce resume ${out.run_id} --passes 4 goes on`));
+    expect(out.next).not.toContain('notes left');
+  });
+});
+
+describe('bounce resume --passes N', () => {
+  it('extends a not-converged run from its last accepted document, with the same agents, to a run audit accepts', async () => {
+    const first = await notConverged();
+    const plain = await runMain(['resume', first.run_id], { cwd: dir });
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain(
+      `is already not-converged: to go on from its last completed pass, give it more passes: bounce resume ${first.run_id} --passes 4`,
+    );
+    const r = await runMain(['resume', first.run_id, '--passes', '4', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'converged', exit_code: 0, passes_run: 4, next: null });
+    const m = manifest();
+    expect(m.passes).toEqual({ requested: 4, run: 4, all_passes: false });
+    // The failed final pass stays on record; pass 2 is run again as an ordinary pass, and pass 4 is the final one.
+    expect(passes()).toEqual([
+      [1, 'completed', false],
+      [2, 'failed', true],
+      [2, 'completed', false],
+      [3, 'completed', false],
+      [4, 'completed', true],
+    ]);
+    expect(m.pass_records.map((p: PassJson) => p.agent)).toEqual(['mock', 'mock:s.yaml', 'mock:s.yaml', 'mock', 'mock:s.yaml']);
+    expect(m.extensions).toEqual([
+      { at: expect.any(String), status: 'not-converged', after_pass: 1, passes: { from: 2, to: 4 }, agents: {}, policy_version: expect.any(String) },
+    ]);
+    expect(m.extensions[0].policy_version).not.toBe(m.policy.version);
+    expect(readFileSync(join(runDir(), 'run.log'), 'utf8')).toContain('resume: extended from 2 to 4 passes');
+    await audit();
+  });
+
+  it('--composer replaces the recorded composer from the next pass on, and says so in run.json', async () => {
+    const first = await notConverged();
+    const r = await runMain(['resume', first.run_id, '--passes', '2', '--composer', 'mock', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const m = manifest();
+    expect(m.status).toBe('converged');
+    expect(passes()).toEqual([
+      [1, 'completed', false],
+      [2, 'failed', true],
+      [2, 'completed', true],
+    ]);
+    expect(m.pass_records[2].agent).toBe('mock');
+    expect(m.agents.composer).toMatchObject({ spec: 'mock', chosen_by: 'flag' });
+    expect(m.agents.reviewer).toMatchObject({ spec: 'mock' });
+    expect(m.extensions[0]).toMatchObject({ passes: { from: 2, to: 2 }, agents: { composer: { from: 'mock:s.yaml', to: 'mock' } } });
+    await audit();
+  });
+
+  it('takes a converged run further, and an --in-place input that holds its first result is no one else’s edit', async () => {
+    const first = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock', '--in-place'], { cwd: dir });
+    expect(first.code, first.stderr).toBe(0);
+    const refused = await runMain(['resume', 'latest'], { cwd: dir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('is already converged: to go on from its last completed pass, give it more passes: bounce resume');
+    expect(refused.stderr).toContain('--passes 4');
+    const r = await runMain(['resume', 'latest', '--passes', '4', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const m = manifest();
+    expect(m).toMatchObject({ status: 'converged', passes: { requested: 4, run: 4 }, output: { target: 'in-place', written: true } });
+    expect(m.extensions[0]).toMatchObject({ status: 'converged', after_pass: 2, passes: { from: 2, to: 4 } });
+    expect(passes().map(([p]) => p)).toEqual([1, 2, 3, 4]);
+    expect(readFileSync(join(dir, 'plan.md'), 'utf8')).toBe(readFileSync(join(runDir(), 'final.md'), 'utf8'));
+    await audit();
+  });
+
+  it('an extension cut short is finished by a plain resume, which does not stop at the pass it converged on before', async () => {
+    // One pass: the reviewer, final, adds no note: converged after pass 1.
+    const first = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock:s.yaml', '--passes', '1'], { cwd: dir });
+    expect(first.code, first.stderr).toBe(0);
+    writeFileSync(join(dir, 's.yaml'), 'steps:\n  "2": { action: hang }\n');
+    const pass2Out = (): boolean =>
+      manifest().pass_records.some((p: PassJson & { dispatches: { status: string }[] }) => p.pass === 2 && p.dispatches[0]?.status === 'pending');
+    const cut = await runMainInterrupted(['resume', 'latest', '--passes', '3'], { cwd: dir }, pass2Out, "pass 2's call");
+    expect(cut.code, cut.stderr).toBe(130);
+    writeFileSync(join(dir, 's.yaml'), 'steps: {}\n');
+    const r = await runMain(['resume', 'latest', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    // Pass 2 ran (the extension asked for it) and converged: no note was left for pass 3.
+    expect(manifest()).toMatchObject({ status: 'converged', passes: { requested: 3, run: 2 } });
+    expect(passes()).toEqual([
+      [1, 'completed', true],
+      [2, 'interrupted', false],
+      [2, 'completed', false],
+    ]);
+    await audit();
+  });
+
+  it('refuses a budget that takes the run nowhere, and an unknown agent, before any dispatch', async () => {
+    const first = await notConverged();
+    const before = readFileSync(join(runDir(), 'run.json'), 'utf8');
+    const low = await runMain(['resume', first.run_id, '--passes', '1'], { cwd: dir });
+    expect(low.code).toBe(2);
+    expect(low.stderr).toBe(`bounce: --passes 1 does not take run ${first.run_id} further: it has completed 1 pass: pass more, e.g. --passes 3\n`);
+    const unknown = await runMain(['resume', first.run_id, '--passes', '4', '--composer', 'nosuch'], { cwd: dir });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('nosuch');
+    expect(readFileSync(join(runDir(), 'run.json'), 'utf8')).toBe(before);
+  });
+});

@@ -1,0 +1,93 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LOCK_FILE, acquireLock, lockOwnerAlive } from '../../src/store/lock.js';
+import { processStartMs } from '../../src/store/process-start.js';
+import { bounceErrorOf } from '../support/errors.js';
+
+let root: string;
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'bounce-lock-')));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const lockPath = (): string => join(root, LOCK_FILE);
+const readLock = (): { pid: number; started_at: string } => JSON.parse(readFileSync(lockPath(), 'utf8')) as { pid: number; started_at: string };
+const onLinux = existsSync('/proc/self/stat');
+
+describe('the lock temp file', () => {
+  it('a symlink planted at lock.<pid>.tmp is never followed: its target is untouched', () => {
+    const target = join(root, 'precious.txt');
+    writeFileSync(target, 'keep me\n');
+    symlinkSync(target, join(root, `${LOCK_FILE}.${process.pid}.tmp`));
+    const release = acquireLock(root);
+    expect(readFileSync(target, 'utf8')).toBe('keep me\n');
+    expect(readLock().pid).toBe(process.pid);
+    // The link was removed, not written through, and no temp file is left.
+    expect(existsSync(join(root, `${LOCK_FILE}.${process.pid}.tmp`))).toBe(false);
+    release();
+    expect(readFileSync(target, 'utf8')).toBe('keep me\n');
+  });
+
+  it('a stale temp file of a dead process with this pid is replaced', () => {
+    writeFileSync(join(root, `${LOCK_FILE}.${process.pid}.tmp`), 'left over');
+    const release = acquireLock(root);
+    expect(readLock().pid).toBe(process.pid);
+    release();
+  });
+});
+
+describe('a reused pid', () => {
+  it.runIf(onLinux)('a live process that started after the lock was written does not own it: the lock is taken over', () => {
+    // The parent process is alive, but it started long after 2020: its pid was only reused.
+    writeFileSync(lockPath(), JSON.stringify({ pid: process.ppid, host: hostname(), started_at: '2020-01-01T00:00:00.000Z' }));
+    const release = acquireLock(root);
+    expect(readLock().pid).toBe(process.pid);
+    release();
+  });
+
+  it('a live process that started before the lock was written is its owner', () => {
+    const info = { pid: process.ppid, host: hostname(), started_at: new Date().toISOString() };
+    expect(lockOwnerAlive(info)).toBe(true);
+  });
+
+  it('without a start time to read (no /proc), a live pid counts as the owner, as before', () => {
+    const info = { pid: process.ppid, host: hostname(), started_at: '2020-01-01T00:00:00.000Z' };
+    expect(lockOwnerAlive(info, () => null)).toBe(true);
+    expect(lockOwnerAlive(info, () => Date.parse('2021-01-01T00:00:00.000Z'))).toBe(false);
+    expect(lockOwnerAlive(info, () => Date.parse('2019-12-31T23:59:59.000Z'))).toBe(true);
+    // Within 30 s of the lock (whole-second boot time, a clock stepped forward): still the owner.
+    expect(lockOwnerAlive(info, () => Date.parse('2020-01-01T00:00:20.000Z'))).toBe(true);
+    expect(lockOwnerAlive(info, () => Date.parse('2020-01-01T00:00:31.000Z'))).toBe(false);
+  });
+
+  it('a refused lock names its live owner', () => {
+    const since = new Date().toISOString();
+    writeFileSync(lockPath(), JSON.stringify({ pid: process.ppid, host: hostname(), started_at: since }));
+    expect(bounceErrorOf(() => acquireLock(root)).message).toBe(`the run is in use by process ${process.ppid} (since ${since})`);
+  });
+});
+
+describe('processStartMs', () => {
+  it('reads field 22 of /proc/<pid>/stat after a command name with spaces and parentheses, plus btime', () => {
+    const proc = join(root, 'proc');
+    mkdirSync(join(proc, '42'), { recursive: true });
+    writeFileSync(join(proc, 'stat'), 'cpu  1 2 3\nbtime 1700000000\nprocesses 9\n');
+    // Fields 3 to 21 are filler; field 22 (starttime) is 12345 ticks.
+    const filler = Array.from({ length: 19 }, (_, i) => String(i + 3)).join(' ');
+    writeFileSync(join(proc, '42', 'stat'), `42 (a (b) c) ${filler} 12345 999 0\n`);
+    expect(processStartMs(42, proc)).toBe(1_700_000_000_000 + 123_450);
+  });
+
+  it('is null where there is no /proc entry', () => {
+    expect(processStartMs(42, join(root, 'none'))).toBeNull();
+  });
+
+  it.runIf(onLinux)('this process started before now and after boot', () => {
+    const started = processStartMs(process.pid);
+    expect(started).not.toBeNull();
+    expect(started as number).toBeLessThanOrEqual(Date.now());
+    expect(started as number).toBeGreaterThan(Date.now() - 1000 * 3600 * 24 * 365);
+  });
+});
