@@ -16,6 +16,8 @@ export interface LedgerDocument {
   notes: readonly Note[];
   /** Markdown: a line of only `>` is blank too. */
   markdown: boolean;
+  /** YAML: the `#` that opens a comment holding a note in mid-line is part of the note. */
+  yaml?: boolean;
 }
 
 export interface Judged {
@@ -84,12 +86,13 @@ function linesOf(doc: LedgerDocument): { count: number; raw: (l: number) => stri
 export function noteSpans(doc: LedgerDocument, lines: { count: number; raw: (l: number) => string } = linesOf(doc)): [number, number][] {
   const { count, raw } = lines;
   const onLine = new Set(doc.notes.map((n) => n.line - 1));
-  return doc.notes.map((note) => [note.line, spanEnd(note, note.line - 1, count, raw, onLine, doc.markdown) + 1]);
+  return doc.notes.map((note) => [note.line, spanEnd(note, note.line - 1, count, raw, onLine, doc) + 1]);
 }
 
 function withoutNotes(doc: LedgerDocument): Stripped {
   const all = linesOf(doc);
   const { count, raw } = all;
+  const before = (text: string): string => (doc.yaml ? text.replace(/(^|\s)#+\s*$/, '$1') : text);
   // What is left of each note's line: null for a line that is all note, else the text before its first note.
   const left = new Map<number, string | null>();
   // The lines a note's text runs on to: kept, since the scanner cannot tell them from the text
@@ -101,7 +104,7 @@ function withoutNotes(doc: LedgerDocument): Stripped {
     const note = doc.notes[i]!;
     const l = note.line - 1;
     // Notes come in order, so the first on a line decides what is left of it.
-    if (!left.has(l)) left.set(l, note.canonical ? null : raw(l).slice(0, note.column - 1));
+    if (!left.has(l)) left.set(l, note.canonical ? null : before(raw(l).slice(0, note.column - 1)));
     for (let c = l + 1; c < spans[i]![1]; c++) runOnLines.add(c);
   }
   const lines: string[] = [];
@@ -143,15 +146,15 @@ function isBlank(line: string, markdown: boolean): boolean {
  * text as the scanner collected it (a blank line, a line holding another note, or a line that
  * is not the next piece of the note's text ends it).
  */
-function spanEnd(note: Note, line: number, count: number, raw: (l: number) => string, onLine: Set<number>, markdown: boolean): number {
+function spanEnd(note: Note, line: number, count: number, raw: (l: number) => string, onLine: Set<number>, doc: LedgerDocument): number {
   const body = normalise(note.text);
   let cursor = 0;
   let end = line;
   for (let l = line + 1; l < count && !onLine.has(l); l++) {
     const piece = raw(l);
-    if (isBlank(piece, markdown)) break;
-    // Quote prefixes are not part of a note's text.
-    const candidates = [normalise(piece), normalise(piece.replace(/^[\s>]*/, ''))];
+    if (isBlank(piece, doc.markdown)) break;
+    // Quote prefixes are not part of a note's text, nor the `#` of a YAML comment it runs on in.
+    const candidates = [normalise(piece), normalise(piece.replace(doc.yaml ? /^[ \t]*#+[ \t]?/ : /^[\s>]*/, ''))];
     const at = candidates.map((c) => (c === '' ? -1 : body.indexOf(c, cursor))).find((i) => i >= 0);
     if (at === undefined) break;
     cursor = at + 1;

@@ -193,6 +193,16 @@ Logs are kept for a year.
     expect(fates(sent, '## Limits\nNone.\n\nEnd.\n')).toEqual(['CLARIFY acted']);
   });
 
+  it("YAML: a note in a trailing comment takes the comment's `#` with it", () => {
+    const yaml = (text: string) => ({ text, notes: scanNotes(text, { syntax: 'yaml' }), markdown: false, yaml: true });
+    const sent = 'service:\n  name: api  # [CLARIFY] Which api: (A) public (B) internal?\n  retries: 5\n# [CONTESTED] Too many. Use 2.\n';
+    expect(fates(sent, 'service:\n  name: api\n  retries: 5\n', yaml)).toEqual(['CLARIFY dismissed', 'CONTESTED dismissed']);
+    expect(fates(sent, 'service:\n  name: public-api\n  retries: 5\n', yaml)).toEqual(['CLARIFY acted', 'CONTESTED acted']);
+    // A note that runs on in the comment lines below it: deleted whole, a dismissal.
+    const wrapped = 'limits:\n  rps: 10\n  # [CONTESTED] Ten is too low for bursts.\n  # Use 50.\nend: true\n';
+    expect(fates(wrapped, 'limits:\n  rps: 10\nend: true\n', yaml)).toEqual(['CONTESTED dismissed']);
+  });
+
   it('judges nothing when nothing was resolved', () => {
     expect(judgeResolved(md(NOTED), [], md(NOTED))).toEqual([]);
   });
