@@ -30,6 +30,8 @@ export function mockSyntax(frame: string, rules: { json: string; yaml: string })
 const BOM = '\uFEFF';
 const splitBom = (doc: string): [string, string] => (doc.startsWith(BOM) ? [BOM, doc.slice(1)] : ['', doc]);
 
+const MAX_TRIES = 20;
+
 /**
  * Adds the mock's note: below the first paragraph that is not a heading (else the first line
  * of text), in the substrate's form. Each place is tried in turn and kept only when the note is
@@ -39,7 +41,8 @@ const splitBom = (doc: string): [string, string] => (doc.startsWith(BOM) ? [BOM,
 export function addNote(doc: string, syntax: Syntax = 'markdown'): string {
   const [bom, body] = splitBom(doc);
   const lines = body.split('\n');
-  for (const at of places(body, lines, syntax)) {
+  // Each try scans (and parses) the whole document: a few places are enough.
+  for (const at of places(body, lines, syntax).slice(0, MAX_TRIES)) {
     const out = bom + insertNote(lines, at, syntax).join('\n');
     if (conforms(doc, out, syntax)) return out;
   }
@@ -88,7 +91,10 @@ function places(body: string, lines: string[], syntax: Syntax): number[] {
   for (let i = 0; i < lines.length; i++) if (text(i) && !text(i + 1) && !code.has(i)) ends.push(i);
   // A heading, a table row, a quote or HTML only when no paragraph of plain text will do.
   const other = (i: number): boolean => /^\s{0,3}(?:#{1,6}(?:\s|$)|[|<>])/.test(lines[i]!);
-  return [...ends.filter((i) => !other(i)), ...ends.filter(other)];
+  // Last, below the document's last line (after a code block that ends it).
+  let last = lines.length - 1;
+  while (last >= 0 && !text(last)) last--;
+  return [...ends.filter((i) => !other(i)), ...ends.filter(other), ...(last >= 0 && !ends.includes(last) ? [last] : [])];
 }
 
 /** The lines with the note added right below line `at`, indented like it. */

@@ -46,6 +46,7 @@ describe('the mock agent is a model citizen: its notes pass lint, its resolve le
     'only a list': '- one\n- two\n',
     'code first': '```\ncode\n\nmore\n```\n\nText.\n',
     'only a heading': '# Title\n',
+    'only code': '```\ncode\n\nmore\n```\n',
     'a BOM and CRLF': '\uFEFF# Plan\r\n\r\nWe ship on Monday.\r\n',
   };
   for (const [name, doc] of Object.entries(MARKDOWN)) {
