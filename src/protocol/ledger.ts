@@ -110,25 +110,23 @@ function withoutNotes(doc: LedgerDocument): Stripped {
   const lines: string[] = [];
   const origin: number[] = [];
   const kept = new Int32Array(count).fill(-1);
-  const runOn: number[] = [];
   for (let l = 0; l < count; l++) {
     const cut = left.get(l);
     // An inline note's line keeps the text before it; a line that is then empty was all note.
     if (cut === null || (cut !== undefined && normalise(cut) === '')) continue;
-    if (runOnLines.has(l)) runOn.push(lines.length);
     kept[l] = lines.length;
     lines.push(cut ?? raw(l));
     origin.push(l + 1);
   }
-  const free = new Uint8Array(lines.length);
-  for (const i of runOn) free[i] = 1;
+  const runOn = new Uint8Array(lines.length);
+  for (const l of runOnLines) if (kept[l]! >= 0) runOn[kept[l]!] = 1;
   const normal: (string | undefined)[] = new Array(lines.length);
   const blank = new Int8Array(lines.length).fill(-1);
   return {
     raw: lines,
     origin,
     kept,
-    runOn: free,
+    runOn,
     line: (i) => (normal[i] ??= normalise(lines[i]!)),
     isBlank: (i) => {
       if (blank[i] === -1) blank[i] = isBlank(lines[i]!, doc.markdown) ? 1 : 0;
