@@ -29,7 +29,18 @@ export function runDuration(m: RunManifest): number | null {
 }
 
 /**
- * The ledger's counts for a run, from its completed passes: `raised` is the input's notes plus
+ * The pass records a run's notes are told from, by `show`, `runs`, `report` and `--json` alike:
+ * every completed pass, and the final pass of a run that ended `not-converged` with a document
+ * (its reply was refused, yet it is the run's last document: what `notes_left` counts and the
+ * report shows as the last document). Notes open after these are the notes left.
+ */
+export function ledgerPasses<P extends Pick<PassRecord, 'status' | 'final' | 'document'>>(m: { status: string; pass_records: readonly P[] }): P[] {
+  const last = m.pass_records.at(-1);
+  return m.pass_records.filter((p) => p.status === 'completed' || (p === last && m.status === 'not-converged' && p.final && p.document !== null));
+}
+
+/**
+ * The ledger's counts for a run, from its ledger passes (ledgerPasses): `raised` is the input's notes plus
  * those the passes added, `acted` and `dismissed` how the passes resolved theirs (null in a run
  * made before bounce judged notes). A converged run has raised = acted + dismissed.
  */
@@ -39,8 +50,12 @@ export interface NoteCounts {
   dismissed: number | null;
 }
 
-export function noteCounts(m: { input: { notes: number }; pass_records: readonly Pick<PassRecord, 'status' | 'added' | 'acted' | 'dismissed'>[] }): NoteCounts {
-  const done = m.pass_records.filter((p) => p.status === 'completed');
+export function noteCounts(m: {
+  status: string;
+  input: { notes: number };
+  pass_records: readonly Pick<PassRecord, 'status' | 'final' | 'document' | 'added' | 'acted' | 'dismissed'>[];
+}): NoteCounts {
+  const done = ledgerPasses(m);
   const judged = done.every((p) => p.acted !== null && p.dismissed !== null);
   const sum = (f: (p: (typeof done)[number]) => number | null): number => done.reduce((n, p) => n + (f(p) ?? 0), 0);
   return {
@@ -51,7 +66,7 @@ export function noteCounts(m: { input: { notes: number }; pass_records: readonly
 }
 
 export function summarize(m: RunManifest): RunSummary {
-  const sum = (f: (p: RunManifest['pass_records'][number]) => number | null): number => m.pass_records.reduce((n, p) => n + (f(p) ?? 0), 0);
+  const sum = (f: (p: RunManifest['pass_records'][number]) => number | null): number => ledgerPasses(m).reduce((n, p) => n + (f(p) ?? 0), 0);
   return {
     run_id: m.run_id,
     document: m.input.display,

@@ -95,7 +95,8 @@ function passAnchors(m: RunManifest): string[] {
 function noteLinesOf(m: RunManifest, text: string): Set<number> {
   const notes = scanNotes(text, runReading(m));
   const lines = new Set<number>();
-  for (const [from, to] of noteSpans({ text, notes, markdown: m.input.syntax === 'markdown' })) for (let l = from; l <= to; l++) lines.add(l);
+  for (const [from, to] of noteSpans({ text, notes, markdown: m.input.syntax === 'markdown', yaml: m.input.syntax === 'yaml' }))
+    for (let l = from; l <= to; l++) lines.add(l);
   return lines;
 }
 

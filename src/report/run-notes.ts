@@ -6,6 +6,7 @@ import { INPUT_ORIGIN, type NoteOrigin } from '../protocol/ledger.js';
 import { mdxForPath, type Note, noteKey, type ScanOptions, scanNotes } from '../protocol/scanner.js';
 import type { PassRecord, RunManifest } from '../store/manifest.js';
 import type { NoteFate } from '../vocabulary.js';
+import { ledgerPasses } from './format.js';
 
 /** How a run reads its documents, from its run.json: what the runner scanned with. */
 export function runReading(m: RunManifest): ScanOptions {
@@ -66,8 +67,9 @@ export function keptRecord(dir: string, p: PassRecord): DispatchRecord | null {
 
 /**
  * Every note of a run with its fate: the input's notes (scanned from the original) and those
- * each completed pass added (its record's findings), each resolved by the pass whose record
- * lists it as resolved (with the fate and raiser bounce recorded), or open at the end.
+ * each ledger pass (ledgerPasses in format.ts) added (its record's findings), each resolved by
+ * the pass whose record lists it as resolved (with the fate and raiser bounce recorded), or
+ * open at the end: the notes left.
  */
 export function runLedger(dir: string, m: RunManifest): RunLedger {
   const open = new Map<string, RunNote[]>();
@@ -80,8 +82,9 @@ export function runLedger(dir: string, m: RunManifest): RunLedger {
   const original = join(dir, m.original);
   const input: Note[] = existsSync(original) ? scanNotes(readFileSync(original, 'utf8'), runReading(m)) : [];
   for (const n of input) add(raised(n.kind, n.text, INPUT_ORIGIN, n.line, null));
+  const followed = new Set(ledgerPasses(m));
   m.pass_records.forEach((p, index) => {
-    if (p.status !== 'completed' || !p.document) return;
+    if (!followed.has(p) || !p.document) return;
     const res = keptRecord(dir, p)?.response;
     if (!res) return;
     const by = { pass: p.pass, agent: p.agent };
