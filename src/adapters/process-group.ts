@@ -91,7 +91,7 @@ function tell(line: string): void {
   if (watchdog && live.size > 0) watchdog.stdin?.write([...live.keys()].map((g) => `+ ${g}\n`).join(''));
 }
 
-function changed(): void {
+function guarded(): void {
   for (const listener of listeners) listener(live);
 }
 
@@ -100,7 +100,7 @@ export function guardGroup(pid: number | undefined): void {
   if (!pid || live.has(pid)) return;
   live.set(pid, Date.now());
   tell(`+ ${pid}\n`);
-  changed();
+  guarded();
 }
 
 /** The group's last signal: SIGKILL to whatever is left in it, and the watchdog forgets it (its id may be reused from now on). */
@@ -108,7 +108,6 @@ export function endGroup(pid: number | undefined): void {
   signalGroup(pid, 'SIGKILL');
   if (!pid || !live.delete(pid)) return;
   tell(`- ${pid}\n`);
-  changed();
 }
 
 /** The groups guarded now (group id -> start, ms since the epoch). */
@@ -116,7 +115,10 @@ export function guardedGroups(): ReadonlyMap<number, number> {
   return live;
 }
 
-/** Calls `listener` with the guarded groups whenever they change; returns the unsubscribe. */
+/**
+ * Calls `listener` with the guarded groups each time one is added (not when one ends: that
+ * comes between two passes, where nothing should wait for a write); returns the unsubscribe.
+ */
 export function onGuardedGroups(listener: (groups: ReadonlyMap<number, number>) => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);

@@ -25,23 +25,19 @@ interface ProcessesFile {
 
 /**
  * Keeps `<run>/processes.json` naming the agent process groups this process has running,
- * from now until the returned stop (which removes the file). A write that fails (a
- * read-only folder) is skipped: the file only helps a later resume.
+ * written each time one starts (groups that ended since may still be named until the next
+ * write: a resume checks each), from now until the returned stop, which removes the file. A
+ * write that fails (a read-only folder) is skipped: the file only helps a later resume.
  */
 export function trackGroups(runDir: string): () => void {
   const path = join(runDir, PROCESSES_FILE);
   let written = false;
   const write = (groups: ReadonlyMap<number, number>): void => {
+    const file: ProcessesFile = {
+      pid: process.pid,
+      groups: [...groups].map(([pgid, at]) => ({ pgid, started_at: new Date(at).toISOString() })),
+    };
     try {
-      if (groups.size === 0) {
-        if (written) rmSync(path, { force: true });
-        written = false;
-        return;
-      }
-      const file: ProcessesFile = {
-        pid: process.pid,
-        groups: [...groups].map(([pgid, at]) => ({ pgid, started_at: new Date(at).toISOString() })),
-      };
       writeFileAtomic(path, `${JSON.stringify(file)}\n`, { mode: RUN_FILE_MODE, sync: false });
       written = true;
     } catch {
@@ -52,7 +48,7 @@ export function trackGroups(runDir: string): () => void {
   const unsubscribe = onGuardedGroups(write);
   return () => {
     unsubscribe();
-    write(new Map());
+    if (written) rmSync(path, { force: true });
   };
 }
 
@@ -105,7 +101,8 @@ function reapGroups(runDir: string): number[] {
   if (!Number.isInteger(file.pid) || !Array.isArray(file.groups) || (file.pid !== process.pid && alive(file.pid))) return [];
   const killed: number[] = [];
   for (const { pgid, started_at } of file.groups) {
-    if (!Number.isInteger(pgid) || pgid <= 1 || !isLeaderStartedAt(pgid, Date.parse(started_at))) continue;
+    // A group this process runs now is another run's (a file of this pid is an earlier process's that had it).
+    if (!Number.isInteger(pgid) || pgid <= 1 || guardedGroups().has(pgid) || !isLeaderStartedAt(pgid, Date.parse(started_at))) continue;
     try {
       process.kill(-pgid, 'SIGKILL');
       killed.push(pgid);

@@ -84,8 +84,22 @@ describe('agent groups a dead runner left', () => {
   });
 });
 
+describe('agent groups of this very process', () => {
+  it('are never killed by a file that names this pid: they belong to a run this process is running', async () => {
+    const [leader] = (await agentGroup()) as [number];
+    guardGroup(leader);
+    try {
+      processesFile(process.pid, [{ pgid: leader, started_at: new Date().toISOString() }]);
+      expect(clearLeftovers(dir).groups).toEqual([]);
+      expect(running(leader)).toBe(true);
+    } finally {
+      endGroup(leader);
+    }
+  });
+});
+
 describe('trackGroups', () => {
-  it('names the guarded groups of this process in processes.json, and removes the file when they end or it stops', async () => {
+  it('names the guarded groups of this process in processes.json as each starts, and removes the file when it stops', async () => {
     const stop = trackGroups(dir);
     const [leader] = (await agentGroup()) as [number];
     guardGroup(leader);
@@ -93,10 +107,11 @@ describe('trackGroups', () => {
     expect(file.pid).toBe(process.pid);
     expect(file.groups.map((g: { pgid: number }) => g.pgid)).toContain(leader);
     endGroup(leader);
-    expect(existsSync(join(dir, PROCESSES_FILE))).toBe(false);
     const [second] = (await agentGroup()) as [number];
     guardGroup(second);
-    expect(existsSync(join(dir, PROCESSES_FILE))).toBe(true);
+    const groups = JSON.parse(readFileSync(join(dir, PROCESSES_FILE), 'utf8')).groups.map((g: { pgid: number }) => g.pgid);
+    expect(groups).toContain(second);
+    expect(groups).not.toContain(leader);
     stop();
     expect(existsSync(join(dir, PROCESSES_FILE))).toBe(false);
     endGroup(second);
