@@ -46,7 +46,8 @@ export function reapAfterExit(child: ChildProcess, graceMs: number): void {
  * input it SIGKILLs what is left. It ignores the terminal's signals (they are bounce's to
  * handle), and its own session keeps it out of a kill of bounce's process group.
  */
-const WATCHDOG = `trap '' INT TERM HUP
+const WATCHDOG = `# bounce watchdog: kills the agents' process groups once bounce is gone
+trap '' INT TERM HUP
 groups=
 while read -r op pgid; do
   case $op in
