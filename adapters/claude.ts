@@ -15,6 +15,7 @@ import {
   parseJsonLines,
   removeTempDir,
   runCli,
+  tooLargeMessage,
 } from '../src/adapters/cli-run.js';
 import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/adapters/contract.js';
 import { findProgram, notFound, type Probe } from '../src/adapters/detect.js';
@@ -269,7 +270,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
     exited = run.exited;
     if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
     if (run.timedOut) return fail('timeout', `claude did not finish before the deadline (${request.deadline}); its process group was killed`);
-    if (run.tooLarge) return fail('provider', 'claude printed more than 64 MB on stdout');
+    if (run.tooLarge) return fail('provider', tooLargeMessage('claude', run.tooLarge));
     const response = parseClaudeOutput(run.stdout, run.stderr, run.exitCode, { costKnown: costIsMeaningful(childEnv), timeZone: childEnv.TZ });
     // refine may have read the login offline rather than asking the CLI: a rejected credential says how to fix it, as the check would.
     if (!response.ok && response.error.type === 'auth' && !response.error.message.includes(CLAUDE_LOGIN_FIX))

@@ -333,6 +333,36 @@ export function interrupts(abort: () => void, say: (line: string) => void, force
   };
 }
 
+/** Said when a signal comes after the work was done: nothing was stopped, and the output goes out whole. */
+const ENDED_BEFORE_SIGNAL = 'bounce: the command had already ended when the signal came: its output is written whole before bounce exits\n';
+
+/**
+ * Signals after the command has ended, while its output may still be going out (a slow
+ * reader of `--out -`): there is nothing left to stop, and the output is not cut short. The
+ * process ends when everything is written, with the command's own exit code (the one
+ * run.json and --json give). From the second signal in all (counting those the command saw)
+ * the reader gets `forceMs` more; then `end()` ends the process.
+ */
+export function lateSignals(before: number, say: (line: string) => void, end: () => void, forceMs = FORCE_STOP_MS): () => void {
+  let count = before;
+  let timer: NodeJS.Timeout | undefined;
+  return () => {
+    count += 1;
+    if (count === 1) say(ENDED_BEFORE_SIGNAL);
+    if (count < 2 || timer) return;
+    timer = setTimeout(end, forceMs);
+    timer.unref();
+  };
+}
+
+/** The end of a reader that took too long after the second signal: exit 130, and stdout's unwritten bytes are dropped, never silently. */
+function endUnread(): void {
+  const left = process.stdout.writableLength;
+  if (left > 0)
+    process.stderr.write(`bounce: stdout was not read within ${FORCE_STOP_MS / 1000} s of the second signal: its last ${left} bytes were dropped\n`);
+  process.exit(EXIT.interrupted);
+}
+
 /** A run that did not stop after the second signal: its lock is released and bounce ends, still exit 130. */
 async function forceStop(io: Io, jsonObject: boolean): Promise<never> {
   const message = `the run did not stop within ${FORCE_STOP_MS / 1000} s of the second signal and was ended`;
@@ -398,6 +428,8 @@ export async function main(argv: string[], io?: Io, startup: Startup = {}): Prom
     if (stop.count > 0) throw new BounceError('interrupted before the command started', { exitCode: EXIT.interrupted, code: 'interrupted' });
     await buildProgram(theIo, (c) => (code = c)).parseAsync(argv);
     if (stop.count > 0 && !reportsOwnStop) code = EXIT.interrupted;
+    // A run that ended before the signal could stop it keeps its code (run.json and --json give it too).
+    else if (stop.count > 0 && code !== EXIT.interrupted) theIo.stderr.write(ENDED_BEFORE_SIGNAL);
   } catch (err) {
     // After a signal, a failure is most likely its consequence: the exit code says interrupted.
     code = stop.count > 0 ? EXIT.interrupted : handleError(err, theIo);
@@ -411,6 +443,11 @@ export async function main(argv: string[], io?: Io, startup: Startup = {}): Prom
   } finally {
     stop.dispose();
     for (const sig of SIGNALS) process.off(sig, stop.onSignal);
+    // Until the process exits: a signal now must not cut off what is still being written.
+    if (!io) {
+      const late = lateSignals(stop.count, (line) => process.stderr.write(line), endUnread);
+      for (const sig of SIGNALS) process.on(sig, late);
+    }
   }
   return code;
 }

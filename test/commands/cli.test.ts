@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FORCE_STOP_MS, interrupts, main } from '../../src/cli.js';
+import { FORCE_STOP_MS, interrupts, lateSignals, main } from '../../src/cli.js';
 import { acquireLock, LOCK_FILE, releaseHeldLocks } from '../../src/store/lock.js';
 import { tempDir } from '../support/cli.js';
 import { makeFakeRun, memIo } from '../support/fake-run.js';
@@ -80,6 +80,45 @@ describe('interrupts: the first signal aborts, a second arms a forced stop', () 
     const release = acquireLock(join(dir, 'a'));
     release();
     expect(existsSync(runs[0]!)).toBe(false);
+  });
+});
+
+describe('lateSignals: signals after the command ended', () => {
+  afterEach(() => vi.useRealTimers());
+
+  /** lateSignals after `before` signals the command saw, with what it says and its end recorded in `calls`. */
+  const recorded = (before: number): { calls: string[]; late: () => void } => {
+    vi.useFakeTimers();
+    const calls: string[] = [];
+    return {
+      calls,
+      late: lateSignals(
+        before,
+        (line) => calls.push(line),
+        () => calls.push('end'),
+      ),
+    };
+  };
+
+  it('the first of all only says that the output is written whole; from the second the reader gets FORCE_STOP_MS, then the end', () => {
+    const { calls, late } = recorded(0);
+    late();
+    expect(calls).toEqual([expect.stringMatching(/^bounce: the command had already ended when the signal came: its output is written whole/)]);
+    vi.advanceTimersByTime(FORCE_STOP_MS * 2);
+    expect(calls).toHaveLength(1);
+    late();
+    late();
+    vi.advanceTimersByTime(FORCE_STOP_MS - 1);
+    expect(calls).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(calls).toEqual([expect.any(String), 'end']);
+  });
+
+  it('after a signal the command saw, the next one arms the end at once, and says nothing more', () => {
+    const { calls, late } = recorded(1);
+    late();
+    vi.advanceTimersByTime(FORCE_STOP_MS);
+    expect(calls).toEqual(['end']);
   });
 });
 
