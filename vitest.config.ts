@@ -67,6 +67,10 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'slow',
+          // The agent CLIs start slowly on a loaded machine (Gemini CLI took over 20 s): a
+          // test that drives them gets twice the fast project's limit.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
           include: SLOW.map((glob) => (glob.endsWith('**') ? `${glob}/*.test.ts` : glob)),
           // Installs the pinned agent CLIs (test/agents) when they are missing or stale.
           globalSetup: ['test/support/agents-setup.ts'],
