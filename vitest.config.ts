@@ -21,7 +21,6 @@ const SLOW = [
   'test/adapters/codex-native.test.ts',
   'test/adapters/detect.test.ts',
   'test/adapters/host.test.ts',
-  'test/adapters/http-safety.test.ts',
   'test/adapters/login-offline.test.ts',
   'test/adapters/openai.test.ts',
   'test/adapters/preflight.test.ts',
@@ -38,7 +37,6 @@ const SLOW = [
   'test/formats/formats.test.ts',
   'test/report/report-browser.test.ts',
   'test/store/store.test.ts',
-  'test/support/model-server.test.ts',
 ];
 
 export default defineConfig({
