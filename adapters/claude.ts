@@ -293,7 +293,7 @@ async function check(options: AgentOptions, { env, probe }: CheckContext): Promi
   if (!program) return failed({ kind: 'not_found', ...notFound(CLI, env) });
   const childEnv = buildClaudeEnv(options, env);
   const [version, login] = await Promise.all([probe.version(program, childEnv), claudeLogin(program, childEnv, probe)]);
-  if (!version) return failed({ kind: 'version', message: `${program} --version failed`, fix: `reinstall ${CLI.npmPackage} or fix ${CLI.binEnv}` });
+  if (!version) return failed(await probe.versionProblem(program, CLI));
   const report = loginReport(login);
   Object.assign(resolved, report.resolved);
   const base = FACTS.baseUrlEnv ? env[FACTS.baseUrlEnv]?.trim() : undefined;

@@ -98,7 +98,8 @@ async function installedClis(env: NodeJS.ProcessEnv, probe: Probe): Promise<Inst
     const program = findProgram(cliFacts(name), env);
     if (program === null) return null;
     const [version, login] = await Promise.all([probe.version(program, env), LOGINS[name](program, env, probe)]);
-    return version === null ? null : { name, login };
+    // A CLI too slow to answer is still installed: the check then says it ran out of time.
+    return version === null && !(await probe.versionTimedOut(program)) ? null : { name, login };
   };
   return (await Promise.all(DEFAULT_CLIS.map(one))).filter((c): c is Installed => c !== null);
 }

@@ -74,6 +74,23 @@ describe('bounce check', () => {
     expect(io.out()).not.toContain('sk-123456');
   });
 
+  it('a CLI that does not answer --version in time is named as slow, not as broken; a bad BOUNCE_PROBE_TIMEOUT_S is named with its fix', async () => {
+    const slow = memIo(dir, { env: { ...env, FAKE_CLI_VERSION: 'slow', BOUNCE_PROBE_TIMEOUT_S: '0.5' } });
+    expect(await runCheck({}, slow)).toBe(1);
+    const lines = slow.out().split('\n');
+    const claude = lines.find((l) => l.startsWith('claude '))?.split(/\s{2,}/);
+    expect(claude?.slice(0, 5)).toEqual(['claude', 'claude', 'default', 'yes', '-']);
+    expect(lines).toContain(
+      `problem: claude: ${FAKE_CLI} did not answer \`--version\` within 0.5 s: try again when the machine is less busy, or give it longer with BOUNCE_PROBE_TIMEOUT_S=<seconds> (default 20)`,
+    );
+    expect(slow.out()).not.toContain('reinstall');
+    const bad = memIo(dir, { env: { ...env, BOUNCE_PROBE_TIMEOUT_S: 'soon' } });
+    expect(await runCheck({}, bad)).toBe(1);
+    expect(bad.out().split('\n')).toContain(
+      'problem: claude: BOUNCE_PROBE_TIMEOUT_S is "soon", not a number of seconds: set it to a number above 0 and at most 86400 (e.g. 60), or unset it',
+    );
+  });
+
   it('an HTTP agent whose server answers is found; a config of mock agents only does not check the default CLIs', async () => {
     const server = await startModelServer();
     const here = mkdtempSync(join(tmpdir(), 'bounce-check-mock-'));

@@ -256,6 +256,22 @@ describe('bounce refine with cmd: adapters that fail', () => {
   });
 });
 
+describe('an agent CLI too slow to answer --version', () => {
+  it('fails the check naming the time it was given, not a reinstall, whether named or found by default', async () => {
+    const env = cleanEnv({ BOUNCE_CLAUDE_BIN: join(FIXTURES, 'cli', 'fake-cli.mjs'), FAKE_CLI_VERSION: 'slow', BOUNCE_PROBE_TIMEOUT_S: '0.5' });
+    const line = `claude is not ready: ${join(FIXTURES, 'cli', 'fake-cli.mjs')} did not answer \`--version\` within 0.5 s: try again when the machine is less busy, or give it longer with BOUNCE_PROBE_TIMEOUT_S=<seconds> (default 20)`;
+    const named = await runMain(['refine', 'plan.md', '--reviewer', 'claude', '--composer', 'mock'], { cwd: dir, env });
+    expect(named.code).toBe(2);
+    expect(named.stderr).toContain(line);
+    expect(named.stderr).not.toContain('reinstall');
+    // Found by default: still the CLI the user has, so the same check speaks, rather than another agent.
+    const found = await runMain(['refine', 'plan.md', '--composer', 'mock'], { cwd: dir, env: { ...env, BOUNCE_CODEX_BIN: '/nonexistent/codex' } });
+    expect(found.code).toBe(2);
+    expect(found.stderr).toContain(line);
+    expect(runs()).toEqual([]);
+  });
+});
+
 describe('interrupting a run', () => {
   it('Ctrl-C while an agent check hangs ends at once with exit 130, the check process killed, no run folder', async () => {
     const pidFile = join(dir, 'check.pid');

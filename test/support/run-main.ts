@@ -1,14 +1,24 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 import { cleanEnv } from './cli.js';
 import { memIo } from './mem-io.js';
 import { waitFor } from './wait-for.js';
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Which CLI runMain imports: the build (the slow project) or the source (the fast one, which builds nothing). */
+    bounceCli: 'dist' | 'source';
+  }
+}
+
 /**
- * The built CLI (`npm run build`), not src/cli.ts: the registry finds the built-in adapter
- * programs next to its own module, as `adapters/<name>.js`, which exist only in dist/.
+ * The built CLI (`npm run build`) in the slow project: a `cmd:` agent or a spawned adapter
+ * runs the built programs in dist/, and those tests check the build. The fast project
+ * starts no process and imports src/cli.ts, so `npm run test:fast` needs no build.
  */
-const CLI = new URL('../../dist/src/cli.js', import.meta.url);
+const FROM_SOURCE = inject('bounceCli') === 'source';
+const CLI = new URL(FROM_SOURCE ? '../../src/cli.ts' : '../../dist/src/cli.js', import.meta.url);
 
 export interface MainResult {
   code: number;
