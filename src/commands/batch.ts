@@ -125,7 +125,7 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
   }
   if (problems.length > 0) throw refuseDocuments(problems, inputs.length, io, 'documents');
   const labels = read.map((r) => r.label);
-  if (!opts.quiet) printStartWarnings(io, chosen.skipped, checkWarnings(checks));
+  if (!opts.quiet) printStartWarnings(io, chosen, checkWarnings(checks));
   if (opts.dryRun) return dryRunBatch(plans, labels, { shard, concurrency, all: all.length }, opts, io);
   // One turn of the event loop delivers a signal that came while the plans were made.
   await nextTurn();

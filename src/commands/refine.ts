@@ -1,7 +1,7 @@
 import { callAgent } from '../adapters/call-agent.js';
 import { nextTurn } from '../engine/backoff.js';
 import { WarmStarts } from '../adapters/warm.js';
-import { type SkippedAgent, skippedWarnings } from '../adapters/choose.js';
+import { type Chosen, skippedWarnings } from '../adapters/choose.js';
 import type { CheckProblem } from '../adapters/contract.js';
 import type { Probe } from '../adapters/detect.js';
 import { runSecrets } from '../adapters/secrets.js';
@@ -56,8 +56,8 @@ export function engineDeps(io: Io, quiet: boolean, probe: Probe, plan: RunPlan):
  * out for want of a login, then the agents' check warnings. A login that cannot be verified
  * offline is for `bounce check`; on every run it would only be noise.
  */
-export function printStartWarnings(io: Io, skipped: readonly SkippedAgent[], warnings: readonly CheckProblem[]): void {
-  for (const line of skippedWarnings(skipped)) io.stderr.write(`${line}\n`);
+export function printStartWarnings(io: Io, chosen: Pick<Chosen, 'skipped' | 'unverified'>, warnings: readonly CheckProblem[]): void {
+  for (const line of skippedWarnings(chosen.skipped, chosen.unverified)) io.stderr.write(`${line}\n`);
   for (const w of warnings.filter((x) => x.kind !== 'login_unverified')) io.stderr.write(`warning: ${w.fix ? `${w.message}: ${w.fix}` : w.message}\n`);
 }
 
@@ -66,7 +66,7 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   // A problem found here throws: src/cli.ts prints it (and the --json error object).
   const built = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
   const { plan, warnings, probe } = built;
-  if (!opts.quiet) printStartWarnings(io, built.skipped, warnings);
+  if (!opts.quiet) printStartWarnings(io, built, warnings);
   if (opts.dryRun) return dryRun(plan, opts, io);
   // Ctrl-C while the plan was made (its reads may all have been synchronous): one turn of the
   // event loop delivers a signal that came meanwhile. Nothing was started, so nothing is left behind.

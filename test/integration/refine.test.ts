@@ -211,10 +211,19 @@ describe('bounce refine with cmd: adapters that fail', () => {
     expect(r.code, r.stderr).toBe(0);
     const m = manifest(runs()[0]!);
     expect(m.agents.composer).toMatchObject({ spec: 'mock', chosen_by: 'unused (one pass)' });
-    // With two passes the composer is needed, and none can be found: the usual error.
-    const two = await runMain(['refine', 'plan.md', '--passes', '2', '--reviewer', 'mock'], { cwd: dir, env });
-    expect(two.code).toBe(2);
-    expect(two.stderr).toMatch(/no agent found/);
+    // With two passes the reviewer named alone composes too, and says so; nothing is looked for.
+    const two = await runMain(['refine', 'plan.md', '--passes', '2', '--reviewer', 'mock', '--json'], { cwd: dir, env });
+    expect(two.code, two.stderr).toBe(0);
+    expect(two.stderr).toContain('reviewer: mock (flag), composer: mock (same as the reviewer: no composer named)');
+    expect(manifest(runs().at(-1)!).agents.composer).toMatchObject({ spec: 'mock', chosen_by: 'same as the reviewer: no composer named' });
+  });
+
+  it('a mistyped agent named alone is named in the error, not "no agent found"', async () => {
+    const env = cleanEnv({ PATH: dirname(process.execPath), OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    const r = await runMain(['refine', 'plan.md', '--reviewer', 'claud'], { cwd: dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^bounce: unknown agent "claud": did you mean claude\? /);
+    expect(runs()).toEqual([]);
   });
 
   it('transient errors are retried and three in a row open the breaker', async () => {
