@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { BounceError, EXIT, isBounceError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
+import { assertContextValues, commaList, repeatable } from './option-values.js';
 import {
   CHECK_EXIT_CODES,
   commandHelp,
@@ -61,7 +62,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     )
     .option('--goal <text>', 'what the document is for and what the refinement should aim at (config goal)')
     .option('--goal-file <file>', 'read the goal from FILE')
-    .option('--context <paths...>', 'read-only reference files, folders or globs given to every pass (config context)')
+    .option('--context <path>', 'a read-only reference file, folder or glob given to every pass; repeat for more (config context)', repeatable)
     .addOption(new Option('--syntax <syntax>', 'read the document as this syntax instead of by its extension').choices([...SYNTAXES]))
     .option('--config <file>', 'config file (default: bounce.config.yaml here or above, or BOUNCE_CONFIG)')
     .option('--json', 'print one JSON object on stdout, whatever the outcome')
@@ -71,7 +72,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--shard <i/n>', 'batch: refine only the i-th of n deterministic parts (one per CI job)')
     .option('--changed <git-ref>', 'batch: only documents changed since that git ref (committed, staged, unstaged and untracked)')
     .addHelpText('after', commandHelp(REFINE_EXAMPLES))
-    .action(async (docs: string[], o: Record<string, unknown>) => {
+    .action(async (docs: string[], o: Record<string, unknown>, cmd: Command) => {
+      // rawArgs: the words as typed (commander keeps them on the program; its typings leave them out).
+      if (o.context) assertContextValues((cmd.parent as { rawArgs?: string[] } | null)?.rawArgs ?? [], docs);
       const { isBatch } = await import('./commands/batch-args.js');
       if (await isBatch(docs, o, io.cwd)) {
         const { runBatchRefine } = await import('./commands/batch.js');
@@ -92,8 +95,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addOption(new Option('--level <level>', 'severity of each note in github, sarif and codequality output').choices(LEVEL_CHOICES).default('warning'))
     .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
     .option('--lint', "also report each note that breaks the protocol's conformance rules (see bounce lint)")
-    .option('--rules <ids...>', 'with --lint: the lint rules to apply (comma-separated or repeated; default all)')
-    .option('--marker <name...>', 'extra marker names (besides CONTESTED and CLARIFY)')
+    .option('--rules <ids>', 'with --lint: the lint rules to apply (comma-separated or repeated; default all)', repeatable)
+    .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices([...SYNTAXES]))
     .option('--config <file>', 'config file to read markers from')
     .option('-q, --quiet', 'no summary on stderr (notes still go to stdout, errors to stderr)')
@@ -109,13 +112,13 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('lint')
     .description("check each note against the protocol's conformance rules; exit 1 when one breaks them")
     .argument('<paths...>', 'files, folders or globs; - for stdin')
-    .option('--rules <ids...>', `rules to apply, comma-separated or repeated (default all: ${LINT_RULE_LIST})`)
+    .option('--rules <ids>', `rules to apply, comma-separated or repeated (default all: ${LINT_RULE_LIST})`, repeatable)
     .addOption(new Option('-f, --format <format>', 'output format').choices(FORMAT_CHOICES).default('text'))
     .option('--json', 'print one JSON object with every problem (same as --format json)')
     .option('--output <file>', 'write the report to FILE (atomically) instead of stdout')
     .addOption(new Option('--level <level>', 'severity of each problem in github, sarif and codequality output').choices(LEVEL_CHOICES).default('warning'))
     .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
-    .option('--marker <name...>', 'extra marker names (besides CONTESTED and CLARIFY)')
+    .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices([...SYNTAXES]))
     .option('--config <file>', 'config file to read markers from')
     .option('-q, --quiet', 'no summary on stderr (problems still go to stdout, errors to stderr)')

@@ -137,6 +137,23 @@ describe('bounce scan options', () => {
     }
   });
 
+  it('--marker and --rules take one value per use, comma-separated or repeated, so they may come before the paths', async () => {
+    writeFileSync(join(dir, 'doc.md'), '# Plan\n\nShip it [TODO-LEGAL] today [RISK] here.\n\n[CLARIFY] When?\n');
+    const lines = (r: { stdout: string }) => r.stdout.split('\n').filter(Boolean).length;
+    expect(lines(await runMain(['scan', '--marker', 'TODO-LEGAL,RISK', 'doc.md'], { cwd: dir }))).toBe(3);
+    expect(lines(await runMain(['scan', '--marker', 'TODO-LEGAL', '--marker', 'RISK', 'doc.md'], { cwd: dir }))).toBe(3);
+    // "[CLARIFY] When?" breaks open-ended only.
+    expect((await runMain(['lint', '--rules', 'dissent-only', 'doc.md'], { cwd: dir })).code).toBe(0);
+    for (const rules of [
+      ['--rules', 'dissent-only,open-ended'],
+      ['--rules', 'dissent-only', '--rules', 'open-ended'],
+    ]) {
+      const lint = await runMain(['lint', ...rules, 'doc.md', '--json'], { cwd: dir });
+      expect(lint.code, lint.stderr).toBe(1);
+      expect(JSON.parse(lint.stdout).files[0].problems.map((p: { rule: string }) => p.rule)).toEqual(['open-ended']);
+    }
+  });
+
   it('-q drops the summary but not the notes or the exit code; errors still print', async () => {
     const r = await runMain(['scan', '-q', 'doc.md'], { cwd: dir });
     expect(r).toEqual({ code: 1, stdout: 'doc.md:5:1 CLARIFY [CLARIFY] When?\n', stderr: '' });
