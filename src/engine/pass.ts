@@ -1,6 +1,7 @@
 import { ulid } from 'ulid';
 import { type AdapterRequest, type AdapterSuccess, CONTRACT_VERSION, type Usage } from '../adapters/contract.js';
 import type { HostError, HostResult } from '../adapters/host.js';
+import { agentSettingFix, timeoutFix } from '../adapters/agent-entry.js';
 import { dispatchCost } from '../adapters/prices.js';
 import type { DispatchEnd, DispatchStart } from '../audit/records.js';
 import type { NoteOrigins } from '../protocol/ledger.js';
@@ -396,7 +397,7 @@ class PassRun {
       return this.close('failed', { kind: 'failed', type: 'breaker', message });
     }
     if (!isTransient(error) || this.transient >= MAX_TRANSIENT_RETRIES) {
-      const hint = error.type === 'timeout' ? `: raise timeout_s for ${this.agent} in bounce.config.yaml, or pass --timeout (bounce resume takes it too)` : '';
+      const hint = error.type === 'timeout' ? `: ${timeoutFix(this.ctx.plan.agents[this.role], this.ctx.plan.timeoutMs[this.role])}` : '';
       return this.close('failed', { kind: 'failed', type: error.type, message: `${error.message}${hint}` });
     }
     this.transient += 1;
@@ -439,7 +440,8 @@ class PassRun {
     if (response.stop === 'truncated') {
       this.finish(d, 'rejected', 'reply cut at the output limit');
       const budget = plan.maxOutputTokens[this.role];
-      const message = `${this.agent} stopped at its output limit${budget ? ` (${budget} tokens)` : ''}, so its reply is a cut-off document: raise max_output_tokens for this agent in bounce.config.yaml`;
+      const fix = agentSettingFix(plan.agents[this.role], 'max_output_tokens', budget ? budget * 2 : 32_000);
+      const message = `${this.agent} stopped at its output limit${budget ? ` (${budget} tokens)` : ''}, so its reply is a cut-off document: raise max_output_tokens: ${fix}`;
       return this.close('failed', { kind: 'failed', type: 'truncated', message });
     }
     // Edit blocks are written against the document in this attempt's frame (a repair's may differ from the pass's).

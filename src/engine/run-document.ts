@@ -269,7 +269,7 @@ function finish(ctx: RunContext, end: LoopEnd): RunResult {
     const finalName = rec.artifact(`final.${plan.input.ext}`, end.document);
     outputPath = rec.path(finalName);
     try {
-      const written = writeOutput(plan.output, end.document, plan.input.sha256);
+      const written = writeOutput(plan.output, end.document, plan.input.sha256, { keptAt: rec.path(finalName) });
       if (written.path) outputPath = written.path;
       if (plan.output.kind === 'stdout') outputPath = null;
       output = { written: true, sha256: written.sha256, path: written.path ?? (plan.output.kind === 'run' ? finalName : null) };

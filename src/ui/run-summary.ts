@@ -105,7 +105,7 @@ export function nextStep(r: RunResult, cwd: string | null): string | null {
       if (type === 'quota') return r.error?.resets_at ? `${resume} after ${r.error.resets_at}` : `${resume} once the agent's limit has reset`;
       if (type === BUDGET_ERROR) return `${resume} with a larger budget (--max-cost-usd, --max-tokens or --max-dispatches, as the error says)`;
       if (type === 'storage') return `${resume} once the runs folder can be written again`;
-      if (type === 'truncated') return `raise max_output_tokens for that agent in bounce.config.yaml, then ${resume}`;
+      if (type === 'truncated') return `raise the agent's max_output_tokens as the error says, then ${resume}`;
       if (type === 'breaker' || type === 'auth' || type === 'config' || type === 'not_found') return `fix the cause above, then ${resume}`;
       return resume;
     }

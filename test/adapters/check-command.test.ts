@@ -47,7 +47,7 @@ describe('bounce check', () => {
     // A missing CLI: nothing is known of its credentials.
     expect(row('codex')).toEqual(['codex', 'codex', 'default', 'no', '-', 'ok', 'unknown']);
     expect(lines).toContain(
-      'problem: remote: OPENAI_API_KEY is not set (https://models.example.com/v1 is not a loopback endpoint): set OPENAI_API_KEY or api_key_env in bounce.config.yaml',
+      'problem: remote: OPENAI_API_KEY is not set (https://models.example.com/v1 is not a loopback endpoint): set OPENAI_API_KEY, or name the variable to read with api_key_env in an agents: entry of bounce.config.yaml',
     );
     expect(lines).toContain('problem: remote: https://models.example.com/v1 does not answer: start the server, or fix base_url in bounce.config.yaml');
     expect(lines).toContain('problem: keyed: FIXTURE_KEY is not set: set FIXTURE_KEY');

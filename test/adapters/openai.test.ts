@@ -157,7 +157,7 @@ describe('openai --check (no request)', () => {
       {
         kind: 'credentials',
         message: 'OPENROUTER_API_KEY is not set (https://openrouter.ai/api/v1 is not a loopback endpoint)',
-        fix: 'set OPENROUTER_API_KEY or api_key_env in bounce.config.yaml',
+        fix: 'set OPENROUTER_API_KEY, or name the variable to read with api_key_env in an agents: entry of bounce.config.yaml',
       },
     ]);
     const ok = await check({ model: 'm', base_url: 'https://openrouter.ai/api/v1', api_key_env: 'OPENROUTER_API_KEY' }, { OPENROUTER_API_KEY: 'or-key-1' });
