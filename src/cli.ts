@@ -49,9 +49,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--name <name>', 'run name used in the run folder name')
     .option('--timeout <seconds>', 'deadline per agent call in seconds, 1 to 2147483 (default 600)')
     .option('--max-repairs <n>', 'repair requests per pass (default 1)')
-    .option('--max-cost-usd <usd>', 'stop the run before a dispatch that could take its cost over USD (config budget.max_cost_usd)')
-    .option('--max-tokens <n>', 'stop the run before a dispatch that could take its tokens over N (config budget.max_tokens)')
-    .option('--max-dispatches <n>', 'stop the run before its (N+1)th agent call (config budget.max_dispatches)')
+    .option('--max-cost-usd <usd>', 'stop the run (a batch: the whole batch) before a dispatch that could take its cost over USD (config budget.max_cost_usd)')
+    .option('--max-tokens <n>', 'stop the run (a batch: the whole batch) before a dispatch that could take its tokens over N (config budget.max_tokens)')
+    .option('--max-dispatches <n>', 'stop the run (a batch: the whole batch) before its (N+1)th agent call (config budget.max_dispatches)')
     .addOption(
       new Option('--lint <mode>', 'new notes that break a lint rule: off, warn, or repair (default: lint from config, else off)').choices([...LINT_MODES]),
     )

@@ -33,7 +33,7 @@ import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } 
 import { engineDeps, printStartWarnings } from './refine.js';
 import { intFlag, type RefineOptions, refineAgents, refineRequest, refineSettings } from './refine-plan.js';
 import { isResumable, readForResume, type ResumeOptions, resumePlan } from './resume.js';
-import { batchBudget, budgetFromFlags } from './budget-flags.js';
+import { batchBudget, budgetFromFlags, unpricedWarnings } from './budget-flags.js';
 import { parseShard, type Shard, shardOf } from './shard.js';
 
 /** Runs a batch keeps going at once when neither --concurrency nor config `concurrency` says: by the slowest kind of agent it uses. */
@@ -125,7 +125,11 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
   }
   if (problems.length > 0) throw refuseDocuments(problems, inputs.length, io, 'documents');
   const labels = read.map((r) => r.label);
-  if (!opts.quiet) printStartWarnings(io, chosen, checkWarnings(checks));
+  if (!opts.quiet)
+    printStartWarnings(io, chosen, [
+      ...checkWarnings(checks),
+      ...(plans[0] ? unpricedWarnings(plans[0], [plans[0].budget, { ...batchBudget(settings.config.budget), ...settings.budget }]) : []),
+    ]);
   if (opts.dryRun) return dryRunBatch(plans, labels, { shard, concurrency, all: all.length }, opts, io);
   // One turn of the event loop delivers a signal that came while the plans were made.
   await nextTurn();
