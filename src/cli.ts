@@ -158,7 +158,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command('resume')
-    .description('finish an interrupted or crashed run from its last completed pass')
+    .description('finish an interrupted, crashed or failed run from its last completed pass')
     .argument('[runs...]', 'run folder path, run id, a part of an id only that run has, or latest (default); several runs resume as a batch')
     .option('-o, --out <file>', 'write the converged document to FILE (- for stdout) instead of the recorded target')
     .option('--in-place', 'overwrite the input atomically after convergence')

@@ -115,6 +115,19 @@ describe('scan and the reading commands read only the config keys they need', ()
   });
 });
 
+describe('--json and the argument parser', () => {
+  it("refine --json prints its error object for the parser's own errors too, as docs/ci.md says", async () => {
+    for (const [args, message] of [
+      [['refine', 'doc.md', '--bogus', '--json'], "unknown option '--bogus'"],
+      [['refine', '--json'], "missing required argument 'docs'"],
+    ] as const) {
+      const r = await runMain([...args], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: 'error', exit_code: 2, error: { type: 'usage', message } });
+    }
+  });
+});
+
 describe('bounce scan options', () => {
   beforeEach(() => writeFileSync(join(dir, 'doc.md'), '# Plan\n\nShip it [TODO-LEGAL] today.\n\n[CLARIFY] When?\n'));
 
