@@ -1,3 +1,4 @@
+import { plural } from '../plural.js';
 import { callAgent } from '../adapters/call-agent.js';
 import { nextTurn } from '../engine/backoff.js';
 import { WarmStarts } from '../adapters/warm.js';
@@ -144,8 +145,8 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
     `markers: ${plan.markers.join(', ')}; max repairs per pass: ${plan.maxRepairs}; lint: ${plan.lint}; edit format: ${summary.edit_format}`,
     `output: ${plan.output.kind}${'path' in plan.output ? ` ${plan.output.path}` : ''}; runs dir: ${plan.runsDir}`,
     `goal: ${plan.goal === null ? 'none' : oneLine(plan.goal)}`,
-    `context: ${plan.context.files.length} file${plan.context.files.length === 1 ? '' : 's'}, ${contextBytes} of ${plan.context.budget} bytes (context_max_bytes), sent with every prompt`,
-    ...plan.context.files.map((f) => `  ${f.source} (${f.bytes} bytes, ${f.lines} lines)`),
+    `context: ${plural(plan.context.files.length, 'file')}, ${contextBytes} of ${plan.context.budget} bytes (context_max_bytes), sent with every prompt`,
+    ...plan.context.files.map((f) => `  ${f.source} (${plural(f.bytes, 'byte')}, ${plural(f.lines, 'line')})`),
     ...estimateLines(summary.estimate, summary.budget),
     `--- first prompt (pass 1, ${plan.agents.reviewer.spec}) ---`,
     prompt,

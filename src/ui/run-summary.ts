@@ -1,3 +1,4 @@
+import { plural } from '../plural.js';
 import { createColors } from 'picocolors';
 import type { RunResult } from '../engine/run-document.js';
 import { EXIT } from '../errors.js';
@@ -146,7 +147,7 @@ export function summaryLines(r: RunResult, io: Io): string {
   const head = r.exitCode === EXIT.ok ? c.green(r.status) : c.red(r.status);
   const anyMock = m.evidence === 'mock' || (m.evidence === 'mixed' && [m.agents.reviewer, m.agents.composer].some((a) => a.evidence === 'mock'));
   const mock = anyMock ? c.yellow(' (mock agents: not a live result)') : '';
-  const facts = `${m.passes.run}/${m.passes.requested} passes, ${t.dispatches} dispatches, ${tokens}, ${cost}, ${(t.duration_ms / 1000).toFixed(1)}s`;
+  const facts = `${m.passes.run}/${m.passes.requested} passes, ${plural(t.dispatches, 'dispatch', 'dispatches')}, ${tokens}, ${cost}, ${(t.duration_ms / 1000).toFixed(1)}s`;
   const perPass = m.pass_records.map((p) => `${p.pass} ${p.role} ${((p.duration_ms ?? 0) / 1000).toFixed(1)}s`).join(', ');
   const lines = [`${head}${mock}: ${facts}`, ...(perPass ? [`pass times: ${perPass}`] : []), `run folder: ${displayPath(r.runDir, io.cwd)}`];
   if (r.error) lines.push(`${c.red('error')}: ${r.error.message}`);

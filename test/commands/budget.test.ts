@@ -117,6 +117,17 @@ describe('--dry-run prints the estimate', () => {
   });
 });
 
+describe('counts in what a run prints', () => {
+  it('one of a thing is singular: 1 dispatch, in the summary and in show', async () => {
+    const r = await runMain(['refine', 'doc.md', '-r', 'mock', '--passes', '1'], { cwd });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/: 1\/1 passes, 1 dispatch, \d+ tokens, /);
+    const show = await runMain(['show', 'latest'], { cwd });
+    expect(show.stdout).toMatch(/ tokens, .*, 1 dispatch, started /);
+    expect(show.stdout).toMatch(/ words, 0 notes, sha256 /);
+  });
+});
+
 describe('a cost limit with an agent that has no price', () => {
   const unenforced = (spec: string) => `warning: the cost limit (--max-cost-usd, budget.max_cost_usd) is not enforced for ${spec}`;
 
