@@ -123,7 +123,7 @@ describe('bounce check', () => {
       const lines = io.out().split('\n');
       const row = (agent: string) => lines.find((l) => l.startsWith(`${agent} `))?.split(/\s{2,}/);
       expect(row('mock')).toEqual(['mock', 'mock', 'configured', 'yes', 'mock-1', 'ok', '-']);
-      expect(row('local')).toEqual(['local', 'openai', 'configured', 'yes', '-', 'ok', 'warning']);
+      expect(row('local')).toEqual(['local', 'openai', 'configured', 'yes', '-', 'ok', 'ok']);
       expect(row('claude')).toBeUndefined();
       expect(row('codex')).toBeUndefined();
       expect(io.out()).not.toMatch(/^problem:/m);
