@@ -119,7 +119,8 @@ export function progressEvents(progress: Progress, io: Io, quiet: boolean): Even
         if (e.why === 'transient') return progress.note(`pass ${e.pass}: ${e.message}; retrying in ${(e.waitMs / 1000).toFixed(1)}s`);
         if (e.why === 'empty') return progress.note(`pass ${e.pass}: ${e.message}; resending`);
         if (e.why === 'shared') return progress.note(`pass ${e.pass}: ${e.message}; waiting ${(e.waitMs / 1000).toFixed(1)}s`);
-        return progress.note(`pass ${e.pass}: ${e.message}; sending a repair request to ${e.agent}`);
+        // The reason sent to the agent is long and addressed to it: progress shows why in a few words.
+        return progress.note(`pass ${e.pass}: ${e.summary ?? 'reply rejected'}; sending a repair request to ${e.agent}`);
       case 'lint-warning': {
         const n = new Set(e.problems.map((p) => p.line)).size;
         return progress.note(

@@ -90,6 +90,9 @@ describe('bounce refine with mock agents', () => {
     expect(m.totals.dispatches).toBe(3);
     const files = readdirSync(join(dir, 'runs', runs()[0]!));
     expect(files.some((f) => /^pass-2-composer-.*\.repair-1\.prompt\.md$/.test(f))).toBe(true);
+    // Progress says why in a few words; the reason addressed to the agent stays in the repair prompt.
+    expect(r.stderr).toMatch(/^pass 2: \d+ notes? left on the final pass; sending a repair request to mock:/m);
+    expect(r.stderr).not.toContain('which must resolve every note');
   });
 
   it('fails with exit 1 and writes no output when the repair also leaves notes', async () => {
@@ -215,7 +218,10 @@ describe('bounce refine with cmd: adapters that fail', () => {
     const two = await runMain(['refine', 'plan.md', '--passes', '2', '--reviewer', 'mock', '--json'], { cwd: dir, env });
     expect(two.code, two.stderr).toBe(0);
     expect(two.stderr).toContain('reviewer: mock (flag), composer: mock (same as the reviewer: no composer named)');
-    expect(manifest(runs().at(-1)!).agents.composer).toMatchObject({ spec: 'mock', chosen_by: 'same as the reviewer: no composer named' });
+    const second = runs()
+      .map(manifest)
+      .find((m) => m.passes.requested === 2);
+    expect(second?.agents.composer).toMatchObject({ spec: 'mock', chosen_by: 'same as the reviewer: no composer named' });
   });
 
   it('a mistyped agent named alone is named in the error, not "no agent found"', async () => {
