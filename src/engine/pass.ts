@@ -588,7 +588,7 @@ class PassRun {
       this.dismissalRepaired = true;
       const reason = `your reply deleted ${which} without changing the text each refers to: decide each point in the text (revise the passage as the note argues, or state in the text why it stands), then delete the note`;
       this.finish(d, 'rejected', reason, doc);
-      this.repair(d, this.sent, reason, 'notes deleted without a change to the text they refer to');
+      this.repair(d, this.sent, reason, `deleted ${which} without a change to the text each refers to`);
       return true;
     }
     this.warn(`the final pass dismissed ${which}: deleted, the text each refers to left as it was`);
