@@ -14,7 +14,12 @@ import type { VersionCache } from './version-cache.js';
 export function findProgram(cli: CliFacts, env: NodeJS.ProcessEnv): string | null {
   const wanted = env[cli.binEnv]?.trim() || cli.program;
   if (wanted.includes('/') || isAbsolute(wanted)) return isExecutable(wanted) ? wanted : null;
-  for (const dir of (env.PATH ?? '').split(delimiter)) if (dir && isExecutable(join(dir, wanted))) return join(dir, wanted);
+  return onPath(wanted, env);
+}
+
+/** The first executable `name` in the folders of PATH; null when there is none. */
+export function onPath(name: string, env: NodeJS.ProcessEnv): string | null {
+  for (const dir of (env.PATH ?? '').split(delimiter)) if (dir && isExecutable(join(dir, name))) return join(dir, name);
   return null;
 }
 

@@ -1,6 +1,8 @@
 import { ulid } from 'ulid';
 import { type AdapterRequest, type AdapterSuccess, CONTRACT_VERSION, type Usage } from '../adapters/contract.js';
 import type { HostError, HostResult } from '../adapters/host.js';
+import { agentSettingFix, timeoutFix } from '../adapters/agent-entry.js';
+import { plural } from '../plural.js';
 import { dispatchCost } from '../adapters/prices.js';
 import type { DispatchEnd, DispatchStart } from '../audit/records.js';
 import type { NoteOrigins } from '../protocol/ledger.js';
@@ -396,7 +398,7 @@ class PassRun {
       return this.close('failed', { kind: 'failed', type: 'breaker', message });
     }
     if (!isTransient(error) || this.transient >= MAX_TRANSIENT_RETRIES) {
-      const hint = error.type === 'timeout' ? `: raise timeout_s for ${this.agent} in bounce.config.yaml, or pass --timeout (bounce resume takes it too)` : '';
+      const hint = error.type === 'timeout' ? `: ${timeoutFix(this.ctx.plan.agents[this.role], this.ctx.plan.timeoutMs[this.role])}` : '';
       return this.close('failed', { kind: 'failed', type: error.type, message: `${error.message}${hint}` });
     }
     this.transient += 1;
@@ -439,7 +441,8 @@ class PassRun {
     if (response.stop === 'truncated') {
       this.finish(d, 'rejected', 'reply cut at the output limit');
       const budget = plan.maxOutputTokens[this.role];
-      const message = `${this.agent} stopped at its output limit${budget ? ` (${budget} tokens)` : ''}, so its reply is a cut-off document: raise max_output_tokens for this agent in bounce.config.yaml`;
+      const fix = agentSettingFix(plan.agents[this.role], 'max_output_tokens', budget ? budget * 2 : 32_000);
+      const message = `${this.agent} stopped at its output limit${budget ? ` (${budget} tokens)` : ''}, so its reply is a cut-off document: raise max_output_tokens: ${fix}`;
       return this.close('failed', { kind: 'failed', type: 'truncated', message });
     }
     // Edit blocks are written against the document in this attempt's frame (a repair's may differ from the pass's).
@@ -481,7 +484,7 @@ class PassRun {
     const { added, resolved } = diffNotes(this.sent.notes, scan(this.ctx.plan, text));
     const reason = editsReason(edits);
     this.finish(d, 'rejected', reason, { file, text, added, resolved });
-    return this.repair(d, { file, text }, reason, edits.failures);
+    return this.repair(d, { file, text }, reason, 'edit blocks did not apply', edits.failures);
   }
 
   /** A reply that reads as a document: accepted, unless the final pass left notes in it. */
@@ -504,7 +507,7 @@ class PassRun {
     const broken = this.structure(text);
     if (broken) {
       this.finish(d, 'rejected', broken, doc);
-      if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, broken);
+      if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, broken, "the reply broke the document's structure");
       if (this.final) return this.close('failed', { kind: 'not-converged', notes, reason: `the final pass broke the document's structure: ${broken}` });
       return this.close('failed', {
         kind: 'failed',
@@ -516,7 +519,8 @@ class PassRun {
     const unparsed = parseError(text, this.ctx.plan.input.syntax);
     if (unparsed) {
       this.finish(d, 'rejected', unparsed, { file, text, added, resolved });
-      if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, `the reply does not parse: ${unparsed}`);
+      if (this.closing.repairs < this.ctx.plan.maxRepairs)
+        return this.repair(d, { file, text }, `the reply does not parse: ${unparsed}`, 'the reply does not parse');
       if (this.final) return this.close('failed', { kind: 'not-converged', notes, reason: `the final pass left a document that does not parse: ${unparsed}` });
       return this.close('failed', {
         kind: 'failed',
@@ -529,7 +533,7 @@ class PassRun {
       if (lint.length > 0 && this.ctx.plan.lint === 'repair' && this.closing.repairs < this.ctx.plan.maxRepairs) {
         const reason = lintRepairReason(lint);
         this.finish(d, 'rejected', reason, doc);
-        return this.repair(d, { file, text }, reason);
+        return this.repair(d, { file, text }, reason, 'notes added break lint rules');
       }
       if (this.final && this.dismissals(d, doc)) return 'again';
       if (this.ctx.plan.lint !== 'off') this.keepLint(lint);
@@ -540,7 +544,8 @@ class PassRun {
     }
     const reason = `${notes.length} note${notes.length === 1 ? '' : 's'} left on the final pass, which must resolve every note and add none (${noteLines(notes)})`;
     this.finish(d, 'rejected', reason, doc);
-    if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, { file, text }, reason);
+    if (this.closing.repairs < this.ctx.plan.maxRepairs)
+      return this.repair(d, { file, text }, reason, `${plural(notes.length, 'note')} left on the final pass`);
     return this.close('failed', { kind: 'not-converged', notes, reason });
   }
 
@@ -583,7 +588,7 @@ class PassRun {
       this.dismissalRepaired = true;
       const reason = `your reply deleted ${which} without changing the text each refers to: decide each point in the text (revise the passage as the note argues, or state in the text why it stands), then delete the note`;
       this.finish(d, 'rejected', reason, doc);
-      this.repair(d, this.sent, reason);
+      this.repair(d, this.sent, reason, `deleted ${which} without a change to the text each refers to`);
       return true;
     }
     this.warn(`the final pass dismissed ${which}: deleted, the text each refers to left as it was`);
@@ -607,7 +612,8 @@ class PassRun {
   private onUnusable(d: Dispatched, reason: string): Step {
     this.finish(d, 'rejected', reason);
     // Such a reply is no document to correct: the repair revises the pass's input again.
-    if (this.closing.repairs < this.ctx.plan.maxRepairs) return this.repair(d, this.sent, `your previous reply was rejected: ${reason}`);
+    if (this.closing.repairs < this.ctx.plan.maxRepairs)
+      return this.repair(d, this.sent, `your previous reply was rejected: ${reason}`, 'the reply was not a usable document');
     if (this.final && this.sent.notes.length > 0) {
       return this.close('failed', { kind: 'not-converged', notes: this.sent.notes, reason: `no usable reply on the final pass: ${reason}` });
     }
@@ -629,7 +635,8 @@ class PassRun {
     this.attempt = { ...this.attempt, kind: 'retry', index: this.closing.retries, parentId: d.start.id };
   }
 
-  private repair(d: Dispatched, rejected: { text: string; file: string }, reason: string, failures?: EditReport['failures']): 'again' {
+  /** `reason` is what the agent is sent; `summary`, why in a few words, is what progress shows. */
+  private repair(d: Dispatched, rejected: { text: string; file: string }, reason: string, summary: string, failures?: EditReport['failures']): 'again' {
     this.closing.repairs += 1;
     const built = buildRepairPrompt(this.ctx.plan.templates, { ...this.promptInput, rejected: rejected.text, reason, failures });
     this.delimiters = built.delimiters;
@@ -643,7 +650,7 @@ class PassRun {
       documentText: rejected.text,
       repairError: reason,
     };
-    this.ctx.deps.events({ type: 'retry-scheduled', pass: this.pass, agent: this.agent, why: 'repair', message: reason, waitMs: 0 });
+    this.ctx.deps.events({ type: 'retry-scheduled', pass: this.pass, agent: this.agent, why: 'repair', message: reason, summary, waitMs: 0 });
     return 'again';
   }
 

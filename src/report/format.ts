@@ -21,11 +21,13 @@ export function totalTokens(u: Pick<UsageTotals, 'input_tokens' | 'output_tokens
   return (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
 }
 
-/** Wall time when the run finished, else the time spent in dispatches so far. */
+/**
+ * The time the run's sessions took, as the recorder keeps it (`totals.duration_ms`) and as
+ * refine and resume print it: not the wall time from creation to finish, which for a resumed
+ * run counts the hours no session ran.
+ */
 export function runDuration(m: RunManifest): number | null {
-  const from = Date.parse(m.created_at);
-  const to = m.finished_at ? Date.parse(m.finished_at) : NaN;
-  return Number.isNaN(from) || Number.isNaN(to) ? m.totals.duration_ms : Math.max(0, to - from);
+  return m.totals.duration_ms;
 }
 
 /**

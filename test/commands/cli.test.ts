@@ -154,6 +154,19 @@ describe('scan and the reading commands read only the config keys they need', ()
   });
 });
 
+describe('--json and the argument parser', () => {
+  it("refine --json prints its error object for the parser's own errors too, as docs/ci.md says", async () => {
+    for (const [args, message] of [
+      [['refine', 'doc.md', '--bogus', '--json'], "unknown option '--bogus'"],
+      [['refine', '--json'], "missing required argument 'docs'"],
+    ] as const) {
+      const r = await runMain([...args], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: 'error', exit_code: 2, error: { type: 'usage', message } });
+    }
+  });
+});
+
 describe('bounce scan options', () => {
   beforeEach(() => writeFileSync(join(dir, 'doc.md'), '# Plan\n\nShip it [TODO-LEGAL] today.\n\n[CLARIFY] When?\n'));
 
@@ -173,6 +186,23 @@ describe('bounce scan options', () => {
       expect(e.stderr).toBe(
         `bounce: --marker ${shown} is not a marker name: a marker is a word such as RISK: a letter, then letters, digits, _ or -, at most 32 characters\n`,
       );
+    }
+  });
+
+  it('--marker and --rules take one value per use, comma-separated or repeated, so they may come before the paths', async () => {
+    writeFileSync(join(dir, 'doc.md'), '# Plan\n\nShip it [TODO-LEGAL] today [RISK] here.\n\n[CLARIFY] When?\n');
+    const lines = (r: { stdout: string }) => r.stdout.split('\n').filter(Boolean).length;
+    expect(lines(await runMain(['scan', '--marker', 'TODO-LEGAL,RISK', 'doc.md'], { cwd: dir }))).toBe(3);
+    expect(lines(await runMain(['scan', '--marker', 'TODO-LEGAL', '--marker', 'RISK', 'doc.md'], { cwd: dir }))).toBe(3);
+    // "[CLARIFY] When?" breaks open-ended only.
+    expect((await runMain(['lint', '--rules', 'dissent-only', 'doc.md'], { cwd: dir })).code).toBe(0);
+    for (const rules of [
+      ['--rules', 'dissent-only,open-ended'],
+      ['--rules', 'dissent-only', '--rules', 'open-ended'],
+    ]) {
+      const lint = await runMain(['lint', ...rules, 'doc.md', '--json'], { cwd: dir });
+      expect(lint.code, lint.stderr).toBe(1);
+      expect(JSON.parse(lint.stdout).files[0].problems.map((p: { rule: string }) => p.rule)).toEqual(['open-ended']);
     }
   });
 

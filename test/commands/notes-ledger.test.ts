@@ -66,7 +66,9 @@ describe('the ledger through the commands', () => {
     const m = JSON.parse(readFileSync(join(dir, 'runs', runId(), 'run.json'), 'utf8'));
     expect(m.policy.dismissals).toBe('repair');
     expect(m.pass_records[1].dispatches.map((d: { kind: string; status: string }) => `${d.kind}:${d.status}`)).toEqual(['pass:rejected', 'repair:completed']);
-    expect(r.stderr).toMatch(/pass 2: your reply deleted 1 \[CONTESTED\] note of the document you were sent \(line 4: \[CONTESTED\]\)/);
+    expect(r.stderr).toMatch(
+      /pass 2: deleted 1 \[CONTESTED\] note of the document you were sent \(line 4: \[CONTESTED\]\) without a change to the text each refers to; sending a repair request/,
+    );
   });
 
   it('dismissals: warn prints the warning and converges', async () => {
