@@ -1,16 +1,77 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * The test files that start a process (the built CLI, an adapter program, a fixture program,
+ * an agent CLI, git) or need the build: the `slow` project. Every other file is `fast`
+ * (`npm run test:fast`): it runs from source, with no build and no agent CLI, and its setup
+ * makes starting a process fail the test (test/support/no-subprocess.ts), so a file missing
+ * from this list fails loudly instead of slowing the fast run down.
+ */
+const SLOW = [
+  'test/e2e/**',
+  'test/integration/**',
+  'test/adapters/*-live.test.ts',
+  'test/adapters/anthropic-cache.test.ts',
+  'test/adapters/anthropic.test.ts',
+  'test/adapters/call-agent.test.ts',
+  'test/adapters/check-agent.test.ts',
+  'test/adapters/check-command.test.ts',
+  'test/adapters/choose.test.ts',
+  'test/adapters/cli-run.test.ts',
+  'test/adapters/codex-native.test.ts',
+  'test/adapters/detect.test.ts',
+  'test/adapters/host.test.ts',
+  'test/adapters/login-offline.test.ts',
+  'test/adapters/openai.test.ts',
+  'test/adapters/preflight.test.ts',
+  'test/adapters/version-cache.test.ts',
+  'test/adapters/warm.test.ts',
+  'test/cli-lazy.test.ts',
+  'test/commands/batch.test.ts',
+  'test/commands/changed.test.ts',
+  'test/commands/init.test.ts',
+  'test/docs/ci-examples.test.ts',
+  'test/engine/faults.test.ts',
+  'test/engine/units.test.ts',
+  'test/examples/example-adapter.test.ts',
+  'test/formats/formats.test.ts',
+  'test/report/report-browser.test.ts',
+  'test/store/store.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     setupFiles: ['test/support/fail-on-warning.ts'],
-    // Installs the pinned agent CLIs (test/agents) when they are missing or stale.
-    globalSetup: ['test/support/agents-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // Most test time is spent waiting on child processes (agent CLIs, adapters, the model
     // server), not on the CPU: three workers keep two cores busy.
     maxWorkers: 3,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'fast',
+          pool: 'threads',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...SLOW],
+          setupFiles: ['test/support/no-subprocess.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'slow',
+          // The agent CLIs start slowly on a loaded machine (Gemini CLI took over 20 s): a
+          // test that drives them gets twice the fast project's limit.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          include: SLOW.map((glob) => (glob.endsWith('**') ? `${glob}/*.test.ts` : glob)),
+          // Installs the pinned agent CLIs (test/agents) when they are missing or stale.
+          globalSetup: ['test/support/agents-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -5,7 +5,18 @@
  * are turned off (CLAUDE_CODE_MAX_RETRIES=0): only the runner retries. docs/adapters.md#claude
  */
 import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, type PreparedCli, runAdapter } from '../src/kit/adapter-kit.js';
-import { isEventLine, isObject, programOrFailure, type Json, makeTempDir, packageVersion, parseJsonLines, removeTempDir, runCli } from '../src/kit/cli-run.js';
+import {
+  isEventLine,
+  isObject,
+  programOrFailure,
+  type Json,
+  makeTempDir,
+  packageVersion,
+  parseJsonLines,
+  removeTempDir,
+  runCli,
+  tooLargeMessage,
+} from '../src/kit/cli-run.js';
 import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/contract/contract.js';
 import { findProgram, notFound, type Probe } from '../src/kit/detect.js';
 import { displayUrl } from '../src/kit/endpoint.js';
@@ -259,7 +270,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
     exited = run.exited;
     if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
     if (run.timedOut) return fail('timeout', `claude did not finish before the deadline (${request.deadline}); its process group was killed`);
-    if (run.tooLarge) return fail('provider', 'claude printed more than 64 MB on stdout');
+    if (run.tooLarge) return fail('provider', tooLargeMessage('claude', run.tooLarge));
     const response = parseClaudeOutput(run.stdout, run.stderr, run.exitCode, { costKnown: costIsMeaningful(childEnv), timeZone: childEnv.TZ });
     // refine may have read the login offline rather than asking the CLI: a rejected credential says how to fix it, as the check would.
     if (!response.ok && response.error.type === 'auth' && !response.error.message.includes(CLAUDE_LOGIN_FIX))
@@ -282,7 +293,7 @@ async function check(options: AgentOptions, { env, probe }: CheckContext): Promi
   if (!program) return failed({ kind: 'not_found', ...notFound(CLI, env) });
   const childEnv = buildClaudeEnv(options, env);
   const [version, login] = await Promise.all([probe.version(program, childEnv), claudeLogin(program, childEnv, probe)]);
-  if (!version) return failed({ kind: 'version', message: `${program} --version failed`, fix: `reinstall ${CLI.npmPackage} or fix ${CLI.binEnv}` });
+  if (!version) return failed(await probe.versionProblem(program, CLI));
   const report = loginReport(login);
   Object.assign(resolved, report.resolved);
   const base = FACTS.baseUrlEnv ? env[FACTS.baseUrlEnv]?.trim() : undefined;

@@ -240,7 +240,7 @@ async function check(options: AgentOptions, { env, probe }: CheckContext): Promi
   const failed = (problem: CheckProblem): CheckResult => ({ ok: false, version: null, problems: [problem], warnings: [], resolved });
   if (!program) return failed({ kind: 'not_found', ...notFound(CLI, env) });
   const version = versionOf(await probe.version(program, env));
-  if (!version) return failed({ kind: 'version', message: `${program} --version failed`, fix: `reinstall ${CLI.npmPackage} or fix ${CLI.binEnv}` });
+  if (!version) return failed(await probe.versionProblem(program, CLI));
   const report = loginReport(await codexLogin(program, env, probe));
   Object.assign(resolved, report.resolved);
   return { ok: report.problems.length === 0, version, problems: report.problems, warnings: report.warnings, resolved };

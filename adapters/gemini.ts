@@ -273,7 +273,7 @@ async function check(options: AgentOptions, { env, probe }: CheckContext): Promi
   const failed = (problem: CheckProblem): CheckResult => ({ ok: false, version: null, problems: [problem], warnings: [], resolved });
   if (!program) return failed({ kind: 'not_found', ...notFound(CLI, env) });
   const version = await probe.version(program, withoutParentSession(CLI, env));
-  if (!version) return failed({ kind: 'version', message: `${program} --version failed`, fix: `reinstall ${CLI.npmPackage} or fix ${CLI.binEnv}` });
+  if (!version) return failed(await probe.versionProblem(program, CLI));
   const report = loginReport(await geminiLogin(env));
   Object.assign(resolved, report.resolved);
   const base = FACTS.baseUrlEnv ? env[FACTS.baseUrlEnv]?.trim() : undefined;

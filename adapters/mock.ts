@@ -2,15 +2,16 @@
 /**
  * The mock adapter: replies scripted from a YAML or JSON file, for tests and dry
  * pipelines. Its runs are mock evidence, never live results. Without a script it plays
- * a tiny deterministic reviewer (adds one [CONTESTED] note) and composer (removes notes).
+ * a tiny deterministic reviewer (adds one [CONTESTED] note) and composer (removes notes),
+ * both in src/adapters/mock-text.ts.
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { type AdapterContext, AdapterCrash, type AdapterProgram, isMain, runAdapter } from '../src/kit/adapter-kit.js';
-import { noteRange } from '../src/protocol/note-range.js';
+import { addNote, mockSyntax, resolveNotes } from '../src/kit/mock-text.js';
 import { EDIT_MARKERS, editBlocksFor } from '../src/text/edit-blocks.js';
-import { type CodeBlock, markdownRegions } from '../src/protocol/code-ranges.js';
-import { lineAt, lineIndex, scanNotes } from '../src/protocol/scanner.js';
+import { packageTemplate } from '../src/prompt-files.js';
+import type { Syntax } from '../src/vocabulary.js';
 import { yamlLib } from '../src/yaml.js';
 import { AdapterErrorSchema, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult } from '../src/contract/contract.js';
 
@@ -65,59 +66,19 @@ export function documentIn(prompt: string): string {
   return prompt.slice(start + open.length, end.index).replace(/\n$/, '');
 }
 
+/** The prompt without the document it carries: what the runner says around it. */
+const frameOf = (prompt: string, doc: string): string => (doc ? prompt.replace(doc, '') : prompt);
+
 /** Whether the prompt, outside the document it carries, asks for edit blocks (prompts/edits.md shows their SEARCH line). */
 export function asksForEdits(prompt: string): boolean {
-  const doc = documentIn(prompt);
-  const frame = doc ? prompt.replace(doc, '') : prompt;
-  return frame.split('\n').some((line) => line.trim() === EDIT_MARKERS.search);
+  return frameOf(prompt, documentIn(prompt))
+    .split('\n')
+    .some((line) => line.trim() === EDIT_MARKERS.search);
 }
 
-/** Deletes every paragraph that is a note; the rest stays as it was. */
-/** Line numbers (0-based) that lie in code blocks, fences included: the mock never touches them. */
-function codeLines(doc: string): Set<number> {
-  const blocks: CodeBlock[] = [];
-  markdownRegions(doc, [], { code: blocks });
-  const { starts } = lineIndex(doc);
-  const lineOf = (offset: number): number => lineAt(starts, offset);
-  const out = new Set<number>();
-  for (const b of blocks) {
-    const last = b.lines.length ? (b.lines[b.lines.length - 1] as number) : b.start;
-    // A fenced block's closing fence is the line after its last content line.
-    const end = lineOf(last) + (b.fenced && b.closed ? 1 : 0);
-    for (let l = lineOf(b.start); l <= end; l++) out.add(l);
-  }
-  return out;
-}
-
-/** Resolves every note the scanner finds by deleting it (its lines; an inline note from its marker on). Code stays as it is. */
-export function resolveNotes(doc: string): string {
-  const bom = doc.startsWith('\uFEFF') ? '\uFEFF' : '';
-  const lines = doc.slice(bom.length).split('\n');
-  const drop = new Set<number>();
-  for (const note of scanNotes(doc)) {
-    const [first, last] = noteRange(note, lines);
-    if (!note.canonical) {
-      const i = first - 1;
-      lines[i] = (lines[i] ?? '').slice(0, note.column - 1).trimEnd();
-      continue;
-    }
-    for (let l = first; l <= last; l++) drop.add(l - 1);
-    // A note that was a paragraph of its own leaves one blank line, not two.
-    if (lines[first - 2]?.trim() === '' && lines[last]?.trim() === '') drop.add(last);
-  }
-  return bom + lines.filter((_, i) => !drop.has(i)).join('\n');
-}
-
-const NOTE = '[CONTESTED] The opening is vague about scope. State what is in scope and what is not.';
-
-/** Adds one note as a paragraph of its own after the first paragraph that is not code. */
-export function addNote(doc: string): string {
-  const lines = doc.split('\n');
-  const code = codeLines(doc);
-  const at = lines.findIndex((l, i) => i > 0 && l.trim() === '' && (lines[i - 1] ?? '').trim() !== '' && !code.has(i) && !code.has(i - 1));
-  if (at === -1) return `${doc.replace(/\s+$/, '')}\n\n${NOTE}\n`;
-  lines.splice(at + 1, 0, NOTE, '');
-  return lines.join('\n');
+/** The document's substrate, from the rules the prompt carries (the package's prompts/json.md and yaml.md). */
+async function syntaxOf(prompt: string, doc: string): Promise<Syntax> {
+  return mockSyntax(frameOf(prompt, doc), { json: packageTemplate('json'), yaml: packageTemplate('yaml') });
 }
 
 function reply(
@@ -172,7 +133,8 @@ export async function dispatch(req: AdapterRequest, ctx: AdapterContext): Promis
   // Never answers: only the runner's deadline or an abort ends it.
   if (action === 'hang') await wait(2 ** 31 - 1, ctx.signal);
   if (action === 'invalid-json') return NOT_A_RESPONSE;
-  const text = action === 'review' ? addNote(doc) : action === 'resolve' ? resolveNotes(doc) : doc;
+  const syntax = action === 'echo' ? 'markdown' : await syntaxOf(req.prompt, doc);
+  const text = action === 'review' ? addNote(doc, syntax) : action === 'resolve' ? resolveNotes(doc, syntax) : doc;
   // Asked for edit blocks, the review and resolve actions send only their changes (nothing changed: the document).
   const blocks = action !== 'echo' && asksForEdits(req.prompt) ? editBlocksFor(doc, text) : '';
   return reply(req, blocks || text, step?.stop, step?.usage);

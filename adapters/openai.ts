@@ -33,10 +33,8 @@ export async function check(options: AgentOptions, { env }: CheckContext): Promi
   const r = resolve(options, env);
   const endpoint = checkEndpoint({ baseUrl: r.baseUrl, apiKeyEnv: r.keyEnvName, env });
   const problems = [...(r.model === null ? [MISSING_MODEL] : []), ...endpoint.problems];
-  const warnings: CheckProblem[] =
-    endpoint.loopback && endpoint.keyEnv === null
-      ? [{ kind: 'credentials', message: `${r.keyEnvName} is not set: no Authorization header will be sent (allowed on loopback)` }]
-      : [];
+  // No key on loopback is the usual local server (Ollama): not a warning on every run; `resolved` shows key_set and loopback.
+  const warnings: CheckProblem[] = [];
   return {
     ok: problems.length === 0,
     version: null,

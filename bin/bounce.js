@@ -6,18 +6,20 @@
 // be written). It is CommonJS (bin/package.json says so), so Node starts no ES module loader.
 'use strict';
 
-const { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeSync } = require('node:fs');
-const { dirname, join } = require('node:path');
-const { Module } = require('node:module');
-const vm = require('node:vm');
-
-// A Ctrl-C while the CLI loads is counted, not fatal: main() then ends with exit 130 like any interruption.
+// A Ctrl-C while the CLI loads is counted, not fatal: main() then ends with exit 130 like any
+// interruption. This comes first, before anything is loaded: a signal that arrives earlier
+// still, while Node itself starts, ends the process by that signal (docs/faults.md).
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 let signals = 0;
 const early = () => {
   signals += 1;
 };
 for (const sig of SIGNALS) process.on(sig, early);
+
+const { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+const { Module } = require('node:module');
+const vm = require('node:vm');
 
 const file = join(__dirname, '..', 'dist', 'cli.cjs');
 if (!existsSync(file)) {

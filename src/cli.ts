@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { BounceError, EXIT, isBounceError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
+import { assertContextValues, commaList, repeatable } from './option-values.js';
 import {
   CHECK_EXIT_CODES,
   commandHelp,
@@ -48,9 +49,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--name <name>', 'run name used in the run folder name')
     .option('--timeout <seconds>', 'deadline per agent call in seconds, 1 to 2147483 (default 600)')
     .option('--max-repairs <n>', 'repair requests per pass (default 1)')
-    .option('--max-cost-usd <usd>', 'stop the run before a dispatch that could take its cost over USD (config budget.max_cost_usd)')
-    .option('--max-tokens <n>', 'stop the run before a dispatch that could take its tokens over N (config budget.max_tokens)')
-    .option('--max-dispatches <n>', 'stop the run before its (N+1)th agent call (config budget.max_dispatches)')
+    .option('--max-cost-usd <usd>', 'stop the run (a batch: the whole batch) before a dispatch that could take its cost over USD (config budget.max_cost_usd)')
+    .option('--max-tokens <n>', 'stop the run (a batch: the whole batch) before a dispatch that could take its tokens over N (config budget.max_tokens)')
+    .option('--max-dispatches <n>', 'stop the run (a batch: the whole batch) before its (N+1)th agent call (config budget.max_dispatches)')
     .addOption(
       new Option('--lint <mode>', 'new notes that break a lint rule: off, warn, or repair (default: lint from config, else off)').choices([...LINT_MODES]),
     )
@@ -61,7 +62,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     )
     .option('--goal <text>', 'what the document is for and what the refinement should aim at (config goal)')
     .option('--goal-file <file>', 'read the goal from FILE')
-    .option('--context <paths...>', 'read-only reference files, folders or globs given to every pass (config context)')
+    .option('--context <path>', 'a read-only reference file, folder or glob given to every pass; repeat for more (config context)', repeatable)
     .addOption(new Option('--syntax <syntax>', 'read the document as this syntax instead of by its extension').choices([...SYNTAXES]))
     .option('--config <file>', 'config file (default: bounce.config.yaml here or above, or BOUNCE_CONFIG)')
     .option('--json', 'print one JSON object on stdout, whatever the outcome')
@@ -71,7 +72,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--shard <i/n>', 'batch: refine only the i-th of n deterministic parts (one per CI job)')
     .option('--changed <git-ref>', 'batch: only documents changed since that git ref (committed, staged, unstaged and untracked)')
     .addHelpText('after', commandHelp(REFINE_EXAMPLES))
-    .action(async (docs: string[], o: Record<string, unknown>) => {
+    .action(async (docs: string[], o: Record<string, unknown>, cmd: Command) => {
+      // rawArgs: the words as typed (commander keeps them on the program; its typings leave them out).
+      if (o.context) assertContextValues((cmd.parent as { rawArgs?: string[] } | null)?.rawArgs ?? [], docs);
       const { isBatch } = await import('./commands/batch-args.js');
       if (await isBatch(docs, o, io.cwd)) {
         const { runBatchRefine } = await import('./commands/batch.js');
@@ -92,8 +95,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addOption(new Option('--level <level>', 'severity of each note in github, sarif and codequality output').choices(LEVEL_CHOICES).default('warning'))
     .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
     .option('--lint', "also report each note that breaks the protocol's conformance rules (see bounce lint)")
-    .option('--rules <ids...>', 'with --lint: the lint rules to apply (comma-separated or repeated; default all)')
-    .option('--marker <name...>', 'extra marker names (besides CONTESTED and CLARIFY)')
+    .option('--rules <ids>', 'with --lint: the lint rules to apply (comma-separated or repeated; default all)', repeatable)
+    .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices([...SYNTAXES]))
     .option('--config <file>', 'config file to read markers from')
     .option('-q, --quiet', 'no summary on stderr (notes still go to stdout, errors to stderr)')
@@ -109,13 +112,13 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('lint')
     .description("check each note against the protocol's conformance rules; exit 1 when one breaks them")
     .argument('<paths...>', 'files, folders or globs; - for stdin')
-    .option('--rules <ids...>', `rules to apply, comma-separated or repeated (default all: ${LINT_RULE_LIST})`)
+    .option('--rules <ids>', `rules to apply, comma-separated or repeated (default all: ${LINT_RULE_LIST})`, repeatable)
     .addOption(new Option('-f, --format <format>', 'output format').choices(FORMAT_CHOICES).default('text'))
     .option('--json', 'print one JSON object with every problem (same as --format json)')
     .option('--output <file>', 'write the report to FILE (atomically) instead of stdout')
     .addOption(new Option('--level <level>', 'severity of each problem in github, sarif and codequality output').choices(LEVEL_CHOICES).default('warning'))
     .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
-    .option('--marker <name...>', 'extra marker names (besides CONTESTED and CLARIFY)')
+    .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices([...SYNTAXES]))
     .option('--config <file>', 'config file to read markers from')
     .option('-q, --quiet', 'no summary on stderr (problems still go to stdout, errors to stderr)')
@@ -155,7 +158,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command('resume')
-    .description('finish an interrupted or crashed run from its last completed pass')
+    .description('finish an interrupted, crashed or failed run from its last completed pass')
     .argument('[runs...]', 'run folder path, run id, a part of an id only that run has, or latest (default); several runs resume as a batch')
     .option('-o, --out <file>', 'write the converged document to FILE (- for stdout) instead of the recorded target')
     .option('--in-place', 'overwrite the input atomically after convergence')
@@ -333,6 +336,36 @@ export function interrupts(abort: () => void, say: (line: string) => void, force
   };
 }
 
+/** Said when a signal comes after the work was done: nothing was stopped, and the output goes out whole. */
+const ENDED_BEFORE_SIGNAL = 'bounce: the command had already ended when the signal came: its output is written whole before bounce exits\n';
+
+/**
+ * Signals after the command has ended, while its output may still be going out (a slow
+ * reader of `--out -`): there is nothing left to stop, and the output is not cut short. The
+ * process ends when everything is written, with the command's own exit code (the one
+ * run.json and --json give). From the second signal in all (counting those the command saw)
+ * the reader gets `forceMs` more; then `end()` ends the process.
+ */
+export function lateSignals(before: number, say: (line: string) => void, end: () => void, forceMs = FORCE_STOP_MS): () => void {
+  let count = before;
+  let timer: NodeJS.Timeout | undefined;
+  return () => {
+    count += 1;
+    if (count === 1) say(ENDED_BEFORE_SIGNAL);
+    if (count < 2 || timer) return;
+    timer = setTimeout(end, forceMs);
+    timer.unref();
+  };
+}
+
+/** The end of a reader that took too long after the second signal: exit 130, and stdout's unwritten bytes are dropped, never silently. */
+function endUnread(): void {
+  const left = process.stdout.writableLength;
+  if (left > 0)
+    process.stderr.write(`bounce: stdout was not read within ${FORCE_STOP_MS / 1000} s of the second signal: its last ${left} bytes were dropped\n`);
+  process.exit(EXIT.interrupted);
+}
+
 /** A run that did not stop after the second signal: its lock is released and bounce ends, still exit 130. */
 async function forceStop(io: Io, jsonObject: boolean): Promise<never> {
   const message = `the run did not stop within ${FORCE_STOP_MS / 1000} s of the second signal and was ended`;
@@ -398,6 +431,8 @@ export async function main(argv: string[], io?: Io, startup: Startup = {}): Prom
     if (stop.count > 0) throw new BounceError('interrupted before the command started', { exitCode: EXIT.interrupted, code: 'interrupted' });
     await buildProgram(theIo, (c) => (code = c)).parseAsync(argv);
     if (stop.count > 0 && !reportsOwnStop) code = EXIT.interrupted;
+    // A run that ended before the signal could stop it keeps its code (run.json and --json give it too).
+    else if (stop.count > 0 && code !== EXIT.interrupted) theIo.stderr.write(ENDED_BEFORE_SIGNAL);
   } catch (err) {
     // After a signal, a failure is most likely its consequence: the exit code says interrupted.
     code = stop.count > 0 ? EXIT.interrupted : handleError(err, theIo);
@@ -411,6 +446,11 @@ export async function main(argv: string[], io?: Io, startup: Startup = {}): Prom
   } finally {
     stop.dispose();
     for (const sig of SIGNALS) process.off(sig, stop.onSignal);
+    // Until the process exits: a signal now must not cut off what is still being written.
+    if (!io) {
+      const late = lateSignals(stop.count, (line) => process.stderr.write(line), endUnread);
+      for (const sig of SIGNALS) process.on(sig, late);
+    }
   }
   return code;
 }

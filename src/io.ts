@@ -15,6 +15,8 @@ export interface Io {
    * it could print its own; a batch sets it (src/commands/batch.ts). Absent: the run error object.
    */
   forcedStopJson?: () => unknown;
+  /** The script Node ran (process.argv[1]), for the command a hint prints (src/invoked-as.ts); absent in-process: `bounce`. */
+  launcher?: string;
 }
 
 export function processIo(signal: AbortSignal): Io {
@@ -25,6 +27,7 @@ export function processIo(signal: AbortSignal): Io {
     stderr: process.stderr,
     stdin: process.stdin,
     signal,
+    launcher: process.argv[1],
   };
 }
 

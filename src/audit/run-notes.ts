@@ -66,8 +66,9 @@ export function keptRecord(dir: string, p: PassRecord): DispatchRecord | null {
 
 /**
  * Every note of a run with its fate: the input's notes (scanned from the original) and those
- * each completed pass added (its record's findings), each resolved by the pass whose record
- * lists it as resolved (with the fate and raiser bounce recorded), or open at the end.
+ * each ledger pass (ledgerPasses in format.ts) added (its record's findings), each resolved by
+ * the pass whose record lists it as resolved (with the fate and raiser bounce recorded), or
+ * open at the end: the notes left.
  */
 export function runLedger(dir: string, m: RunManifest): RunLedger {
   const open = new Map<string, RunNote[]>();
@@ -80,8 +81,9 @@ export function runLedger(dir: string, m: RunManifest): RunLedger {
   const original = join(dir, m.original);
   const input: Note[] = existsSync(original) ? scanNotes(readFileSync(original, 'utf8'), runReading(m)) : [];
   for (const n of input) add(raised(n.kind, n.text, INPUT_ORIGIN, n.line, null));
+  const followed = new Set(ledgerPasses(m));
   m.pass_records.forEach((p, index) => {
-    if (p.status !== 'completed' || !p.document) return;
+    if (!followed.has(p) || !p.document) return;
     const res = keptRecord(dir, p)?.response;
     if (!res) return;
     const by = { pass: p.pass, agent: p.agent };
@@ -104,4 +106,13 @@ export function runLedger(dir: string, m: RunManifest): RunLedger {
   });
   const count = (f: RunNote['fate']): number => notes.filter((n) => n.fate === f).length;
   return { notes, counts: { raised: notes.length, acted: count('acted'), dismissed: count('dismissed'), open: count('open'), unjudged: count(null) } };
+}
+
+/**
+ * The passes whose documents the ledger reads: the completed ones. A pass that gave up kept
+ * no document, so the run's last document, the one `notes_left` counts, the report shows as
+ * the last document and a resume goes on from, is the last completed pass's.
+ */
+export function ledgerPasses<P extends Pick<PassRecord, 'status'>>(m: { pass_records: readonly P[] }): P[] {
+  return m.pass_records.filter((p) => p.status === 'completed');
 }

@@ -1,3 +1,4 @@
+import { plural } from '../plural.js';
 import { rmSync } from 'node:fs';
 import { nextTurn } from '../engine/backoff.js';
 import { basename, resolve } from 'node:path';
@@ -33,7 +34,7 @@ import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } 
 import { engineDeps, printStartWarnings } from './refine.js';
 import { intFlag, type RefineOptions, refineAgents, refineRequest, refineSettings } from './refine-plan.js';
 import { isResumable, readForResume, type ResumeOptions, resumePlan } from './resume.js';
-import { batchBudget, budgetFromFlags } from './budget-flags.js';
+import { batchBudget, budgetFromFlags, unpricedWarnings } from './budget-flags.js';
 import { parseShard, type Shard, shardOf } from './shard.js';
 
 /** Runs a batch keeps going at once when neither --concurrency nor config `concurrency` says: by the slowest kind of agent it uses. */
@@ -56,6 +57,11 @@ function concurrencyOf(flag: string | number | undefined, configured: number | u
 }
 
 /** Problems found in some documents before any dispatch: each printed on its own line, then one error (exit 2). */
+/** A document's problem, led by its name unless the message already names it (`a.md is empty`, not `a.md: a.md is empty`). */
+function about(label: string, line: string): string {
+  return line.includes(label) ? line : `${label}: ${line}`;
+}
+
 function refuseDocuments(problems: string[], total: number, io: Io, what: string): BounceError {
   for (const p of problems) io.stderr.write(`bounce: ${p}\n`);
   const first = problems[0] ?? '';
@@ -94,7 +100,7 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
       read.push({ label: i.label, input: await readInput(i.path as string, io, settings.config.max_bytes) });
     } catch (err) {
       if (!isBounceError(err) || err.exitCode !== EXIT.usage) throw err;
-      problems.push(`${i.label}: ${err.line}`);
+      problems.push(about(i.label, err.line));
     }
   }
   if (!opts.dryRun) assertRunsDirWritable(settings.runsDir);
@@ -120,12 +126,16 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
       plans.push((await completePlan(request, settings.config, io.env, { checkAgents: false, probe: chosen.probe })).plan);
     } catch (err) {
       if (!isBounceError(err) || err.exitCode !== EXIT.usage) throw err;
-      problems.push(`${label}: ${err.line}`);
+      problems.push(about(label, err.line));
     }
   }
   if (problems.length > 0) throw refuseDocuments(problems, inputs.length, io, 'documents');
   const labels = read.map((r) => r.label);
-  if (!opts.quiet) printStartWarnings(io, chosen.skipped, checkWarnings(checks));
+  if (!opts.quiet)
+    printStartWarnings(io, chosen, [
+      ...checkWarnings(checks),
+      ...(plans[0] ? unpricedWarnings(plans[0], [plans[0].budget, { ...batchBudget(settings.config.budget), ...settings.budget }]) : []),
+    ]);
   if (opts.dryRun) return dryRunBatch(plans, labels, { shard, concurrency, all: all.length }, opts, io);
   // One turn of the event loop delivers a signal that came while the plans were made.
   await nextTurn();
@@ -134,7 +144,7 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
     const a = plans[0]!.agents;
     const part = shard ? `, shard ${shard.index}/${shard.count} (${inputs.length} of ${all.length})` : '';
     io.stderr.write(
-      `batch ${batchId}: ${plans.length} documents${part}, concurrency ${concurrency}; reviewer: ${a.reviewer.spec}, composer: ${a.composer.spec}\n`,
+      `batch ${batchId}: ${plural(plans.length, 'document')}${part}, concurrency ${concurrency}; reviewer: ${a.reviewer.spec}, composer: ${a.composer.spec}\n`,
     );
   }
   const froms = createRuns(plans, io, chosen.probe);
@@ -293,7 +303,7 @@ function dryRunBatch(
   }
   const part = facts.shard ? ` (shard ${facts.shard.index}/${facts.shard.count} of ${facts.all})` : '';
   const lines = [
-    `batch plan: ${plans.length} document${plans.length === 1 ? '' : 's'}${part}, ${first.passes} passes, concurrency ${facts.concurrency}`,
+    `batch plan: ${plural(plans.length, 'document')}${part}, ${plural(first.passes, 'pass', 'passes')}, concurrency ${facts.concurrency}`,
     `reviewer: ${first.agents.reviewer.spec}, composer: ${first.agents.composer.spec}; runs dir: ${first.runsDir}`,
     `estimate (at most, one dispatch a pass; prices as of ${PRICES_AS_OF}): ${estimate.tokens} tokens, ${estimate.cost_usd === null ? 'cost unknown' : `$${estimate.cost_usd.toFixed(4)}`} (${estimate.cost_source})`,
     ...documents.map((d) => `  ${d.path} (${d.bytes} bytes, ${d.syntax}; about ${d.estimate.tokens} tokens)`),
@@ -389,16 +399,14 @@ export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<
       runs.push({ plan, from: { runDir: dir }, label: m.input.display });
     } catch (err) {
       if (!isBounceError(err) || err.exitCode !== EXIT.usage) throw err;
-      problems.push(`${m.run_id}: ${err.line}`);
+      problems.push(about(m.run_id, err.line));
     }
   }
   if (problems.length > 0) throw refuseDocuments(problems, dirs.length, io, 'runs');
   const agents = runs.flatMap((r) => [r.plan.agents.reviewer, ...(r.plan.passes > 1 ? [r.plan.agents.composer] : [])]);
   const concurrency = agents.length ? concurrencyOf(concurrencyFlag, loaded.config.concurrency, agents) : 1;
   if (!opts.quiet)
-    io.stderr.write(
-      `resuming ${runs.length} run${runs.length === 1 ? '' : 's'}${done.length ? ` (${done.length} of the batch already ended)` : ''}, concurrency ${concurrency}\n`,
-    );
+    io.stderr.write(`resuming ${plural(runs.length, 'run')}${done.length ? ` (${done.length} of the batch already ended)` : ''}, concurrency ${concurrency}\n`);
   const budget = batchLedger(flagBudget, loaded.config.budget, manifests);
   return runBatch(runs, done, io, opts, { batchId: opts.batch ?? null, shard: null, concurrency, started, probe, budget });
 }

@@ -1,5 +1,10 @@
+import type { CheckProblem } from '../contract/contract.js';
+import { priceFor } from '../prices.js';
 import { BUDGET_LIMIT_RULES, type BudgetConfig } from '../config/schema.js';
+import { expectedModel } from '../engine/budget.js';
 import type { BudgetLimits } from '../engine/plan.js';
+import type { RunPlan } from '../engine/plan.js';
+import { ROLES } from '../vocabulary.js';
 import { usageError } from '../errors.js';
 
 /** `--max-cost-usd`, `--max-tokens`, `--max-dispatches` as commander hands them over (refine and resume). */
@@ -43,4 +48,28 @@ export function runBudget(flags: BudgetLimits | undefined, config: BudgetConfig)
 /** A batch's limits from config `budget.batch` (for the runner of several documents). */
 export function batchBudget(config: BudgetConfig): BudgetLimits {
   return runBudget(undefined, config.batch ?? {});
+}
+
+/**
+ * A cost limit cannot hold a dispatch to an agent with no price (mock, a `cmd:` program, a
+ * local model): it is estimated at nothing. One warning per such agent the plan uses, naming
+ * it and the fix, when any of `limits` (the run's, a batch's) sets a cost.
+ */
+export function unpricedWarnings(plan: RunPlan, limits: readonly (BudgetLimits | undefined)[]): CheckProblem[] {
+  if (!limits.some((l) => l?.costUsd !== undefined)) return [];
+  const roles = ROLES.filter((role) => role === 'reviewer' || plan.passes > 1);
+  const seen = new Set<string>();
+  const out: CheckProblem[] = [];
+  for (const role of roles) {
+    const agent = plan.agents[role];
+    const model = expectedModel(plan, role);
+    if (seen.has(agent.spec) || priceFor(model, plan.prices)) continue;
+    seen.add(agent.spec);
+    const why = model ? `its model ${model} has no price` : 'it names no model, so no price applies';
+    const fix = model
+      ? `add one under prices: in bounce.config.yaml (e.g. ${agent.provider}/${model}: { input: 0, output: 0 }), or limit it with --max-tokens`
+      : 'limit it with --max-tokens or --max-dispatches instead';
+    out.push({ kind: 'config', message: `the cost limit (--max-cost-usd, budget.max_cost_usd) is not enforced for ${agent.spec}: ${why}`, fix });
+  }
+  return out;
 }

@@ -4,7 +4,8 @@ import { type CheckProblem, type CheckResult, problemLine } from '../contract/co
 import { createProbe } from '../kit/detect.js';
 import { answers } from '../kit/endpoint.js';
 import { type ResolvedAgent, resolveAgent } from '../adapters/registry.js';
-import { adapterInfo, DEFAULT_CLIS } from '../kit/table.js';
+import { adapterInfo, cliFacts, DEFAULT_CLIS } from '../kit/table.js';
+import { invokedAs } from '../adapters/invoked-as.js';
 import { loadConfig } from '../config/load.js';
 import { EXIT, isBounceError } from '../errors.js';
 import type { Io } from '../io.js';
@@ -75,7 +76,8 @@ function row(agent: string, resolved: ResolvedAgent | null, source: Row['source'
     source,
     found,
     version: r.version,
-    config: level(r, 'config'),
+    // A program that is not there has no config to speak of yet.
+    config: missing && !problems.some((p) => p.kind === 'config') ? 'unknown' : level(r, 'config'),
     credentials,
     problems,
     warnings,
@@ -127,13 +129,32 @@ export async function runCheck(opts: { config?: string; json?: boolean }, io: Io
   );
   const usable = rows.some((r) => r.problems.length === 0);
   const failing = rows.filter((r) => r.problems.length > 0 && (r.source === 'configured' || !usable));
-  const exitCode = failing.length ? EXIT.notConverged : EXIT.ok;
-  if (opts.json) io.stdout.write(`${JSON.stringify({ ok: exitCode === 0, agents: rows })}\n`);
-  else io.stdout.write(table(rows));
+  // An agent whose login cannot be verified offline is not ready: a refine may wait on it to the deadline.
+  const ready = rows.filter((r) => r.problems.length === 0 && !r.warnings.some((w) => w.kind === 'login_unverified'));
+  const exitCode = failing.length || ready.length === 0 ? EXIT.notConverged : EXIT.ok;
+  const next = nextStep({ usable, failing: failing.length > 0, ready }, invokedAs(io.launcher, io.env, io.cwd));
+  if (opts.json) io.stdout.write(`${JSON.stringify({ ok: exitCode === 0, agents: rows, next })}\n`);
+  else io.stdout.write(report(rows, new Set(failing), next));
   return exitCode;
 }
 
-function table(rows: Row[]): string {
+/** What to do after the check: with no agent ready, the ways to get one (a CLI, a local model, the mock agents, bounce init). */
+function nextStep(s: { usable: boolean; failing: boolean; ready: Row[] }, bounce: string): string | null {
+  if (!s.usable) {
+    const installs = DEFAULT_CLIS.map((name) => `npm i -g ${cliFacts(name).npmPackage}`).join(', ');
+    return (
+      `no agent is ready: install one of the CLIs and log in (${installs}), or serve a local model with Ollama (found on its default port, or named with --reviewer openai:<model>); ` +
+      `to try bounce with no model at all: ${bounce} refine <doc> --reviewer mock; ${bounce} init then writes a bounce.config.yaml naming what it finds`
+    );
+  }
+  if (s.failing) return 'fix the problems above; each names its fix';
+  if (s.ready.length === 0) {
+    return 'no login could be verified offline: log in as the warnings above say; a refine picks such an agent only when no other is installed, and its first call may fail or wait to the deadline';
+  }
+  return null;
+}
+
+function report(rows: Row[], failing: ReadonlySet<Row>, next: string | null): string {
   const head = ['AGENT', 'ADAPTER', 'SOURCE', 'FOUND', 'VERSION', 'CONFIG', 'CREDENTIALS'];
   const body = rows.map((r) => [
     r.agent,
@@ -150,12 +171,15 @@ function table(rows: Row[]): string {
       .map((c, i) => c.padEnd(widths[i] ?? 0))
       .join('  ')
       .trimEnd();
-  const out = [line(head), ...body.map(line)];
-  for (const r of rows) {
+  const details = rows.flatMap((r) => {
     const resolved = Object.entries(r.resolved).filter(([, v]) => v !== null && v !== '');
-    if (resolved.length) out.push(`${r.agent}: ${resolved.map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
-    for (const p of r.problems) out.push(`problem: ${r.agent}: ${problemLine(p)}`);
-    for (const w of r.warnings) out.push(`warning: ${r.agent}: ${problemLine(w)}`);
-  }
-  return `${out.join('\n')}\n`;
+    return resolved.length ? [`${r.agent}: ${resolved.map(([k, v]) => `${k}=${String(v)}`).join(', ')}`] : [];
+  });
+  // A default CLI's problem while another agent is usable is not one: that default is skipped.
+  const findings = rows.flatMap((r) => [
+    ...r.problems.map((p) => `${failing.has(r) ? 'problem' : 'skipped'}: ${r.agent}: ${problemLine(p)}`),
+    ...r.warnings.map((w) => `warning: ${r.agent}: ${problemLine(w)}`),
+  ]);
+  const blocks = [[line(head), ...body.map(line)], details, findings, next ? [`next: ${next}`] : []].filter((b) => b.length > 0);
+  return `${blocks.map((b) => b.join('\n')).join('\n\n')}\n`;
 }

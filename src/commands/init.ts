@@ -1,8 +1,9 @@
 /**
  * `bounce init`: writes a commented bounce.config.yaml in the working directory naming the
  * agents found here (the CLIs that are installed and logged in, else a local
- * OpenAI-compatible server, else the mock agents), with the other kinds of agent shown in
- * comments. It never overwrites a file.
+ * OpenAI-compatible server), with the other kinds of agent shown in comments. With none
+ * found it names no role (the mock agents are shown commented out), so a CLI installed
+ * later is still detected. It never overwrites a file.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,13 +18,16 @@ import type { Io } from '../io.js';
 
 /** What the file is written from: the two roles, an agent entry for a local server, and what was found. */
 export interface InitChoice {
-  reviewer: string;
-  composer: string;
+  /** null: nothing was found, and the roles stay unset (refine detects the agents each time). */
+  reviewer: string | null;
+  composer: string | null;
   /** A local OpenAI-compatible server found on its default port: written as the `local` agent. */
   local: { model: string; baseUrl: string } | null;
   /** How the roles were chosen, as one comment line. */
   how: string;
   skipped: SkippedAgent[];
+  /** Chosen although their login could not be verified offline. */
+  unverified?: SkippedAgent[];
 }
 
 const EXAMPLES = `# To add an agent, replace \`agents: {}\` above with entries like these, and name
@@ -68,8 +72,14 @@ export function configText(choice: InitChoice): string {
     '',
     `# Who plays which role: ${choice.how}.`,
     '# The flags --reviewer and --composer override these.',
-    `reviewer: ${yamlString(choice.reviewer)}`,
-    `composer: ${yamlString(choice.composer)}`,
+    ...(choice.reviewer !== null && choice.composer !== null
+      ? [`reviewer: ${yamlString(choice.reviewer)}`, `composer: ${yamlString(choice.composer)}`]
+      : [
+          '# Unset, each refine looks for the CLIs (and a local server) again. To try bounce with',
+          '# no model, the mock agents (scripted replies, never a live result):',
+          '# reviewer: mock',
+          '# composer: mock',
+        ]),
   ];
   for (const s of choice.skipped) lines.push(`# Not chosen: ${s.reason}; ${s.fix}.`);
   lines.push('');
@@ -99,13 +109,27 @@ export async function findAgents(io: Io): Promise<InitChoice> {
     if (reviewer.adapter === 'openai' && reviewer.options.model) {
       // The server chooseAgents found: the openai adapter's own base URL with no options.
       const { baseUrl } = endpointFor(ADAPTER_TABLE.openai, {}, io.env);
-      return { reviewer: 'local', composer: 'local', local: { model: reviewer.options.model, baseUrl }, how: `found ${how}`, skipped: chosen.skipped };
+      return {
+        reviewer: 'local',
+        composer: 'local',
+        local: { model: reviewer.options.model, baseUrl },
+        how: `found ${how}`,
+        skipped: chosen.skipped,
+        unverified: chosen.unverified,
+      };
     }
-    return { reviewer: reviewer.spec, composer: composer.spec, local: null, how: `found here (${how})`, skipped: chosen.skipped };
+    return {
+      reviewer: reviewer.spec,
+      composer: composer.spec,
+      local: null,
+      how: `found here (${how})`,
+      skipped: chosen.skipped,
+      unverified: chosen.unverified,
+    };
   } catch (err) {
     if (!isBounceError(err)) throw err;
-    const how = 'no CLI, login or local server was found here, so the mock agents (scripted replies, never a live result) until you add one';
-    return { reviewer: 'mock', composer: 'mock', local: null, how, skipped: [] };
+    const how = 'no CLI, login or local server was found here, so none is named yet';
+    return { reviewer: null, composer: null, local: null, how, skipped: [] };
   }
 }
 
@@ -121,7 +145,8 @@ export async function runInit(_opts: Record<string, never>, io: Io): Promise<num
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw refuse();
     throw err;
   }
-  io.stdout.write(`wrote ${CONFIG_FILE}: reviewer ${choice.reviewer}, composer ${choice.composer}\n`);
-  for (const line of skippedWarnings(choice.skipped)) io.stderr.write(`${line}\n`);
+  const roles = choice.reviewer === null ? 'no agent found, none named (mock commented out)' : `reviewer ${choice.reviewer}, composer ${choice.composer}`;
+  io.stdout.write(`wrote ${CONFIG_FILE}: ${roles}\n`);
+  for (const line of skippedWarnings(choice.skipped, choice.unverified)) io.stderr.write(`${line}\n`);
   return EXIT.ok;
 }

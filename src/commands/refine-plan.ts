@@ -1,5 +1,5 @@
 import { basename, dirname, resolve } from 'node:path';
-import { chooseAgents, type SkippedAgent } from '../adapters/choose.js';
+import { type Chosen, chooseAgents, type SkippedAgent } from '../adapters/choose.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import type { Config } from '../config/schema.js';
 import { EditFormatSettingSchema, type EditFormatSetting, type Role, type Syntax } from '../vocabulary.js';
@@ -148,12 +148,7 @@ export function editFormatFlag(value: string): EditFormatSetting {
 }
 
 /** The agents for both roles, chosen once (flags, config, else the defaults found on this machine). */
-export async function refineAgents(
-  opts: RefineOptions,
-  io: Io,
-  s: RefineSettings,
-  doc: string,
-): Promise<{ agents: Record<Role, ResolvedAgent>; chosenBy: Record<Role, string>; skipped: SkippedAgent[]; probe: Probe }> {
+export async function refineAgents(opts: RefineOptions, io: Io, s: RefineSettings, doc: string): Promise<Chosen & { probe: Probe }> {
   const probe = runProbe(io);
   const chosen = await unlessInterrupted(
     chooseAgents({
@@ -164,6 +159,7 @@ export async function refineAgents(
       env: io.env,
       probe,
       doc,
+      launcher: io.launcher,
       composerUnused: s.passes === 1,
     }),
     io.signal,
@@ -216,12 +212,17 @@ export async function buildPlan(
   opts: RefineOptions,
   io: Io,
   { checkAgents }: { checkAgents: boolean },
-): Promise<{ plan: RunPlan; warnings: CheckProblem[]; probe: Probe; skipped: SkippedAgent[] }> {
+): Promise<{ plan: RunPlan; warnings: CheckProblem[]; probe: Probe; skipped: SkippedAgent[]; unverified: SkippedAgent[] }> {
   const settings = await refineSettings(opts, io);
   const output = outputTarget({ out: opts.out, inPlace: opts.inPlace, json: opts.json }, opts.doc === '-' ? null : resolve(io.cwd, opts.doc), io.cwd);
   const input = await readInput(opts.doc, io, settings.config.max_bytes);
   if (!opts.dryRun) assertRunsDirWritable(settings.runsDir);
   const chosen = await refineAgents(opts, io, settings, opts.doc);
   const request = refineRequest(opts, settings, chosen, input, output);
-  return { ...(await completePlan(request, settings.config, io.env, { checkAgents, probe: chosen.probe })), probe: chosen.probe, skipped: chosen.skipped };
+  return {
+    ...(await completePlan(request, settings.config, io.env, { checkAgents, probe: chosen.probe })),
+    probe: chosen.probe,
+    skipped: chosen.skipped,
+    unverified: chosen.unverified,
+  };
 }

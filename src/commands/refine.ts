@@ -1,7 +1,8 @@
+import { plural } from '../plural.js';
 import { callAgent } from '../adapters/call-agent.js';
 import { nextTurn } from '../engine/backoff.js';
 import { WarmStarts } from '../adapters/warm.js';
-import { type SkippedAgent, skippedWarnings } from '../adapters/choose.js';
+import { type Chosen, skippedWarnings } from '../adapters/choose.js';
 import type { CheckProblem } from '../contract/contract.js';
 import type { Probe } from '../kit/detect.js';
 import { runSecrets } from '../adapters/secrets.js';
@@ -56,8 +57,8 @@ export function engineDeps(io: Io, quiet: boolean, probe: Probe, plan: RunPlan):
  * out for want of a login, then the agents' check warnings. A login that cannot be verified
  * offline is for `bounce check`; on every run it would only be noise.
  */
-export function printStartWarnings(io: Io, skipped: readonly SkippedAgent[], warnings: readonly CheckProblem[]): void {
-  for (const line of skippedWarnings(skipped)) io.stderr.write(`${line}\n`);
+export function printStartWarnings(io: Io, chosen: Pick<Chosen, 'skipped' | 'unverified'>, warnings: readonly CheckProblem[]): void {
+  for (const line of skippedWarnings(chosen.skipped, chosen.unverified)) io.stderr.write(`${line}\n`);
   for (const w of warnings.filter((x) => x.kind !== 'login_unverified')) io.stderr.write(`warning: ${w.fix ? `${w.message}: ${w.fix}` : w.message}\n`);
 }
 
@@ -66,7 +67,7 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   // A problem found here throws: src/cli.ts prints it (and the --json error object).
   const built = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
   const { plan, warnings, probe } = built;
-  if (!opts.quiet) printStartWarnings(io, built.skipped, warnings);
+  if (!opts.quiet) printStartWarnings(io, built, warnings);
   if (opts.dryRun) return dryRun(plan, opts, io);
   // Ctrl-C while the plan was made (its reads may all have been synchronous): one turn of the
   // event loop delivers a signal that came meanwhile. Nothing was started, so nothing is left behind.
@@ -144,8 +145,8 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
     `markers: ${plan.markers.join(', ')}; max repairs per pass: ${plan.maxRepairs}; lint: ${plan.lint}; edit format: ${summary.edit_format}`,
     `output: ${plan.output.kind}${'path' in plan.output ? ` ${plan.output.path}` : ''}; runs dir: ${plan.runsDir}`,
     `goal: ${plan.goal === null ? 'none' : oneLine(plan.goal)}`,
-    `context: ${plan.context.files.length} file${plan.context.files.length === 1 ? '' : 's'}, ${contextBytes} of ${plan.context.budget} bytes (context_max_bytes), sent with every prompt`,
-    ...plan.context.files.map((f) => `  ${f.source} (${f.bytes} bytes, ${f.lines} lines)`),
+    `context: ${plural(plan.context.files.length, 'file')}, ${contextBytes} of ${plan.context.budget} bytes (context_max_bytes), sent with every prompt`,
+    ...plan.context.files.map((f) => `  ${f.source} (${plural(f.bytes, 'byte')}, ${plural(f.lines, 'line')})`),
     ...estimateLines(summary.estimate, summary.budget),
     `--- first prompt (pass 1, ${plan.agents.reviewer.spec}) ---`,
     prompt,

@@ -1,3 +1,4 @@
+import { plural } from '../plural.js';
 import type { Io } from '../io.js';
 import { fmtCost, fmtDuration, fmtTime, fmtTokens, summarize, totalTokens } from '../report/format.js';
 import { readManifest, type AgentRecord, type PassRecord, type RunManifest } from '../store/manifest.js';
@@ -38,7 +39,7 @@ function passLines(p: PassRecord): string[] {
     `  notes     ${p.notes_before} -> ${after} (+${p.added ?? '?'}/-${p.resolved ?? '?'}${p.acted !== null && p.resolved ? `: ${p.acted} acted, ${p.dismissed} dismissed` : ''})${p.misplaced_after ? `, ${p.misplaced_after} misplaced` : ''}`,
     `  words     ${words}`,
     `  usage     ${fmtTokens(totalTokens(p.usage))} tokens, ${fmtCost(p.usage.cost_usd)}, ${fmtDuration(p.duration_ms)}`,
-    `  attempts  ${p.retries} retr${p.retries === 1 ? 'y' : 'ies'}, ${p.repairs} repair${p.repairs === 1 ? '' : 's'}`,
+    `  attempts  ${plural(p.retries, 'retry', 'retries')}, ${plural(p.repairs, 'repair')}`,
   ];
   if (p.document) lines.push(`  document  ${p.document}`);
   for (const e of p.errors) lines.push(`  error     ${e}`);
@@ -81,12 +82,12 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
   const out = [
     `run       ${m.run_id}`,
     `dir       ${dir}`,
-    `input     ${m.input.display} (${m.input.words} words, ${m.input.notes} notes, sha256 ${m.input.sha256.slice(0, 12)})`,
+    `input     ${m.input.display} (${plural(m.input.words, 'word')}, ${plural(m.input.notes, 'note')}, sha256 ${m.input.sha256.slice(0, 12)})`,
     agentLine('reviewer', m.agents.reviewer),
     agentLine('composer', m.agents.composer),
-    `status    ${shown.status}, exit code ${m.exit_code ?? '-'}${m.notes_left !== null ? `, ${m.notes_left} note${m.notes_left === 1 ? '' : 's'} left` : ''}`,
+    `status    ${shown.status}, exit code ${m.exit_code ?? '-'}${m.notes_left !== null ? `, ${plural(m.notes_left, 'note')} left` : ''}`,
     `passes    ${m.passes.run}/${m.passes.requested}${m.passes.all_passes ? ' (all passes)' : ''}`,
-    `totals    ${fmtTokens(s.tokens.total)} tokens, ${fmtCost(s.cost_usd)}, ${fmtDuration(s.duration_ms)}, ${m.totals.dispatches} dispatches, started ${fmtTime(m.created_at)}`,
+    `totals    ${fmtTokens(s.tokens.total)} tokens, ${fmtCost(s.cost_usd)}, ${fmtDuration(s.duration_ms)}, ${plural(m.totals.dispatches, 'dispatch', 'dispatches')}, started ${fmtTime(m.created_at)}`,
     `output    ${m.output.written ? (m.output.path ?? m.output.target) : 'not written'}`,
   ];
   if (m.evidence !== 'live') out.push(`evidence  ${m.evidence}${m.evidence === 'mock' ? ': mock evidence, not a live result' : ''}`);

@@ -128,7 +128,7 @@ export const CheckProblemSchema = z
   .object({
     kind: CheckProblemKindSchema,
     message: z.string().min(1),
-    /** What the user does about it, e.g. `set OPENAI_API_KEY or api_key_env in bounce.config.yaml`. */
+    /** What the user does about it, e.g. `set OPENAI_API_KEY, or name the variable to read with api_key_env in an agents: entry of bounce.config.yaml`. */
     fix: z.string().min(1).optional(),
   })
   .strict();

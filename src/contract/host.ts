@@ -8,7 +8,7 @@ import {
   type ResolvedAgent,
   type Usage,
 } from './contract.js';
-import { reapAfterExit, signalGroup, terminateGroup } from './process-group.js';
+import { endGroup, guardGroup, reapAfterExit, terminateGroup } from './process-group.js';
 
 /** Failures the runner sees: the adapter's own typed errors plus what the host observed. */
 export type { HostErrorType } from '../vocabulary.js';
@@ -58,6 +58,8 @@ export interface CallOptions {
 }
 
 const KILL_GRACE_MS = 2000;
+/** Bound on an adapter program's stderr, which is an artifact rather than a reply. */
+export const MAX_STDERR_BYTES = 64 * 1024 * 1024;
 const EXIT_GRACE_MS = 250;
 
 /** Strips ANSI escape sequences a CLI may print even when asked not to. */
@@ -84,12 +86,13 @@ export async function callAdapter(
     reject: false,
     stripFinalNewline: false,
     // stderr is an artifact, not a reply: bound it separately and generously.
-    maxBuffer: { stdout: opts.maxOutputBytes, stderr: 64 * 1024 * 1024 },
+    maxBuffer: { stdout: opts.maxOutputBytes, stderr: MAX_STDERR_BYTES },
     env: opts.env,
     extendEnv: opts.env === undefined,
     cwd: opts.cwd,
     encoding: 'utf8',
   });
+  guardGroup(child.pid);
   let reason: 'timeout' | 'interrupted' | null = null;
   const killGroup = (why: 'timeout' | 'interrupted'): void => {
     reason ??= why;
@@ -104,7 +107,7 @@ export async function callAdapter(
   clearTimeout(timer);
   opts.signal?.removeEventListener('abort', onAbort);
   // Whatever the adapter left behind in its group goes too.
-  signalGroup(child.pid, 'SIGKILL');
+  endGroup(child.pid);
   const base = {
     stdout: String(result.stdout ?? ''),
     stderr: String(result.stderr ?? ''),
@@ -116,7 +119,11 @@ export async function callAdapter(
   if (result.code === 'ENOENT' || (result.failed && /ENOENT/.test(String(result.message)) && result.exitCode === undefined)) {
     return failed('not_found', `adapter program not found: ${agent.command}`);
   }
-  if (result.isMaxBuffer) return failed('invalid_response', `${agent.spec} printed more than ${opts.maxOutputBytes} characters`);
+  if (result.isMaxBuffer) {
+    // execa cuts the stream that hit its bound at that bound: the one at its bound is the one.
+    if (base.stderr.length >= MAX_STDERR_BYTES) return failed('invalid_response', `${agent.spec} printed more than 64 MiB on stderr and was stopped`);
+    return failed('invalid_response', `${agent.spec} printed more than ${opts.maxOutputBytes} characters on stdout`);
+  }
   return interpret(agent, base);
 }
 

@@ -20,7 +20,17 @@ export type EngineEvent =
   | { type: 'pass-started'; pass: number; totalPasses: number; role: Role; agent: string; notesIn: number }
   | { type: 'dispatch-started'; pass: number; id: string; kind: AttemptKind; index: number; stem: string }
   | { type: 'dispatch-finished'; pass: number; id: string; status: Exclude<DispatchStatus, 'pending'>; reason: string | null; durationMs: number }
-  | { type: 'retry-scheduled'; pass: number; agent: string; why: 'transient' | 'empty' | 'repair' | 'shared'; message: string; waitMs: number }
+  | {
+      type: 'retry-scheduled';
+      pass: number;
+      agent: string;
+      why: 'transient' | 'empty' | 'repair' | 'shared';
+      /** For a repair, the reason as the agent is sent it (long, addressed to the agent). */
+      message: string;
+      /** For a repair, why in a few words, for a progress line. */
+      summary?: string;
+      waitMs: number;
+    }
   | { type: 'lint-warning'; pass: number; agent: string; problems: LintFinding[] }
   | { type: 'pass-finished'; pass: number; notesAfter: number | null; outcome: PassEnd }
   /** Something the pass was let off with (config `dismissals: warn`); recorded in the pass's `warnings`. */

@@ -24,8 +24,8 @@ export function passLedger(
   accepted: { text: string; notes: readonly Note[] },
   resolved: readonly Note[],
 ): PassLedger {
-  const markdown = plan.input.syntax === 'markdown';
-  const judged = judgeResolved({ ...sent, markdown }, resolved, { ...accepted, markdown });
+  const reading = { markdown: plan.input.syntax === 'markdown', yaml: plan.input.syntax === 'yaml' };
+  const judged = judgeResolved({ ...sent, ...reading }, resolved, { ...accepted, ...reading });
   const raisedBy = origins.originsOf(resolved);
   const fates = judged.map((j, i) => ({ fate: j.fate, raisedBy: raisedBy[i]!, refersTo: j.refersTo }));
   const acted = judged.filter((j) => j.fate === 'acted').length;

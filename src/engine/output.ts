@@ -127,7 +127,7 @@ function sameFile(a: string, b: string): boolean {
  * In place is refused when the input changed since the run began (someone else edited it:
  * their work wins), unless it already holds this very document (a crash came after that write).
  */
-export function writeOutput(target: OutputTarget, text: string, inputSha: string, hooks: RaceHooks = {}): { path: string | null; sha256: string } {
+export function writeOutput(target: OutputTarget, text: string, inputSha: string, hooks: WriteOptions = {}): { path: string | null; sha256: string } {
   const sha = sha256(text);
   switch (target.kind) {
     case 'run':
@@ -153,10 +153,15 @@ export interface RaceHooks {
   beforeRename?: () => void;
 }
 
-function changedError(path: string): Error {
+export interface WriteOptions extends RaceHooks {
+  /** Where the converged document is kept whatever happens here (the run's final.<ext>), for a refusal to name. */
+  keptAt?: string;
+}
+
+function changedError(path: string, keptAt: string | undefined): Error {
   return usageError(
     `${path} changed since the run began, so it was not overwritten`,
-    'the converged document is in the run folder as final.*; merge it by hand',
+    `the converged document is ${keptAt ?? 'in the run folder as final.<ext>'}; merge it by hand`,
     'input',
   );
 }
@@ -168,10 +173,10 @@ const shaOf = (path: string): string | null => (existsSync(path) ? sha256(readFi
  * input's inode is held by a hard link while the new file is renamed over it, and checked
  * again after: an edit that lands in that window is put back, not lost.
  */
-function replaceInput(path: string, text: string, inputSha: string, hooks: RaceHooks): void {
+function replaceInput(path: string, text: string, inputSha: string, hooks: WriteOptions): void {
   const now = shaOf(path);
   if (now === sha256(text)) return;
-  if (now !== inputSha) throw changedError(path);
+  if (now !== inputSha) throw changedError(path, hooks.keptAt);
   // Write through a symlink to its target and keep the file's permissions.
   const real = realpathSync(path);
   const staged = stageFile(real, text, statSync(real).mode & 0o7777);
@@ -185,14 +190,14 @@ function replaceInput(path: string, text: string, inputSha: string, hooks: RaceH
   try {
     if (shaOf(held) !== inputSha || statSync(real).ino !== statSync(held).ino) {
       staged.abort();
-      throw changedError(path);
+      throw changedError(path, hooks.keptAt);
     }
     hooks.beforeRename?.();
     staged.commit();
     // An edit written into the old file just before the rename: it wins, the document stays in final.*.
     if (shaOf(held) !== inputSha) {
       renameSync(held, real);
-      throw changedError(path);
+      throw changedError(path, hooks.keptAt);
     }
   } finally {
     rmSync(held, { force: true });

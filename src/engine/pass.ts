@@ -1,6 +1,7 @@
 import { ulid } from 'ulid';
 import { type AdapterRequest, type AdapterSuccess, CONTRACT_VERSION, type Usage } from '../contract/contract.js';
 import type { HostError, HostResult } from '../contract/host.js';
+import { agentSettingFix, timeoutFix } from '../adapters/agent-entry.js';
 import { dispatchCost } from '../prices.js';
 import type { DispatchEnd, DispatchStart } from '../store/dispatch-record.js';
 import type { NoteOrigins } from '../protocol/ledger.js';
@@ -394,6 +395,7 @@ class PassRun {
       transient: isTransient(error),
       breakerOpen: b.open,
       breakerThreshold: BREAKER_THRESHOLD,
+      ...(error.type === 'timeout' ? { timeoutFix: timeoutFix(this.ctx.plan.agents[this.role], this.ctx.plan.timeoutMs[this.role]) } : {}),
     };
     const decision = decide(found, this.state);
     if (decision.kind !== 'retry') return this.conclude(decision, d);
@@ -436,7 +438,7 @@ class PassRun {
   private conclude(decision: Decision, d: Dispatched, reply?: { text: string; file: string }, failures?: EditReport['failures']): Step {
     switch (decision.kind) {
       case 'repair':
-        return this.repair(d, decision.from === 'reply' && reply ? reply : this.sent, decision.reason, failures);
+        return this.repair(d, decision.from === 'reply' && reply ? reply : this.sent, decision.reason, decision.summary, failures);
       case 'resend':
         this.emptyResent = true;
         this.ctx.deps.events({
@@ -488,7 +490,9 @@ class PassRun {
     for (const w of response.warnings ?? []) this.warn(`${this.agent}: ${w}`);
     if (response.stop === 'truncated') {
       this.finish(d, 'rejected', 'reply cut at the output limit');
-      return this.conclude(decide({ kind: 'truncated', outputBudget: plan.maxOutputTokens[this.role] ?? null }, this.state), d);
+      const budget = plan.maxOutputTokens[this.role] ?? null;
+      const fix = agentSettingFix(plan.agents[this.role], 'max_output_tokens', budget ? budget * 2 : 32_000);
+      return this.conclude(decide({ kind: 'truncated', outputBudget: budget, fix }, this.state), d);
     }
     // Edit blocks are written against the document in this attempt's frame (a repair's may differ from the pass's).
     const framed = this.mode.editFormat === 'edits' && this.attempt.documentText !== this.sent.text;
@@ -567,7 +571,7 @@ class PassRun {
     const unparsed = parseError(text, plan.input.syntax);
     if (unparsed) return reject({ kind: 'unparsed', reason: unparsed }, { file, text, added, resolved });
     const left = this.final ? finalPassNotes(notes) : null;
-    if (left) return reject({ kind: 'notes-left', reason: left });
+    if (left) return reject({ kind: 'notes-left', reason: left, count: notes.length });
     const lint = lintAdded(plan, text, added);
     if (lint.length > 0 && plan.lint === 'repair') {
       const found: Finding = { kind: 'lint', reason: lintRepairReason(lint) };
@@ -646,7 +650,8 @@ class PassRun {
     this.attempt = { ...this.attempt, kind: 'retry', index: this.closing.retries, parentId: d.start.id };
   }
 
-  private repair(d: Dispatched, rejected: { text: string; file: string }, reason: string, failures?: EditReport['failures']): 'again' {
+  /** `reason` is what the agent is sent; `summary`, why in a few words, is what progress shows. */
+  private repair(d: Dispatched, rejected: { text: string; file: string }, reason: string, summary: string, failures?: EditReport['failures']): 'again' {
     this.closing.repairs += 1;
     const built = buildRepairPrompt(this.ctx.plan.templates, { ...this.promptInput, rejected: rejected.text, reason, failures });
     this.delimiters = built.delimiters;
@@ -660,7 +665,7 @@ class PassRun {
       documentText: rejected.text,
       repairError: reason,
     };
-    this.ctx.deps.events({ type: 'retry-scheduled', pass: this.pass, agent: this.agent, why: 'repair', message: reason, waitMs: 0 });
+    this.ctx.deps.events({ type: 'retry-scheduled', pass: this.pass, agent: this.agent, why: 'repair', message: reason, summary, waitMs: 0 });
     return 'again';
   }
 

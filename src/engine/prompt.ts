@@ -3,10 +3,13 @@ import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Role } from '../contract/contract.js';
 import { usageError } from '../errors.js';
-import { packageRoot } from '../package.js';
 import type { EditFormat, Syntax } from '../vocabulary.js';
 import { type ContextFrames, renderContext } from './context-frames.js';
 import type { BlockFailure } from '../text/edit-blocks.js';
+
+import { defaultPromptsDir, normaliseTemplate } from '../prompt-files.js';
+
+export { defaultPromptsDir };
 
 export const TEMPLATE_NAMES = ['protocol', 'reviewer', 'composer', 'final', 'repair', 'json', 'yaml', 'whole', 'edits'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
@@ -55,9 +58,6 @@ export const NOT_FINAL_RULE = 'This is not the final pass: you may add new notes
 const PLACEHOLDER = /\{\{([^{}\n]*)\}\}/g;
 
 /** The package's own prompts/ folder. */
-export function defaultPromptsDir(): string {
-  return join(packageRoot(), 'prompts');
-}
 
 /** Loads the templates; files in `dir` (--prompts) override the defaults one by one. */
 export async function loadTemplates(dir?: string): Promise<Templates> {
@@ -94,10 +94,6 @@ function readIfExists(file: string): string | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-}
-
-function normaliseTemplate(text: string): string {
-  return text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
 }
 
 /** Throws a usage error for an unknown placeholder or a missing required one; `file` names the culprit. */

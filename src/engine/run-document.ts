@@ -290,7 +290,7 @@ function finish(ctx: RunContext, end: LoopEnd): RunResult {
       // An extended run's input may hold what its earlier convergence wrote there: that is no one else's edit.
       const prior = rec.manifest.output;
       const inputNow = plan.output.kind === 'in-place' && prior.target === 'in-place' && prior.written && prior.sha256 ? prior.sha256 : plan.input.sha256;
-      const written = writeOutput(plan.output, end.document, inputNow);
+      const written = writeOutput(plan.output, end.document, inputNow, { keptAt: rec.path(finalName) });
       if (written.path) outputPath = written.path;
       if (plan.output.kind === 'stdout') outputPath = null;
       output = { written: true, sha256: written.sha256, path: written.path ?? (plan.output.kind === 'run' ? finalName : null) };

@@ -4,6 +4,7 @@
  * pass only dispatches, records and emits. One row per case of `Finding`; `giveUp` is the
  * one place that tells not-converged from failed.
  */
+import { plural } from '../plural.js';
 import type { HostErrorType } from '../vocabulary.js';
 
 /** At most this many transient retries (rate limit, network, 5xx) per pass. */
@@ -30,8 +31,10 @@ export interface PassState {
 export type Finding =
   | { kind: 'interrupted' }
   | { kind: 'quota'; message: string; resetsAt: string | null }
-  | { kind: 'agent-error'; type: HostErrorType; message: string; transient: boolean; breakerOpen: boolean; breakerThreshold: number }
-  | { kind: 'truncated'; outputBudget: number | null }
+  /** `timeoutFix`: how to give the agent more time, for a timeout's message. */
+  | { kind: 'agent-error'; type: HostErrorType; message: string; transient: boolean; breakerOpen: boolean; breakerThreshold: number; timeoutFix?: string }
+  /** `fix`: the setting that raises the output limit, for the message. */
+  | { kind: 'truncated'; outputBudget: number | null; fix: string }
   | { kind: 'empty' }
   /** A summary, a malformed reply, or one empty again after its resend: no document to correct. */
   | { kind: 'unusable'; reason: string }
@@ -46,7 +49,7 @@ export type Finding =
   /** [CONTESTED] notes the final pass deleted with their text left as it was. */
   | { kind: 'dismissed'; policy: 'allow' | 'warn' | 'repair'; which: string }
   /** Notes in the final pass's reply. */
-  | { kind: 'notes-left'; reason: string }
+  | { kind: 'notes-left'; reason: string; count: number }
   /** A document with nothing against it. */
   | { kind: 'document' };
 
@@ -60,7 +63,8 @@ export type Decision =
   | { kind: 'resend' }
   /** The same prompt after a backoff. */
   | { kind: 'retry' }
-  | { kind: 'repair'; from: RepairFrom; reason: string }
+  /** `reason` is what the agent is sent; `summary`, why in a few words, is what progress shows. */
+  | { kind: 'repair'; from: RepairFrom; reason: string; summary: string }
   /** The final pass ends with notes or a broken document: exit 1, the run keeps the pass's input. */
   | { kind: 'not-converged'; reason: string }
   | { kind: 'failed'; type: string; message: string; resetsAt?: string | null }
@@ -82,7 +86,7 @@ export function decide(found: Finding, s: PassState): Decision {
       return onAgentError(found, s);
     case 'truncated': {
       const limit = found.outputBudget ? ` (${found.outputBudget} tokens)` : '';
-      const message = `${s.agent} stopped at its output limit${limit}, so its reply is a cut-off document: raise max_output_tokens for this agent in bounce.config.yaml`;
+      const message = `${s.agent} stopped at its output limit${limit}, so its reply is a cut-off document: raise max_output_tokens: ${found.fix}`;
       return { kind: 'failed', type: 'truncated', message };
     }
     case 'empty':
@@ -90,22 +94,27 @@ export function decide(found: Finding, s: PassState): Decision {
       return decide({ kind: 'unusable', reason: 'the reply was empty again after a resend' }, s);
     case 'unusable':
       // Such a reply is no document to correct: the repair revises the pass's input again.
-      if (repairsLeft(s)) return { kind: 'repair', from: 'input', reason: `your previous reply was rejected: ${found.reason}` };
+      if (repairsLeft(s))
+        return { kind: 'repair', from: 'input', reason: `your previous reply was rejected: ${found.reason}`, summary: 'the reply was not a usable document' };
       return giveUp(found, s);
     case 'failed-blocks':
       // With no repair left, the blocks that applied stand and the result is checked like any document.
-      return repairsLeft(s) ? { kind: 'repair', from: 'reply', reason: found.reason } : { kind: 'accept' };
+      return repairsLeft(s) ? { kind: 'repair', from: 'reply', reason: found.reason, summary: 'edit blocks did not apply' } : { kind: 'accept' };
     case 'broken':
-      return repairsLeft(s) ? { kind: 'repair', from: 'reply', reason: found.reason } : giveUp(found, s);
+      return repairsLeft(s) ? { kind: 'repair', from: 'reply', reason: found.reason, summary: "the reply broke the document's structure" } : giveUp(found, s);
     case 'unparsed':
-      return repairsLeft(s) ? { kind: 'repair', from: 'reply', reason: `the reply does not parse: ${found.reason}` } : giveUp(found, s);
+      return repairsLeft(s)
+        ? { kind: 'repair', from: 'reply', reason: `the reply does not parse: ${found.reason}`, summary: 'the reply does not parse' }
+        : giveUp(found, s);
     case 'lint':
       // Lint is advisory: with no repair left the problems are kept with a warning (the pass keeps them).
-      return repairsLeft(s) ? { kind: 'repair', from: 'reply', reason: found.reason } : { kind: 'accept' };
+      return repairsLeft(s) ? { kind: 'repair', from: 'reply', reason: found.reason, summary: 'notes added break lint rules' } : { kind: 'accept' };
     case 'dismissed':
       return onDismissed(found, s);
     case 'notes-left':
-      return repairsLeft(s) ? { kind: 'repair', from: 'reply', reason: found.reason } : giveUp(found, s);
+      return repairsLeft(s)
+        ? { kind: 'repair', from: 'reply', reason: found.reason, summary: `${plural(found.count, 'note')} left on the final pass` }
+        : giveUp(found, s);
     case 'document':
       return { kind: 'accept' };
   }
@@ -117,7 +126,7 @@ function onAgentError(found: Extract<Finding, { kind: 'agent-error' }>, s: PassS
     return { kind: 'failed', type: 'breaker', message };
   }
   if (found.transient && s.transient < MAX_TRANSIENT_RETRIES) return { kind: 'retry' };
-  const hint = found.type === 'timeout' ? `: raise timeout_s for ${s.agent} in bounce.config.yaml, or pass --timeout (bounce resume takes it too)` : '';
+  const hint = found.type === 'timeout' && found.timeoutFix ? `: ${found.timeoutFix}` : '';
   return { kind: 'failed', type: found.type, message: `${found.message}${hint}` };
 }
 
@@ -125,7 +134,7 @@ function onDismissed(found: Extract<Finding, { kind: 'dismissed' }>, s: PassStat
   if (found.policy === 'allow') return { kind: 'accept' };
   if (found.policy === 'repair' && !s.dismissalRepaired && repairsLeft(s)) {
     const reason = `your reply deleted ${found.which} without changing the text each refers to: decide each point in the text (revise the passage as the note argues, or state in the text why it stands), then delete the note`;
-    return { kind: 'repair', from: 'input', reason };
+    return { kind: 'repair', from: 'input', reason, summary: `deleted ${found.which} without a change to the text each refers to` };
   }
   return { kind: 'accept', warning: `the final pass dismissed ${found.which}: deleted, the text each refers to left as it was` };
 }

@@ -74,6 +74,4 @@ export function totalFindings(report: Report): number {
   return report.files.reduce((sum, f) => sum + f.findings.length, 0);
 }
 
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
+export { plural } from '../plural.js';

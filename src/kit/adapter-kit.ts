@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { isBounceError } from '../errors.js';
 import { readAll } from '../io.js';
 import {
   AdapterRequestSchema,
@@ -101,6 +102,8 @@ export async function checkOptions(program: AdapterProgram, input: unknown, ctx:
   try {
     return await program.check(options.data, ctx);
   } catch (err) {
+    // A problem meant for the user (a bad BOUNCE_PROBE_TIMEOUT_S, say) keeps its words and its fix.
+    if (isBounceError(err)) return { ...failed(err.message), problems: [{ kind: 'config', message: err.message, ...(err.hint ? { fix: err.hint } : {}) }] };
     return failed(`the check crashed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

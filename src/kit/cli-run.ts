@@ -11,7 +11,7 @@ import type { AdapterResponse } from '../contract/contract.js';
 import { findProgram, notFound } from './detect.js';
 import { redact } from './endpoint.js';
 import { stripAnsi } from '../contract/host.js';
-import { reapAfterExit, signalGroup, terminateGroup } from '../contract/process-group.js';
+import { endGroup, guardGroup, reapAfterExit, signalGroup, terminateGroup } from '../contract/process-group.js';
 import type { CliFacts } from './table.js';
 
 export const MAX_CLI_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -35,7 +35,8 @@ export interface CliRun {
   stderr: string;
   exitCode: number | null;
   timedOut: boolean;
-  tooLarge: boolean;
+  /** The stream that went over MAX_CLI_OUTPUT_BYTES (the CLI was then killed), else null. */
+  tooLarge: 'stdout' | 'stderr' | null;
   /** Set when the program could not be started at all. */
   spawnError: string | null;
   /** Settles when the CLI's process has exited (at once when it never started): a run that ends at the CLI's final result can come before. */
@@ -74,13 +75,14 @@ export function startWarm(start: CliStart): WarmCli | null {
   child.on('error', () => {});
   child.stdin?.on('error', () => {});
   if (child.pid === undefined) return null;
+  guardGroup(child.pid);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return { start, child, startedAt: Date.now(), exited };
 }
 
 /** Kills a warm start that no dispatch took, with its group; settles when it has exited. */
 export function dropWarm(warm: WarmCli): Promise<void> {
-  signalGroup(warm.child.pid, 'SIGKILL');
+  endGroup(warm.child.pid);
   for (const stream of [warm.child.stdin, warm.child.stdout, warm.child.stderr]) stream?.destroy();
   return warm.exited;
 }
@@ -186,33 +188,34 @@ function runOnce(call: CliCall, input: string | Promise<string | null>): Promise
       child = warm ? warm.child : spawn(call.program, call.args, { detached: true, env: call.env, cwd: call.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     } catch (err) {
       const spawnError = err instanceof Error ? err.message : String(err);
-      resolve({ stdout: '', stderr: '', exitCode: null, timedOut: false, tooLarge: false, spawnError, exited: Promise.resolve() });
+      resolve({ stdout: '', stderr: '', exitCode: null, timedOut: false, tooLarge: null, spawnError, exited: Promise.resolve() });
       return;
     }
+    guardGroup(child.pid); // a warm start's group is guarded already
     let markExited = (): void => {};
     const exited = new Promise<void>((r) => {
       markExited = r;
     });
     child.once('exit', () => markExited());
     let timedOut = false;
-    let tooLarge = false;
+    let tooLarge: CliRun['tooLarge'] = null;
     let spawnError: string | null = null;
     const kill = (): void => terminateGroup(child.pid, KILL_GRACE_MS);
-    const collect = (stream: NodeJS.ReadableStream | null): Buffer[] => {
+    const collect = (stream: NodeJS.ReadableStream | null, name: 'stdout' | 'stderr'): Buffer[] => {
       const chunks: Buffer[] = [];
       let bytes = 0;
       stream?.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
         if (bytes <= MAX_CLI_OUTPUT_BYTES) chunks.push(chunk);
         else if (!tooLarge) {
-          tooLarge = true;
+          tooLarge = name;
           kill();
         }
       });
       return chunks;
     };
-    const out = collect(child.stdout);
-    const err = collect(child.stderr);
+    const out = collect(child.stdout, 'stdout');
+    const err = collect(child.stderr, 'stderr');
     if (call.answered) {
       // Complete lines only: the final result is looked for as each one arrives.
       let partial = '';
@@ -270,7 +273,7 @@ function runOnce(call: CliCall, input: string | Promise<string | null>): Promise
         });
       } else {
         call.signal.removeEventListener('abort', kill);
-        signalGroup(child.pid, 'SIGKILL'); // whatever the CLI left running in its group
+        endGroup(child.pid); // whatever the CLI left running in its group
       }
       const stderr = redact(stripAnsi(Buffer.concat(err).toString('utf8')), call.secrets ?? []);
       // A dropped start was never sent anything: what it printed belongs to no dispatch.
@@ -306,8 +309,13 @@ export function runFailure(run: CliRun, name: string, program: string, deadline:
   if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
   if (run.timedOut)
     return { ...fail('timeout', `${name} did not finish before the deadline (${deadline}); its process group was killed`), ...meta } as AdapterResponse;
-  if (run.tooLarge) return { ...fail('provider', `${name} printed more than 64 MB on stdout`), ...meta } as AdapterResponse;
+  if (run.tooLarge) return { ...fail('provider', tooLargeMessage(name, run.tooLarge)), ...meta } as AdapterResponse;
   return null;
+}
+
+/** What a CLI stopped for too much output printed: the stream, and the bound it went over. */
+export function tooLargeMessage(name: string, stream: 'stdout' | 'stderr'): string {
+  return `${name} printed more than ${MAX_CLI_OUTPUT_BYTES / (1024 * 1024)} MiB on ${stream} and was stopped`;
 }
 
 /** The model named in a CLI's extra argv (`-m X`, `--model X`, `--model=X`); null when none is. */

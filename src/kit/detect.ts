@@ -5,6 +5,8 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { usageError } from '../errors.js';
+import type { CheckProblem } from '../contract/contract.js';
 import type { CliFacts } from './table.js';
 
 /** The program to run: `$BOUNCE_<CLI>_BIN` (a path or a name), else the CLI's name on PATH; null when not found. */
@@ -17,7 +19,12 @@ export interface VersionCache {
 export function findProgram(cli: CliFacts, env: NodeJS.ProcessEnv): string | null {
   const wanted = env[cli.binEnv]?.trim() || cli.program;
   if (wanted.includes('/') || isAbsolute(wanted)) return isExecutable(wanted) ? wanted : null;
-  for (const dir of (env.PATH ?? '').split(delimiter)) if (dir && isExecutable(join(dir, wanted))) return join(dir, wanted);
+  return onPath(wanted, env);
+}
+
+/** The first executable `name` in the folders of PATH; null when there is none. */
+export function onPath(name: string, env: NodeJS.ProcessEnv): string | null {
+  for (const dir of (env.PATH ?? '').split(delimiter)) if (dir && isExecutable(join(dir, name))) return join(dir, name);
   return null;
 }
 
@@ -40,6 +47,29 @@ export function notFound(cli: CliFacts, env: NodeJS.ProcessEnv): { message: stri
 export interface QuickRun {
   exitCode: number | null;
   stdout: string;
+  /** It ran out of `timeoutMs` and was killed (not when the command's signal ended it). */
+  timedOut: boolean;
+}
+
+/** The variable that gives each offline probe of a CLI (`--version`, a login status) longer, in seconds. */
+export const PROBE_TIMEOUT_ENV = 'BOUNCE_PROBE_TIMEOUT_S';
+/** How long `<cli> --version` may take unless `BOUNCE_PROBE_TIMEOUT_S` says otherwise. */
+export const VERSION_TIMEOUT_MS = 20_000;
+/** The most `BOUNCE_PROBE_TIMEOUT_S` may be: a day (a timer cannot wait much more than 24 days). */
+const MAX_PROBE_TIMEOUT_S = 86_400;
+
+/** A probe's limit: `$BOUNCE_PROBE_TIMEOUT_S` seconds when set, else `defaultMs`; any other value is a usage error. */
+export function probeTimeoutMs(env: NodeJS.ProcessEnv, defaultMs: number): number {
+  const raw = env[PROBE_TIMEOUT_ENV]?.trim();
+  if (!raw) return defaultMs;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_PROBE_TIMEOUT_S)
+    throw usageError(
+      `${PROBE_TIMEOUT_ENV} is "${raw}", not a number of seconds`,
+      `set it to a number above 0 and at most ${MAX_PROBE_TIMEOUT_S} (e.g. 60), or unset it`,
+      'config',
+    );
+  return seconds * 1000;
 }
 
 /** Runs a short offline command (`--version`, `login status`) with no stdin, bounded by `timeoutMs`. */
@@ -56,15 +86,28 @@ export function runQuick(program: string, args: string[], env: NodeJS.ProcessEnv
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       if (stdout.length < 64 * 1024) stdout += d;
     });
-    child.on('error', () => resolve({ exitCode: null, stdout }));
-    child.on('close', (code) => resolve({ exitCode: code, stdout }));
+    // Only the timeout and the signal kill the child: killed and not aborted is the timeout.
+    const timedOut = (): boolean => child.killed && !signal?.aborted;
+    child.on('error', () => resolve({ exitCode: null, stdout, timedOut: timedOut() }));
+    child.on('close', (code) => resolve({ exitCode: code, stdout, timedOut: timedOut() }));
   });
+}
+
+/** What `<program> --version` gave: its first line, or null and whether it ran out of time (after `limitMs`). */
+interface VersionAnswer {
+  version: string | null;
+  timedOut: boolean;
+  limitMs: number;
 }
 
 /** What one command invocation learned about the CLIs: each program asked `--version` at most once. */
 export interface Probe {
   /** The first line of `<program> --version`; null when it fails (the CLI is not usable). */
   version(program: string, env: NodeJS.ProcessEnv): Promise<string | null>;
+  /** Whether `version()` gave null because the CLI ran out of time (a busy machine, not a broken install). */
+  versionTimedOut(program: string): Promise<boolean>;
+  /** Why `version()` gave null, for the user: it ran out of time, or it failed (reinstall). */
+  versionProblem(program: string, cli: CliFacts): Promise<CheckProblem>;
   /** The version already asked for, without asking; undefined when it was not asked. */
   known(program: string): Promise<string | null> | undefined;
   /** `compute()` once per `key` in this invocation (a CLI's login state, say), shared by all who ask. */
@@ -84,9 +127,26 @@ export interface ProbeOptions {
 
 /** `signal` (the command's Ctrl-C) kills what the probe is still running. */
 export function createProbe(signal?: AbortSignal, opts: ProbeOptions = {}): Probe {
+  const answers = new Map<string, Promise<VersionAnswer>>();
   const versions = new Map<string, Promise<string | null>>();
   const memo = new Map<string, Promise<unknown>>();
   const cache = opts.versions;
+  const ask = (program: string, env: NodeJS.ProcessEnv): Promise<VersionAnswer> => {
+    const remembered = cache?.get(program);
+    if (remembered !== undefined) return Promise.resolve({ version: remembered, timedOut: false, limitMs: 0 });
+    let limitMs: number;
+    try {
+      limitMs = probeTimeoutMs(env, VERSION_TIMEOUT_MS);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return runQuick(program, ['--version'], env, limitMs, undefined, signal).then((r) => {
+      const version = r.exitCode === 0 ? (r.stdout.trim().split('\n')[0] ?? '').trim() || 'unknown' : null;
+      // Only an answer is remembered: a failure is asked again next time.
+      if (version !== null && version !== 'unknown') cache?.set(program, version);
+      return { version, timedOut: r.timedOut, limitMs };
+    });
+  };
   return {
     signal,
     offlineLogins: opts.offlineLogins ?? false,
@@ -101,19 +161,23 @@ export function createProbe(signal?: AbortSignal, opts: ProbeOptions = {}): Prob
     version(program, env) {
       let found = versions.get(program);
       if (!found) {
-        const remembered = cache?.get(program);
-        found =
-          remembered !== undefined
-            ? Promise.resolve(remembered)
-            : runQuick(program, ['--version'], env, 20_000, undefined, signal).then((r) => {
-                const version = r.exitCode === 0 ? (r.stdout.trim().split('\n')[0] ?? '').trim() || 'unknown' : null;
-                // Only an answer is remembered: a failure is asked again next time.
-                if (version !== null && version !== 'unknown') cache?.set(program, version);
-                return version;
-              });
+        const answer = ask(program, env);
+        answers.set(program, answer);
+        found = answer.then((a) => a.version);
         versions.set(program, found);
       }
       return found;
+    },
+    versionTimedOut: async (program) => (await answers.get(program))?.timedOut ?? false,
+    async versionProblem(program, cli) {
+      const answer = await answers.get(program);
+      if (answer?.timedOut)
+        return {
+          kind: 'version',
+          message: `${program} did not answer \`--version\` within ${answer.limitMs / 1000} s`,
+          fix: `try again when the machine is less busy, or give it longer with ${PROBE_TIMEOUT_ENV}=<seconds> (default ${VERSION_TIMEOUT_MS / 1000})`,
+        };
+      return { kind: 'version', message: `${program} --version failed`, fix: `reinstall ${cli.npmPackage} or fix ${cli.binEnv}` };
     },
     known: (program) => versions.get(program),
   };

@@ -98,7 +98,11 @@ export function checkEndpoint({ baseUrl, apiKeyEnv, env, keyRequired = false }: 
   const keySet = hasKey(env, apiKeyEnv);
   if (!keySet && (keyRequired || !loopback)) {
     const why = keyRequired ? 'this adapter always needs a key' : `${displayUrl(baseUrl)} is not a loopback endpoint`;
-    problems.push({ kind: 'credentials', message: `${apiKeyEnv} is not set (${why})`, fix: `set ${apiKeyEnv} or api_key_env in bounce.config.yaml` });
+    problems.push({
+      kind: 'credentials',
+      message: `${apiKeyEnv} is not set (${why})`,
+      fix: `set ${apiKeyEnv}, or name the variable to read with api_key_env in an agents: entry of bounce.config.yaml`,
+    });
   }
   return { problems, loopback, keyEnv: keySet ? apiKeyEnv : null };
 }

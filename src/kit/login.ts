@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { CheckProblem } from '../contract/contract.js';
 import { geminiAuthType, geminiLoginStored, geminiVariableSet, opencodeStoredLogins, readOpencodeConfig } from './cli-config.js';
 import { customProviderIds, readCodexConfig, topLevelSetting } from './codex-config.js';
-import { type Probe, runQuick } from './detect.js';
+import { type Probe, probeTimeoutMs, runQuick } from './detect.js';
 import { ADAPTER_TABLE, cliFacts, withoutParentSession } from './table.js';
 
 /**
@@ -46,7 +46,7 @@ async function quickInEmptyDir(
 ): Promise<{ exitCode: number | null; stdout: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'bounce-login-'));
   try {
-    return await runQuick(program, args, env, QUICK_MS, dir, signal);
+    return await runQuick(program, args, env, probeTimeoutMs(env, QUICK_MS), dir, signal);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

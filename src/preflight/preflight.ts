@@ -1,3 +1,4 @@
+import { agentSettingFix } from '../adapters/agent-entry.js';
 import { checkAgent } from './check-agent.js';
 import { type CheckProblem, type Role, ROLES } from '../contract/contract.js';
 import { createProbe, type Probe } from '../kit/detect.js';
@@ -91,7 +92,7 @@ export function assertFitsBudget(text: string, role: Role, agent: ResolvedAgent)
   if (needed > budget) {
     throw usageError(
       `the document (about ${estimateTokens(text)} tokens) will not fit in the ${role} ${agent.spec}'s output budget of ${budget} tokens`,
-      'raise max_output_tokens for that agent in bounce.config.yaml, or split the document',
+      `split the document, or raise max_output_tokens: ${agentSettingFix(agent, 'max_output_tokens', Math.max(budget * 2, needed))}`,
       'input',
     );
   }

@@ -1,4 +1,5 @@
 import type { PassRecord, RunManifest, UsageTotals } from '../store/manifest.js';
+import { ledgerPasses } from '../audit/run-notes.js';
 
 /** Shared summaries of a run for `runs`, `show` and the HTML report. */
 export interface RunSummary {
@@ -21,15 +22,17 @@ export function totalTokens(u: Pick<UsageTotals, 'input_tokens' | 'output_tokens
   return (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
 }
 
-/** Wall time when the run finished, else the time spent in dispatches so far. */
+/**
+ * The time the run's sessions took, as the recorder keeps it (`totals.duration_ms`) and as
+ * refine and resume print it: not the wall time from creation to finish, which for a resumed
+ * run counts the hours no session ran.
+ */
 export function runDuration(m: RunManifest): number | null {
-  const from = Date.parse(m.created_at);
-  const to = m.finished_at ? Date.parse(m.finished_at) : NaN;
-  return Number.isNaN(from) || Number.isNaN(to) ? m.totals.duration_ms : Math.max(0, to - from);
+  return m.totals.duration_ms;
 }
 
 /**
- * The ledger's counts for a run, from its completed passes: `raised` is the input's notes plus
+ * The ledger's counts for a run, from its ledger passes (ledgerPasses): `raised` is the input's notes plus
  * those the passes added, `acted` and `dismissed` how the passes resolved theirs (null in a run
  * made before bounce judged notes). A converged run has raised = acted + dismissed.
  */
@@ -39,8 +42,12 @@ export interface NoteCounts {
   dismissed: number | null;
 }
 
-export function noteCounts(m: { input: { notes: number }; pass_records: readonly Pick<PassRecord, 'status' | 'added' | 'acted' | 'dismissed'>[] }): NoteCounts {
-  const done = m.pass_records.filter((p) => p.status === 'completed');
+export function noteCounts(m: {
+  status: string;
+  input: { notes: number };
+  pass_records: readonly Pick<PassRecord, 'status' | 'final' | 'document' | 'added' | 'acted' | 'dismissed'>[];
+}): NoteCounts {
+  const done = ledgerPasses(m);
   const judged = done.every((p) => p.acted !== null && p.dismissed !== null);
   const sum = (f: (p: (typeof done)[number]) => number | null): number => done.reduce((n, p) => n + (f(p) ?? 0), 0);
   return {
@@ -51,7 +58,7 @@ export function noteCounts(m: { input: { notes: number }; pass_records: readonly
 }
 
 export function summarize(m: RunManifest): RunSummary {
-  const sum = (f: (p: RunManifest['pass_records'][number]) => number | null): number => m.pass_records.reduce((n, p) => n + (f(p) ?? 0), 0);
+  const sum = (f: (p: RunManifest['pass_records'][number]) => number | null): number => ledgerPasses(m).reduce((n, p) => n + (f(p) ?? 0), 0);
   return {
     run_id: m.run_id,
     document: m.input.display,

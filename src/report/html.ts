@@ -1,3 +1,4 @@
+import { plural } from '../plural.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { noteSpans } from '../protocol/ledger.js';
@@ -35,8 +36,6 @@ table.notes td.text{max-width:60em}pre.document{font:12px/1.4 ui-monospace,SFMon
 .files a{margin-right:6px}
 `;
 
-const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
-
 function agentText(a: AgentRecord): string {
   const evidence = a.evidence === 'mock' ? 'mock evidence, not a live result' : a.evidence;
   return `${a.spec} — adapter ${a.adapter}, model ${a.model ?? '-'}, version ${a.version ?? '-'} (${evidence})`;
@@ -50,11 +49,11 @@ function summary(m: RunManifest): string {
     ['run id', esc(m.run_id)],
     [
       'document',
-      `${esc(m.input.display)} <span class="muted">(${m.input.words} words, ${m.input.notes} notes, sha256 ${esc(m.input.sha256.slice(0, 12))})</span>`,
+      `${esc(m.input.display)} <span class="muted">(${plural(m.input.words, 'word')}, ${plural(m.input.notes, 'note')}, sha256 ${esc(m.input.sha256.slice(0, 12))})</span>`,
     ],
     [
       'status',
-      `<span class="status-${esc(m.status)}">${esc(m.status)}</span> <span class="muted">exit code ${m.exit_code ?? '-'}</span>${m.notes_left !== null ? `, ${m.notes_left} note${m.notes_left === 1 ? '' : 's'} left` : ''}`,
+      `<span class="status-${esc(m.status)}">${esc(m.status)}</span> <span class="muted">exit code ${m.exit_code ?? '-'}</span>${m.notes_left !== null ? `, ${plural(m.notes_left, 'note')} left` : ''}`,
     ],
     ['reviewer', esc(agentText(m.agents.reviewer))],
     ['composer', esc(agentText(m.agents.composer))],
@@ -95,7 +94,8 @@ function passAnchors(m: RunManifest): string[] {
 function noteLinesOf(m: RunManifest, text: string): Set<number> {
   const notes = scanNotes(text, runReading(m));
   const lines = new Set<number>();
-  for (const [from, to] of noteSpans({ text, notes, markdown: m.input.syntax === 'markdown' })) for (let l = from; l <= to; l++) lines.add(l);
+  for (const [from, to] of noteSpans({ text, notes, markdown: m.input.syntax === 'markdown', yaml: m.input.syntax === 'yaml' }))
+    for (let l = from; l <= to; l++) lines.add(l);
   return lines;
 }
 

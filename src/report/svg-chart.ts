@@ -22,7 +22,8 @@ function labelLines(label: string): string[] {
 
 /**
  * A small inline line chart: one series, x labels under the points, values on them. The chart
- * is as wide as its labels need, so none is cut off or overlaps its neighbour; a position with
+ * is as wide as its labels need, so none is cut off or overlaps its neighbour or the axis'
+ * tick labels; a position with
  * no value gets a hollow mark on the axis, and the line runs on from the value before it to
  * the one after it (an interrupted attempt does not break it).
  */
@@ -32,9 +33,12 @@ export function lineChart(title: string, xLabels: string[], s: Series): string {
   const step = Math.max(MIN_STEP, widest + 10);
   const left = Math.max(PAD.left, widest / 2 + 4);
   const right = Math.max(28, widest / 2 + 4);
+  // The first point stands off the y axis by half its label and a margin, so neither its label
+  // nor its value meets the axis' tick labels at the origin.
+  const inset = Math.max(16, widest / 2 + 6);
   const n = Math.max(1, xLabels.length - 1);
-  const W = Math.max(MIN_W, Math.ceil(left + right + step * n));
-  const x = (i: number): number => left + ((W - left - right) * i) / n;
+  const W = Math.max(MIN_W, Math.ceil(left + inset + right + step * n));
+  const x = (i: number): number => left + inset + ((W - left - inset - right) * i) / n;
   const y = (v: number): number => H - PAD.bottom - ((H - PAD.top - PAD.bottom) * v) / max;
   const pts = s.values.map((v, i) => (v === null ? null : { i, v, cx: x(i), cy: y(v) }));
   const known = pts.filter((p): p is NonNullable<typeof p> => p !== null);

@@ -10,9 +10,18 @@ export interface Staged {
   abort(): void;
 }
 
-/** A hidden name beside `path` for a file that is about to replace it. */
+/** A hidden name beside `path` for a file that is about to replace it: `.<name>.<pid>.<8 hex>.<tag>`. */
 export function siblingName(path: string, tag: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.${tag}`);
+}
+
+/** The name of an atomic write's staged file (stageFile: siblingName with tag `tmp`); group 1 is the writer's pid. */
+const STAGED_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/** The pid of the process that staged a file of this name, or null when the name is not a staged file's. */
+export function stagedBy(name: string): number | null {
+  const m = STAGED_NAME.exec(name);
+  return m ? Number(m[1]) : null;
 }
 
 export interface StageOptions {

@@ -13,7 +13,7 @@ export interface LockInfo {
   started_at: string;
 }
 
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -8,6 +8,7 @@ import { redactCounting } from '../redact.js';
 import { VERSION } from '../version.js';
 import { writeFileAtomic } from './atomic.js';
 import { sha256 } from './hash.js';
+import { clearLeftovers, trackGroups } from './leftovers.js';
 import { acquireLock } from './lock.js';
 import {
   type AgentRecord,
@@ -173,13 +174,17 @@ export class RunRecorder {
   private readonly requests = new Map<string, DispatchRequest>();
   private readonly passInputs = new Map<number, { file: string; sha256: string }>();
   private dead = false;
+  /** processes.json names the agents' process groups while the run holds its lock (src/store/leftovers.ts). */
+  private readonly untrack: () => void;
 
   private constructor(
     readonly dir: string,
     private readonly m: RunManifest,
     private readonly opts: RecorderOptions,
     private readonly unlock: () => void,
-  ) {}
+  ) {
+    this.untrack = trackGroups(dir);
+  }
 
   /**
    * Creates the run folder whole or not at all: the original and the first run.json are
@@ -257,8 +262,11 @@ export class RunRecorder {
   static reopen(runDir: string, resume: ResumeSettings, opts: RecorderOptions = {}): { recorder: RunRecorder; reconciled: string[] } {
     const unlock = acquireLock(runDir);
     try {
+      const left = clearLeftovers(runDir);
       const manifest = readManifest(runDir);
       const rec = new RunRecorder(runDir, manifest, opts, unlock);
+      if (left.groups.length) rec.log(`resume killed the agent process groups its predecessor left running: ${left.groups.join(', ')}`);
+      if (left.temps.length) rec.log(`resume removed the staged files of writes cut short: ${left.temps.join(', ')}`);
       const reconciled = reconcile(runDir, manifest, {
         writeRecord: (rel, record) => rec.writeRecord(rel, record),
       });
@@ -424,6 +432,7 @@ export class RunRecorder {
 
   /** Releases the run's lock. */
   close(): void {
+    this.untrack();
     this.unlock();
   }
 

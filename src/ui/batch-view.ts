@@ -1,3 +1,4 @@
+import { plural } from '../plural.js';
 import { createColors } from 'picocolors';
 import type { EngineEvent, EventSink } from '../engine/deps.js';
 import type { RunResult } from '../engine/run-document.js';
@@ -159,7 +160,7 @@ export class BatchView {
         const row = this.rows.get(i);
         if (!row) break;
         if (!this.tty) {
-          const notes = e.notesAfter === null ? '' : `, ${row.notes ?? 0} -> ${e.notesAfter} notes`;
+          const notes = e.notesAfter === null ? '' : `, ${row.notes ?? 0} -> ${plural(e.notesAfter, 'note')}`;
           this.line(`${label}: pass ${e.pass}/${row.total} ${row.role} ${row.agent}: ${e.outcome}${notes}`);
         }
         if (e.notesAfter !== null) row.notes = e.notesAfter;
@@ -191,7 +192,7 @@ export class BatchView {
     if (this.quiet) return;
     const m = r.manifest;
     const status = r.exitCode === EXIT.ok ? this.c.green(r.status) : this.c.red(r.status);
-    const notes = r.notesLeft === null ? '' : `, ${r.notesLeft} note${r.notesLeft === 1 ? '' : 's'} left`;
+    const notes = r.notesLeft === null ? '' : `, ${plural(r.notesLeft, 'note')} left`;
     // An interruption needs no words per document: the batch's next step says how to go on.
     const why = r.error && (r.status === 'failed' || r.status === 'not-converged') ? `: ${r.error.message}` : '';
     this.line(`[${this.done}/${this.total}] ${label}: ${status}, ${m.passes.run}/${m.passes.requested} passes${notes}, ${secs(m.totals.duration_ms)}${why}`);
@@ -220,7 +221,7 @@ export class BatchView {
     const lines: string[] = [];
     for (const row of this.rows.values()) {
       const pass = row.pass === null ? 'starting' : `pass ${row.pass}/${row.total} ${row.role}`;
-      const notes = row.notes === null ? '' : `, ${row.notes} note${row.notes === 1 ? '' : 's'}`;
+      const notes = row.notes === null ? '' : `, ${plural(row.notes, 'note')}`;
       const note = row.note ? `, ${this.c.yellow(row.note)}` : '';
       lines.push(this.fit(`${row.label}  ${this.c.bold(pass)} ${this.c.cyan(row.agent)}  ${this.c.dim(secs(this.now() - row.started))}${notes}${note}`));
     }
@@ -269,7 +270,7 @@ export function batchSummary(results: readonly RunResult[], labels: readonly str
   const lines = [
     c.bold(cells(head)),
     ...body.map(cells),
-    `${outcome}: ${t.documents} document${t.documents === 1 ? '' : 's'} (${facts.join(', ')}), ${t.dispatches} dispatches, ${tokens === null ? 'tokens unknown' : `${tokens} tokens`}, ${t.cost_usd === null ? 'cost unknown' : `$${t.cost_usd.toFixed(4)}`}, ${secs(t.duration_ms)}`,
+    `${outcome}: ${plural(t.documents, 'document')} (${facts.join(', ')}), ${plural(t.dispatches, 'dispatch', 'dispatches')}, ${tokens === null ? 'tokens unknown' : `${tokens} tokens`}, ${t.cost_usd === null ? 'cost unknown' : `$${t.cost_usd.toFixed(4)}`}, ${secs(t.duration_ms)}`,
     ...(json.batch_id ? [`batch: ${json.batch_id}`] : []),
     ...(json.next ? [`next: ${json.next}`] : []),
   ];

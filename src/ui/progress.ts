@@ -1,3 +1,4 @@
+import { plural } from '../plural.js';
 import { createColors } from 'picocolors';
 import type { EventSink } from '../engine/deps.js';
 import { lintLines } from '../engine/lint-notes.js';
@@ -16,7 +17,7 @@ export interface Progress {
 }
 
 const CLEAR_LINE = '\r\u001b[2K';
-const plural = (n: number): string => `${n} note${n === 1 ? '' : 's'}`;
+const noteCount = (n: number): string => plural(n, 'note');
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 /** Width of a terminal stream, or null when it does not say (a fake stream, a pipe). */
@@ -68,7 +69,7 @@ export function createProgress(io: Io, quiet: boolean): Progress {
     return fitText(`${pass} ${fitText(p.agent, 4)}${after}`, width);
   };
   const draw = (): void => {
-    if (current) io.stderr.write(`${CLEAR_LINE}${line(current, `${plural(current.notesIn)} in`)}`);
+    if (current) io.stderr.write(`${CLEAR_LINE}${line(current, `${noteCount(current.notesIn)} in`)}`);
   };
   const stop = (): void => {
     if (timer) clearInterval(timer);
@@ -82,12 +83,12 @@ export function createProgress(io: Io, quiet: boolean): Progress {
         draw();
         timer = setInterval(draw, 1000);
         timer.unref();
-      } else io.stderr.write(`pass ${pass}/${total} ${role} ${agent}: started with ${plural(notesIn)}\n`);
+      } else io.stderr.write(`pass ${pass}/${total} ${role} ${agent}: started with ${noteCount(notesIn)}\n`);
     },
     passFinished(pass, notesAfter, outcome) {
       stop();
       const p = current ?? { pass, total: pass, role: '', agent: '', notesIn: 0 };
-      const notes = notesAfter === null ? `${plural(p.notesIn)} in` : `${p.notesIn} -> ${plural(notesAfter)}`;
+      const notes = notesAfter === null ? `${noteCount(p.notesIn)} in` : `${p.notesIn} -> ${noteCount(notesAfter)}`;
       if (tty) {
         // A pass that is done needs no word for it; any other end is named first, in red.
         io.stderr.write(`${CLEAR_LINE}${line(p, notes, outcome === 'done' ? '' : outcome)}\n`);
@@ -118,11 +119,12 @@ export function progressEvents(progress: Progress, io: Io, quiet: boolean): Even
         if (e.why === 'transient') return progress.note(`pass ${e.pass}: ${e.message}; retrying in ${(e.waitMs / 1000).toFixed(1)}s`);
         if (e.why === 'empty') return progress.note(`pass ${e.pass}: ${e.message}; resending`);
         if (e.why === 'shared') return progress.note(`pass ${e.pass}: ${e.message}; waiting ${(e.waitMs / 1000).toFixed(1)}s`);
-        return progress.note(`pass ${e.pass}: ${e.message}; sending a repair request to ${e.agent}`);
+        // The reason sent to the agent is long and addressed to it: progress shows why in a few words.
+        return progress.note(`pass ${e.pass}: ${e.summary ?? 'reply rejected'}; sending a repair request to ${e.agent}`);
       case 'lint-warning': {
         const n = new Set(e.problems.map((p) => p.line)).size;
         return progress.note(
-          `pass ${e.pass}: warning: ${plural(n)} added by ${e.agent} break${n === 1 ? 's' : ''} lint rules (${lintLines(e.problems)}); see docs/lint.md`,
+          `pass ${e.pass}: warning: ${noteCount(n)} added by ${e.agent} break${n === 1 ? 's' : ''} lint rules (${lintLines(e.problems)}); see docs/lint.md`,
         );
       }
       case 'warning':

@@ -1,3 +1,4 @@
+import { plural } from '../plural.js';
 import { createColors } from 'picocolors';
 import type { RunResult } from '../engine/run-document.js';
 import type { ManifestView } from '../store/recorder.js';
@@ -106,7 +107,7 @@ export function nextStep(r: RunResult, cwd: string | null): string | null {
       if (type === 'quota') return r.error?.resets_at ? `${resume} after ${r.error.resets_at}` : `${resume} once the agent's limit has reset`;
       if (type === BUDGET_ERROR) return `${resume} with a larger budget (--max-cost-usd, --max-tokens or --max-dispatches, as the error says)`;
       if (type === 'storage') return `${resume} once the runs folder can be written again`;
-      if (type === 'truncated') return `raise max_output_tokens for that agent in bounce.config.yaml, then ${resume}`;
+      if (type === 'truncated') return `raise the agent's max_output_tokens as the error says, then ${resume}`;
       if (type === 'breaker' || type === 'auth' || type === 'config' || type === 'not_found') return `fix the cause above, then ${resume}`;
       return resume;
     }
@@ -155,7 +156,7 @@ export function summaryLines(r: RunResult, io: Io): string {
   const head = r.exitCode === EXIT.ok ? c.green(r.status) : c.red(r.status);
   const anyMock = m.evidence === 'mock' || (m.evidence === 'mixed' && [m.agents.reviewer, m.agents.composer].some((a) => a.evidence === 'mock'));
   const mock = anyMock ? c.yellow(' (mock agents: not a live result)') : '';
-  const facts = `${m.passes.run}/${m.passes.requested} passes, ${t.dispatches} dispatches, ${tokens}, ${cost}, ${(t.duration_ms / 1000).toFixed(1)}s`;
+  const facts = `${m.passes.run}/${m.passes.requested} passes, ${plural(t.dispatches, 'dispatch', 'dispatches')}, ${tokens}, ${cost}, ${(t.duration_ms / 1000).toFixed(1)}s`;
   const perPass = m.pass_records.map((p) => `${p.pass} ${p.role} ${((p.duration_ms ?? 0) / 1000).toFixed(1)}s`).join(', ');
   const lines = [`${head}${mock}: ${facts}`, ...(perPass ? [`pass times: ${perPass}`] : []), `run folder: ${displayPath(r.runDir, io.cwd)}`];
   if (r.error) lines.push(`${c.red('error')}: ${r.error.message}`);

@@ -117,7 +117,7 @@ describe('anthropic adapter (built program, real HTTP)', () => {
   it('needs a key even on loopback, and never prints it', async () => {
     const none = await run({}, {});
     expect(none.json.error.type).toBe('config');
-    expect(none.json.error.message).toMatch(/set ANTHROPIC_API_KEY or api_key_env/);
+    expect(none.json.error.message).toMatch(/set ANTHROPIC_API_KEY, or name the variable to read with api_key_env/);
     expect(server.requests).toHaveLength(0);
     server.script([{ status: 401, message: `key ${SECRET} is invalid` }]);
     const bad = await run();
@@ -137,7 +137,7 @@ describe('anthropic --check', () => {
       {
         kind: 'credentials',
         message: 'ANTHROPIC_API_KEY is not set (this adapter always needs a key)',
-        fix: 'set ANTHROPIC_API_KEY or api_key_env in bounce.config.yaml',
+        fix: 'set ANTHROPIC_API_KEY, or name the variable to read with api_key_env in an agents: entry of bounce.config.yaml',
       },
     ]);
     expect(r.json.resolved).toMatchObject({

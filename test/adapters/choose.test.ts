@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chooseAgents, skippedWarnings } from '../../src/adapters/choose.js';
+import { CLAUDE_LOGIN_FIX } from '../../src/kit/login.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { ROOT } from '../support/adapter-process.js';
 
@@ -43,7 +44,7 @@ describe('chooseAgents: the four CLIs in the order claude, codex, gemini, openco
     const c = await choose(four({ FAKE_CLI_AUTH: LOGGED_OUT, FAKE_CLI_LOGIN: 'none' }));
     expect(specs(c)).toEqual(['gemini', 'opencode']);
     expect(c.skipped.map((s) => s.agent)).toEqual(['claude', 'codex']);
-    expect(c.chosenBy.reviewer).toBe('default (claude and codex not logged in)');
+    expect(c.chosenBy.reviewer).toBe('default (claude and codex not logged in; opencode: login not verified)');
     expect(JSON.stringify(c)).not.toContain('gm-key-1234');
   });
 
@@ -101,6 +102,54 @@ describe('chooseAgents: default CLIs and their logins', () => {
     const failure = await choose({ PATH: '/nonexistent', HOME: '/nonexistent', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, {}, 'notes.md').catch(
       (e: unknown) => e,
     );
-    expect(failure).toMatchObject({ exitCode: 2, hint: expect.stringContaining('bounce refine notes.md --reviewer mock --composer mock') });
+    expect(failure).toMatchObject({ exitCode: 2, hint: expect.stringContaining('bounce refine notes.md --reviewer mock') });
+  });
+});
+
+describe('chooseAgents: named agents come first', () => {
+  const nothing = { PATH: '/nonexistent', HOME: '/nonexistent', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' };
+
+  it('a mistyped name alone is named, with the closest known one, even with no agent on the machine', async () => {
+    const failure = await choose(nothing, { reviewer: 'claud' }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ exitCode: 2, message: 'unknown agent "claud"', hint: expect.stringMatching(/^did you mean claude\? /) });
+  });
+
+  it('a configured agent is among the names suggested', async () => {
+    const config = { ...DEFAULT_CONFIG, agents: { localllama: { adapter: 'openai', model: 'llama3.1' } } };
+    const failure = await chooseAgents({ flags: { composer: 'localllam' }, config, configDir: null, cwd: ROOT, env: nothing }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ hint: expect.stringMatching(/^did you mean localllama\? /) });
+  });
+
+  it('a reviewer named alone takes both roles, whatever is installed, and says so', async () => {
+    for (const e of [nothing, env({ FAKE_CLI_AUTH: LOGGED_IN, FAKE_CLI_LOGIN: 'chatgpt' })]) {
+      const c = await choose(e, { reviewer: 'mock' });
+      expect(specs(c)).toEqual(['mock', 'mock']);
+      expect(c.chosenBy).toEqual({ reviewer: 'flag', composer: 'same as the reviewer: no composer named' });
+    }
+  });
+
+  it('a composer named alone takes both roles too', async () => {
+    const c = await choose(nothing, { composer: 'mock' });
+    expect(specs(c)).toEqual(['mock', 'mock']);
+    expect(c.chosenBy).toEqual({ reviewer: 'same as the composer: no reviewer named', composer: 'flag' });
+  });
+});
+
+describe('chooseAgents: a login that cannot be verified offline', () => {
+  // Without FAKE_CLI_AUTH the fake claude has no `auth status`: its login cannot be verified offline.
+  it('comes after a CLI whose login is verified', async () => {
+    const c = await choose(env({ FAKE_CLI_LOGIN: 'chatgpt' }));
+    expect(specs(c)).toEqual(['codex', 'claude']);
+    expect(c.unverified).toMatchObject([{ agent: 'claude', why: 'login_unverified', reason: 'claude login cannot be verified offline' }]);
+    expect(c.chosenBy.reviewer).toBe('default (claude: login not verified)');
+    expect(skippedWarnings(c.skipped, c.unverified)).toEqual([
+      `warning: claude chosen as a default agent, but claude login cannot be verified offline: ${CLAUDE_LOGIN_FIX}`,
+    ]);
+  });
+
+  it('is not chosen at all while another CLI has a verified login and takes both roles', async () => {
+    const c = await choose(env({ FAKE_CLI_LOGIN: 'chatgpt', BOUNCE_CLAUDE_BIN: '/nonexistent/claude' }));
+    expect(specs(c)).toEqual(['codex', 'codex']);
+    expect(c.unverified).toEqual([]);
   });
 });

@@ -69,16 +69,17 @@ export async function interruptedDispatch(
     evidence: 'live',
   };
   const controller = new AbortController();
-  const request = adapterRequest(bouncePrompt(DOC), {}, 60_000);
+  const request = adapterRequest(bouncePrompt(DOC), {}, 110_000);
   const pending = callAdapter(agent, request, {
-    timeoutMs: 60_000,
+    timeoutMs: 110_000,
     signal: controller.signal,
     maxOutputBytes: 1_000_000,
     env: { PATH: process.env.PATH ?? '', ...env, [marker]: '1' },
   });
   let during: number[];
   try {
-    await waitFor(inFlight, 30_000, "the CLI's request to reach the model server");
+    // Within the slow project's test timeout, with room for a CLI started on a loaded machine.
+    await waitFor(inFlight, 90_000, "the CLI's request to reach the model server");
     during = processesWith(marker);
   } finally {
     // Aborted in any case, so a failed wait leaves no CLI behind.

@@ -2,7 +2,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANSWERED_GRACE_MS, EARLY_START_LIMIT_MS, makeTempDir, removeTempDir, runCli } from '../../src/kit/cli-run.js';
+import { ANSWERED_GRACE_MS, EARLY_START_LIMIT_MS, MAX_CLI_OUTPUT_BYTES, makeTempDir, removeTempDir, runCli, runFailure } from '../../src/kit/cli-run.js';
+import { FIXTURES } from '../support/cli.js';
 import { waitFor } from '../support/wait-for.js';
 import { running } from './host-support.js';
 
@@ -48,6 +49,13 @@ function call(args: string[], extra: Partial<Parameters<typeof runCli>[0]> = {})
 const isResult = (line: string): boolean => line.includes('"type":"result"');
 
 describe('runCli', () => {
+  it.each(['stdout', 'stderr'] as const)('a CLI that floods %s is stopped at the bound, and the failure names that stream and the bound', async (stream) => {
+    const run = await call([join(FIXTURES, 'host', 'big.mjs'), String(MAX_CLI_OUTPUT_BYTES + 1024 * 1024), stream]);
+    expect(run.tooLarge).toBe(stream);
+    const failure = runFailure(run, 'fake', process.execPath, new Date().toISOString());
+    expect(failure).toMatchObject({ ok: false, error: { type: 'provider', message: `fake printed more than 64 MiB on ${stream} and was stopped` } });
+  });
+
   it('without a final-line test, resolves when the CLI exits, with its exit code', async () => {
     const run = await call(lingering(100, 3));
     expect(run.exitCode).toBe(3);

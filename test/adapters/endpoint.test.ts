@@ -40,7 +40,7 @@ describe('checkEndpoint', () => {
       {
         kind: 'credentials',
         message: 'BLANK is not set (https://api.openai.com/v1 is not a loopback endpoint)',
-        fix: 'set BLANK or api_key_env in bounce.config.yaml',
+        fix: 'set BLANK, or name the variable to read with api_key_env in an agents: entry of bounce.config.yaml',
       },
     ]);
   });
@@ -52,7 +52,10 @@ describe('checkEndpoint', () => {
   });
   it('forces a key on loopback when keyRequired', () => {
     const r = checkEndpoint({ baseUrl: 'http://127.0.0.1:9/', apiKeyEnv: 'ANTHROPIC_API_KEY', env, keyRequired: true });
-    expect(r.problems[0]).toMatchObject({ kind: 'credentials', fix: 'set ANTHROPIC_API_KEY or api_key_env in bounce.config.yaml' });
+    expect(r.problems[0]).toMatchObject({
+      kind: 'credentials',
+      fix: 'set ANTHROPIC_API_KEY, or name the variable to read with api_key_env in an agents: entry of bounce.config.yaml',
+    });
   });
   it('refuses bad URLs and credentials in the URL without echoing them', () => {
     expect(checkEndpoint({ baseUrl: 'nope', apiKeyEnv: 'OPENAI_API_KEY', env }).problems[0]?.message).toMatch(/not a valid URL/);

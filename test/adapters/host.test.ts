@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../src/contract/contract.js';
-import { callAdapter, checkAdapter, stripAnsi, type CallOptions } from '../../src/contract/host.js';
+import { callAdapter, checkAdapter, MAX_STDERR_BYTES, stripAnsi, type CallOptions } from '../../src/contract/host.js';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import { adapterRequest, ROOT } from '../support/adapter-process.js';
 import { failure, running, success } from './host-support.js';
@@ -200,7 +200,12 @@ describe('callAdapter: responses', () => {
 
   it('stdout over the bound is invalid_response', async () => {
     const result = failure(await callAdapter(agent('big.mjs', ['5000']), request(), { ...OPTS, maxOutputBytes: 1000 }));
-    expect(result.error).toEqual({ type: 'invalid_response', message: 'fx printed more than 1000 characters' });
+    expect(result.error).toEqual({ type: 'invalid_response', message: 'fx printed more than 1000 characters on stdout' });
+  });
+
+  it('stderr over its 64 MiB bound stops the program, and the message names stderr and that bound', async () => {
+    const result = failure(await callAdapter(agent('big.mjs', [String(MAX_STDERR_BYTES + 1024 * 1024), 'stderr']), request(), OPTS));
+    expect(result.error).toEqual({ type: 'invalid_response', message: 'fx printed more than 64 MiB on stderr and was stopped' });
   });
 
   it('stdout under the bound is read whole (and here is not JSON)', async () => {

@@ -49,7 +49,7 @@ describe('preflight', () => {
       exitCode: 2,
       code: 'credentials',
       message: 'anthropic is not ready: ANTHROPIC_API_KEY is not set (this adapter always needs a key)',
-      hint: 'set ANTHROPIC_API_KEY or api_key_env in bounce.config.yaml',
+      hint: 'set ANTHROPIC_API_KEY, or name the variable to read with api_key_env in an agents: entry of bounce.config.yaml',
     });
   });
 });

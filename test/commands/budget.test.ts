@@ -116,3 +116,38 @@ describe('--dry-run prints the estimate', () => {
     expect(r.stdout).toMatch(/^budget: 1 dispatch; it would stop the run before pass 2: the run's budget of 1 dispatch would be exceeded/m);
   });
 });
+
+describe('counts in what a run prints', () => {
+  it('one of a thing is singular: 1 dispatch, in the summary and in show', async () => {
+    const r = await runMain(['refine', 'doc.md', '-r', 'mock', '--passes', '1'], { cwd });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/: 1\/1 passes, 1 dispatch, \d+ tokens, /);
+    const show = await runMain(['show', 'latest'], { cwd });
+    expect(show.stdout).toMatch(/ tokens, .*, 1 dispatch, started /);
+    expect(show.stdout).toMatch(/ words, 0 notes, sha256 /);
+  });
+});
+
+describe('a cost limit with an agent that has no price', () => {
+  const unenforced = (spec: string) => `warning: the cost limit (--max-cost-usd, budget.max_cost_usd) is not enforced for ${spec}`;
+
+  it('is warned about at the start, naming the agent and the fix; a priced agent, or no cost limit, is not', async () => {
+    writeFileSync(join(cwd, 'bounce.config.yaml'), 'agents:\n  gpt:\n    adapter: mock\n    model: gpt-5\n  llama:\n    adapter: mock\n    model: llama3.1\n');
+    const mock = await runMain(['refine', 'doc.md', '-r', 'mock', '--max-cost-usd', '1'], { cwd });
+    expect(mock.code).toBe(0);
+    expect(mock.stderr).toContain(`${unenforced('mock')}: it names no model, so no price applies: limit it with --max-tokens or --max-dispatches instead\n`);
+    const llama = await runMain(['refine', 'doc.md', '-r', 'gpt', '-c', 'llama', '--max-cost-usd', '1'], { cwd });
+    expect(llama.stderr).toContain(
+      `${unenforced('llama')}: its model llama3.1 has no price: add one under prices: in bounce.config.yaml (e.g. mock/llama3.1: { input: 0, output: 0 }), or limit it with --max-tokens\n`,
+    );
+    expect(llama.stderr).not.toContain(unenforced('gpt'));
+    expect((await runMain(['refine', 'doc.md', '-r', 'mock'], { cwd })).stderr).not.toContain('not enforced');
+    expect((await runMain(['refine', 'doc.md', '-r', 'llama', '--max-tokens', '100000'], { cwd })).stderr).not.toContain('not enforced');
+  });
+
+  it('in a batch too, where the flag limits the whole batch', async () => {
+    writeFileSync(join(cwd, 'two.md'), '# Two\n\nAnother page.\n');
+    const r = await runMain(['refine', 'doc.md', 'two.md', '-r', 'mock', '--max-cost-usd', '1'], { cwd });
+    expect(r.stderr.split('\n').filter((l) => l.startsWith(unenforced('mock')))).toHaveLength(1);
+  });
+});

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FORCE_STOP_MS, interrupts, main } from '../../src/cli.js';
+import { FORCE_STOP_MS, interrupts, lateSignals, main } from '../../src/cli.js';
 import { acquireLock, LOCK_FILE, releaseHeldLocks } from '../../src/store/lock.js';
 import { tempDir } from '../support/cli.js';
 import { makeFakeRun, memIo } from '../support/fake-run.js';
@@ -83,6 +83,45 @@ describe('interrupts: the first signal aborts, a second arms a forced stop', () 
   });
 });
 
+describe('lateSignals: signals after the command ended', () => {
+  afterEach(() => vi.useRealTimers());
+
+  /** lateSignals after `before` signals the command saw, with what it says and its end recorded in `calls`. */
+  const recorded = (before: number): { calls: string[]; late: () => void } => {
+    vi.useFakeTimers();
+    const calls: string[] = [];
+    return {
+      calls,
+      late: lateSignals(
+        before,
+        (line) => calls.push(line),
+        () => calls.push('end'),
+      ),
+    };
+  };
+
+  it('the first of all only says that the output is written whole; from the second the reader gets FORCE_STOP_MS, then the end', () => {
+    const { calls, late } = recorded(0);
+    late();
+    expect(calls).toEqual([expect.stringMatching(/^bounce: the command had already ended when the signal came: its output is written whole/)]);
+    vi.advanceTimersByTime(FORCE_STOP_MS * 2);
+    expect(calls).toHaveLength(1);
+    late();
+    late();
+    vi.advanceTimersByTime(FORCE_STOP_MS - 1);
+    expect(calls).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(calls).toEqual([expect.any(String), 'end']);
+  });
+
+  it('after a signal the command saw, the next one arms the end at once, and says nothing more', () => {
+    const { calls, late } = recorded(1);
+    late();
+    vi.advanceTimersByTime(FORCE_STOP_MS);
+    expect(calls).toEqual(['end']);
+  });
+});
+
 describe('scan and the reading commands read only the config keys they need', () => {
   const BROKEN = 'markers: [RISK]\nruns_dir: store\nagents:\n  x:\n    adapter: openai\n    modle: gpt\n';
 
@@ -115,6 +154,19 @@ describe('scan and the reading commands read only the config keys they need', ()
   });
 });
 
+describe('--json and the argument parser', () => {
+  it("refine --json prints its error object for the parser's own errors too, as docs/ci.md says", async () => {
+    for (const [args, message] of [
+      [['refine', 'doc.md', '--bogus', '--json'], "unknown option '--bogus'"],
+      [['refine', '--json'], "missing required argument 'docs'"],
+    ] as const) {
+      const r = await runMain([...args], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: 'error', exit_code: 2, error: { type: 'usage', message } });
+    }
+  });
+});
+
 describe('bounce scan options', () => {
   beforeEach(() => writeFileSync(join(dir, 'doc.md'), '# Plan\n\nShip it [TODO-LEGAL] today.\n\n[CLARIFY] When?\n'));
 
@@ -134,6 +186,23 @@ describe('bounce scan options', () => {
       expect(e.stderr).toBe(
         `bounce: --marker ${shown} is not a marker name: a marker is a word such as RISK: a letter, then letters, digits, _ or -, at most 32 characters\n`,
       );
+    }
+  });
+
+  it('--marker and --rules take one value per use, comma-separated or repeated, so they may come before the paths', async () => {
+    writeFileSync(join(dir, 'doc.md'), '# Plan\n\nShip it [TODO-LEGAL] today [RISK] here.\n\n[CLARIFY] When?\n');
+    const lines = (r: { stdout: string }) => r.stdout.split('\n').filter(Boolean).length;
+    expect(lines(await runMain(['scan', '--marker', 'TODO-LEGAL,RISK', 'doc.md'], { cwd: dir }))).toBe(3);
+    expect(lines(await runMain(['scan', '--marker', 'TODO-LEGAL', '--marker', 'RISK', 'doc.md'], { cwd: dir }))).toBe(3);
+    // "[CLARIFY] When?" breaks open-ended only.
+    expect((await runMain(['lint', '--rules', 'dissent-only', 'doc.md'], { cwd: dir })).code).toBe(0);
+    for (const rules of [
+      ['--rules', 'dissent-only,open-ended'],
+      ['--rules', 'dissent-only', '--rules', 'open-ended'],
+    ]) {
+      const lint = await runMain(['lint', ...rules, 'doc.md', '--json'], { cwd: dir });
+      expect(lint.code, lint.stderr).toBe(1);
+      expect(JSON.parse(lint.stdout).files[0].problems.map((p: { rule: string }) => p.rule)).toEqual(['open-ended']);
     }
   });
 

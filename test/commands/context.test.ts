@@ -34,7 +34,7 @@ const records = (runDir: string) => listRecordFiles(runDir).map((f) => parse(rea
 
 describe('--goal and --context', () => {
   it('gives every pass the goal and the context files, copies them into the run and lists them in each record', async () => {
-    const r = await runMain(['refine', 'design.md', ...MOCKS, '--goal', GOAL, '--context', 'src', 'specs/cache.md', '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'design.md', ...MOCKS, '--goal', GOAL, '--context', 'src', '--context', 'specs/cache.md', '--json'], { cwd: dir });
     expect(r.code).toBe(0);
     const runDir = onlyRun();
     const m = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8'));
@@ -92,7 +92,7 @@ describe('--goal and --context', () => {
     );
     expect(existsSync(join(dir, 'runs'))).toBe(false);
     writeFileSync(join(dir, 'bounce.config.yaml'), 'context_max_bytes: 40\n');
-    const over = await runMain(['refine', 'design.md', ...MOCKS, '--context', 'src', 'specs', '--dry-run'], { cwd: dir });
+    const over = await runMain(['refine', 'design.md', ...MOCKS, '--context', 'src', '--context', 'specs', '--dry-run'], { cwd: dir });
     expect(over.code).toBe(2);
     expect(over.stderr.trim().split('\n')).toHaveLength(1);
     expect(over.stderr).toMatch(/--context names 3 files of \d+ bytes in all, over the 40-byte context budget: narrow --context .*raise context_max_bytes/);
@@ -115,8 +115,20 @@ describe('--goal and --context', () => {
     }
   });
 
+  it('--context takes one path per use, so it may come before the document; a second document right after its value is refused', async () => {
+    const first = await runMain(['refine', '--context', 'src', 'design.md', ...MOCKS, '--dry-run', '--json'], { cwd: dir });
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ input: { path: join(dir, 'design.md') }, context: { files: [{ source: 'src/cache.ts' }] } });
+    const mixed = await runMain(['refine', 'design.md', '--context', 'src', 'specs/cache.md', ...MOCKS, '--dry-run'], { cwd: dir });
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toBe(
+      'bounce: specs/cache.md after --context src is read as another document to refine, not as context: --context takes one path per use: write --context src --context specs/cache.md for two reference files, or put specs/cache.md before the options to refine it too\n',
+    );
+    expect(existsSync(join(dir, 'runs'))).toBe(false);
+  });
+
   it('never gives a document itself as its context', async () => {
-    const r = await runMain(['refine', 'specs/cache.md', ...MOCKS, '--context', 'specs', 'src', '--dry-run', '--json'], { cwd: dir });
+    const r = await runMain(['refine', 'specs/cache.md', ...MOCKS, '--context', 'specs', '--context', 'src', '--dry-run', '--json'], { cwd: dir });
     expect(JSON.parse(r.stdout).context.files.map((f: { source: string }) => f.source)).toEqual(['src/cache.ts']);
   });
 

@@ -60,15 +60,26 @@ describe('bounce init', () => {
     expect(agent).toMatchObject({ adapter: 'openai', options: { model: 'mock-model', base_url: `${server.url}/v1` } });
   });
 
-  it('with nothing found, names the mock agents, and a run with that file works', async () => {
+  it('with nothing found, names no agent (mock commented out), so a CLI installed later is picked', async () => {
     fresh();
     const env = { ...base, PATH: `/nonexistent:${process.env.PATH?.split(':').find((p) => existsSync(join(p, 'node'))) ?? ''}` };
-    expect((await runMain(['init'], { cwd: dir, env })).code).toBe(0);
-    expect(loadConfig(dir, {}).config).toMatchObject({ reviewer: 'mock', composer: 'mock' });
+    const init = await runMain(['init'], { cwd: dir, env });
+    expect(init).toMatchObject({ code: 0, stdout: 'wrote bounce.config.yaml: no agent found, none named (mock commented out)\n' });
+    expect(written()).toContain('\n# reviewer: mock\n# composer: mock\n');
+    const { config } = loadConfig(dir, {});
+    expect([config.reviewer, config.composer]).toEqual([undefined, undefined]);
     writeFileSync(join(dir, 'doc.md'), '# Doc\n\nSome text.\n');
-    const run = await runMain(['refine', 'doc.md', '--json'], { cwd: dir, env });
-    expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'converged' });
+    // Nothing installed: refine says so, rather than "converging" with the mock agents.
+    const none = await runMain(['refine', 'doc.md'], { cwd: dir, env });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^bounce: no agent found: /);
+    // A CLI installed since: refine picks it.
+    const later = await runMain(['refine', 'doc.md', '--dry-run', '--json'], {
+      cwd: dir,
+      env: { ...env, BOUNCE_CLAUDE_BIN: FAKE_CLI, ANTHROPIC_API_KEY: 'sk-test-0000' },
+    });
+    expect(later.code, later.stderr).toBe(0);
+    expect(JSON.parse(later.stdout).agents.reviewer).toMatchObject({ spec: 'claude' });
   });
 
   it('refuses to write over an existing file: exit 2, one line, the file untouched', async () => {

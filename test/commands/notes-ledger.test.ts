@@ -66,7 +66,9 @@ describe('the ledger through the commands', () => {
     const m = JSON.parse(readFileSync(join(dir, 'runs', runId(), 'run.json'), 'utf8'));
     expect(m.policy.dismissals).toBe('repair');
     expect(m.pass_records[1].dispatches.map((d: { kind: string; status: string }) => `${d.kind}:${d.status}`)).toEqual(['pass:rejected', 'repair:completed']);
-    expect(r.stderr).toMatch(/pass 2: your reply deleted 1 \[CONTESTED\] note of the document you were sent \(line 4: \[CONTESTED\]\)/);
+    expect(r.stderr).toMatch(
+      /pass 2: deleted 1 \[CONTESTED\] note of the document you were sent \(line 4: \[CONTESTED\]\) without a change to the text each refers to; sending a repair request/,
+    );
   });
 
   it('dismissals: warn prints the warning and converges', async () => {
@@ -83,5 +85,45 @@ describe('the ledger through the commands', () => {
     expect(r.stderr).toBe(
       `bounce: ${join(dir, 'bounce.config.yaml')}: dismissals: must be one of allow, warn, repair: fix these keys (see docs/configuration.md)\n`,
     );
+  });
+});
+
+/** What `show` and `report` say of a run's notes: left (status line), and the ledger's counts. */
+async function story() {
+  const show = (await runMain(['show', 'latest'], { cwd: dir })).stdout;
+  const report = await runMain(['report', 'latest'], { cwd: dir });
+  expect(report.code, report.stderr).toBe(0);
+  const html = readFileSync(join(dir, 'runs', runId(), 'report.html'), 'utf8');
+  const left = (text: string): number => Number(/(\d+) notes? left/.exec(text)?.[1]);
+  const counts = (text: string): string => /\d+ raised: \d+ acted(?: on)?, \d+ dismissed, \d+ open/.exec(text)![0].replace(' on,', ',');
+  const summary = /<dt>notes<\/dt><dd>[^<]*/.exec(html)![0];
+  return { show: { left: left(show), counts: counts(show) }, report: { left: left(html), counts: counts(html), summary } };
+}
+
+describe('show and report tell one story of a run that did not converge', () => {
+  it('a final pass that resolved the note but changed a code block: no note left, none open, one acted on', async () => {
+    const code = '\n```\ncode = 1\n```\n';
+    const r = await refine({
+      '1': `${REVIEWED.split('\n\nRollback')[0]}\n${code}`,
+      '2': `${MIXED.split('\n\nRollback')[0]}\n${code.replace('1', '2')}`,
+      '2.repair': `${MIXED.split('\n\nRollback')[0]}\n${code.replace('1', '2')}`,
+    });
+    expect(r.json.status).toBe('not-converged');
+    const s = await story();
+    expect(s.show).toEqual({ left: 0, counts: '1 raised: 1 acted, 0 dismissed, 0 open' });
+    expect(s.report).toMatchObject(s.show);
+    expect(s.report.summary).toContain('+1 added, -1 resolved (1 acted on, 0 dismissed)');
+    expect(r.json.notes).toEqual({ raised: 1, acted: 1, dismissed: 0 });
+    expect(r.json.notes_left).toBe(0);
+  });
+
+  it('a final pass that left one of two notes: one left, one open, the other dismissed', async () => {
+    const left = REVIEWED.replace('[CONTESTED] Monday is a release freeze. Ship on Tuesday.\n', '');
+    const r = await refine({ '1': REVIEWED, '2': left, '2.repair': left });
+    expect(r.json.status).toBe('not-converged');
+    const s = await story();
+    expect(s.show).toEqual({ left: 1, counts: '2 raised: 0 acted, 1 dismissed, 1 open' });
+    expect(s.report).toMatchObject(s.show);
+    expect(r.json.notes).toEqual({ raised: 2, acted: 0, dismissed: 1 });
   });
 });

@@ -85,7 +85,7 @@ describe('bounce runs', () => {
     expect(await runRuns({ runsDir: 'runs' }, io)).toBe(0);
     const lines = io.out().trim().split('\n');
     expect(lines[0]).toMatch(/^ID\s+DOCUMENT\s+STATUS\s+PASSES\s+NOTES\s+ACTED\/DISMISSED\s+TOKENS\s+COST\s+DURATION\s+STARTED$/);
-    expect(lines[1]).toMatch(/^rfc-20260301-120000-BBBBBB\s+docs\/retry-policy\.md\s+converged\s+2\/2\s+\+2\/-2\s+1\/1\s+800\s+-\s+9\.0s\s+2026-03-01 12:00$/);
+    expect(lines[1]).toMatch(/^rfc-20260301-120000-BBBBBB\s+docs\/retry-policy\.md\s+converged\s+2\/2\s+\+2\/-2\s+1\/1\s+800\s+-\s+1\.2s\s+2026-03-01 12:00$/);
     expect(lines[2]).toMatch(/^broken-20260201-000000-CCCCCC\s+-\s+unreadable/);
     expect(lines[3]).toMatch(/^spec-20260101-090000-AAAAAA\s+.*converged \(mock\)/);
   });
@@ -144,6 +144,15 @@ describe('bounce show', () => {
     expect(out).toContain('attempts  1 retry, 0 repairs');
     for (const id of older.ids) expect(out).toContain(id);
     expect(out).toMatch(/empty reply; the same prompt is sent once more/);
+  });
+
+  it("gives the run's duration as refine and resume print it: the sessions' time, not creation to finish", async () => {
+    // The fake run was made 9 s before it finished, and its sessions took 1.2 s.
+    const m = readManifest(older.dir);
+    expect(Date.parse(m.finished_at as string) - Date.parse(m.created_at)).toBe(9000);
+    const io = memIo(tmp);
+    await runShow({ run: 'spec', runsDir }, io);
+    expect(io.out()).toMatch(/^totals {4}.*, 1\.2s, /m);
   });
 
   it('lists every note with its fate, who raised it and who resolved it', async () => {

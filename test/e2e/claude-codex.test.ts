@@ -186,4 +186,25 @@ describe('interrupting a run with the real CLIs', () => {
     expect(JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8')).status).toBe('interrupted');
     await expect.poll(() => processesWith(marker), { timeout: 500, interval: 20 }).toEqual([]);
   });
+
+  it('kill -9 of bounce while Claude Code waits on a stalled model: no CLI process is left (its watchdog kills the group)', async () => {
+    const marker = `BOUNCE_E2E_MARK_${process.pid}_${Date.now()}`;
+    server.script(['stall']);
+    const r = await runCli(['refine', 'launch.md', '--reviewer', 'claude', '--composer', 'codex'], {
+      cwd: dir,
+      env: env({ [marker]: '1' }),
+      timeoutMs: 120_000,
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          if (server.requests.some((q) => q.scripted && q.behaviour === 'stall')) {
+            clearInterval(poll);
+            child.kill('SIGKILL');
+          }
+        }, 50);
+      },
+    });
+    expect(r.signal, r.stderr).toBe('SIGKILL');
+    // A bounded wait for the watchdog, not a measure of its speed.
+    await expect.poll(() => processesWith(marker), { timeout: 10_000, interval: 50 }).toEqual([]);
+  });
 });

@@ -351,7 +351,9 @@ describe('runDocument', () => {
 
   it('a timeout says which setting to raise', async () => {
     const r = await runDocument(await testPlan(runs), engineDeps(fakeDispatcher([fail('timeout')])));
-    expect(r.error?.message).toMatch(/raise timeout_s for rev in bounce\.config\.yaml, or pass --timeout/);
+    expect(r.error?.message).toMatch(
+      /: pass a longer deadline, e\.g\. --timeout 120 \(bounce resume takes it too\), or set timeout_s under agents\.rev in bounce\.config\.yaml$/,
+    );
   });
 
   it('two runs in one process at once keep apart', async () => {

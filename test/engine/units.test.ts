@@ -311,10 +311,10 @@ describe('writeOutput', () => {
   it('in-place: refused when the input changed, and the file is left untouched', () => {
     const path = join(root, 'doc.md');
     writeFileSync(path, 'edited by someone else\n');
-    const err = usageErrorOf(() => writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n')));
+    const kept = join(root, 'runs', 'doc-1', 'final.md');
+    const err = usageErrorOf(() => writeOutput({ kind: 'in-place', path }, 'refined\n', sha256('original\n'), { keptAt: kept }));
     expect(err.code).toBe('input');
-    expect(err.message).toContain('changed since the run began');
-    expect(err.line).toContain('final.');
+    expect(err.line).toBe(`${path} changed since the run began, so it was not overwritten: the converged document is ${kept}; merge it by hand`);
     expect(readFileSync(path, 'utf8')).toBe('edited by someone else\n');
     expect(readdirSync(root)).toEqual(['doc.md']);
   });

@@ -68,13 +68,13 @@ const ROWS: Row[] = [
   },
   {
     row: 'notes left on the final pass: repaired from the reply',
-    found: { kind: 'notes-left', reason: '1 note left' },
+    found: { kind: 'notes-left', reason: '1 note left', count: 1 },
     state: { final: true },
     expected: { kind: 'repair', from: 'reply' },
   },
   {
     row: 'notes left after the repair: not-converged',
-    found: { kind: 'notes-left', reason: '1 note left' },
+    found: { kind: 'notes-left', reason: '1 note left', count: 1 },
     state: { ...spent, final: true },
     expected: { kind: 'not-converged', reason: '1 note left' },
   },
@@ -123,7 +123,11 @@ const ROWS: Row[] = [
     state: spent,
     expected: { kind: 'failed', type: 'malformed' },
   },
-  { row: 'reply cut at the output limit: failed at once', found: { kind: 'truncated', outputBudget: 4096 }, expected: { kind: 'failed', type: 'truncated' } },
+  {
+    row: 'reply cut at the output limit: failed at once',
+    found: { kind: 'truncated', outputBudget: 4096, fix: 'add max_output_tokens: 8192' },
+    expected: { kind: 'failed', type: 'truncated' },
+  },
   { row: 'rate limit, network error, 5xx: retried', found: agentError(), expected: 'retry' },
   {
     row: 'at most 2 transient retries',
@@ -187,7 +191,7 @@ describe('the decision table', () => {
       { kind: 'unusable', reason: 'x' },
       { kind: 'broken', reason: 'x' },
       { kind: 'unparsed', reason: 'x' },
-      { kind: 'notes-left', reason: 'x' },
+      { kind: 'notes-left', reason: 'x', count: 1 },
       { kind: 'failed-blocks', reason: 'x' },
       { kind: 'lint', reason: 'x' },
     ];
@@ -204,7 +208,7 @@ describe('the decision table', () => {
       { kind: 'unusable', reason: 'x' },
       { kind: 'broken', reason: 'x' },
       { kind: 'unparsed', reason: 'x' },
-      { kind: 'truncated', outputBudget: null },
+      { kind: 'truncated', outputBudget: null, fix: 'x' },
       agentError({ transient: false }),
     ];
     for (const found of findings) expect(decide(found, state({ ...spent, final: false, sentNotes: 3 })).kind).not.toBe('not-converged');

@@ -90,6 +90,9 @@ describe('bounce refine with mock agents', () => {
     expect(m.totals.dispatches).toBe(3);
     const files = readdirSync(join(dir, 'runs', runs()[0]!));
     expect(files.some((f) => /^pass-2-composer-.*\.repair-1\.prompt\.md$/.test(f))).toBe(true);
+    // Progress says why in a few words; the reason addressed to the agent stays in the repair prompt.
+    expect(r.stderr).toMatch(/^pass 2: \d+ notes? left on the final pass; sending a repair request to mock:/m);
+    expect(r.stderr).not.toContain('which must resolve every note');
   });
 
   it('fails with exit 1 and writes no output when the repair also leaves notes', async () => {
@@ -211,10 +214,22 @@ describe('bounce refine with cmd: adapters that fail', () => {
     expect(r.code, r.stderr).toBe(0);
     const m = manifest(runs()[0]!);
     expect(m.agents.composer).toMatchObject({ spec: 'mock', chosen_by: 'unused (one pass)' });
-    // With two passes the composer is needed, and none can be found: the usual error.
-    const two = await runMain(['refine', 'plan.md', '--passes', '2', '--reviewer', 'mock'], { cwd: dir, env });
-    expect(two.code).toBe(2);
-    expect(two.stderr).toMatch(/no agent found/);
+    // With two passes the reviewer named alone composes too, and says so; nothing is looked for.
+    const two = await runMain(['refine', 'plan.md', '--passes', '2', '--reviewer', 'mock', '--json'], { cwd: dir, env });
+    expect(two.code, two.stderr).toBe(0);
+    expect(two.stderr).toContain('reviewer: mock (flag), composer: mock (same as the reviewer: no composer named)');
+    const second = runs()
+      .map(manifest)
+      .find((m) => m.passes.requested === 2);
+    expect(second?.agents.composer).toMatchObject({ spec: 'mock', chosen_by: 'same as the reviewer: no composer named' });
+  });
+
+  it('a mistyped agent named alone is named in the error, not "no agent found"', async () => {
+    const env = cleanEnv({ PATH: dirname(process.execPath), OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    const r = await runMain(['refine', 'plan.md', '--reviewer', 'claud'], { cwd: dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^bounce: unknown agent "claud": did you mean claude\? /);
+    expect(runs()).toEqual([]);
   });
 
   it('transient errors are retried and three in a row open the breaker', async () => {
@@ -253,6 +268,22 @@ describe('bounce refine with cmd: adapters that fail', () => {
     const ok = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock', '-q'], { cwd: dir });
     expect(ok.code).toBe(0);
     expect(ok.stderr).toBe('');
+  });
+});
+
+describe('an agent CLI too slow to answer --version', () => {
+  it('fails the check naming the time it was given, not a reinstall, whether named or found by default', async () => {
+    const env = cleanEnv({ BOUNCE_CLAUDE_BIN: join(FIXTURES, 'cli', 'fake-cli.mjs'), FAKE_CLI_VERSION: 'slow', BOUNCE_PROBE_TIMEOUT_S: '0.5' });
+    const line = `claude is not ready: ${join(FIXTURES, 'cli', 'fake-cli.mjs')} did not answer \`--version\` within 0.5 s: try again when the machine is less busy, or give it longer with BOUNCE_PROBE_TIMEOUT_S=<seconds> (default 20)`;
+    const named = await runMain(['refine', 'plan.md', '--reviewer', 'claude', '--composer', 'mock'], { cwd: dir, env });
+    expect(named.code).toBe(2);
+    expect(named.stderr).toContain(line);
+    expect(named.stderr).not.toContain('reinstall');
+    // Found by default: still the CLI the user has, so the same check speaks, rather than another agent.
+    const found = await runMain(['refine', 'plan.md', '--composer', 'mock'], { cwd: dir, env: { ...env, BOUNCE_CODEX_BIN: '/nonexistent/codex' } });
+    expect(found.code).toBe(2);
+    expect(found.stderr).toContain(line);
+    expect(runs()).toEqual([]);
   });
 });
 

@@ -144,6 +144,65 @@ Logs are kept for a year.
     expect(fates('[CLARIFY] What goes here? (A) a plan (B) a list\n', 'A plan.\n')).toEqual(['CLARIFY acted']);
   });
 
+  it('a note under a heading with blank lines around it, deleted with them: dismissed (the mock reviewer wrote this shape)', () => {
+    const original = '# Plan\n\nShip on Monday.\n\nEnd.\n';
+    const sent = '# Plan\n\n[CONTESTED] The opening is vague about scope. State what is in scope.\n\nShip on Monday.\n\nEnd.\n';
+    expect(fates(sent, original)).toEqual(['CONTESTED dismissed']);
+    // Only the note's line deleted, both blank lines left: the same text.
+    expect(fates(sent, sent.replace(/\[CONTESTED\].*\n/, ''))).toEqual(['CONTESTED dismissed']);
+    expect(fates(sent, original.replace('Monday', 'Tuesday'))).toEqual(['CONTESTED acted']);
+    expect(fates(sent, original.replace('# Plan', '# Rollout plan'))).toEqual(['CONTESTED acted']);
+  });
+
+  it('notes in the middle of a paragraph: the lines after them are the note where deleted and text where kept', () => {
+    const original = 'Intro.\n\nDeploys run at noon.\nThey take an hour.\nRollback is manual.\n\nEnd.\n';
+    const sent =
+      'Intro.\n\nDeploys run at noon.\n[CLARIFY] Which zone? (A) UTC (B) local\nThey take an hour.\n[CONTESTED] Manual is slow. Automate it.\nRollback is manual.\n\nEnd.\n';
+    // The scanner reads the rest of the paragraph as each note's text.
+    expect(md(sent).notes.map((n) => n.text)).toEqual([
+      '[CLARIFY] Which zone? (A) UTC (B) local They take an hour.',
+      '[CONTESTED] Manual is slow. Automate it. Rollback is manual.',
+    ]);
+    expect(fates(sent, original)).toEqual(['CLARIFY dismissed', 'CONTESTED dismissed']);
+    expect(fates(sent, original.replace('noon.', 'noon UTC.'))).toEqual(['CLARIFY acted', 'CONTESTED acted']);
+    // A change below the first note only: the lines above it are the first note's referent.
+    expect(fates(sent, original.replace('Rollback is manual.', 'Rollback is automatic.'))).toEqual(['CLARIFY dismissed', 'CONTESTED acted']);
+    // The notes deleted with the lines they run on to: dismissed as well.
+    expect(fates(sent, 'Intro.\n\nDeploys run at noon.\n\nEnd.\n')).toEqual(['CLARIFY dismissed', 'CONTESTED dismissed']);
+  });
+
+  it("the protocol's example of a note in mid-paragraph, row by row", () => {
+    const sent = 'Deploys run at noon.\n[CLARIFY] Which zone? (A) UTC (B) local\nThey take an hour.\nRollback is manual.\n';
+    expect(fates(sent, 'Deploys run at noon.\nThey take an hour.\nRollback is manual.\n')).toEqual(['CLARIFY dismissed']);
+    expect(fates(sent, 'Deploys run at noon.\n')).toEqual(['CLARIFY dismissed']);
+    expect(fates(sent, 'Deploys run at noon UTC.\nThey take an hour.\nRollback is manual.\n')).toEqual(['CLARIFY acted']);
+    expect(fates(sent, 'Deploys run at noon.\nThey take two hours.\nRollback is manual.\n')).toEqual(['CLARIFY acted']);
+    expect(fates(sent, 'Deploys run at noon.\nThey take an hour.\nRollback is automatic.\n')).toEqual(['CLARIFY dismissed']);
+  });
+
+  it('a note under a heading with the paragraph right below it refers to both; the wrapped note is not the paragraph', () => {
+    const sent = '## Limits\n[CONTESTED] The limits are missing.\nAdd a table of limits.\n\nNo limits yet.\n\nEnd.\n';
+    expect(fates(sent, '## Limits\n\nNo limits yet.\n\nEnd.\n')).toEqual(['CONTESTED dismissed']);
+    expect(fates(sent, '## Limits\n\nTen requests a second.\n\nEnd.\n')).toEqual(['CONTESTED acted']);
+    expect(fates(sent, '## Limits\n\nNo limits yet.\n\nThe end.\n')).toEqual(['CONTESTED dismissed']);
+  });
+
+  it('a paragraph right under a heading is a block of its own: a note below it does not refer to the heading', () => {
+    const sent = '## Limits\nNo limits yet.\n[CLARIFY] Which: (A) none (B) unknown?\n\nEnd.\n';
+    expect(fates(sent, '## Rate limits\nNo limits yet.\n\nEnd.\n')).toEqual(['CLARIFY dismissed']);
+    expect(fates(sent, '## Limits\nNone.\n\nEnd.\n')).toEqual(['CLARIFY acted']);
+  });
+
+  it("YAML: a note in a trailing comment takes the comment's `#` with it", () => {
+    const yaml = (text: string) => ({ text, notes: scanNotes(text, { syntax: 'yaml' }), markdown: false, yaml: true });
+    const sent = 'service:\n  name: api  # [CLARIFY] Which api: (A) public (B) internal?\n  retries: 5\n# [CONTESTED] Too many. Use 2.\n';
+    expect(fates(sent, 'service:\n  name: api\n  retries: 5\n', yaml)).toEqual(['CLARIFY dismissed', 'CONTESTED dismissed']);
+    expect(fates(sent, 'service:\n  name: public-api\n  retries: 5\n', yaml)).toEqual(['CLARIFY acted', 'CONTESTED acted']);
+    // A note that runs on in the comment lines below it: deleted whole, a dismissal.
+    const wrapped = 'limits:\n  rps: 10\n  # [CONTESTED] Ten is too low for bursts.\n  # Use 50.\nend: true\n';
+    expect(fates(wrapped, 'limits:\n  rps: 10\nend: true\n', yaml)).toEqual(['CONTESTED dismissed']);
+  });
+
   it('judges nothing when nothing was resolved', () => {
     expect(judgeResolved(md(NOTED), [], md(NOTED))).toEqual([]);
   });

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { PROBE_TIMEOUT_ENV_FOR_TESTS } from './cli.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -19,14 +20,14 @@ export interface AdapterRun {
 }
 
 /**
- * `env` is the child's whole environment apart from PATH (nothing else is inherited, so a
- * developer's real keys never leak into a test).
+ * `env` is the child's whole environment apart from PATH and the probes' limit for tests
+ * (nothing else is inherited, so a developer's real keys never leak into a test).
  */
 export async function runAdapterProgram(name: string, input: unknown, env: Record<string, string> = {}, args: string[] = []): Promise<AdapterRun> {
   const script = `${ROOT}dist/adapters/${name}.js`;
   if (!existsSync(script)) throw new Error(`${script} is missing: run \`npm run build\` first`);
   const started = Date.now();
-  const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+  const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env.PATH ?? '', ...PROBE_TIMEOUT_ENV_FOR_TESTS, ...env }, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { PROBE_TIMEOUT_ENV } from '../../src/kit/detect.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/bounce.js');
@@ -21,14 +22,22 @@ export function tempDir(prefix = 'bounce-test-'): string {
 let cacheHome: string | undefined;
 
 /**
- * Environment for the built CLI: no inherited agent settings, no colour, fast retries, and a
- * cache folder of this test process's own (refine remembers CLI versions there), never the user's.
+ * What the tests give each offline probe of a CLI (`--version`, a login status) instead of
+ * its 20 s: a pinned CLI's `--version` took over 20 s on a loaded 2-core machine, and a test
+ * must not fail for the machine's load. A test that wants a short limit sets its own.
+ */
+export const PROBE_TIMEOUT_ENV_FOR_TESTS = { [PROBE_TIMEOUT_ENV]: '60' } as const;
+
+/**
+ * Environment for the built CLI: no inherited agent settings, no colour, fast retries, probes
+ * with time for a loaded machine, and a cache folder of this test process's own (refine
+ * remembers CLI versions there), never the user's.
  */
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'SystemRoot']) if (process.env[key]) env[key] = process.env[key];
   cacheHome ??= tempDir('bounce-test-cache-');
-  return { ...env, NO_COLOR: '1', BOUNCE_RETRY_BASE_MS: '50', XDG_CACHE_HOME: cacheHome, ...extra };
+  return { ...env, NO_COLOR: '1', BOUNCE_RETRY_BASE_MS: '50', ...PROBE_TIMEOUT_ENV_FOR_TESTS, XDG_CACHE_HOME: cacheHome, ...extra };
 }
 
 export interface RunOptions {

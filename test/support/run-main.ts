@@ -2,7 +2,6 @@ import { cleanEnv } from './cli.js';
 import { memIo } from './mem-io.js';
 import { waitFor } from './wait-for.js';
 
-
 export interface MainResult {
   code: number;
   stdout: string;

@@ -1,0 +1,57 @@
+/** Which agent starts the watchdog guards: each one from its spawn until bounce's last signal to its group. */
+import { describe, expect, it } from 'vitest';
+import { dropWarm, runCli, startWarm } from '../../src/kit/cli-run.js';
+import { callAdapter } from '../../src/contract/host.js';
+import { guardedGroups } from '../../src/contract/process-group.js';
+import type { ResolvedAgent } from '../../src/adapters/registry.js';
+import { waitFor } from '../support/wait-for.js';
+
+const env = { PATH: process.env.PATH ?? '' };
+const start = { program: process.execPath, args: ['-e', 'process.stdin.resume()'], env, cwd: process.cwd() };
+
+/** Polls until a group not in `before` is guarded; returns its id. */
+async function newlyGuarded(before: Set<number>): Promise<number> {
+  return waitFor(() => [...guardedGroups().keys()].find((g) => !before.has(g)), 10_000, 'a new group to be guarded');
+}
+
+describe('guarded process groups', () => {
+  it('a CLI started ahead of its dispatch is guarded from its start until it is dropped', async () => {
+    const warm = startWarm(start);
+    const pid = warm?.child.pid;
+    expect(pid).toBeGreaterThan(0);
+    expect(guardedGroups().has(pid!)).toBe(true);
+    await dropWarm(warm!);
+    expect(guardedGroups().has(pid!)).toBe(false);
+  });
+
+  it('a CLI run by runCli is guarded while it runs, and not once its group is killed', async () => {
+    const before = new Set(guardedGroups().keys());
+    const run = runCli({
+      ...start,
+      args: ['-e', 'console.log(process.pid); setTimeout(() => {}, 300)'],
+      input: '',
+      deadline: new Date(Date.now() + 60_000).toISOString(),
+      signal: new AbortController().signal,
+      stderr: () => {},
+    });
+    const pid = await newlyGuarded(before);
+    const done = await run;
+    expect(Number(done.stdout.trim())).toBe(pid);
+    await waitFor(() => !guardedGroups().has(pid), 10_000, 'its group to be forgotten');
+  });
+
+  it('a cmd: program is guarded while it runs, and not once it has answered', async () => {
+    const agent = {
+      spec: 'cmd:fx',
+      adapter: 'cmd',
+      command: process.execPath,
+      args: ['-e', 'setTimeout(() => console.log(JSON.stringify({ pid: process.pid })), 300)'],
+    };
+    const before = new Set(guardedGroups().keys());
+    const call = callAdapter(agent as unknown as ResolvedAgent, {}, { timeoutMs: 60_000, maxOutputBytes: 1000 });
+    const pid = await newlyGuarded(before);
+    const result = await call;
+    expect((JSON.parse(result.stdout) as { pid: number }).pid).toBe(pid);
+    expect(guardedGroups().has(pid)).toBe(false);
+  });
+});
