@@ -124,7 +124,7 @@ describe('bounce check', () => {
     const bad = memIo(dir, { env: { ...env, BOUNCE_PROBE_TIMEOUT_S: 'soon' } });
     expect(await runCheck({}, bad)).toBe(1);
     expect(bad.out().split('\n')).toContain(
-      'problem: claude: BOUNCE_PROBE_TIMEOUT_S is "soon", not a number of seconds: set it to a number above 0 and at most 86400 (e.g. 60), or unset it',
+      'skipped: claude: BOUNCE_PROBE_TIMEOUT_S is "soon", not a number of seconds: set it to a number above 0 and at most 86400 (e.g. 60), or unset it',
     );
   });
 
