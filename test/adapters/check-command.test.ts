@@ -117,13 +117,14 @@ describe('bounce check', () => {
     const claude = lines.find((l) => l.startsWith('claude '))?.split(/\s{2,}/);
     expect(claude?.slice(0, 5)).toEqual(['claude', 'claude', 'default', 'yes', '-']);
     expect(lines).toContain(
-      `problem: claude: ${FAKE_CLI} did not answer \`--version\` within 0.5 s: try again when the machine is less busy, or give it longer with BOUNCE_PROBE_TIMEOUT_S=<seconds> (default 20)`,
+      // A default CLI's problem is `skipped:` while a configured agent is usable (the `silent` one here).
+      `skipped: claude: ${FAKE_CLI} did not answer \`--version\` within 0.5 s: try again when the machine is less busy, or give it longer with BOUNCE_PROBE_TIMEOUT_S=<seconds> (default 20)`,
     );
     expect(slow.out()).not.toContain('reinstall');
     const bad = memIo(dir, { env: { ...env, BOUNCE_PROBE_TIMEOUT_S: 'soon' } });
     expect(await runCheck({}, bad)).toBe(1);
     expect(bad.out().split('\n')).toContain(
-      'problem: claude: BOUNCE_PROBE_TIMEOUT_S is "soon", not a number of seconds: set it to a number above 0 and at most 86400 (e.g. 60), or unset it',
+      'skipped: claude: BOUNCE_PROBE_TIMEOUT_S is "soon", not a number of seconds: set it to a number above 0 and at most 86400 (e.g. 60), or unset it',
     );
   });
 

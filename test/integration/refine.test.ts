@@ -280,7 +280,8 @@ describe('an agent CLI too slow to answer --version', () => {
     expect(named.stderr).toContain(line);
     expect(named.stderr).not.toContain('reinstall');
     // Found by default: still the CLI the user has, so the same check speaks, rather than another agent.
-    const found = await runMain(['refine', 'plan.md', '--composer', 'mock'], { cwd: dir, env: { ...env, BOUNCE_CODEX_BIN: '/nonexistent/codex' } });
+    // (No role named: a composer named alone would take both roles and leave claude out.)
+    const found = await runMain(['refine', 'plan.md'], { cwd: dir, env: { ...env, BOUNCE_CODEX_BIN: '/nonexistent/codex' } });
     expect(found.code).toBe(2);
     expect(found.stderr).toContain(line);
     expect(runs()).toEqual([]);
