@@ -101,7 +101,7 @@ async function story() {
 }
 
 describe('show and report tell one story of a run that did not converge', () => {
-  it('a final pass that resolved the note but changed a code block: no note left, none open, one acted on', async () => {
+  it('a final pass that resolved the note but changed a code block: the run keeps pass 1, so its note is left and open', async () => {
     const code = '\n```\ncode = 1\n```\n';
     const r = await refine({
       '1': `${REVIEWED.split('\n\nRollback')[0]}\n${code}`,
@@ -110,20 +110,21 @@ describe('show and report tell one story of a run that did not converge', () => 
     });
     expect(r.json.status).toBe('not-converged');
     const s = await story();
-    expect(s.show).toEqual({ left: 0, counts: '1 raised: 1 acted, 0 dismissed, 0 open' });
+    // The refused reply is no document of the run's: notes_left and the ledger read the last accepted one.
+    expect(s.show).toEqual({ left: 1, counts: '1 raised: 0 acted, 0 dismissed, 1 open' });
     expect(s.report).toMatchObject(s.show);
-    expect(s.report.summary).toContain('+1 added, -1 resolved (1 acted on, 0 dismissed)');
-    expect(r.json.notes).toEqual({ raised: 1, acted: 1, dismissed: 0 });
-    expect(r.json.notes_left).toBe(0);
+    expect(r.json.notes).toEqual({ raised: 1, acted: 0, dismissed: 0 });
+    expect(r.json.notes_left).toBe(1);
   });
 
-  it('a final pass that left one of two notes: one left, one open, the other dismissed', async () => {
+  it('a final pass that left one of two notes: the run keeps pass 1, so both are left and open', async () => {
     const left = REVIEWED.replace('[CONTESTED] Monday is a release freeze. Ship on Tuesday.\n', '');
     const r = await refine({ '1': REVIEWED, '2': left, '2.repair': left });
     expect(r.json.status).toBe('not-converged');
     const s = await story();
-    expect(s.show).toEqual({ left: 1, counts: '2 raised: 0 acted, 1 dismissed, 1 open' });
+    expect(s.show).toEqual({ left: 2, counts: '2 raised: 0 acted, 0 dismissed, 2 open' });
     expect(s.report).toMatchObject(s.show);
-    expect(r.json.notes).toEqual({ raised: 2, acted: 0, dismissed: 1 });
+    expect(r.json.notes).toEqual({ raised: 2, acted: 0, dismissed: 0 });
+    expect(r.json.notes_left).toBe(2);
   });
 });
