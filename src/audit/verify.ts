@@ -108,6 +108,9 @@ function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, Found>, fi
       continue;
     }
     if (ref.record !== null && ref.record !== found.rel) problem(ctx, `run.json names record ${ref.record} for dispatch ${id}`, found.rel);
+    // run.json anchors each record as last written: a record edited since no longer matches (a crash may leave a pending entry behind).
+    if (ref.record_sha256 !== undefined && ref.record_sha256 !== hashOf(ctx, found.rel) && !(ctx.resuming && ref.status === 'pending'))
+      problem(ctx, `the record is not the one run.json's record_sha256 anchors: it was changed after it was written`, found.rel);
     if (found.rec.outcome.status === 'pending' && m.status !== 'running' && !ctx.resuming)
       problem(ctx, `dispatch is still pending in a run that is ${m.status}`, found.rel);
     // A record is written before the run.json that catches up with it: only a pending entry may lag behind.

@@ -238,6 +238,9 @@ export class RunRecorder {
       const reconciled = reconcile(runDir, manifest, {
         writeRecord: (rel, record) => rec.writeRecord(rel, record),
       });
+      // The records reconciling rewrote or adopted are anchored again as they now stand.
+      for (const ref of manifest.pass_records.flatMap((p) => p.dispatches))
+        if (reconciled.includes(ref.id) && ref.record && existsSync(rec.path(ref.record))) ref.record_sha256 = sha256(readFileSync(rec.path(ref.record)));
       rec.chainTip = rec.findChainTip();
       manifest.status = 'running';
       // The breaker starts closed again: its cause was the user's to fix. An open one is counted as reopened.
@@ -323,7 +326,7 @@ export class RunRecorder {
     const request = buildRequest(start, (rel) => this.factsOf(rel));
     const rel = recordPath(start.id, start.issuedAt);
     const binding: RecordBinding = { previous: this.chainTip, run: boundFields(this.m) };
-    this.writeRecord(rel, { request, response: null, outcome: { status: 'pending', reason: null, graded_at: null, grade: null }, binding });
+    const recordSha = this.writeRecord(rel, { request, response: null, outcome: { status: 'pending', reason: null, graded_at: null, grade: null }, binding });
     this.requests.set(start.id, request);
     this.bindings.set(start.id, binding);
     const ref: DispatchRef = {
@@ -336,6 +339,7 @@ export class RunRecorder {
       duration_ms: null,
       usage: null,
       record: rel,
+      record_sha256: recordSha,
     };
     this.pass(passIndex).dispatches.push(ref);
     this.m.totals.dispatches += 1;
@@ -358,12 +362,13 @@ export class RunRecorder {
     );
     const binding = this.bindings.get(id) ?? { previous: this.chainTip, run: boundFields(this.m) };
     this.bindings.delete(id);
-    this.writeRecord(rel, { request, response, outcome: { status: end.status, reason: end.reason, graded_at: null, grade: null }, binding });
+    const recordSha = this.writeRecord(rel, { request, response, outcome: { status: end.status, reason: end.reason, graded_at: null, grade: null }, binding });
     const pass = this.pass(passIndex);
     const ref = pass.dispatches.find((d) => d.id === id);
     if (!ref) throw new Error(`dispatch ${id} was never started`);
     ref.status = end.status;
     ref.reason = end.reason;
+    ref.record_sha256 = recordSha;
     ref.duration_ms = Math.max(0, Math.round(end.durationMs));
     const agent = this.m.agents[end.start.role];
     if (tally.usage) {
@@ -429,13 +434,15 @@ export class RunRecorder {
     writeManifest(this.dir, this.m, (json) => this.redact(json), validate);
   }
 
-  private writeRecord(rel: string, record: DispatchRecord): void {
+  /** Writes a dispatch record; returns the sha256 of what it wrote, the chain's new tip. */
+  private writeRecord(rel: string, record: DispatchRecord): string {
     this.step('record', rel);
     const path = this.path(rel);
     mkdirSync(dirname(path), { recursive: true, mode: RUN_DIR_MODE });
     const text = this.redact(renderRecord(record), rel);
     writeFileAtomic(path, text, RUN_FILE_MODE);
     this.chainTip = sha256(text);
+    return this.chainTip;
   }
 
   /**
