@@ -5,6 +5,7 @@ import { BINDING_FILE } from '../../src/audit/binding.js';
 import { listRecordFiles } from '../../src/audit/records.js';
 import { sha256 } from '../../src/store/hash.js';
 import { FIXTURES, tempDir } from '../support/cli.js';
+import { unbind } from '../support/records.js';
 import { runMain } from '../support/run-main.js';
 
 /**
@@ -192,14 +193,7 @@ describe('a run folder edited by hand', () => {
 describe('a run made by an older bounce (no binding)', () => {
   it('audits as unbound, not failed; resumes with a note; is bound from that resume on', async () => {
     const { cwd, run, runId } = await failedRun();
-    rmSync(join(run, BINDING_FILE));
-    for (const rel of listRecordFiles(run)) {
-      const text = readFileSync(join(run, rel), 'utf8');
-      writeFileSync(join(run, rel), text.slice(0, text.indexOf('\nbinding:\n') + 1));
-    }
-    editManifest(run, (m) => {
-      for (const p of m.pass_records) for (const d of p.dispatches) delete d.record_sha256;
-    });
+    unbind(run);
     const audit = await runMain(['audit', runId], { cwd });
     expect(audit.code, audit.stdout).toBe(0);
     expect(audit.stderr).toContain(`note: ${runId} is unbound (made by an older bounce)`);
