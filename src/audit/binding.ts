@@ -99,16 +99,13 @@ const idOf = (rel: string): string =>
     .at(-1)!
     .replace(/\.yaml$/, '');
 
-/**
- * Follows the chain from `audit/binding.yaml` through every record (`chain`, in the order they
- * were written): each record names the sha256 of the one before it, each document a
- * dispatch was sent is the original or one an earlier dispatch produced, and run.json's bound
- * fields are what the newest binding says.
- */
-export function checkChain(runDir: string, m: RunManifest, chain: readonly ChainLink[]): ChainReport {
-  const problems: ChainReport['problems'] = [];
-  const problem = (message: string, file: string): void => void problems.push({ message, file });
-  let head: ReturnType<typeof readRunBinding> = null;
+type Problem = (message: string, file: string) => void;
+type Head = ReturnType<typeof readRunBinding>;
+type Bound = { fields: BoundFields; source: string };
+
+/** audit/binding.yaml, read and checked against run.json; null when missing or unreadable. */
+function headOf(runDir: string, m: RunManifest, problem: Problem): Head {
+  let head: Head = null;
   try {
     head = readRunBinding(runDir);
   } catch (err) {
@@ -119,11 +116,12 @@ export function checkChain(runDir: string, m: RunManifest, chain: readonly Chain
     if (head.binding.original.path !== m.original || head.binding.original.sha256 !== m.input.sha256)
       problem(`run.json's original (${m.original}, input.sha256) is not the one the run was bound to`, 'run.json');
   }
-  const firstBound = chain.findIndex((l) => l.rec.binding !== undefined);
-  if (!head && firstBound === 0) problem(`${BINDING_FILE}, the head of the chain of records, is missing`, BINDING_FILE);
+  return head;
+}
 
-  // Who bound run.json last: the newest record that carries a binding, else the binding file.
-  let bound: { fields: BoundFields; source: string } | null = head ? { fields: head.binding.run, source: BINDING_FILE } : null;
+/** Each bound record names the sha256 of the file before it; returns the newest binding (the head's when no record has one). */
+function followLinks(chain: readonly ChainLink[], head: Head, firstBound: number, problem: Problem): Bound | null {
+  let bound: Bound | null = head ? { fields: head.binding.run, source: BINDING_FILE } : null;
   chain.forEach((link, i) => {
     const b: RecordBinding | undefined = link.rec.binding;
     if (!b) {
@@ -136,8 +134,11 @@ export function checkChain(runDir: string, m: RunManifest, chain: readonly Chain
       problem(`binding.previous is not the sha256 of ${beforeName}: that file, or this one, was changed after it was written`, link.rel);
     bound = { fields: b.run, source: `record ${idOf(link.rel)}` };
   });
+  return bound;
+}
 
-  const original = head?.binding.original.sha256 ?? m.input.sha256;
+/** The document each dispatch was sent is the original or one an earlier dispatch produced. */
+function followDocuments(chain: readonly ChainLink[], original: string, problem: Problem): void {
   const produced = new Set([original]);
   for (const { rel, rec } of chain) {
     const doc = rec.request.context.files.find((f) => f.purpose === 'document');
@@ -145,16 +146,33 @@ export function checkChain(runDir: string, m: RunManifest, chain: readonly Chain
       problem(`the document sent, ${doc.path}, is neither the original nor a document an earlier dispatch produced`, rel);
     if (rec.response?.document) produced.add(rec.response.document.sha256);
   }
+}
 
-  if (bound) {
-    const { fields, source } = bound as { fields: BoundFields; source: string };
-    const now = boundFields(m);
-    for (const key of Object.keys(BOUND_NAMES) as (keyof BoundFields)[]) {
-      // A written output's path is where it went (a resume's --out may differ): there is nothing left to write.
-      if (key === 'output' && m.output.written) continue;
-      if (now[key] !== fields[key]) problem(`run.json's ${BOUND_NAMES[key]}: not what ${source} binds (edited after it was written)`, 'run.json');
-    }
+/** run.json's bound fields are what the newest binding says. */
+function compareBound(m: RunManifest, bound: Bound, problem: Problem): void {
+  const now = boundFields(m);
+  for (const key of Object.keys(BOUND_NAMES) as (keyof BoundFields)[]) {
+    // A written output's path is where it went (a resume's --out may differ): there is nothing left to write.
+    if (key === 'output' && m.output.written) continue;
+    if (now[key] !== bound.fields[key]) problem(`run.json's ${BOUND_NAMES[key]}: not what ${bound.source} binds (run.json was edited since)`, 'run.json');
   }
+}
+
+/**
+ * Follows the chain from `audit/binding.yaml` through every record (`chain`, in the order they
+ * were written): each record names the sha256 of the one before it, each document a
+ * dispatch was sent is the original or one an earlier dispatch produced, and run.json's bound
+ * fields are what the newest binding says.
+ */
+export function checkChain(runDir: string, m: RunManifest, chain: readonly ChainLink[]): ChainReport {
+  const problems: ChainReport['problems'] = [];
+  const problem: Problem = (message, file) => void problems.push({ message, file });
+  const head = headOf(runDir, m, problem);
+  const firstBound = chain.findIndex((l) => l.rec.binding !== undefined);
+  if (!head && firstBound === 0) problem(`${BINDING_FILE}, the head of the chain of records, is missing`, BINDING_FILE);
+  const bound = followLinks(chain, head, firstBound, problem);
+  followDocuments(chain, head?.binding.original.sha256 ?? m.input.sha256, problem);
+  if (bound) compareBound(m, bound, problem);
   const unbound =
     !head && firstBound === -1
       ? 'unbound (made by an older bounce): its records do not bind its agents, policy, output target or documents'

@@ -46,7 +46,7 @@ describe('the binding of a run', () => {
     editJson(dir, (m) => {
       m.agents.reviewer.spec = 'cmd:./elsewhere.sh';
     });
-    expect(messages(dir, true)).toEqual([`run.json's agents: not what ${BINDING_FILE} binds (edited after it was written) (run.json)`]);
+    expect(messages(dir, true)).toEqual([`run.json's agents: not what ${BINDING_FILE} binds (run.json was edited since) (run.json)`]);
   });
 
   it('hashes fields, not their order in the file: run.json rewritten with its keys reordered is no problem', async () => {
