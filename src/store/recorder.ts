@@ -7,6 +7,7 @@ import {
   type Lines,
   lineView,
   type DispatchEnd,
+  readRecord,
   type DispatchStart,
   recordPath,
   renderRecord,
@@ -360,7 +361,8 @@ export class RunRecorder {
       (r) => this.factsOf(r),
       (r) => this.linesOf(r),
     );
-    const binding = this.bindings.get(id) ?? { previous: this.chainTip, run: boundFields(this.m) };
+    // The outcome keeps the binding its pending record was written with.
+    const binding = this.bindings.get(id) ?? readRecord(this.path(rel)).binding;
     this.bindings.delete(id);
     const recordSha = this.writeRecord(rel, { request, response, outcome: { status: end.status, reason: end.reason, graded_at: null, grade: null }, binding });
     const pass = this.pass(passIndex);
