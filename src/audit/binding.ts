@@ -36,14 +36,19 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-const digest = (value: unknown): string => sha256(canonical(value));
+/** Blanks key values out of text as the recorder does before it writes (src/redact.ts); identity by default. */
+export type Redact = (text: string) => string;
+
+const same: Redact = (text) => text;
 
 /**
  * The sha256 of each group of fields that decides what a resume runs, sends and writes. Not
  * bound: what a run changes as it goes (status, counts, usage, timings, an agent's model and
  * version as first reported, `timeout_s`, which a resume may raise) and `passes`.
  */
-export function boundFields(m: RunManifest): BoundFields {
+export function boundFields(m: RunManifest, redact: Redact = same): BoundFields {
+  // Hashed as run.json holds them: the recorder blanks key values out of it before writing.
+  const digest = (value: unknown): string => sha256(redact(canonical(value)));
   const agents = Object.fromEntries(
     ROLES.map((role) => {
       const a = m.agents[role];
@@ -65,8 +70,8 @@ export function boundFields(m: RunManifest): BoundFields {
 }
 
 /** The text of `audit/binding.yaml` for a run as it starts. */
-export function renderRunBinding(m: RunManifest): string {
-  const binding: RunBinding = { run_id: m.run_id, original: { path: m.original, sha256: m.input.sha256 }, run: boundFields(m) };
+export function renderRunBinding(m: RunManifest, redact: Redact = same): string {
+  const binding: RunBinding = { run_id: m.run_id, original: { path: m.original, sha256: m.input.sha256 }, run: boundFields(m, redact) };
   return toYaml(RunBindingSchema.parse(binding));
 }
 

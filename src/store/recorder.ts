@@ -12,7 +12,7 @@ import {
   recordPath,
   renderRecord,
 } from '../audit/records.js';
-import { BINDING_FILE, boundFields, renderRunBinding } from '../audit/binding.js';
+import { BINDING_FILE, boundFields, type Redact, renderRunBinding } from '../audit/binding.js';
 import type { DispatchRecord, DispatchRequest, RecordBinding } from '../audit/schema.js';
 import type { FinalStatus } from '../vocabulary.js';
 import { redactCounting } from '../redact.js';
@@ -207,7 +207,7 @@ export class RunRecorder {
       step('manifest', MANIFEST_FILE);
       writeManifest(tmp, manifest);
       step('binding', BINDING_FILE);
-      binding = writeBinding(tmp, manifest);
+      binding = writeBinding(tmp, manifest, (t) => redactCounting(t, opts.secrets ?? []).text);
       appendLog(join(tmp, 'run.log'), o.logLine);
       step('folder', o.run_id);
       renameSync(tmp, dir);
@@ -326,7 +326,7 @@ export class RunRecorder {
   startDispatch(passIndex: number, start: DispatchStart): void {
     const request = buildRequest(start, (rel) => this.factsOf(rel));
     const rel = recordPath(start.id, start.issuedAt);
-    const binding: RecordBinding = { previous: this.chainTip, run: boundFields(this.m) };
+    const binding: RecordBinding = { previous: this.chainTip, run: boundFields(this.m, (t) => this.redact(t)) };
     const recordSha = this.writeRecord(rel, { request, response: null, outcome: { status: 'pending', reason: null, graded_at: null, grade: null }, binding });
     this.requests.set(start.id, request);
     this.bindings.set(start.id, binding);
@@ -465,7 +465,7 @@ export class RunRecorder {
 
   private saveBinding(): string {
     this.step('binding', BINDING_FILE);
-    return writeBinding(this.dir, this.m);
+    return writeBinding(this.dir, this.m, (t) => this.redact(t));
   }
 
   private remember(name: string, text: string): void {
@@ -495,8 +495,8 @@ export class RunRecorder {
 }
 
 /** Writes audit/binding.yaml into a run folder; returns the sha256 of what it wrote. */
-function writeBinding(dir: string, manifest: RunManifest): string {
-  const text = renderRunBinding(manifest);
+function writeBinding(dir: string, manifest: RunManifest, redact: Redact): string {
+  const text = renderRunBinding(manifest, redact);
   mkdirSync(join(dir, dirname(BINDING_FILE)), { recursive: true, mode: RUN_DIR_MODE });
   writeFileAtomic(join(dir, BINDING_FILE), text, RUN_FILE_MODE);
   return sha256(text);

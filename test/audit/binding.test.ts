@@ -61,6 +61,14 @@ describe('the binding of a run', () => {
     expect(messages(r.runDir)).toEqual([]);
   });
 
+  it('binds run.json as it is written: a key value blanked out of it (here in the goal) is no edit', async () => {
+    const KEY = 'sk-test-0123456789abcdef';
+    const plan = await testPlan(runs, { passes: 1, goal: `A runbook; never print ${KEY}.` });
+    const r = await runDocument(plan, engineDeps(fakeDispatcher([{ reply: DOC }]), { recorder: { secrets: [KEY] } }));
+    expect(readFileSync(join(r.runDir, 'run.json'), 'utf8')).not.toContain(KEY);
+    expect(messages(r.runDir)).toEqual([]);
+  });
+
   it('a crash between a pending record and the run.json that lists it: resume accepts it, audit names it', async () => {
     const dir = await crashedAfterRecord(1);
     const [rel] = listRecordFiles(dir);
