@@ -178,11 +178,13 @@ export function checkChain(runDir: string, m: RunManifest, chain: readonly Chain
   const bound = followLinks(chain, head, firstBound, problem);
   followDocuments(chain, head?.binding.original.sha256 ?? m.input.sha256, problem);
   if (bound) compareBound(m, bound, problem);
+  // Records before the first bound one were made by an older bounce (a resume binds a run from then on).
+  const older = firstBound === -1 ? chain.length : firstBound;
   const unbound =
     !head && firstBound === -1
       ? 'unbound (made by an older bounce): its records do not bind its agents, policy, output target or documents'
-      : firstBound > 0
-        ? `partly unbound (made by an older bounce): the first ${firstBound} of ${chain.length} records carry no binding`
+      : older > 0
+        ? `partly unbound (made by an older bounce): the first ${older} of ${chain.length} records carry no binding`
         : null;
   return { problems, unbound };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,8 +7,10 @@ import { listRecordFiles, readRecord } from '../../src/audit/records.js';
 import { verifyRun } from '../../src/audit/verify.js';
 import { runDocument } from '../../src/engine/run-document.js';
 import { readManifest } from '../../src/store/manifest.js';
+import { RunRecorder } from '../../src/store/recorder.js';
 import { listRuns } from '../../src/store/resolve-run.js';
 import { DOC, engineDeps, fakeDispatcher, NOTED, testPlan } from '../support/engine.js';
+import { unbind } from '../support/records.js';
 
 let runs: string;
 beforeEach(() => {
@@ -67,6 +69,20 @@ describe('the binding of a run', () => {
     const r = await runDocument(plan, engineDeps(fakeDispatcher([{ reply: DOC }]), { recorder: { secrets: [KEY] } }));
     expect(readFileSync(join(r.runDir, 'run.json'), 'utf8')).not.toContain(KEY);
     expect(messages(r.runDir)).toEqual([]);
+  });
+
+  it('an older run that a resume stopped just after binding it, before its first record: partly unbound, still bound to run.json', async () => {
+    const plan = await testPlan(runs, { passes: 1 });
+    const r = await runDocument(plan, engineDeps(fakeDispatcher([{ reply: DOC }])));
+    unbind(r.runDir);
+    expect(verifyRun(r.runDir).unbound).toMatch(/^unbound/);
+    RunRecorder.reopen(r.runDir, { timeoutS: { reviewer: 60, composer: 60 } }).recorder.close();
+    expect(existsSync(join(r.runDir, BINDING_FILE))).toBe(true);
+    expect(verifyRun(r.runDir)).toMatchObject({ problems: [], unbound: expect.stringMatching(/^partly unbound .*the first 1 of 1 records/) });
+    editJson(r.runDir, (m) => {
+      m.policy.max_repairs = 9;
+    });
+    expect(messages(r.runDir, true)).toEqual([`run.json's policy: not what ${BINDING_FILE} binds (run.json was edited since) (run.json)`]);
   });
 
   it('a crash between a pending record and the run.json that lists it: resume accepts it, audit names it', async () => {
