@@ -6,7 +6,7 @@
  * flag. The user's own settings (auth method, model aliases) and login stay in force.
  * docs/adapters.md#gemini
  */
-import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/adapters/adapter-kit.js';
 import { geminiAuthType, geminiDir } from '../src/adapters/cli-config.js';
@@ -17,6 +17,7 @@ import { displayUrl } from '../src/adapters/endpoint.js';
 import { classifyCliError } from '../src/adapters/error-type.js';
 import { geminiLogin, loginReport } from '../src/adapters/login.js';
 import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/adapters/table.js';
+import { writeFileAtomic } from '../src/store/atomic.js';
 
 const FACTS = ADAPTER_TABLE.gemini;
 const CLI = cliFacts('gemini');
@@ -213,10 +214,9 @@ export function forgetGeminiProject(env: NodeJS.ProcessEnv, cwd: string): void {
     changed = true;
   }
   if (changed) {
-    const next = `${file}.bounce-${process.pid}`;
-    writeFileSync(next, `${JSON.stringify({ ...registry, projects }, null, 2)}\n`);
-    // A rename: a concurrent gemini reads the old registry or the new one, never half of one.
-    renameSync(next, file);
+    // Staged under a fresh name (never through a symlink planted there) and renamed: a
+    // concurrent gemini reads the old registry or the new one, never half of one.
+    writeFileAtomic(file, `${JSON.stringify({ ...registry, projects }, null, 2)}\n`, { sync: false });
   }
 }
 

@@ -256,7 +256,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command('audit')
-    .description("verify a run's dispatch records, hashes and counts")
+    .description("verify a run's dispatch records, hashes and counts, and the chain of records that binds it")
     .argument(...RUN_ARG)
     .option('--runs-dir <dir>', 'runs folder')
     .option('--config <file>', 'config file')

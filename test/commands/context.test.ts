@@ -183,7 +183,8 @@ describe('--goal and --context', () => {
     writeFileSync(join(dir, 'runs', tampered, 'context', '1-cache.ts'), 'edited\n');
     const refused = await runMain(['resume', tampered], { cwd: dir });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/copy of context file src\/cache.ts \(context\/1-cache.ts\) changed since the run began/);
+    // Found by the verification resume runs first (docs/run-folder.md, "What audit and resume trust").
+    expect(refused.stderr).toMatch(/does not match its records: sha256 of context\/1-cache\.ts does not match request\.context\.files \(context\)/);
   });
 });
 
