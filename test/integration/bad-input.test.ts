@@ -43,6 +43,11 @@ const cases: [string, string[], string, RegExp][] = [
     '.',
     /unknown agent "gpt9".*claude, codex, gemini, opencode, openai, anthropic, mock/,
   ],
+  // Names every plain object answers to (Object.prototype) are unknown agents like any other.
+  ...['constructor', '__proto__', 'toString'].flatMap((name): [string, string[], string, RegExp][] => [
+    [`--reviewer ${name}`, ['refine', 'doc.md', '--reviewer', name, '--composer', 'mock'], '.', new RegExp(`unknown agent "${name}"`)],
+    [`--composer ${name}`, ['refine', 'doc.md', '--reviewer', 'mock', '--composer', name], '.', new RegExp(`unknown agent "${name}"`)],
+  ]),
   ['an unknown option', ['refine', 'doc.md', '--frobnicate', ...MOCK], '.', /unknown option '--frobnicate'/],
   ['an unwritable runs dir', ['refine', 'doc.md', '--runs-dir', 'doc.md/runs', ...MOCK], '.', /runs dir is not writable/],
   ['--out naming the input', ['refine', 'doc.md', '--out', './doc.md', ...MOCK], '.', /--out \.\/doc\.md is the input document.*--in-place/],
