@@ -10,6 +10,7 @@ import { DEFAULT_MARKERS, mdxForPath, scanNotes, syntaxForPath, type Note, type 
 import { fingerprints, plural, type FileFindings, type Finding, type Format, type Level, type Report, type RuleInfo } from '../formats/finding.js';
 import { render } from '../formats/render.js';
 import { stepSummary } from '../formats/github.js';
+import { pushAll } from '../arrays.js';
 
 export interface InputOptions {
   patterns: string[];
@@ -62,7 +63,7 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
   const rules = markerRules(opts.markers ?? []);
   if (ruleIds) {
     const { lintFindings, lintRuleInfo } = await import('./lint.js');
-    for (const [i, f] of findings.entries()) f.findings.push(...lintFindings(files[i]!, ruleIds));
+    for (const [i, f] of findings.entries()) pushAll(f.findings, lintFindings(files[i]!, ruleIds));
     rules.push(...lintRuleInfo(ruleIds));
   }
   const report: Report = { command: 'scan', files: findings, rules, level: opts.level ?? 'warning', exitCode };

@@ -5,6 +5,7 @@ import { manifestProblem, resolveRunDir } from '../store/resolve-run.js';
 import { usageError } from '../errors.js';
 import type { NoteOrigin } from '../protocol/ledger.js';
 import { type RunLedger, runLedger } from '../report/run-notes.js';
+import { pushAll } from '../arrays.js';
 
 export interface ShowOptions {
   run: string;
@@ -90,8 +91,8 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
   if (m.evidence !== 'live') out.push(`evidence  ${m.evidence}${m.evidence === 'mock' ? ': mock evidence, not a live result' : ''}`);
   if (m.error) out.push(`error     ${m.error.type}: ${m.error.message}`);
   if (m.breaker.open) out.push(`breaker   open: ${m.breaker.last_error ?? ''}`);
-  for (const p of m.pass_records) out.push('', ...passLines(p));
-  out.push('', ...ledgerLines(ledger));
+  for (const p of m.pass_records) pushAll(out, ['', ...passLines(p)]);
+  pushAll(out, ['', ...ledgerLines(ledger)]);
   io.stdout.write(`${out.join('\n')}\n`);
   return 0;
 }
