@@ -17,6 +17,7 @@ import { displayUrl } from '../src/adapters/endpoint.js';
 import { classifyCliError } from '../src/adapters/error-type.js';
 import { geminiLogin, loginReport } from '../src/adapters/login.js';
 import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/adapters/table.js';
+import { pushAll } from '../src/arrays.js';
 import { writeFileAtomic } from '../src/store/atomic.js';
 
 const FACTS = ADAPTER_TABLE.gemini;
@@ -111,7 +112,10 @@ export function readGeminiStats(stats: unknown): GeminiStats {
   for (const [name, m] of models) {
     const t = isObject(m) && isObject(m.tokens) ? m.tokens : {};
     const api = isObject(m) && isObject(m.api) && isObject(m.api.errorsByType) ? m.api.errorsByType : {};
-    errors.push(...Object.keys(api).filter((k) => num(api[k]) > 0));
+    pushAll(
+      errors,
+      Object.keys(api).filter((k) => num(api[k]) > 0),
+    );
     input += num(t.prompt);
     cached += num(t.cached);
     const out = num(t.candidates) + num(t.thoughts);

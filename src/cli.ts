@@ -472,5 +472,5 @@ function handleError(err: unknown, io: Io): number {
   }
   const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
   io.stderr.write(`bounce: internal error (a bug; please report it with this output):\n${detail}\n`);
-  return 70;
+  return EXIT.internal;
 }

@@ -1,15 +1,16 @@
-import { appendFile, readFile, stat } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { mapLimited } from '../concurrency.js';
 import { type Input, selectInputs } from '../documents.js';
-import { EXIT, usageError } from '../errors.js';
+import { type BounceError, EXIT, usageError } from '../errors.js';
 import type { Io } from '../io.js';
-import { decodeText, readBounded } from '../text-input.js';
+import { decodeText, readBounded, readUserFile } from '../text-input.js';
 import { DEFAULT_CONFIG, MARKER_NAME, MARKER_NAME_RULE } from '../config/schema.js';
 import { DEFAULT_MARKERS, mdxForPath, scanNotes, syntaxForPath, type Note, type Syntax } from '../protocol/scanner.js';
 import { fingerprints, plural, type FileFindings, type Finding, type Format, type Level, type Report, type RuleInfo } from '../formats/finding.js';
 import { render } from '../formats/render.js';
 import { stepSummary } from '../formats/github.js';
+import { pushAll } from '../arrays.js';
 
 export interface InputOptions {
   patterns: string[];
@@ -62,7 +63,7 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
   const rules = markerRules(opts.markers ?? []);
   if (ruleIds) {
     const { lintFindings, lintRuleInfo } = await import('./lint.js');
-    for (const [i, f] of findings.entries()) f.findings.push(...lintFindings(files[i]!, ruleIds));
+    for (const [i, f] of findings.entries()) pushAll(f.findings, lintFindings(files[i]!, ruleIds));
     rules.push(...lintRuleInfo(ruleIds));
   }
   const report: Report = { command: 'scan', files: findings, rules, level: opts.level ?? 'warning', exitCode };
@@ -173,22 +174,16 @@ function summary(total: number, files: { notes: Note[] }[]): string {
 }
 
 async function readInput(input: Input, io: Io, maxBytes: number): Promise<string> {
-  let bytes: Buffer | undefined;
-  let size: number;
-  try {
-    if (input.path === undefined) bytes = await readBounded(io.stdin, maxBytes);
-    else {
-      const path = resolve(io.cwd, input.path);
-      size = (await stat(path)).size; // an oversized file is never read
-      if (size <= maxBytes) bytes = await readFile(path);
-    }
-    size = bytes?.length ?? size!;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw usageError(`cannot read ${input.label} (${code})`, 'check that it exists and is readable');
+  let bytes: Buffer;
+  // The size the file system gives, for the message; 0 when unknown (stdin, a file of /proc).
+  let size = 0;
+  if (input.path === undefined) bytes = await readBounded(io.stdin, maxBytes);
+  else {
+    const missing = (): BounceError => usageError(`cannot read ${input.label} (ENOENT)`, 'check that it exists and is readable');
+    ({ bytes, statSize: size } = readUserFile(resolve(io.cwd, input.path), input.label, maxBytes, 'usage', { missing }));
   }
-  if (bytes === undefined || size > maxBytes) {
-    const what = input.path === undefined ? `more than ${maxBytes} bytes` : `${size} bytes, over the ${maxBytes}-byte limit`;
+  if (bytes.length > maxBytes) {
+    const what = size > maxBytes ? `${size} bytes, over the ${maxBytes}-byte limit` : `more than ${maxBytes} bytes`;
     throw usageError(`${input.label} is ${what}`, 'raise max_bytes in bounce.config.yaml, or scan it in parts');
   }
   return decodeText(bytes, input.label);
