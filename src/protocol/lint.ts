@@ -92,6 +92,7 @@ export const LINT_RULES: readonly LintRule[] = [
     help: 'write the marker in upper case with plain brackets, e.g. [CLARIFY]',
     check: (note, source) => {
       const canonical = `[${note.kind}]`;
+      if (note.disguise !== undefined) return `${canonical} is disguised by ${note.disguise}: it reads as a note, and counts as one`;
       let slashes = 0;
       while (source.charCodeAt(note.offset - 1 - slashes) === 92) slashes++;
       if (source.startsWith(canonical, note.offset) && slashes % 2 === 0) return null;

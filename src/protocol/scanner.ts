@@ -5,6 +5,7 @@
  * literal occurrence. See docs/scanning.md for the user-facing rules.
  */
 import { markdownRegions } from './code-ranges.js';
+import { disguisedMarkers } from './disguise.js';
 
 export { diffNotes, noteKey } from './notes-diff.js';
 
@@ -28,6 +29,8 @@ export interface Note {
   refersTo: { line: number; text: string } | null;
   /** The marker starts its line's text after list, quote and emphasis prefixes. */
   canonical: boolean;
+  /** Set when the marker is disguised (an invisible or look-alike character in its spelling): what disguised it. */
+  disguise?: string;
 }
 
 export interface ScanOptions {
@@ -60,15 +63,44 @@ export function mdxForPath(path: string | undefined): boolean {
   return path !== undefined && /\.mdx$/i.test(path);
 }
 
-function markerPattern(extra: readonly string[], markdown: boolean): RegExp {
+/** The marker names as pattern alternatives: names match in any case, bracket references only as written (so no 'i' flag). */
+function markerNames(extra: readonly string[]): string {
   const names = new Set([...DEFAULT_MARKERS, ...extra].filter((n) => n !== '').map((n) => n.toUpperCase()));
-  // Names match in any case, bracket references only as written: so no 'i' flag.
   const anyCase = (c: string): string =>
     c.toLowerCase() !== c.toUpperCase() ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-  const alternatives = [...names].map((n) => [...n].map(anyCase).join(''));
+  return [...names].map((n) => [...n].map(anyCase).join('')).join('|');
+}
+
+function markerPattern(names: string, markdown: boolean): RegExp {
   const open = markdown ? `\\[|${OPEN_REF}` : '\\[';
   const close = markdown ? `\\]|${CLOSE_REF}` : '\\]';
-  return new RegExp(`(?:${open})(${alternatives.join('|')})(?:${close})`, 'g');
+  return new RegExp(`(?:${open})(${names})(?:${close})`, 'g');
+}
+
+/** A marker found in the text: plainly spelled (`[name]`), through references or escapes, or disguised. */
+interface Candidate {
+  index: number;
+  /** Length in the text. */
+  length: number;
+  name: string;
+  /** Written `[name]` with plain brackets (the only form read inside an autolink). */
+  plain: boolean;
+  disguise?: string;
+}
+
+/** Every marker spelling in the text, disguised ones included, in text order. */
+function candidates(text: string, markers: readonly string[], markdown: boolean): Candidate[] {
+  const names = markerNames(markers);
+  const found: Candidate[] = [];
+  const at = new Set<number>();
+  for (const m of text.matchAll(markerPattern(names, markdown))) {
+    at.add(m.index);
+    found.push({ index: m.index, length: m[0].length, name: m[1]!, plain: m[0] === `[${m[1]}]` });
+  }
+  const disguised = disguisedMarkers(text, at, { markdown, names });
+  if (disguised.length === 0) return found;
+  const all = [...found, ...disguised.map((d) => ({ index: d.index, length: d.end - d.index, name: d.name, plain: false, disguise: d.disguise }))];
+  return all.sort((a, b) => a.index - b.index);
 }
 
 /** A character reference after an odd number of backslashes is escaped text, not a bracket. */
@@ -82,14 +114,14 @@ export function scanNotes(input: string, opts: ScanOptions = {}): Note[] {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   const markdown = (opts.syntax ?? 'markdown') === 'markdown';
   // The cheap pre-check: no marker at all means no parsing at all.
-  const found = [...text.matchAll(markerPattern(opts.markers ?? [], markdown))].filter((m) => !(markdown && escapedReference(text, m.index)));
+  const found = candidates(text, opts.markers ?? [], markdown).filter((m) => !(markdown && escapedReference(text, m.index)));
   if (found.length === 0) return [];
   const offsets = found.map((m) => m.index);
   const regions = markdown ? markdownRegions(text, offsets, { mdx: opts.mdx ?? false }) : undefined;
   const hidden = regions?.hidden ?? [];
   const literal = regions?.literal ?? [];
   // In an autolink only the plain `[name]` is a marker.
-  const visible = found.filter((m) => !isHidden(hidden, m.index) && (m[0] === `[${m[1]}]` || !isHidden(literal, m.index)));
+  const visible = found.filter((m) => !isHidden(hidden, m.index) && (m.plain || !isHidden(literal, m.index)));
   const lines = lineIndex(text);
   const blocks = regions?.blocks ?? [];
   let block = 0;
@@ -105,7 +137,7 @@ export function scanNotes(input: string, opts: ScanOptions = {}): Note[] {
       while (block < blocks.length && last(blocks[block]!) <= offset) block++;
       const b = blocks[block];
       segs = b && b[0]! <= offset ? b : [offset, lines.ends[line]!];
-    } else if (opts.syntax === 'json') segs = jsonString(text, lines, line, offset, offset + m[0].length);
+    } else if (opts.syntax === 'json') segs = jsonString(text, lines, line, offset, offset + m.length);
     else if (opts.syntax === 'yaml' && yamlComment(text, lineStart, offset)) segs = yamlCommentLines(text, lines, line, offset, limit);
     else segs = plainParagraph(text, lines, line, offset, limit);
     CANONICAL_PREFIX.lastIndex = lineStart;
@@ -116,16 +148,18 @@ export function scanNotes(input: string, opts: ScanOptions = {}): Note[] {
         : opts.syntax === 'yaml'
           ? YAML_NOTE_START.test(text.slice(lineStart, offset))
           : CANONICAL_PREFIX.lastIndex === offset;
-    return {
-      kind: m[1]!.toUpperCase(),
+    const note: Note = {
+      kind: m.name.toUpperCase(),
       line: line + 1,
       column: offset - lineStart + 1,
       offset,
-      // The marker as it renders, `[name]`, then the rest of the note as written.
-      text: collect(text, segs, offset + m[0].length, limit, `[${m[1]}]`),
+      // The marker as it renders (as it reads, when disguised), `[name]`, then the rest of the note as written.
+      text: collect(text, segs, offset + m.length, limit, `[${m.name}]`),
       refersTo: above(line),
       canonical,
     };
+    if (m.disguise !== undefined) note.disguise = m.disguise;
+    return note;
   });
 }
 
