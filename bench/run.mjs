@@ -130,6 +130,13 @@ const rows = [
 ];
 for (const [what, value, target] of rows) console.log(`${what.padEnd(56)} ${value.padStart(10)}   ${target}`);
 
+// scan at scale (bench/scan-scale.mjs): many small files beside a commonmark.js parse of them, and memory on one long line.
+const { scaleRows, markerLineMemory } = await import('./scan-scale.mjs');
+console.log(`\n${ROUNDS} rounds, alternating; ratio: the median of per-round ratios to the commonmark.js parse`);
+for (const [what, a, b, r, goal] of scaleRows(ROUNDS)) console.log(`${what.padEnd(78)} ${a.padStart(8)} ${b.padStart(8)} ${r.padStart(6)}   ${goal}`);
+const [memWhat, memValue, memRatio, memGoal] = markerLineMemory();
+console.log(`${memWhat.padEnd(78)} ${memValue.padStart(8)} ${memRatio.padStart(15)}   ${memGoal}`);
+
 const whole = wholeRuns(document, ROUNDS);
 const ms = (x) => (x === null ? '?' : `${x.toFixed(0)} ms`);
 const ratio = (c) => `${c.ratio.toFixed(2)}x`;

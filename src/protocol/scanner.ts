@@ -88,12 +88,25 @@ interface Candidate {
   disguise?: string;
 }
 
+/** The last names and patterns built: a scan of many files builds them once. */
+let patterns: { key: string; names: string; markdown: RegExp; plain: RegExp } | undefined;
+
+function markerPatterns(markers: readonly string[]): { names: string; markdown: RegExp; plain: RegExp } {
+  const key = markers.join('\n');
+  if (patterns?.key !== key) {
+    const names = markerNames(markers);
+    patterns = { key, names, markdown: markerPattern(names, true), plain: markerPattern(names, false) };
+  }
+  return patterns;
+}
+
 /** Every marker spelling in the text, disguised ones included, in text order. */
 function candidates(text: string, markers: readonly string[], markdown: boolean): Candidate[] {
-  const names = markerNames(markers);
+  const { names, ...re } = markerPatterns(markers);
   const found: Candidate[] = [];
   const at = new Set<number>();
-  for (const m of text.matchAll(markerPattern(names, markdown))) {
+  // matchAll copies its pattern, so the shared one keeps no state between texts.
+  for (const m of text.matchAll(markdown ? re.markdown : re.plain)) {
     at.add(m.index);
     found.push({ index: m.index, length: m[0].length, name: m[1]!, plain: m[0] === `[${m[1]}]` });
   }

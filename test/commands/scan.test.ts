@@ -198,6 +198,11 @@ describe('bounce scan errors (exit 2)', () => {
     expect((stdin as BounceError).message).toBe('<stdin> is more than 12 bytes');
     expect((await scan(cwd, { patterns: ['big.md'], maxBytes: 20 })).code).toBe(1);
   });
+
+  it('reads a file that is not a regular file (a device, a pipe) as before, bounded by max_bytes', async () => {
+    const cwd = await workspace();
+    expect(await scan(cwd, { patterns: ['/dev/null'] })).toEqual({ code: 0, stdout: '', stderr: 'no notes (1 file scanned)\n' });
+  });
   it('prints nothing when any input fails', async () => {
     const cwd = await workspace({ 'a.md': '[CLARIFY] x\n' });
     let stdout = '';
