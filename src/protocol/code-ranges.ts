@@ -68,7 +68,7 @@ const HTML_OPEN = [
 const JSX_ONLY = /^<(?:pre|textarea)(?:\s|>|$)/i;
 const HTML_CLOSE = [/<\/(?:script|pre|textarea|style)>/i, /-->/, /\?>/, />/, /\]\]>/];
 
-export function markdownRegions(text: string, candidates: readonly number[], opts: RegionOptions = {}): MarkdownRegions {
+export function markdownRegions(text: string, candidates: ArrayLike<number>, opts: RegionOptions = {}): MarkdownRegions {
   const mdx = opts.mdx ?? false;
   const out: MarkdownRegions = { hidden: [], literal: [], blocks: [] };
   const stack: Container[] = [];

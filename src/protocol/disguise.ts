@@ -71,15 +71,17 @@ export interface DisguiseOptions {
   names: string;
 }
 
-/** Every disguised marker in `text` that does not start at one of `plain` (the offsets of markers spelled plainly). */
-export function disguisedMarkers(text: string, plain: ReadonlySet<number>, opts: DisguiseOptions): DisguisedMarker[] {
+/** Every disguised marker in `text` that does not start at one of `plain` (the offsets of markers spelled plainly, ascending). */
+export function disguisedMarkers(text: string, plain: ArrayLike<number>, opts: DisguiseOptions): DisguisedMarker[] {
   if (PLAIN_TEXT.test(text) && !(opts.markdown && MARKDOWN_REFERENCE.test(text))) return [];
   const anchored = new RegExp(`^\\[(${opts.names})\\]`);
   const opener = opts.markdown ? OPENER_MARKDOWN : OPENER;
   opener.lastIndex = 0;
   const out: DisguisedMarker[] = [];
+  let p = 0;
   for (let m = opener.exec(text); m; m = opener.exec(text)) {
-    if (plain.has(m.index)) continue;
+    while (p < plain.length && plain[p]! < m.index) p++;
+    if (p < plain.length && plain[p] === m.index) continue;
     const found = foldAt(text, m.index, opts.markdown, anchored);
     if (found) {
       out.push(found);
