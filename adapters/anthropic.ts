@@ -20,6 +20,7 @@ import { checkEndpoint, displayUrl, endpointFor, parseRetryAfter, postJson, reda
 import { errorTypeForStatus } from '../src/kit/error-type.js';
 import { isQuotaText, quotaError } from '../src/kit/quota.js';
 import { ADAPTER_TABLE } from '../src/kit/table.js';
+import { ownValue } from '../src/own.js';
 
 const FACTS = ADAPTER_TABLE.anthropic;
 export const API_VERSION = '2023-06-01';
@@ -135,7 +136,7 @@ export function interpret(status: number, text: string, headers: Headers, model:
   }
   const errorType = typeof data?.error?.type === 'string' ? data.error.type : null;
   if (status < 200 || status >= 300 || errorType !== null) {
-    const type = (errorType !== null ? ERROR_TYPES[errorType] : undefined) ?? errorTypeForStatus(status >= 300 ? status : 500);
+    const type = (errorType !== null ? ownValue(ERROR_TYPES, errorType) : undefined) ?? errorTypeForStatus(status >= 300 ? status : 500);
     const message = redact(`HTTP ${status}${errorType ? ` ${errorType}` : ''}: ${serverMessage(text)}`, secrets);
     // A used-up subscription window says so in headers; a used-up credit balance comes as a 400 that says so.
     const limit = unifiedLimit(headers);

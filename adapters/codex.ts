@@ -37,6 +37,7 @@ import { nativeCodex } from '../src/kit/codex-native.js';
 import { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/kit/codex-config.js';
 import { codexLogin, loginReport } from '../src/kit/login.js';
 import { ADAPTER_TABLE, cliFacts, secretsOf } from '../src/kit/table.js';
+import { pushAll } from '../src/arrays.js';
 
 export { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/kit/codex-config.js';
 
@@ -91,7 +92,7 @@ export function readCodexEvents(stdout: string): CodexEvents {
   let output = 0;
   let cached = 0;
   const { objects, noise } = parseJsonLines(stdout);
-  e.noise.push(...noise);
+  pushAll(e.noise, noise);
   for (const ev of objects) {
     const item = isObject(ev.item) ? ev.item : null;
     if (ev.type === 'item.completed' && item?.type === 'agent_message') e.messages.push(str(item.text));

@@ -6,7 +6,7 @@
  * flag. The user's own settings (auth method, model aliases) and login stay in force.
  * docs/adapters.md#gemini
  */
-import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/kit/adapter-kit.js';
 import { geminiAuthType, geminiDir } from '../src/kit/cli-config.js';
@@ -17,6 +17,8 @@ import { displayUrl } from '../src/kit/endpoint.js';
 import { classifyCliError } from '../src/kit/error-type.js';
 import { geminiLogin, loginReport } from '../src/kit/login.js';
 import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/kit/table.js';
+import { pushAll } from '../src/arrays.js';
+import { writeFileAtomic } from '../src/store/atomic.js';
 
 const FACTS = ADAPTER_TABLE.gemini;
 const CLI = cliFacts('gemini');
@@ -110,7 +112,10 @@ export function readGeminiStats(stats: unknown): GeminiStats {
   for (const [name, m] of models) {
     const t = isObject(m) && isObject(m.tokens) ? m.tokens : {};
     const api = isObject(m) && isObject(m.api) && isObject(m.api.errorsByType) ? m.api.errorsByType : {};
-    errors.push(...Object.keys(api).filter((k) => num(api[k]) > 0));
+    pushAll(
+      errors,
+      Object.keys(api).filter((k) => num(api[k]) > 0),
+    );
     input += num(t.prompt);
     cached += num(t.cached);
     const out = num(t.candidates) + num(t.thoughts);
@@ -213,10 +218,9 @@ export function forgetGeminiProject(env: NodeJS.ProcessEnv, cwd: string): void {
     changed = true;
   }
   if (changed) {
-    const next = `${file}.bounce-${process.pid}`;
-    writeFileSync(next, `${JSON.stringify({ ...registry, projects }, null, 2)}\n`);
-    // A rename: a concurrent gemini reads the old registry or the new one, never half of one.
-    renameSync(next, file);
+    // Staged under a fresh name (never through a symlink planted there) and renamed: a
+    // concurrent gemini reads the old registry or the new one, never half of one.
+    writeFileAtomic(file, `${JSON.stringify({ ...registry, projects }, null, 2)}\n`, { sync: false });
   }
 }
 

@@ -98,14 +98,14 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--rules <ids>', 'with --lint: the lint rules to apply (comma-separated or repeated; default all)', repeatable)
     .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices([...SYNTAXES]))
-    .option('--config <file>', 'config file to read markers from')
+    .option('--config <file>', 'config file to read markers and max_bytes from')
     .option('-q, --quiet', 'no summary on stderr (notes still go to stdout, errors to stderr)')
     .addHelpText('after', commandHelp(SCAN_EXAMPLES, SCAN_EXIT_CODES))
     .action(async (paths: string[], o: ScanFlags & { lint?: boolean }) => {
-      const [{ runScan }, markers] = await Promise.all([import('./commands/scan.js'), scanMarkers(io, o.config, o.marker ?? [])]);
+      const [{ runScan }, config] = await Promise.all([import('./commands/scan.js'), scanConfig(io, o.config, o.marker ?? [])]);
       // runScan writes only its summary to stderr; its errors are thrown and printed by main.
       const scanIo = o.quiet ? { ...io, stderr: { write: () => true } } : io;
-      setExit(await runScan({ patterns: paths, ...scanFlags(o), markers, lint: o.lint, rules: o.rules }, scanIo));
+      setExit(await runScan({ patterns: paths, ...scanFlags(o), ...config, lint: o.lint, rules: o.rules }, scanIo));
     });
 
   program
@@ -120,13 +120,13 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
     .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices([...SYNTAXES]))
-    .option('--config <file>', 'config file to read markers from')
+    .option('--config <file>', 'config file to read markers and max_bytes from')
     .option('-q, --quiet', 'no summary on stderr (problems still go to stdout, errors to stderr)')
     .addHelpText('after', commandHelp(LINT_EXAMPLES, LINT_EXIT_CODES))
     .action(async (paths: string[], o: ScanFlags) => {
-      const [{ runLint }, markers] = await Promise.all([import('./commands/lint.js'), scanMarkers(io, o.config, o.marker ?? [])]);
+      const [{ runLint }, config] = await Promise.all([import('./commands/lint.js'), scanConfig(io, o.config, o.marker ?? [])]);
       const lintIo = o.quiet ? { ...io, stderr: { write: () => true } } : io;
-      setExit(await runLint({ patterns: paths, ...scanFlags(o), markers, rules: o.rules }, lintIo));
+      setExit(await runLint({ patterns: paths, ...scanFlags(o), ...config, rules: o.rules }, lintIo));
     });
   program
     .command('check')
@@ -256,7 +256,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command('audit')
-    .description("verify a run's dispatch records, hashes and counts")
+    .description("verify a run's dispatch records, hashes and counts, and the chain of records that binds it")
     .argument(...RUN_ARG)
     .option('--runs-dir <dir>', 'runs folder')
     .option('--config <file>', 'config file')
@@ -288,8 +288,8 @@ function scanFlags(o: ScanFlags) {
   return { format: o.json ? undefined : o.format, json: o.json, output: o.output, level: o.level, changed: o.changed, syntax: o.syntax };
 }
 
-/** The config's markers and the `--marker` names, each checked by the config's rule for a marker name. */
-async function scanMarkers(io: Io, explicit: string | undefined, flags: string[]): Promise<string[]> {
+/** The config's markers and the `--marker` names, each checked by the config's rule for a marker name, and its `max_bytes`. */
+async function scanConfig(io: Io, explicit: string | undefined, flags: string[]): Promise<{ markers: string[]; maxBytes: number }> {
   const [{ loadConfigKeys }, { MARKER_NAME, MARKER_NAME_RULE }] = await Promise.all([import('./config/load.js'), import('./config/schema.js')]);
   for (const name of flags) {
     if (!MARKER_NAME.test(name)) {
@@ -297,7 +297,8 @@ async function scanMarkers(io: Io, explicit: string | undefined, flags: string[]
       throw new BounceError(`--marker ${shown} is not a marker name`, { hint: MARKER_NAME_RULE });
     }
   }
-  return [...loadConfigKeys(io.cwd, io.env, explicit, ['markers']).config.markers, ...flags];
+  const { config } = loadConfigKeys(io.cwd, io.env, explicit, ['markers', 'max_bytes']);
+  return { markers: [...config.markers, ...flags], maxBytes: config.max_bytes };
 }
 
 /** Ctrl-C, a kill, or the terminal going away: each stops a run cleanly (exit 130, resumable). */
@@ -472,5 +473,5 @@ function handleError(err: unknown, io: Io): number {
   }
   const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
   io.stderr.write(`bounce: internal error (a bug; please report it with this output):\n${detail}\n`);
-  return 70;
+  return EXIT.internal;
 }

@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { usageError } from './errors.js';
+import { pushAll } from './arrays.js';
 
 /**
  * The documents a command's path arguments name (scan, lint, refine of several documents):
@@ -79,7 +80,7 @@ export async function walk(dir: string, prefix = '', take: (name: string) => boo
   for (const e of entries) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
     const rel = join(prefix, e.name);
-    if (e.isDirectory()) out.push(...(await walk(dir, rel, take)));
+    if (e.isDirectory()) pushAll(out, await walk(dir, rel, take));
     else if (e.isFile() && take(e.name)) out.push(rel);
   }
   return out;

@@ -5,6 +5,8 @@ export const EXIT = {
   usage: 2,
   agent: 3,
   interrupted: 130,
+  /** An internal error: a bug, printed with its stack. */
+  internal: 70,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

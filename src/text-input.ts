@@ -1,4 +1,5 @@
-import { usageError } from './errors.js';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { type BounceError, isBounceError, usageError } from './errors.js';
 
 /** Reads a stream but stops one chunk past the limit, so an endless pipe cannot exhaust memory. */
 export async function readBounded(stream: NodeJS.ReadableStream, maxBytes: number): Promise<Buffer> {
@@ -11,6 +12,101 @@ export async function readBounded(stream: NodeJS.ReadableStream, maxBytes: numbe
     if (size > maxBytes) break;
   }
   return Buffer.concat(chunks);
+}
+
+/** The most bounce reads of a user's file that is neither a document nor context: the config, a --prompts template. */
+export const SMALL_FILE_MAX_BYTES = 1_048_576;
+
+/** A file a user named, as read: at most `maxBytes` + 1 bytes, so `bytes.length > maxBytes` means it is over. */
+export interface UserFile {
+  bytes: Buffer;
+  /** The size the file system gives: 0 for files of /proc, whose size only a read finds. */
+  statSize: number;
+}
+
+/** What the caller says instead of the plain "no such file" and "is a directory" (a folder may have a meaning of its own there). */
+export interface UserFileProblems {
+  missing?: () => BounceError;
+  directory?: () => BounceError;
+}
+
+/** Opening never waits for a FIFO's writer; reads of a regular file are unaffected. Not defined on Windows. */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * Reads a file a user named (the document, --context, --goal-file, the config, a --prompts
+ * template): only a regular file, and never more than `maxBytes` + 1 bytes of it (a device or
+ * a file of /proc has no size to check first). The type is checked with fstat on the open
+ * file, so what is read is what was checked. Every problem is a usage error naming `label`
+ * (`code`: its --json error type).
+ */
+export function readUserFile(path: string, label: string, maxBytes: number, code: string, problems: UserFileProblems = {}): UserFile {
+  let fd: number;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+  } catch (err) {
+    const errno = (err as NodeJS.ErrnoException).code;
+    if (errno === 'ENOENT' || errno === 'ENOTDIR') throw problems.missing?.() ?? usageError(`no such file: ${label}`, 'check the path', code);
+    if (errno === 'EISDIR') throw directory(label, code, problems);
+    throw unreadable(label, errno, code);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw directory(label, code, problems);
+    if (!st.isFile())
+      throw usageError(`${label} is ${kindOf(st)}, not a regular file`, 'give bounce a regular file (copy what the pipe or device gives into one)', code);
+    return { bytes: readAtMost(fd, st.size, maxBytes + 1), statSize: st.size };
+  } catch (err) {
+    if (isBounceError(err)) throw err;
+    throw unreadable(label, (err as NodeJS.ErrnoException).code, code);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Up to `limit` bytes from the start of `fd`; `size` (the file system's) only sizes the first buffer. */
+function readAtMost(fd: number, size: number, limit: number): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let want = Math.min(limit, size > 0 ? size + 1 : 65_536);
+  while (total < limit) {
+    const buf = Buffer.allocUnsafe(want);
+    let filled = 0;
+    while (filled < want) {
+      const n = readSync(fd, buf, filled, want - filled, null);
+      if (n === 0) break;
+      filled += n;
+    }
+    chunks.push(filled === want ? buf : buf.subarray(0, filled));
+    total += filled;
+    if (filled < want) break;
+    want = Math.min(limit - total, 1_048_576);
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+}
+
+/** A small file (SMALL_FILE_MAX_BYTES) as UTF-8 text; a longer one is a usage error naming `label`. */
+export function readSmallFile(path: string, label: string, code: string, problems: UserFileProblems = {}): string {
+  const { bytes } = readUserFile(path, label, SMALL_FILE_MAX_BYTES, code, problems);
+  if (bytes.length > SMALL_FILE_MAX_BYTES)
+    throw usageError(`${label} is more than ${SMALL_FILE_MAX_BYTES} bytes`, 'check that it is the file meant: bounce reads at most 1 MiB of it', code);
+  return bytes.toString('utf8');
+}
+
+function kindOf(st: Stats): string {
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'a special file';
+}
+
+function directory(label: string, code: string, problems: UserFileProblems): BounceError {
+  return problems.directory?.() ?? usageError(`${label} is a directory, not a regular file`, 'name a file', code);
+}
+
+function unreadable(label: string, errno: string | undefined, code: string): BounceError {
+  return usageError(`cannot read ${label} (${errno ?? 'error'})`, 'check that it exists and is readable', code);
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

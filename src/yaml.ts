@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as YamlLib from 'yaml';
+import { pushAll } from './arrays.js';
 
 const require = createRequire(import.meta.url);
 let lib: typeof YamlLib | undefined;
@@ -56,7 +57,7 @@ function lines(v: unknown, indent: number): string[] {
     if (value === undefined) continue;
     const one = inline(value);
     if (one !== null) out.push(`${pad}${scalar(key)}: ${one}`);
-    else out.push(`${pad}${scalar(key)}:`, ...lines(value, indent + 2));
+    else pushAll(out, [`${pad}${scalar(key)}:`, ...lines(value, indent + 2)]);
   }
   return out;
 }

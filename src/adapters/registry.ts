@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { AgentConfig, Config } from '../config/schema.js';
 import { usageError } from '../errors.js';
 import { packageRoot } from '../package.js';
+import { ownValue } from '../own.js';
 import { didYouMean } from '../suggest.js';
 import type { AgentOptions, ResolvedAgent } from '../contract/contract.js';
 import { type AdapterFacts, adapterInfo, BUILTIN_ADAPTERS } from '../kit/table.js';
@@ -40,7 +41,7 @@ function knownSpecs(config: Config, wrong?: string): string {
  * (split at the first colon, so `openai:llama3.1:8b` keeps its tag), or `cmd:<program>`.
  */
 export function resolveAgent(spec: string, config: Config, cwd: string, configDir: string | null): ResolvedAgent {
-  const configured = config.agents[spec];
+  const configured = ownValue(config.agents, spec);
   if (configured) return fromConfig(spec, configured, config, cwd, configDir ?? cwd);
   if (spec.startsWith('cmd:')) return cmdAgent(spec, spec.slice(4), {}, undefined, cwd);
   const colon = spec.indexOf(':');

@@ -7,6 +7,7 @@ import { readManifest, type DispatchRef, type PassRecord, type RunManifest } fro
 import { sha256 } from '../store/hash.js';
 import { manifestProblem } from '../store/resolve-run.js';
 import { combineCostSources } from '../prices.js';
+import { checkChain, type ChainLink } from './binding.js';
 import { listRecordFiles, readRecord, utcDate } from '../store/dispatch-record.js';
 import type { DispatchRecord } from '../store/record-schema.js';
 
@@ -20,13 +21,26 @@ export interface AuditResult {
   runId: string | null;
   records: number;
   problems: AuditProblem[];
+  /** Why the run's records do not bind it (a run made by an older bounce); null when they do. */
+  unbound: string | null;
+}
+
+export interface VerifyOptions {
+  /**
+   * Verify a run about to be resumed: what a crash can leave (a record newer than run.json, a
+   * dispatch still pending) is what resume reconciles, not a problem; anything else is.
+   */
+  resuming?: boolean;
 }
 
 interface Ctx {
   runDir: string;
   problems: AuditProblem[];
   hashes: Map<string, string | null>;
+  resuming: boolean;
 }
+
+type Found = { rel: string; rec: DispatchRecord };
 
 const problem = (ctx: Ctx, message: string, file: string): void => void ctx.problems.push({ message, file });
 
@@ -59,22 +73,50 @@ function checkRecord(ctx: Ctx, rel: string, rec: DispatchRecord): void {
   for (const r of response.resolved) for (const e of r.citations.evidence) checkSha(ctx, e.file, e.sha256, 'a resolved note', rel);
 }
 
-function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, { rel: string; rec: DispatchRecord }>, files: string[]): void {
+/**
+ * The records in the order they were written: as run.json lists them, then any it does not
+ * list yet (a crash between a record and run.json leaves one such record, the newest).
+ */
+function chainOf(ctx: Ctx, m: RunManifest, records: Map<string, Found>): { chain: ChainLink[]; unlisted: Found[] } {
+  const listed = m.pass_records.flatMap((p) => p.dispatches.map((d) => records.get(d.id))).filter((f): f is Found => f !== undefined);
+  const ids = new Set(listed.map((f) => f.rec.request.id));
+  const unlisted = [...records.values()].filter((f) => !ids.has(f.rec.request.id));
+  const chain = [...listed, ...unlisted].map((f) => ({ ...f, sha256: hashOf(ctx, f.rel) ?? '' }));
+  return { chain, unlisted };
+}
+
+/** Checks run.json against the records; returns why the run is unbound, if it is. */
+function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, Found>, files: string[]): string | null {
   const refs = new Map<string, { ref: DispatchRef; pass: number }>();
   for (const p of m.pass_records) for (const ref of p.dispatches) refs.set(ref.id, { ref, pass: p.pass });
+  const { chain, unlisted } = chainOf(ctx, m, records);
+  const bound = checkChain(ctx.runDir, m, chain);
+  for (const p of bound.problems) problem(ctx, p.message, p.file);
+  // What a crash leaves for resume to reconcile: the newest record, written just before the run.json that would list it.
+  const crashTail = ctx.resuming && unlisted.length === 1 && chain.at(-1)?.rel === unlisted[0]!.rel ? unlisted[0]!.rec.request.id : null;
   if (m.totals.dispatches !== refs.size) problem(ctx, `totals.dispatches is ${m.totals.dispatches} but pass_records list ${refs.size} dispatches`, 'run.json');
-  if (files.length !== refs.size) problem(ctx, `run.json lists ${refs.size} dispatches but ${files.length} records were found`, 'run.json');
+  if (files.length !== refs.size + (crashTail ? 1 : 0))
+    problem(ctx, `run.json lists ${refs.size} dispatches but ${files.length} records were found`, 'run.json');
   const unreadable = new Set(files.map((f) => basename(f, '.yaml')));
   for (const [id, { ref, pass }] of refs) {
     const found = records.get(id);
     if (!found) {
       if (unreadable.has(id)) continue; // already named as an invalid record
+      // A pending dispatch with no record never reached its agent (runs of older bounce); resume drops it.
+      if (ctx.resuming && ref.status === 'pending') continue;
       problem(ctx, `dispatch ${id} (pass ${pass}) has no record`, ref.record ?? 'run.json');
       continue;
     }
     if (ref.record !== null && ref.record !== found.rel) problem(ctx, `run.json names record ${ref.record} for dispatch ${id}`, found.rel);
-    if (found.rec.outcome.status === 'pending' && m.status !== 'running') problem(ctx, `dispatch is still pending in a run that is ${m.status}`, found.rel);
-    if (ref.status !== found.rec.outcome.status) problem(ctx, `outcome.status ${found.rec.outcome.status} differs from run.json's ${ref.status}`, found.rel);
+    // run.json anchors each record as last written: a record edited since no longer matches (a crash may leave a pending entry behind).
+    if (ref.record_sha256 !== undefined && ref.record_sha256 !== hashOf(ctx, found.rel) && !(ctx.resuming && ref.status === 'pending'))
+      problem(ctx, `the record is not the one run.json's record_sha256 anchors: it was changed after it was written`, found.rel);
+    if (found.rec.outcome.status === 'pending' && m.status !== 'running' && !ctx.resuming)
+      problem(ctx, `dispatch is still pending in a run that is ${m.status}`, found.rel);
+    // A record is written before the run.json that catches up with it: only a pending entry may lag behind.
+    const lagging = ctx.resuming && ref.status === 'pending';
+    if (ref.status !== found.rec.outcome.status && !lagging)
+      problem(ctx, `outcome.status ${found.rec.outcome.status} differs from run.json's ${ref.status}`, found.rel);
     if (found.rec.request.plan_ancestry.pass !== pass)
       problem(ctx, `plan_ancestry.pass ${found.rec.request.plan_ancestry.pass} differs from run.json's pass ${pass}`, found.rel);
     if (found.rec.request.plan_ancestry.run_id !== m.run_id)
@@ -82,16 +124,16 @@ function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, { rel: str
     checkCost(ctx, ref, found);
   }
   checkCostTotals(ctx, m);
-  for (const [id, { rel }] of records) if (!refs.has(id)) problem(ctx, `record ${id} is not listed in run.json`, rel);
+  for (const [id, { rel }] of records) if (!refs.has(id) && id !== crashTail) problem(ctx, `record ${id} is not listed in run.json`, rel);
 
   for (const p of m.pass_records) {
     if (p.document && p.document_sha256) checkSha(ctx, p.document, p.document_sha256, `run.json pass ${p.pass}`, 'run.json');
+    const produced = p.document ? producerOf(p, records) : undefined;
+    if (produced && p.document_sha256 !== produced.rec.response!.document!.sha256)
+      problem(ctx, `run.json's document_sha256 of pass ${p.pass} is not the sha256 its record gives ${p.document}`, 'run.json');
     if (!p.document || p.added === null || p.resolved === null) continue;
     // The dispatch that produced the pass's document (kept, or rejected on the final pass) carries its findings.
-    const kept = [...p.dispatches]
-      .reverse()
-      .map((r) => records.get(r.id))
-      .find((r) => r?.rec.response?.document?.path === p.document);
+    const kept = produced;
     if (!kept) {
       problem(ctx, `no dispatch record produced pass ${p.pass}'s document ${p.document}`, 'run.json');
       continue;
@@ -103,16 +145,43 @@ function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, { rel: str
     checkFates(ctx, m, p, kept);
   }
   checkOrigins(ctx, m, records);
+  checkFinal(ctx, m, records);
   checkSha(ctx, m.original, m.input.sha256, 'run.json input.sha256', 'run.json');
   for (const c of m.context) checkSha(ctx, c.file, c.sha256, `run.json context (${c.source})`, 'run.json');
   if (m.output.written && m.output.path && m.output.target !== 'stdout') checkSha(ctx, m.output.path, m.output.sha256, 'run.json output.sha256', 'run.json');
+  return bound.unbound;
+}
+
+/** The dispatch whose reply became the pass's document (kept, or rejected on the final pass). */
+function producerOf(p: PassRecord, records: Map<string, Found>): Found | undefined {
+  return [...p.dispatches]
+    .reverse()
+    .map((r) => records.get(r.id))
+    .find((r) => r?.rec.response?.document?.path === p.document);
+}
+
+/**
+ * A converged run's final.<ext> is the document its last completed pass produced, as that
+ * pass's record gives it (or the original, when no pass completed). The output written is
+ * checked against output.sha256 only: it holds the document before key values are blanked
+ * out of the run's files.
+ */
+function checkFinal(ctx: Ctx, m: RunManifest, records: Map<string, Found>): void {
+  if (m.status !== 'converged') return;
+  const last = [...m.pass_records].reverse().find((p) => p.status === 'completed' && p.document);
+  const expected = last ? (producerOf(last, records)?.rec.response?.document?.sha256 ?? last.document_sha256) : m.input.sha256;
+  const name = `final.${m.input.ext}`;
+  const actual = hashOf(ctx, name);
+  const from = last ? `the document of pass ${last.pass}` : 'the original';
+  if (actual === null) problem(ctx, `the run converged but ${name} does not exist`, 'run.json');
+  else if (actual !== expected) problem(ctx, `${name} is not ${from}, which the run converged on`, name);
 }
 
 /**
  * The ledger of a pass: its record's fates add up to run.json's `acted` and `dismissed`, and
  * are what the ledger finds again in the two documents (src/protocol/ledger.ts).
  */
-function checkFates(ctx: Ctx, m: RunManifest, p: PassRecord, kept: { rel: string; rec: DispatchRecord }): void {
+function checkFates(ctx: Ctx, m: RunManifest, p: PassRecord, kept: Found): void {
   const res = kept.rec.response!;
   if (p.acted === null || p.dismissed === null) return; // a run made before bounce judged notes
   const fates = res.resolved.map((r) => r.fate);
@@ -139,16 +208,13 @@ function checkFates(ctx: Ctx, m: RunManifest, p: PassRecord, kept: { rel: string
 }
 
 /** Who raised each resolved note: the records agree with the notes each completed pass added, followed from the input. */
-function checkOrigins(ctx: Ctx, m: RunManifest, records: Map<string, { rel: string; rec: DispatchRecord }>): void {
+function checkOrigins(ctx: Ctx, m: RunManifest, records: Map<string, Found>): void {
   const original = join(ctx.runDir, m.original);
   if (!existsSync(original)) return;
   const origins = new NoteOrigins(scanNotes(readFileSync(original, 'utf8'), runReading(m)));
   for (const p of m.pass_records) {
     if (p.status !== 'completed' || !p.document) continue;
-    const kept = [...p.dispatches]
-      .reverse()
-      .map((r) => records.get(r.id))
-      .find((r) => r?.rec.response?.document?.path === p.document);
+    const kept = producerOf(p, records);
     if (!kept) return; // named above
     const res = kept.rec.response!;
     const asNote = (type: string, message: string) => ({ kind: type.toUpperCase(), text: message });
@@ -170,7 +236,7 @@ function checkOrigins(ctx: Ctx, m: RunManifest, records: Map<string, { rel: stri
 const sameUsd = (a: number | null, b: number | null): boolean => (a === null || b === null ? a === b : Math.abs(a - b) <= 1e-9 * Math.max(1, a, b));
 
 /** A dispatch's cost in run.json is its record's. */
-function checkCost(ctx: Ctx, ref: DispatchRef, found: { rel: string; rec: DispatchRecord }): void {
+function checkCost(ctx: Ctx, ref: DispatchRef, found: Found): void {
   const meta = found.rec.response?.metadata;
   if (!meta || !ref.usage) return;
   if (!sameUsd(ref.usage.cost_usd, meta.cost_usd)) problem(ctx, `metadata.cost_usd ${meta.cost_usd} differs from run.json's ${ref.usage.cost_usd}`, found.rel);
@@ -201,16 +267,20 @@ function checkCostTotals(ctx: Ctx, m: RunManifest): void {
     problem(ctx, `totals cost (${m.totals.cost_usd}, ${m.totals.cost_source}) is not the sum of the dispatches' (${all.usd}, ${all.source})`, 'run.json');
 }
 
-/** Checks one run folder: records against the schema, shas against artifacts, counts against run.json. */
-export function verifyRun(runDir: string): AuditResult {
-  const ctx: Ctx = { runDir, problems: [], hashes: new Map() };
+/**
+ * Checks one run folder: records against the schema, shas against artifacts, counts against
+ * run.json, and the chain that binds them (src/audit/binding.ts). `bounce audit` and
+ * `bounce resume` (with `resuming`) both call this.
+ */
+export function verifyRun(runDir: string, opts: VerifyOptions = {}): AuditResult {
+  const ctx: Ctx = { runDir, problems: [], hashes: new Map(), resuming: opts.resuming ?? false };
   let manifest: RunManifest | null = null;
   try {
     manifest = readManifest(runDir);
   } catch (err) {
     problem(ctx, manifestProblem(runDir, err), 'run.json');
   }
-  const records = new Map<string, { rel: string; rec: DispatchRecord }>();
+  const records = new Map<string, Found>();
   const files = listRecordFiles(runDir);
   for (const rel of files) {
     let rec: DispatchRecord;
@@ -224,6 +294,6 @@ export function verifyRun(runDir: string): AuditResult {
     records.set(rec.request.id, { rel, rec });
     checkRecord(ctx, rel, rec);
   }
-  if (manifest) checkManifest(ctx, manifest, records, files);
-  return { runId: manifest?.run_id ?? basename(runDir), records: files.length, problems: ctx.problems };
+  const unbound = manifest ? checkManifest(ctx, manifest, records, files) : null;
+  return { runId: manifest?.run_id ?? basename(runDir), records: files.length, problems: ctx.problems, unbound };
 }

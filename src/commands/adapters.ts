@@ -1,6 +1,7 @@
 import type { Io } from '../io.js';
 import { EXIT } from '../errors.js';
 import { BUILTIN_ADAPTERS } from '../kit/table.js';
+import { maxOf } from '../arrays.js';
 
 /** `bounce adapters`: the built-in adapters, what they talk to and the options they take. */
 export async function runAdapters(opts: { json?: boolean }, io: Io): Promise<number> {
@@ -26,7 +27,10 @@ export async function runAdapters(opts: { json?: boolean }, io: Io): Promise<num
     io.stdout.write(`${JSON.stringify({ adapters: rows })}\n`);
     return EXIT.ok;
   }
-  const width = Math.max(...rows.map((r) => r.name.length));
+  const width = maxOf(
+    0,
+    rows.map((r) => r.name.length),
+  );
   for (const r of rows) {
     io.stdout.write(`${r.name.padEnd(width)}  ${r.description}\n${' '.repeat(width)}  options: ${r.options.join(', ')}\n`);
   }

@@ -36,6 +36,7 @@ import { intFlag, type RefineOptions, refineAgents, refineRequest, refineSetting
 import { isResumable, readForResume, type ResumeOptions, resumePlan } from './resume.js';
 import { batchBudget, budgetFromFlags, unpricedWarnings } from './budget-flags.js';
 import { parseShard, type Shard, shardOf } from './shard.js';
+import { pushAll } from '../arrays.js';
 
 /** Runs a batch keeps going at once when neither --concurrency nor config `concurrency` says: by the slowest kind of agent it uses. */
 export const BATCH_CONCURRENCY: Readonly<Record<AdapterKind, number>> = { cli: 2, http: 4, mock: 4 };
@@ -359,7 +360,10 @@ export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<
         `no runs of batch ${opts.batch} in ${runsDir}`,
         'check the id (bounce refine prints it, and run.json has it as batch_id), or pass --runs-dir',
       );
-    dirs.push(...found.map((e) => e.dir));
+    pushAll(
+      dirs,
+      found.map((e) => e.dir),
+    );
   } else {
     for (const arg of opts.runs) {
       const dir = resolveRunDir(arg, runsDir, io.cwd);

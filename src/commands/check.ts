@@ -10,6 +10,7 @@ import { loadConfig } from '../config/load.js';
 import { EXIT, isBounceError } from '../errors.js';
 import type { Io } from '../io.js';
 import type { CheckProblemKind } from '../vocabulary.js';
+import { maxOf } from '../arrays.js';
 
 /** `unknown`: not examined (the program is missing, say); `-`: does not apply (mock, an HTTP API's version). */
 type Level = 'ok' | 'warning' | 'problem' | 'unknown' | '-';
@@ -165,7 +166,12 @@ function report(rows: Row[], failing: ReadonlySet<Row>, next: string | null): st
     r.config,
     r.credentials,
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]?.length ?? 0)));
+  const widths = head.map((h, i) =>
+    maxOf(
+      h.length,
+      body.map((b) => b[i]?.length ?? 0),
+    ),
+  );
   const line = (cells: string[]): string =>
     cells
       .map((c, i) => c.padEnd(widths[i] ?? 0))

@@ -1,15 +1,15 @@
-import { readFileSync, statSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { GOAL_MAX_CHARS } from '../config/schema.js';
 import { displayPath, isGlob, walk } from '../documents.js';
-import { isBounceError, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { contextText } from '../engine/context-frames.js';
 import type { ContextFile, RunPlan } from '../engine/plan.js';
 import { countLines } from '../text/lines.js';
 import { sha256 } from '../store/hash.js';
 import type { ContextEntry } from '../store/manifest.js';
-import { decodeText } from '../text-input.js';
+import { decodeText, readUserFile } from '../text-input.js';
 import type { CheckProblem } from '../contract/contract.js';
 import { redactCounting } from '../redact.js';
 
@@ -29,15 +29,11 @@ export function readGoal(flags: { goal?: string; goalFile?: string }, configGoal
   let what = '--goal';
   if (flags.goalFile !== undefined) {
     what = `--goal-file ${flags.goalFile}`;
-    const path = resolve(cwd, flags.goalFile);
-    let bytes: Buffer;
-    try {
-      if (statSync(path).isDirectory()) throw usageError(`${what} is a folder`, 'name a text file holding the goal', 'usage');
-      bytes = readFileSync(path);
-    } catch (err) {
-      if (isBounceError(err)) throw err;
-      throw usageError(`${what}: no such file`, 'check the path to the goal file', 'usage');
-    }
+    // Read a little past the longest goal in UTF-8 (and a BOM): a longer file is refused below, by its characters.
+    const { bytes } = readUserFile(resolve(cwd, flags.goalFile), what, GOAL_MAX_CHARS * 4 + 3, 'usage', {
+      missing: () => usageError(`${what}: no such file`, 'check the path to the goal file', 'usage'),
+      directory: () => usageError(`${what} is a folder`, 'name a text file holding the goal', 'usage'),
+    });
     text = decodeText(bytes, flags.goalFile);
   }
   if (text === undefined) return configGoal === undefined ? null : normalise(configGoal);
@@ -86,14 +82,26 @@ export async function readContext(patterns: readonly string[], base: string, cwd
       for (const rel of found) add(resolve(base, rel), false);
     } else throw usageError(`--context: no such file or folder: ${pattern}`, 'check the path', 'usage');
   }
-  // Sizes first: a folder far over the budget is refused before it is read.
-  const sizes = await Promise.all(paths.map((p) => stat(p.path).then((s) => s.size)));
+  // Sizes first: a folder far over the budget is refused before it is read (a file gone since it was listed is named by its read).
+  const sizes = await Promise.all(
+    paths.map((p) =>
+      stat(p.path).then(
+        (s) => s.size,
+        () => 0,
+      ),
+    ),
+  );
   const total = sizes.reduce((n, s) => n + s, 0);
   if (total > budget) throw overBudget(paths.length, total, budget);
   const out: ContextSource[] = [];
+  // What is read counts, not what stat said: a device or a file of /proc says 0.
+  let read = 0;
   for (const { path, named } of paths) {
     const source = displayPath(cwd, path);
-    const bytes = await readFile(path);
+    const label = `--context ${source}`;
+    const bytes = readUserFile(path, label, budget - read, 'usage').bytes;
+    read += bytes.length;
+    if (read > budget) throw overBudget(paths.length, null, budget);
     let text: string;
     try {
       text = decodeText(bytes, `--context ${source}`);
@@ -132,9 +140,10 @@ export function blankContextSecrets(sources: readonly ContextSource[], secrets: 
   return { sources: out, warnings };
 }
 
-function overBudget(files: number, total: number, budget: number): Error {
+/** `total` null: more than `budget`, found by reading (files of /proc have no size before). */
+function overBudget(files: number, total: number | null, budget: number): Error {
   return usageError(
-    `--context names ${files} file${files === 1 ? '' : 's'} of ${total} bytes in all, over the ${budget}-byte context budget`,
+    `--context names ${files} file${files === 1 ? '' : 's'} of ${total ?? `more than ${budget}`} bytes in all, over the ${budget}-byte context budget`,
     'narrow --context (each prompt carries every context file), or raise context_max_bytes in bounce.config.yaml',
     'usage',
   );

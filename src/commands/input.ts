@@ -1,8 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import type { Io } from '../io.js';
 import { usageError } from '../errors.js';
-import { decodeText, readBounded } from '../text-input.js';
+import { decodeText, readBounded, readUserFile } from '../text-input.js';
 import { type Syntax, syntaxForPath } from '../protocol/scanner.js';
 import { sha256 } from '../store/hash.js';
 import { parseError } from '../protocol/substrate.js';
@@ -19,17 +18,12 @@ export async function readInput(arg: string, io: Io, maxBytes: number): Promise<
     display = 'stdin';
   } else {
     path = resolve(io.cwd, arg);
-    let size: number;
-    try {
-      const st = statSync(path);
-      if (st.isDirectory()) throw usageError(`${arg} is a directory`, 'name a document file inside it', 'input');
-      size = st.size;
-    } catch (err) {
-      if (err instanceof Error && 'exitCode' in err) throw err;
-      throw usageError(`no such file: ${arg}`, 'check the path to the document', 'input');
-    }
-    if (size > maxBytes) throw tooBig(arg, size, maxBytes);
-    bytes = readFileSync(path);
+    const read = readUserFile(path, arg, maxBytes, 'input', {
+      missing: () => usageError(`no such file: ${arg}`, 'check the path to the document', 'input'),
+      directory: () => usageError(`${arg} is a directory`, 'name a document file inside it', 'input'),
+    });
+    if (read.bytes.length > maxBytes) throw tooBig(arg, read.statSize > maxBytes ? read.statSize : null, maxBytes);
+    bytes = read.bytes;
   }
   if (bytes.length > maxBytes) throw tooBig(display, bytes.length, maxBytes);
   const text = decodeText(bytes, display);
@@ -52,6 +46,11 @@ export function assertParses(input: RunPlan['input']): void {
   if (problem) throw usageError(`${input.display}: ${problem}`, `fix it first (every pass must leave it parsing), or pass --syntax plain`, 'input');
 }
 
-function tooBig(what: string, size: number, max: number): Error {
-  return usageError(`${what} is ${size} bytes, over the ${max}-byte limit`, 'raise max_bytes in bounce.config.yaml or split the document', 'input');
+/** `size` null: more than `max` bytes, how many more unknown (a file of /proc is read only that far). */
+function tooBig(what: string, size: number | null, max: number): Error {
+  return usageError(
+    `${what} is ${size === null ? `more than ${max}` : size} bytes, over the ${max}-byte limit`,
+    'raise max_bytes in bounce.config.yaml or split the document',
+    'input',
+  );
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Probe } from '../kit/detect.js';
 import type { RunPlan } from '../engine/plan.js';
+import { verifyRun } from '../audit/verify.js';
 import { policyOf } from '../engine/policy.js';
 import { assertOutputWritable } from '../engine/output.js';
 import { runDocument } from '../engine/run-document.js';
@@ -100,6 +101,24 @@ export function readForResume(runDir: string): RunManifest {
   }
 }
 
+/**
+ * Resume acts only on a folder that is what its records say (src/audit/binding.ts): any
+ * problem but what a crash leaves is refused (exit 2) before anything runs or is written.
+ */
+function refuseTampered(m: RunManifest, runDir: string, opts: Pick<ResumeOptions, 'quiet'>, io: Io): void {
+  const { problems, unbound } = verifyRun(runDir, { resuming: true });
+  const first = problems[0];
+  if (first) {
+    const more = problems.length > 1 ? ` and ${problems.length - 1} more` : '';
+    throw usageError(
+      `run ${m.run_id} does not match its records: ${first.message} (${first.file})${more}`,
+      `it was changed after bounce wrote it, so it is not resumed; bounce audit ${m.run_id} lists every problem, and bounce refine ${m.input.display} starts a new run`,
+      'tampered',
+    );
+  }
+  if (unbound && !opts.quiet) io.stderr.write(`note: run ${m.run_id} is ${unbound}; resumed on the word of its run.json\n`);
+}
+
 export const isResumable = (m: RunManifest): boolean => RESUMABLE.has(m.status);
 
 /**
@@ -125,6 +144,7 @@ export async function resumePlan(
       'resume',
     );
   }
+  refuseTampered(manifest, runDir, opts, io);
   const budget = budgetFromFlags(opts);
   const agents = { ...(opts.reviewer !== undefined ? { reviewer: opts.reviewer } : {}), ...(opts.composer !== undefined ? { composer: opts.composer } : {}) };
   const { request, config, recordedAgents } = requestFromManifest(manifest, runDir, io, { ...opts, timeoutS: secondsFlag(opts.timeout), budget, agents });

@@ -1,15 +1,17 @@
-import { appendFile, readFile, stat } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { mapLimited } from '../concurrency.js';
 import { type Input, selectInputs } from '../documents.js';
-import { EXIT, usageError } from '../errors.js';
+import { type BounceError, EXIT, usageError } from '../errors.js';
 import type { Io } from '../io.js';
-import { decodeText, readBounded } from '../text-input.js';
+import { decodeText, readBounded, readUserFile } from '../text-input.js';
 import { DEFAULT_CONFIG, MARKER_NAME, MARKER_NAME_RULE } from '../config/schema.js';
-import { DEFAULT_MARKERS, mdxForPath, scanNotes, syntaxForPath, type Note, type Syntax } from '../protocol/scanner.js';
+import { DEFAULT_MARKERS, mdxForPath, noteStream, scanNotes, syntaxForPath, type Note, type ScanOptions, type Syntax } from '../protocol/scanner.js';
 import { fingerprints, plural, type FileFindings, type Finding, type Format, type Level, type Report, type RuleInfo } from '../formats/finding.js';
 import { render } from '../formats/render.js';
 import { stepSummary } from '../formats/github.js';
+import { pushAll } from '../arrays.js';
+import { textLine } from '../formats/text.js';
 
 export interface InputOptions {
   patterns: string[];
@@ -55,6 +57,7 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
   const format = outputFormat(opts);
   if (opts.rules !== undefined && !opts.lint) throw usageError('--rules chooses lint rules', 'add --lint, or use bounce lint');
   const ruleIds = opts.lint ? (await import('./lint.js')).selectRules(opts.rules) : undefined;
+  if (format === 'text' && !opts.lint && opts.output === undefined) return streamText(await readInputs(opts, io), opts, io);
   const files = await scanInputs(opts, io);
   const total = files.reduce((sum, f) => sum + f.notes.length, 0);
   const exitCode = total === 0 ? EXIT.ok : EXIT.notConverged;
@@ -62,17 +65,53 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
   const rules = markerRules(opts.markers ?? []);
   if (ruleIds) {
     const { lintFindings, lintRuleInfo } = await import('./lint.js');
-    for (const [i, f] of findings.entries()) f.findings.push(...lintFindings(files[i]!, ruleIds));
+    for (const [i, f] of findings.entries()) pushAll(f.findings, lintFindings(files[i]!, ruleIds));
     rules.push(...lintRuleInfo(ruleIds));
   }
   const report: Report = { command: 'scan', files: findings, rules, level: opts.level ?? 'warning', exitCode };
   await emitReport(report, format, opts, io);
-  if (format !== 'json') io.stderr.write(`${summary(total, files)}\n`);
+  if (format !== 'json') io.stderr.write(`${summary(total, files.filter((f) => f.notes.length > 0).length, files.length)}\n`);
   return exitCode;
+}
+
+/** Text to stdout, the common case: each note printed as it is found and none kept, so a file of a million notes needs no more memory than one. */
+function streamText(files: ReadFile[], opts: InputOptions, io: Io): number {
+  let out = '';
+  let total = 0;
+  let withNotes = 0;
+  for (const [i, f] of files.entries()) {
+    let count = 0;
+    for (const n of noteStream(f.source, scanOptions(opts, f.input))) {
+      out += textLine('scan', f.input.label, { ...n, ruleId: n.kind, message: n.text });
+      count++;
+      if (out.length >= 1 << 16) {
+        io.stdout.write(out);
+        out = '';
+      }
+    }
+    total += count;
+    if (count > 0) withNotes++;
+    files[i] = { input: f.input, source: '' }; // scanned: its text is no longer needed
+  }
+  if (out !== '') io.stdout.write(out);
+  io.stderr.write(`${summary(total, withNotes, files.length)}\n`);
+  return total === 0 ? EXIT.ok : EXIT.notConverged;
 }
 
 /** Resolves, filters (--changed) and reads every input, then scans it; an unreadable input fails before any output. */
 export async function scanInputs(opts: InputOptions, io: Io): Promise<ScannedFile[]> {
+  const files = await readInputs(opts, io);
+  return files.map(({ input, source }) => ({ path: input.label, source, notes: scanNotes(source, scanOptions(opts, input)) }));
+}
+
+/** An input and its text (without a BOM). */
+interface ReadFile {
+  input: Input;
+  source: string;
+}
+
+/** Every input read (and checked: size, binary, UTF-8) before any is scanned or printed. */
+async function readInputs(opts: InputOptions, io: Io): Promise<ReadFile[]> {
   for (const name of opts.markers ?? []) {
     if (!MARKER_NAME.test(name)) throw usageError(`invalid marker name ${JSON.stringify(name.slice(0, 40))}`, MARKER_NAME_RULE);
   }
@@ -80,13 +119,13 @@ export async function scanInputs(opts: InputOptions, io: Io): Promise<ScannedFil
   const maxBytes = opts.maxBytes ?? DEFAULT_CONFIG.max_bytes;
   return mapLimited(inputs, READ_CONCURRENCY, async (input) => {
     const source = await readInput(input, io, maxBytes);
-    const notes = scanNotes(source, {
-      syntax: opts.syntax ?? syntaxForPath(input.path),
-      mdx: opts.syntax === undefined && mdxForPath(input.path),
-      markers: opts.markers,
-    });
-    return { path: input.label, source: source.charCodeAt(0) === 0xfeff ? source.slice(1) : source, notes };
+    return { input, source: source.charCodeAt(0) === 0xfeff ? source.slice(1) : source };
   });
+}
+
+/** How an input is read: its syntax (and MDX) by extension unless --syntax forces one. */
+function scanOptions(opts: InputOptions, input: Input): ScanOptions {
+  return { syntax: opts.syntax ?? syntaxForPath(input.path), mdx: opts.syntax === undefined && mdxForPath(input.path), markers: opts.markers };
 }
 
 export function outputFormat(opts: OutputOptions): Format {
@@ -165,31 +204,25 @@ function markerRules(extra: string[]): RuleInfo[] {
   }));
 }
 
-function summary(total: number, files: { notes: Note[] }[]): string {
-  const scanned = plural(files.length, 'file');
+function summary(total: number, withNotes: number, files: number): string {
+  const scanned = plural(files, 'file');
   if (total === 0) return `no notes (${scanned} scanned)`;
-  const withNotes = files.filter((f) => f.notes.length > 0).length;
   return `${plural(total, 'note')} in ${plural(withNotes, 'file')} (${scanned} scanned)`;
 }
 
 async function readInput(input: Input, io: Io, maxBytes: number): Promise<string> {
-  let bytes: Buffer | undefined;
-  let size: number;
-  try {
-    if (input.path === undefined) bytes = await readBounded(io.stdin, maxBytes);
-    else {
-      const path = resolve(io.cwd, input.path);
-      size = (await stat(path)).size; // an oversized file is never read
-      if (size <= maxBytes) bytes = await readFile(path);
-    }
-    size = bytes?.length ?? size!;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw usageError(`cannot read ${input.label} (${code})`, 'check that it exists and is readable');
+  let bytes: Buffer;
+  // The size the file system gives, for the message; 0 when unknown (stdin, a file of /proc).
+  let size = 0;
+  if (input.path === undefined) bytes = await readBounded(io.stdin, maxBytes);
+  else {
+    const missing = (): BounceError => usageError(`cannot read ${input.label} (ENOENT)`, 'check that it exists and is readable');
+    ({ bytes, statSize: size } = readUserFile(resolve(io.cwd, input.path), input.label, maxBytes, 'usage', { missing }));
   }
-  if (bytes === undefined || size > maxBytes) {
-    const what = input.path === undefined ? `more than ${maxBytes} bytes` : `${size} bytes, over the ${maxBytes}-byte limit`;
+  if (bytes.length > maxBytes) {
+    const what = size > maxBytes ? `${size} bytes, over the ${maxBytes}-byte limit` : `more than ${maxBytes} bytes`;
     throw usageError(`${input.label} is ${what}`, 'raise max_bytes in bounce.config.yaml, or scan it in parts');
   }
   return decodeText(bytes, input.label);
 }
+

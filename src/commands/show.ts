@@ -7,6 +7,7 @@ import { shownStatus } from '../store/lock.js';
 import { usageError } from '../errors.js';
 import type { NoteOrigin } from '../protocol/ledger.js';
 import { type RunLedger, runLedger } from '../audit/run-notes.js';
+import { pushAll } from '../arrays.js';
 
 export interface ShowOptions {
   run: string;
@@ -95,8 +96,8 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
   if (shown.status === 'crashed')
     out.push(`crashed   run.json says running, but its process ${shown.lock?.pid} is gone`, `next      bounce resume ${m.run_id}`);
   if (m.breaker.open) out.push(`breaker   open: ${m.breaker.last_error ?? ''}`);
-  for (const p of m.pass_records) out.push('', ...passLines(p));
-  out.push('', ...ledgerLines(ledger));
+  for (const p of m.pass_records) pushAll(out, ['', ...passLines(p)]);
+  pushAll(out, ['', ...ledgerLines(ledger)]);
   io.stdout.write(`${out.join('\n')}\n`);
   return 0;
 }

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
-import { usageError } from '../errors.js';
+import { type BounceError, usageError } from '../errors.js';
+import { readSmallFile } from '../text-input.js';
 import { configErrorMap, issueLines } from './issues.js';
 import { AgentConfigSchema, ConfigSchema, DEFAULT_CONFIG, type Config } from './schema.js';
 import { yamlLib } from '../yaml.js';
@@ -39,8 +40,8 @@ export function findConfig(cwd: string, env: NodeJS.ProcessEnv, explicit?: strin
 function readConfigText(cwd: string, env: NodeJS.ProcessEnv, explicit?: string): { text: string; path: string } | null {
   const path = findConfig(cwd, env, explicit);
   if (!path) return null;
-  if (statSync(path).isDirectory()) throw usageError(`config path is a directory: ${path}`, 'point --config at a YAML file', 'config');
-  return { text: readFileSync(path, 'utf8'), path };
+  const directory = (): BounceError => usageError(`config path is a directory: ${path}`, 'point --config at a YAML file', 'config');
+  return { text: readSmallFile(path, `config file ${path}`, 'config', { directory }), path };
 }
 
 export function loadConfig(cwd: string, env: NodeJS.ProcessEnv, explicit?: string): LoadedConfig {

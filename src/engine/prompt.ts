@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Role } from '../contract/contract.js';
 import { usageError } from '../errors.js';
+import { readSmallFile } from '../text-input.js';
 import type { EditFormat, Syntax } from '../vocabulary.js';
 import { type ContextFrames, renderContext } from './context-frames.js';
 import type { BlockFailure } from '../text/edit-blocks.js';
@@ -87,13 +88,9 @@ function assertDirectory(dir: string): void {
   if (!isDirectory) throw usageError(`prompts directory not found: ${dir}`, 'pass an existing folder to --prompts');
 }
 
+/** A --prompts template, or undefined when the folder has none of that name (the default is used). */
 function readIfExists(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  return existsSync(file) ? readSmallFile(file, `prompt template ${file}`, 'usage') : undefined;
 }
 
 /** Throws a usage error for an unknown placeholder or a missing required one; `file` names the culprit. */

@@ -122,8 +122,9 @@ export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: Resume
     return finish(ctx, end);
   } catch (err) {
     const cause = storageProblem(err);
-    if (!cause || !ctx) throw err;
-    return storageFailure(ctx, cause);
+    if (cause && ctx) return storageFailure(ctx, cause);
+    recordCrash(rec, err, ctx?.runMs() ?? rec.manifest.totals.duration_ms);
+    throw err;
   } finally {
     rec.close();
     deps.warm?.close();
@@ -163,6 +164,30 @@ function storageFailure(ctx: RunContext, cause: string): RunResult {
     error,
     manifest: rec.manifest,
   };
+}
+
+/**
+ * An exception the engine did not expect (a bug) ends the run `failed` with error type
+ * `internal` and exit code 70, so run.json never says `running` with no process behind it, and
+ * `show` and `resume` name a next step; the exception then goes on to the command, which prints
+ * it. A fault injected into the recorder (a simulated kill) records nothing, nor does a
+ * recorder that cannot write: run.json keeps its last state, which a resume reconciles.
+ */
+function recordCrash(rec: RunRecorder, err: unknown, runMs: number): void {
+  if (err instanceof RecorderCrashed) return;
+  const what = isBounceError(err) ? err.line : err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  const error = {
+    type: isBounceError(err) ? err.code : 'internal',
+    message: rec.redact(`${isBounceError(err) ? '' : 'internal error (a bug; please report it): '}${what}`),
+  };
+  try {
+    rec.finishRun(
+      { status: 'failed', exit_code: isBounceError(err) ? err.exitCode : EXIT.internal, error, notes_left: rec.manifest.notes_left, output: null },
+      runMs,
+    );
+  } catch {
+    // The recorder itself failed: the first exception is the one to report.
+  }
 }
 
 type Opened = { rec: RunRecorder; current: Current; origins: NoteOrigins };
@@ -218,6 +243,7 @@ function reopen(plan: RunPlan, from: ResumeFrom, opts: EngineDeps['recorder']): 
     );
     return { rec, current: { text, file, notes: scan(plan, text), words: countWords(text) }, resumedAfter: last?.pass ?? 0, origins };
   } catch (err) {
+    if (!isBounceError(err)) recordCrash(rec, err, rec.manifest.totals.duration_ms);
     rec.close();
     throw err;
   }

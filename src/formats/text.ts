@@ -1,13 +1,16 @@
-import type { Report } from './finding.js';
+import type { Finding, Report } from './finding.js';
 
 /** `path:line:col KIND text`, one line per finding; lint adds its rule id before the text. */
 export function renderText(report: Report): string {
   let out = '';
   for (const f of report.files) {
-    for (const n of f.findings) {
-      const what = report.command === 'scan' ? n.kind : `${n.ruleId} ${n.kind}`;
-      out += `${f.path}:${n.line}:${n.column} ${what} ${n.message}\n`;
-    }
+    for (const n of f.findings) out += textLine(report.command, f.path, n);
   }
   return out;
+}
+
+/** One finding's line: `path:line:column KIND message` (lint: `RULE KIND`). */
+export function textLine(command: Report['command'], path: string, n: Pick<Finding, 'line' | 'column' | 'kind' | 'ruleId' | 'message'>): string {
+  const what = command === 'scan' ? n.kind : `${n.ruleId} ${n.kind}`;
+  return `${path}:${n.line}:${n.column} ${what} ${n.message}\n`;
 }

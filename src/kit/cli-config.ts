@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { pushAll } from '../arrays.js';
 
 /** A JSON-with-comments file (both CLIs accept `//`, block comments and trailing commas); null when absent or unreadable. */
 export function readJsonc(path: string): Record<string, unknown> | null {
@@ -115,10 +116,10 @@ export function readOpencodeConfig(env: NodeJS.ProcessEnv): OpencodeConfig {
     const config = readJsonc(file);
     if (!config) continue;
     if (typeof config.model === 'string' && config.model) out.model = config.model;
-    out.providers.push(...Object.keys(obj(config.provider)));
-    out.mcpServers.push(...Object.keys(obj(config.mcp)));
-    out.permissions.push(...Object.keys(obj(config.permission)));
-    out.tools.push(...Object.keys(obj(config.tools)));
+    pushAll(out.providers, Object.keys(obj(config.provider)));
+    pushAll(out.mcpServers, Object.keys(obj(config.mcp)));
+    pushAll(out.permissions, Object.keys(obj(config.permission)));
+    pushAll(out.tools, Object.keys(obj(config.tools)));
     for (const [agent, settings] of Object.entries(obj(config.agent))) {
       const keys = Object.keys(obj(obj(settings).permission));
       if (keys.length) out.agentPermissions[agent] = [...(out.agentPermissions[agent] ?? []), ...keys];

@@ -13,6 +13,7 @@ import { geminiAuthType, geminiLoginStored, geminiVariableSet, opencodeStoredLog
 import { customProviderIds, readCodexConfig, topLevelSetting } from './codex-config.js';
 import { type Probe, probeTimeoutMs, runQuick } from './detect.js';
 import { ADAPTER_TABLE, cliFacts, withoutParentSession } from './table.js';
+import { ownValue } from '../own.js';
 
 /**
  * How a CLI authenticates: a key (`api_key`, also a key from an `apiKeyHelper`), a
@@ -91,7 +92,7 @@ export function readClaudeStatus(stdout: string, env: NodeJS.ProcessEnv): LoginS
     };
     return { loggedIn: null, auth: 'unknown', source: null, findings: [unverified] };
   }
-  const method = typeof status.authMethod === 'string' ? (AUTH_METHODS[status.authMethod] ?? 'unknown') : 'unknown';
+  const method = typeof status.authMethod === 'string' ? (ownValue(AUTH_METHODS, status.authMethod) ?? 'unknown') : 'unknown';
   const keySource = typeof status.apiKeySource === 'string' ? status.apiKeySource : null;
   if (!status.loggedIn) {
     return {
@@ -335,7 +336,7 @@ export function opencodeLogin(model: string | null, env: NodeJS.ProcessEnv): Pro
   const provider = (model ?? config.model)?.split('/')[0] ?? null;
   const stored = opencodeStoredLogins(env);
   const fix = (p: string): string =>
-    `run \`opencode auth login\`${OPENCODE_PROVIDER_KEYS[p] ? ` or set ${OPENCODE_PROVIDER_KEYS[p]?.join(' or ')}` : ''}, or name another model (opencode:<provider>/<model>)`;
+    `run \`opencode auth login\`${ownValue(OPENCODE_PROVIDER_KEYS, p) ? ` or set ${ownValue(OPENCODE_PROVIDER_KEYS, p)?.join(' or ')}` : ''}, or name another model (opencode:<provider>/<model>)`;
   const state = ((): LoginState => {
     if (!provider) {
       if (Object.keys(stored).length || config.providers.length) return { loggedIn: true, auth: 'unknown', source: 'opencode auth', findings: [] };
@@ -344,12 +345,12 @@ export function opencodeLogin(model: string | null, env: NodeJS.ProcessEnv): Pro
         'run `opencode auth login`, or name a model (opencode:<provider>/<model>)',
       );
     }
-    const kind = stored[provider];
+    const kind = ownValue(stored, provider);
     if (kind) return { loggedIn: true, auth: kind === 'oauth' ? 'subscription' : 'api_key', source: 'opencode auth login', findings: [] };
-    const variable = OPENCODE_PROVIDER_KEYS[provider]?.find((name) => env[name]?.trim());
+    const variable = ownValue(OPENCODE_PROVIDER_KEYS, provider)?.find((name) => env[name]?.trim());
     if (variable) return { loggedIn: true, auth: 'api_key', source: variable, findings: [] };
     if (config.providers.includes(provider)) return { loggedIn: true, auth: 'unknown', source: 'opencode.json', findings: [] };
-    if (OPENCODE_PROVIDER_KEYS[provider]) return noLogin(`opencode has no credential for provider ${provider}`, fix(provider));
+    if (ownValue(OPENCODE_PROVIDER_KEYS, provider)) return noLogin(`opencode has no credential for provider ${provider}`, fix(provider));
     return unverified(`opencode's credential for provider ${provider} cannot be verified offline`, fix(provider));
   })();
   return Promise.resolve(state);

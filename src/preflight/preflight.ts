@@ -5,6 +5,7 @@ import { createProbe, type Probe } from '../kit/detect.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import { ADAPTER_TABLE } from '../kit/table.js';
 import { usageError } from '../errors.js';
+import { ownValue } from '../own.js';
 
 /** Output budgets the adapters use when none is configured (null: the provider decides), from the adapter table. */
 export const DEFAULT_OUTPUT_TOKENS: Record<string, number | null> = {
@@ -81,7 +82,7 @@ export function replyTokens(documentText: string): number {
 }
 
 export function outputBudget(agent: ResolvedAgent): number | null {
-  return agent.options.max_output_tokens ?? DEFAULT_OUTPUT_TOKENS[agent.adapter] ?? null;
+  return agent.options.max_output_tokens ?? ownValue(DEFAULT_OUTPUT_TOKENS, agent.adapter) ?? null;
 }
 
 /** A document the agent cannot write back whole would come back truncated: refuse it now. */

@@ -6,6 +6,7 @@
  * ~2 s of linear work plus minutes of quadratic list/quote handling.
  */
 import { CLOSE_TAG, htmlFinders, htmlHidden, inlineHidden, OPEN_TAG } from './inline-ranges.js';
+import { jsxTagEnd } from './mdx-syntax.js';
 
 export interface RegionOptions {
   /** MDX rules: no indented code, no HTML blocks but comments and script/style, ESM lines, JSX inline. */
@@ -63,9 +64,11 @@ const HTML_OPEN = [
   new RegExp(`^</?(?:${BLOCK_NAMES})(?:\\s|/?>|$)`, 'i'),
   new RegExp(`^(?:${OPEN_TAG}|${CLOSE_TAG})\\s*$`),
 ];
+/** MDX: `<pre>` and `<textarea>` are JSX like any other tag (only comments and script/style start an HTML block). */
+const JSX_ONLY = /^<(?:pre|textarea)(?:\s|>|$)/i;
 const HTML_CLOSE = [/<\/(?:script|pre|textarea|style)>/i, /-->/, /\?>/, />/, /\]\]>/];
 
-export function markdownRegions(text: string, candidates: readonly number[], opts: RegionOptions = {}): MarkdownRegions {
+export function markdownRegions(text: string, candidates: ArrayLike<number>, opts: RegionOptions = {}): MarkdownRegions {
   const mdx = opts.mdx ?? false;
   const out: MarkdownRegions = { hidden: [], literal: [], blocks: [] };
   const stack: Container[] = [];
@@ -88,6 +91,9 @@ export function markdownRegions(text: string, candidates: readonly number[], opt
   let matched = 0,
     leafOk = false,
     allClosed = true;
+  // MDX: the end of a JSX tag that opened a paragraph line and runs past it.
+  let jsxUntil = -1;
+  const NEVER = -3;
   // Thematic breaks: per line and character, where the run of only that character and spaces up to the line's end begins.
   const pureFrom = new Map<number, number>();
 
@@ -222,7 +228,7 @@ export function markdownRegions(text: string, candidates: readonly number[], opt
         break;
       }
       if (c.quote) {
-        if (indent >= 4 || text.charCodeAt(nnPos) !== GT) break;
+        if ((indent >= 4 && !mdx) || text.charCodeAt(nnPos) !== GT) break;
         afterQuoteMarker();
       } else if (indent >= c.width) advanceCols(c.width);
       else break;
@@ -232,7 +238,8 @@ export function markdownRegions(text: string, candidates: readonly number[], opt
       nonspace();
       if (leaf.t === 'code' && leaf.fence) {
         leaf.end = lineEnd;
-        if (indent < 4 && isClosingFence(text, nnPos, lineEnd, leaf.fence, leaf.len)) {
+        // MDX has no indented code, so a fence closes at any indentation (as it opens).
+        if ((indent < 4 || mdx) && isClosingFence(text, nnPos, lineEnd, leaf.fence, leaf.len)) {
           leaf.closed = true;
           closeLeaf();
         } else leaf.lines.push(pos, lineEnd);
@@ -320,7 +327,7 @@ export function markdownRegions(text: string, candidates: readonly number[], opt
       if (ch === 60) {
         const rest = text.slice(nnPos, lineEnd);
         const lazy = !allClosed && !blank && paraTip;
-        const kind = HTML_OPEN.findIndex((re, i) => (!mdx || i < 2) && re.test(rest) && (i < 6 || !(leafOk || lazy))) + 1;
+        const kind = HTML_OPEN.findIndex((re, i) => htmlStart(i, rest, mdx) && re.test(rest) && (i < 6 || !(leafOk || lazy))) + 1;
         if (kind > 0) {
           closeUnmatched();
           const l: Leaf = { t: 'html', kind, segs: [] };
@@ -376,8 +383,19 @@ export function markdownRegions(text: string, candidates: readonly number[], opt
     col = 0;
     nsFrom = -1;
     pureFrom.clear();
+    // MDX: the lines of a JSX tag that spans lines belong to it, whatever they start with
+    // (a `>` alone on its line closes the tag, it opens no block quote).
+    if (jsxUntil > start && leaf?.t === 'para') {
+      leaf.segs.push(start, end);
+      return;
+    }
     if (continueOpen() || startBlocks()) return;
     nonspace();
+    if (mdx && jsxUntil !== NEVER && text.charCodeAt(nnPos) === 60 && !blank) {
+      // A tag that never closes makes every later `<` text (as inline): the walk stays linear.
+      const tagEnd = jsxTagEnd(text, nnPos);
+      if (tagEnd > lineEnd || tagEnd === -1) jsxUntil = tagEnd === -1 ? NEVER : tagEnd;
+    }
     if (!allClosed && !blank && leaf?.t === 'para') {
       leaf.segs.push(nnPos, lineEnd);
       return;
@@ -409,6 +427,11 @@ export function markdownRegions(text: string, candidates: readonly number[], opt
   }
   closeLeaf();
   return out;
+}
+
+/** Whether HTML_OPEN[i] may start an HTML block: in MDX only comments and script/style do. */
+function htmlStart(i: number, rest: string, mdx: boolean): boolean {
+  return !mdx || i === 1 || (i === 0 && !JSX_ONLY.test(rest));
 }
 
 /** Length of the run of `ch` at p (before end). */

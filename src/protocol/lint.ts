@@ -32,14 +32,90 @@ export function noteBody(note: Note): string {
 }
 
 const HAS_WORDS = /[\p{L}\p{N}]/u;
-// Words that put forward what to write: a proposal, a replacement, an imperative edit.
+// Words that put forward what to write: a proposal, a replacement, an edit.
 const PROPOSAL =
-  /\b(?:instead|rather|replace|use|should|must|change|suggest|propose|recommend|prefer|set|cap|limit|make|require|add|remove|drop|keep|move|rename|say|write|state|split|merge|delete|allow|raise|lower|reduce|increase|switch|define|specify|mention|document|better)\b/i;
+  /\b(?:instead|rather|replace|use|change|suggest|propose|recommend|prefer|set|cap|limit|make|require|add|remove|drop|keep|move|rename|say|write|state|split|merge|delete|allow|raise|lower|reduce|increase|switch|define|specify|mention|document)\b/i;
+// Words that propose only when the clause does not hedge them ("should be 7 days" proposes; "should reconsider" does not).
+const WEAK_PROPOSAL = /\b(?:should|must|better)\b/i;
+const HEDGE = /\b(?:reconsider|revisit|rethink|re-?evaluate|not sure|unsure|not convinced|doubt|wonder)\b/i;
+// Clauses: sentences, and the parts of one joined by `;`, `:` or a dash.
+const CLAUSE = /(?<=[.!?])\s+|\s*[;:]\s+|\s+[-\u2013\u2014]+\s+/;
+// A clause that is only a value: "7 days.", "2", "`json`".
+const VALUE_ONLY = /^(?:\d[\d.,:%]*|`[^`]+`|"[^"]+")(?:\s+[\p{L}]+){0,2}[.!]?$/u;
+// Words that cannot open an imperative clause: determiners, pronouns, auxiliaries and
+// modals, prepositions, conjunctions, negations, number words and common sentence
+// adverbs and interjections. A clause opening with another word in its base form (not
+// -s, -ed, -ing or -ly) and not followed by an auxiliary is read as an imperative, so a
+// proposal needs no verb list ("Expire tokens after 7 idle days", "Throw a typed error").
+const NOT_IMPERATIVE = new Set(
+  (
+    'the a an this that these those each every all both some any no none another other such my our your their his her its ' +
+    "i i'm i'd i've i'll we we're we'd we've you you're they they're he she it it's there here there's that's what which who whom whose why how when where whether " +
+    'is are was were be been being am do does did has have had will would can could should shall may might must ' +
+    "don't doesn't didn't can't cannot won't isn't aren't wasn't weren't shouldn't wouldn't couldn't hasn't haven't " +
+    'in on at for with without from to by of as about after before under over per via than into onto within between ' +
+    'and but or so because if unless although though while also too not nor yes very quite rather maybe perhaps probably likely ' +
+    'honestly really sadly unfortunately currently today now still again already even only hmm ok okay well nit note agreed ' +
+    'one two three four five six seven eight nine ten twenty thirty hundred thousand'
+  ).split(' '),
+);
+// Words a clause may open with before its verb: "Please use ...", "Then drop ...".
+const LEAD_IN = new Set(['please', 'just', 'then', 'instead', 'so', 'and', 'but', 'also', 'simply']);
+// After a subject: the clause is a statement, not an imperative ("Security will not approve", "Port 8080 is taken").
+const AUXILIARY = new Set('is are was were will would can could should shall may might must does do did has have had seems looks feels needs gets'.split(' '));
+
+/** The clause opens with a verb in its base form: an imperative, so a proposal. */
+function imperative(clause: string): boolean {
+  const words = clause
+    .replace(/^[\s"'“(*_]+/, '')
+    .split(/\s+/)
+    .map((w) => w.replace(/[.!?,"'”)*_]+$/, '').toLowerCase());
+  let i = 0;
+  while (i < words.length - 1 && LEAD_IN.has(words[i]!)) i++;
+  const verb = words[i] ?? '';
+  const next = words[i + 1];
+  if (next === undefined || !/^[a-z][a-z-]*$/.test(verb) || NOT_IMPERATIVE.has(verb) || AUXILIARY.has(next)) return false;
+  // A word followed by a comma is an aside ("Hmm, ..."), not a verb.
+  if (new RegExp(`^[\\s"'“(*_]*(?:\\S+\\s+){${i}}\\S+,`).test(clause)) return false;
+  return !/(?:[^s]s|ed|ing|ly)$/.test(verb);
+}
+
+/** A clause that says what to write: a proposal word, an unhedged should/must/better, an imperative, or a bare value. */
+function proposes(clause: string): boolean {
+  if (PROPOSAL.test(clause)) return true;
+  if (WEAK_PROPOSAL.test(clause) && !HEDGE.test(clause)) return true;
+  return imperative(clause) || VALUE_ONLY.test(clause.trim());
+}
+
 // Two labelled readings: (A) ... (B) ..., (1) ... (2) ...
 const LABELLED = /\((?:[A-Za-z]|\d{1,2})\)[\s\S]*\((?:[A-Za-z]|\d{1,2})\)/;
 const ALTERNATIVE = /\b(?:or|versus|vs)\b/i;
 // A yes/no question: a sentence that opens with an auxiliary verb and ends with `?`.
 const YES_NO = /(?:^|[.!?:]\s+)["'“]?(?:is|are|was|were|do|does|did|should|shall|can|could|will|would|must|may|has|have|had)\b[^.!?]*\?/i;
+// A request put as a question ("Can you explain ...?") asks for an open answer.
+const REQUEST = /^["'“]?(?:can|could|would|will)\s+(?:you|someone|we)\b/i;
+// An open question ("What happens on error or timeout?"): its `or` joins the things asked about, not the answers.
+const OPEN_QUESTION = /^["'“]?(?:what|how|why|who|where|when)\b/i;
+
+/** The question sentences of a note (each up to and including its `?`). */
+function questions(body: string): string[] {
+  return body.match(/[^.!?]*\?/g)?.map((q) => q.trim()) ?? [];
+}
+
+/** The note offers its answers: labelled readings, alternatives the question lists, or a yes/no question. */
+function closedQuestion(body: string): boolean {
+  if (LABELLED.test(body)) return true;
+  const asked = questions(body);
+  // A statement offering alternatives ("UTC or local.") is closed too.
+  if (asked.length === 0) return ALTERNATIVE.test(body);
+  return asked.some((q) => {
+    if (REQUEST.test(q)) return false;
+    if (YES_NO.test(q)) return true;
+    if (!ALTERNATIVE.test(q)) return false;
+    // "What format: JSON or YAML?" lists the answers after a colon, comma or dash.
+    return !OPEN_QUESTION.test(q) || /[:,\u2013\u2014-]\s[^:,]*\b(?:or|versus|vs)\b/i.test(q);
+  });
+}
 
 function empty(note: Note): boolean {
   return !HAS_WORDS.test(noteBody(note));
@@ -59,7 +135,9 @@ export const LINT_RULES: readonly LintRule[] = [
     summary: 'a [CONTESTED] note that objects without a concrete alternative',
     help: 'add what to write instead ("Cap retries at two.", "Use 7 days instead.")',
     check: (note) =>
-      note.kind === 'CONTESTED' && !empty(note) && !PROPOSAL.test(noteBody(note)) ? '[CONTESTED] says what is wrong but not what to write instead' : null,
+      note.kind === 'CONTESTED' && !empty(note) && !noteBody(note).split(CLAUSE).some(proposes)
+        ? '[CONTESTED] says what is wrong but not what to write instead'
+        : null,
   },
   {
     id: 'open-ended',
@@ -68,9 +146,7 @@ export const LINT_RULES: readonly LintRule[] = [
     help: 'spell out the readings ("(A) ... (B) ...") or ask a question with a finite answer ("... or ...?", a yes/no question)',
     check: (note) => {
       if (note.kind !== 'CLARIFY' || empty(note)) return null;
-      const body = noteBody(note);
-      const closed = LABELLED.test(body) || ALTERNATIVE.test(body) || YES_NO.test(body);
-      return closed ? null : '[CLARIFY] asks an open question: name two readings or the possible answers';
+      return closedQuestion(noteBody(note)) ? null : '[CLARIFY] asks an open question: name two readings or the possible answers';
     },
   },
   {
@@ -92,6 +168,7 @@ export const LINT_RULES: readonly LintRule[] = [
     help: 'write the marker in upper case with plain brackets, e.g. [CLARIFY]',
     check: (note, source) => {
       const canonical = `[${note.kind}]`;
+      if (note.disguise !== undefined) return `${canonical} is disguised by ${note.disguise}: it reads as a note, and counts as one`;
       let slashes = 0;
       while (source.charCodeAt(note.offset - 1 - slashes) === 92) slashes++;
       if (source.startsWith(canonical, note.offset) && slashes % 2 === 0) return null;

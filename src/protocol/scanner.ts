@@ -5,6 +5,7 @@
  * literal occurrence. See docs/scanning.md for the user-facing rules.
  */
 import { markdownRegions } from './code-ranges.js';
+import { disguisedMarkers } from './disguise.js';
 
 export { diffNotes, noteKey } from './notes-diff.js';
 
@@ -28,6 +29,8 @@ export interface Note {
   refersTo: { line: number; text: string } | null;
   /** The marker starts its line's text after list, quote and emphasis prefixes. */
   canonical: boolean;
+  /** Set when the marker is disguised (an invisible or look-alike character in its spelling): what disguised it. */
+  disguise?: string;
 }
 
 export interface ScanOptions {
@@ -60,15 +63,101 @@ export function mdxForPath(path: string | undefined): boolean {
   return path !== undefined && /\.mdx$/i.test(path);
 }
 
-function markerPattern(extra: readonly string[], markdown: boolean): RegExp {
+/** The marker names as pattern alternatives: names match in any case, bracket references only as written (so no 'i' flag). */
+function markerNames(extra: readonly string[]): string {
   const names = new Set([...DEFAULT_MARKERS, ...extra].filter((n) => n !== '').map((n) => n.toUpperCase()));
-  // Names match in any case, bracket references only as written: so no 'i' flag.
   const anyCase = (c: string): string =>
     c.toLowerCase() !== c.toUpperCase() ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-  const alternatives = [...names].map((n) => [...n].map(anyCase).join(''));
+  return [...names].map((n) => [...n].map(anyCase).join('')).join('|');
+}
+
+function markerPattern(names: string, markdown: boolean): RegExp {
   const open = markdown ? `\\[|${OPEN_REF}` : '\\[';
   const close = markdown ? `\\]|${CLOSE_REF}` : '\\]';
-  return new RegExp(`(?:${open})(${alternatives.join('|')})(?:${close})`, 'g');
+  return new RegExp(`(?:${open})(${names})(?:${close})`, 'g');
+}
+
+/**
+ * The markers found in a text, in text order, kept in typed arrays: one long line may hold
+ * hundreds of thousands of them, and an object each would cost many times the text.
+ */
+class Candidates {
+  size = 0;
+  index = new Int32Array(16);
+  /** Length in the text. */
+  length = new Int32Array(16);
+  /** Index into `names`: the name as written (as it reads, when disguised). */
+  name = new Int32Array(16);
+  /** 1 when written `[name]` with plain brackets (the only form read inside an autolink). */
+  plain = new Uint8Array(16);
+  names: string[] = [];
+  /** What disguised the marker at a position, for the few that are. */
+  disguise = new Map<number, string>();
+  private ids = new Map<string, number>();
+
+  push(index: number, length: number, name: string, plain: boolean, disguise?: string): void {
+    if (this.size === this.index.length) {
+      const grow = <T extends Int32Array | Uint8Array>(a: T): T => {
+        const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.index = grow(this.index);
+      this.length = grow(this.length);
+      this.name = grow(this.name);
+      this.plain = grow(this.plain);
+    }
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = this.names.push(name) - 1;
+      this.ids.set(name, id);
+    }
+    const k = this.size++;
+    this.index[k] = index;
+    this.length[k] = length;
+    this.name[k] = id;
+    this.plain[k] = plain ? 1 : 0;
+    if (disguise !== undefined) this.disguise.set(k, disguise);
+  }
+}
+
+/** The last names and patterns built: a scan of many files builds them once. */
+let patterns: { key: string; names: string; markdown: RegExp; plain: RegExp } | undefined;
+
+function markerPatterns(markers: readonly string[]): { names: string; markdown: RegExp; plain: RegExp } {
+  const key = markers.join('\n');
+  if (patterns?.key !== key) {
+    const names = markerNames(markers);
+    patterns = { key, names, markdown: markerPattern(names, true), plain: markerPattern(names, false) };
+  }
+  return patterns;
+}
+
+/** Every marker spelling in the text, disguised ones included, in text order. */
+function candidates(text: string, markers: readonly string[], markdown: boolean): Candidates {
+  const { names, ...re } = markerPatterns(markers);
+  const pattern = markdown ? re.markdown : re.plain;
+  const found = new Candidates();
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+    const name = m[1]!;
+    found.push(m.index, m[0].length, name, m[0].length === name.length + 2 && text.charCodeAt(m.index) === 91);
+  }
+  pattern.lastIndex = 0;
+  const disguised = disguisedMarkers(text, found.index.subarray(0, found.size), { markdown, names });
+  if (disguised.length === 0) return found;
+  // Both are in text order: merge them.
+  const all = new Candidates();
+  let d = 0;
+  for (let k = 0; k <= found.size; k++) {
+    const next = k < found.size ? found.index[k]! : Number.POSITIVE_INFINITY;
+    for (; d < disguised.length && disguised[d]!.index < next; d++) {
+      const x = disguised[d]!;
+      all.push(x.index, x.end - x.index, x.name, false, x.disguise);
+    }
+    if (k < found.size) all.push(found.index[k]!, found.length[k]!, found.names[found.name[k]!]!, found.plain[k] === 1);
+  }
+  return all;
 }
 
 /** A character reference after an odd number of backslashes is escaped text, not a bracket. */
@@ -79,33 +168,50 @@ function escapedReference(text: string, offset: number): boolean {
 }
 
 export function scanNotes(input: string, opts: ScanOptions = {}): Note[] {
+  return Array.from(noteStream(input, opts));
+}
+
+/** The notes of scanNotes one at a time, none kept: a caller that prints them holds one at once. */
+export function* noteStream(input: string, opts: ScanOptions = {}): Generator<Note, void, undefined> {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   const markdown = (opts.syntax ?? 'markdown') === 'markdown';
   // The cheap pre-check: no marker at all means no parsing at all.
-  const found = [...text.matchAll(markerPattern(opts.markers ?? [], markdown))].filter((m) => !(markdown && escapedReference(text, m.index)));
-  if (found.length === 0) return [];
-  const offsets = found.map((m) => m.index);
+  const c = candidates(text, opts.markers ?? [], markdown);
+  // Positions into c of the markers to read: not escaped references, then not hidden.
+  const pos = new Int32Array(c.size);
+  let n = 0;
+  for (let k = 0; k < c.size; k++) if (!(markdown && escapedReference(text, c.index[k]!))) pos[n++] = k;
+  if (n === 0) return;
+  const offsets = new Int32Array(n);
+  for (let k = 0; k < n; k++) offsets[k] = c.index[pos[k]!]!;
   const regions = markdown ? markdownRegions(text, offsets, { mdx: opts.mdx ?? false }) : undefined;
   const hidden = regions?.hidden ?? [];
   const literal = regions?.literal ?? [];
-  // In an autolink only the plain `[name]` is a marker.
-  const visible = found.filter((m) => !isHidden(hidden, m.index) && (m[0] === `[${m[1]}]` || !isHidden(literal, m.index)));
+  let visible = 0;
+  for (let k = 0; k < n; k++) {
+    const i = pos[k]!;
+    // In an autolink only the plain `[name]` is a marker.
+    if (!isHidden(hidden, c.index[i]!) && (c.plain[i] === 1 || !isHidden(literal, c.index[i]!))) pos[visible++] = i;
+  }
   const lines = lineIndex(text);
   const blocks = regions?.blocks ?? [];
   let block = 0;
   const above = refersToCache(text, lines, markdown);
 
-  return visible.map((m, i) => {
-    const offset = m.index;
+  for (let v = 0; v < visible; v++) {
+    const i = pos[v]!;
+    const offset = c.index[i]!;
+    const length = c.length[i]!;
+    const name = c.names[c.name[i]!]!;
     const line = lineAt(lines.starts, offset);
     const lineStart = lines.starts[line]!;
-    const limit = visible[i + 1]?.index ?? text.length;
+    const limit = v + 1 < visible ? c.index[pos[v + 1]!]! : text.length;
     let segs: number[];
     if (markdown) {
       while (block < blocks.length && last(blocks[block]!) <= offset) block++;
       const b = blocks[block];
       segs = b && b[0]! <= offset ? b : [offset, lines.ends[line]!];
-    } else if (opts.syntax === 'json') segs = jsonString(text, lines, line, offset, offset + m[0].length);
+    } else if (opts.syntax === 'json') segs = jsonString(text, lines, line, offset, offset + length);
     else if (opts.syntax === 'yaml' && yamlComment(text, lineStart, offset)) segs = yamlCommentLines(text, lines, line, offset, limit);
     else segs = plainParagraph(text, lines, line, offset, limit);
     CANONICAL_PREFIX.lastIndex = lineStart;
@@ -116,17 +222,20 @@ export function scanNotes(input: string, opts: ScanOptions = {}): Note[] {
         : opts.syntax === 'yaml'
           ? YAML_NOTE_START.test(text.slice(lineStart, offset))
           : CANONICAL_PREFIX.lastIndex === offset;
-    return {
-      kind: m[1]!.toUpperCase(),
+    const note: Note = {
+      kind: name.toUpperCase(),
       line: line + 1,
       column: offset - lineStart + 1,
       offset,
-      // The marker as it renders, `[name]`, then the rest of the note as written.
-      text: collect(text, segs, offset + m[0].length, limit, `[${m[1]}]`),
+      // The marker as it renders (as it reads, when disguised), `[name]`, then the rest of the note as written.
+      text: collect(text, segs, offset + length, limit, `[${name}]`),
       refersTo: above(line),
       canonical,
     };
-  });
+    const disguise = c.disguise.get(i);
+    if (disguise !== undefined) note.disguise = disguise;
+    yield note;
+  }
 }
 
 export interface Lines {
@@ -224,7 +333,15 @@ function plainParagraph(text: string, lines: Lines, line: number, offset: number
   return segs;
 }
 
+/** Whitespace collect must normalise: a run of two, or any but a plain space. */
+const UNEVEN_SPACE = /\s\s|[^\S ]/;
+
 function collect(text: string, segs: number[], from: number, to: number, head: string): string {
+  // The common case, a note within one segment with single spaces: one slice.
+  if (segs.length === 2 && segs[0]! <= from && to <= segs[1]!) {
+    const body = text.slice(from, to);
+    if (!UNEVEN_SPACE.test(body)) return `${head}${body}`.trim();
+  }
   const parts: string[] = [head];
   // Start at the segment holding `from`: one long paragraph may hold thousands of notes.
   let lo = 0,

@@ -2,7 +2,14 @@ import { esc } from './escape.js';
 import { diffLines, splitLines, type DiffOp } from '../text/line-diff.js';
 
 type Cell = { n: number; text: string; kind: 'eq' | 'del' | 'ins' } | null;
-type Row = { left: Cell; right: Cell } | { skipped: number };
+type Row = { left: Cell; right: Cell } | { skipped: number } | { omitted: number };
+
+/**
+ * The most rows one table shows. A page is for reading: a change of every line of a
+ * 2 MB document would make a page of over 100 MB (and take a minute to build), so the rest
+ * is one row that says how many lines it holds and where to see them.
+ */
+export const MAX_DIFF_ROWS = 5_000;
 
 /** Pairs removed and added lines of one change block so they sit side by side. */
 function toRows(ops: DiffOp[]): { left: Cell; right: Cell }[] {
@@ -54,6 +61,13 @@ function fold(rows: { left: Cell; right: Cell }[], context: number, notes: NoteL
   return out;
 }
 
+/** The lines rows stand for: a folded row its unchanged lines, any other row one line. */
+function linesIn(rows: readonly Row[]): number {
+  let n = 0;
+  for (const r of rows) n += 'skipped' in r ? r.skipped : 1;
+  return n;
+}
+
 /** One side's cells; with an anchor, the line number cell has the id `<anchor>-<a|b><line>` a link can point at. */
 function cell(c: Cell, notes: ReadonlySet<number>, id: string | null): string {
   if (!c) return '<td class="ln"></td><td class="tx empty"></td>';
@@ -72,16 +86,19 @@ export function sideBySide(
   labels: { before: string; after: string },
   opts: { context?: number; anchor?: string } = {},
 ): string {
-  const rows = fold(toRows(diffLines(splitLines(before), splitLines(after))), opts.context ?? 3, notes);
+  const folded = fold(toRows(diffLines(splitLines(before), splitLines(after))), opts.context ?? 3, notes);
+  const rows: Row[] = folded.length > MAX_DIFF_ROWS ? [...folded.slice(0, MAX_DIFF_ROWS), { omitted: linesIn(folded.slice(MAX_DIFF_ROWS)) }] : folded;
   const [a, b] = opts.anchor ? [`${opts.anchor}-a`, `${opts.anchor}-b`] : [null, null];
   const body = rows
     .map((r) =>
-      'skipped' in r
-        ? `<tr class="skip"><td colspan="4">&#8943; ${r.skipped} unchanged line${r.skipped === 1 ? '' : 's'}</td></tr>`
-        : `<tr>${cell(r.left, notes.before, a)}${cell(r.right, notes.after, b)}</tr>`,
+      'omitted' in r
+        ? `<tr class="skip"><td colspan="4">&#8943; ${r.omitted} more line${r.omitted === 1 ? '' : 's'} not shown here: <code>bounce diff</code> prints the whole change</td></tr>`
+        : 'skipped' in r
+          ? `<tr class="skip"><td colspan="4">&#8943; ${r.skipped} unchanged line${r.skipped === 1 ? '' : 's'}</td></tr>`
+          : `<tr>${cell(r.left, notes.before, a)}${cell(r.right, notes.after, b)}</tr>`,
     )
     .join('\n');
-  const changed = rows.some((r) => !('skipped' in r) && (r.left?.kind !== 'eq' || r.right?.kind !== 'eq'));
+  const changed = rows.some((r) => 'omitted' in r || (!('skipped' in r) && (r.left?.kind !== 'eq' || r.right?.kind !== 'eq')));
   return (
     `<table class="diff"><colgroup><col class="lnc"><col><col class="lnc"><col></colgroup>` +
     `<thead><tr><th colspan="2">before: ${esc(labels.before)}</th><th colspan="2">after: ${esc(labels.after)}</th></tr></thead>` +

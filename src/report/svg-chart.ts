@@ -1,4 +1,5 @@
 import { esc } from './escape.js';
+import { maxOf } from '../arrays.js';
 
 export interface Series {
   label: string;
@@ -28,8 +29,14 @@ function labelLines(label: string): string[] {
  * the one after it (an interrupted attempt does not break it).
  */
 export function lineChart(title: string, xLabels: string[], s: Series): string {
-  const max = Math.max(1, ...s.values.map((v) => v ?? 0));
-  const widest = Math.max(0, ...xLabels.flatMap(labelLines).map((l) => l.length * CHAR_PX));
+  const max = maxOf(
+    1,
+    s.values.map((v) => v ?? 0),
+  );
+  const widest = maxOf(
+    0,
+    xLabels.flatMap(labelLines).map((l) => l.length * CHAR_PX),
+  );
   const step = Math.max(MIN_STEP, widest + 10);
   const left = Math.max(PAD.left, widest / 2 + 4);
   const right = Math.max(28, widest / 2 + 4);

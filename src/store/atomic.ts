@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** A file written beside its target and not yet renamed over it. */
@@ -10,7 +10,11 @@ export interface Staged {
   abort(): void;
 }
 
-/** A hidden name beside `path` for a file that is about to replace it: `.<name>.<pid>.<8 hex>.<tag>`. */
+/**
+ * A hidden name beside `path` for a file that is about to replace it: `.<name>.<pid>.<8 hex>.<tag>`.
+ * The one place temporary names are made (the random part makes them hard to guess, the
+ * exclusive open below makes a guessed one harmless).
+ */
 export function siblingName(path: string, tag: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.${tag}`);
 }
@@ -24,6 +28,23 @@ export function stagedBy(name: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** Created, never opened if it exists, never followed if it is a symlink (O_EXCL and O_NOFOLLOW). */
+const NEW_FILE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+/** Names tried before an existing file at every one of them is reported. */
+const NAME_TRIES = 4;
+
+/** Opens a new temporary file beside `path`; a file or symlink already at a name is left alone and another name tried. */
+function openNew(path: string, mode: number): { tmp: string; fd: number } {
+  for (let attempt = 1; ; attempt++) {
+    const tmp = siblingName(path, 'tmp');
+    try {
+      return { tmp, fd: openSync(tmp, NEW_FILE, mode) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= NAME_TRIES) throw err;
+    }
+  }
+}
+
 export interface StageOptions {
   /** Set the file's mode; otherwise it gets the usual 0666 less the umask. */
   mode?: number;
@@ -35,13 +56,13 @@ export interface StageOptions {
 }
 
 /**
- * Writes `data` to a new hidden file beside `path`. The file is created exclusively, so a
- * symlink planted at its name is never followed.
+ * Writes `data` to a new hidden file beside `path`. The file is created exclusively and
+ * without following symlinks, so whatever is planted at its name (a symlink, a file) is
+ * never written through: another name is tried, and after a few an EEXIST error is thrown.
  */
 export function stageFile(path: string, data: string | Uint8Array, opts: StageOptions | number = {}): Staged {
   const { mode, sync = true } = typeof opts === 'number' ? { mode: opts } : opts;
-  const tmp = siblingName(path, 'tmp');
-  const fd = openSync(tmp, 'wx', mode ?? 0o666);
+  const { tmp, fd } = openNew(path, mode ?? 0o666);
   try {
     writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
     if (mode !== undefined) fchmodSync(fd, mode);

@@ -72,6 +72,11 @@ export const DispatchRefSchema = z
     duration_ms: z.number().int().nonnegative().nullable(),
     usage: UsageTotalsSchema.nullable(),
     record: z.string().nullable(),
+    /** The sha256 of the record as last written (src/audit/binding.ts); absent in runs made before bounce bound its records. */
+    record_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
   })
   .strict();
 export type DispatchRef = z.infer<typeof DispatchRefSchema>;

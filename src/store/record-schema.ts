@@ -206,11 +206,37 @@ export const OutcomeSchema = z
   .strict();
 export type DispatchOutcome = z.infer<typeof OutcomeSchema>;
 
+/**
+ * The sha256 of each group of run.json fields a resume acts on (src/audit/binding.ts says
+ * which fields): what the run was bound to when it was written.
+ */
+export const BoundFieldsSchema = z.object({ agents: Sha, policy: Sha, output: Sha, input: Sha }).strict();
+export type BoundFields = z.infer<typeof BoundFieldsSchema>;
+
+/**
+ * A record's place in the run's chain: the sha256 of the file before it (the previous record
+ * as written, or `audit/binding.yaml` for the first) and what run.json was bound to when the
+ * dispatch was issued. Absent in records made before bounce bound its runs.
+ */
+export const RecordBindingSchema = z.object({ previous: Sha.nullable(), run: BoundFieldsSchema }).strict();
+export type RecordBinding = z.infer<typeof RecordBindingSchema>;
+
+/** `audit/binding.yaml`: written once, with the run folder; the head of the chain of records. */
+export const RunBindingSchema = z
+  .object({
+    run_id: z.string().min(1),
+    original: z.object({ path: z.string().min(1), sha256: Sha }).strict(),
+    run: BoundFieldsSchema,
+  })
+  .strict();
+export type RunBinding = z.infer<typeof RunBindingSchema>;
+
 export const DispatchRecordSchema = z
   .object({
     request: RequestSchema,
     response: ResponseSchema.nullable(),
     outcome: OutcomeSchema,
+    binding: RecordBindingSchema.optional(),
   })
   .strict()
   .superRefine((rec, ctx) => {

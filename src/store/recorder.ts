@@ -1,12 +1,21 @@
 import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { buildRequest, buildResponse, type DispatchEnd, type DispatchStart, recordPath, renderRecord } from './dispatch-record.js';
-import type { DispatchRecord, DispatchRequest } from './record-schema.js';
+import {
+  buildRequest,
+  buildResponse,
+  type DispatchEnd,
+  readRecord,
+  type DispatchStart,
+  recordPath,
+  renderRecord,
+} from './dispatch-record.js';
 import { countLines, type Lines, lineView } from '../text/lines.js';
+import { BINDING_FILE, boundFields, type Redact, renderRunBinding } from '../audit/binding.js';
+import type { DispatchRecord, DispatchRequest, RecordBinding } from './record-schema.js';
 import type { FinalStatus } from '../vocabulary.js';
 import { redactCounting } from '../redact.js';
 import { VERSION } from '../version.js';
-import { writeFileAtomic } from './atomic.js';
+import { siblingName, writeFileAtomic } from './atomic.js';
 import { sha256 } from './hash.js';
 import { clearLeftovers, trackGroups } from './leftovers.js';
 import { acquireLock } from './lock.js';
@@ -38,7 +47,7 @@ import { RUN_DIR_MODE, RUN_FILE_MODE } from './run-folder.js';
  * pending becomes `error` (docs/run-folder.md, "Crashes and resume").
  */
 
-export type WriteKind = 'folder' | 'artifact' | 'record' | 'manifest' | 'log';
+export type WriteKind = 'folder' | 'artifact' | 'record' | 'binding' | 'manifest' | 'log';
 
 export interface RecorderOptions {
   /** Fault injection for tests: called before every write; a throw there stands for a crash at that point. */
@@ -173,6 +182,10 @@ export class RunRecorder {
   private readonly texts = new Map<string, string>();
   private readonly requests = new Map<string, DispatchRequest>();
   private readonly passInputs = new Map<number, { file: string; sha256: string }>();
+  /** Each open dispatch's place in the chain of records, kept from its pending record to its outcome. */
+  private readonly bindings = new Map<string, RecordBinding>();
+  /** The sha256 of the newest file of the chain (audit/binding.yaml, then each record as written). */
+  private chainTip: string | null = null;
   private dead = false;
   /** processes.json names the agents' process groups while the run holds its lock (src/store/leftovers.ts). */
   private readonly untrack: () => void;
@@ -194,7 +207,7 @@ export class RunRecorder {
     const step = (kind: WriteKind, name: string): void => opts.beforeWrite?.(kind, name);
     if (!existsSync(runsDir)) {
       mkdirSync(runsDir, { recursive: true });
-      writeFileSync(join(runsDir, '.gitignore'), '*\n');
+      writeGitignore(runsDir);
     }
     const dir = join(runsDir, o.run_id);
     if (existsSync(dir)) throw new Error(`run folder ${dir} exists already`);
@@ -225,8 +238,10 @@ export class RunRecorder {
       notes_left: null,
       error: null,
     };
-    const tmp = join(runsDir, `.${o.run_id}.tmp`);
+    // A name no one can plant a symlink at in advance; mkdir never follows one anyway.
+    const tmp = siblingName(dir, 'tmp');
     mkdirSync(tmp, { mode: RUN_DIR_MODE });
+    let binding: string;
     try {
       step('artifact', o.original);
       writeFileAtomic(join(tmp, o.original), o.originalText, RUN_FILE_MODE);
@@ -237,6 +252,8 @@ export class RunRecorder {
       }
       step('manifest', MANIFEST_FILE);
       writeManifest(tmp, manifest);
+      step('binding', BINDING_FILE);
+      binding = writeBinding(tmp, manifest, (t) => redactCounting(t, opts.secrets ?? []).text);
       appendLog(join(tmp, 'run.log'), o.logLine);
       step('folder', o.run_id);
       renameSync(tmp, dir);
@@ -245,6 +262,7 @@ export class RunRecorder {
       throw err;
     }
     const rec = new RunRecorder(dir, manifest, opts, acquireLock(dir));
+    rec.chainTip = binding;
     rec.remember(o.original, o.originalText);
     for (const c of o.contextTexts ?? []) rec.remember(c.file, c.text);
     return rec;
@@ -270,6 +288,10 @@ export class RunRecorder {
       const reconciled = reconcile(runDir, manifest, {
         writeRecord: (rel, record) => rec.writeRecord(rel, record),
       });
+      // The records reconciling rewrote or adopted are anchored again as they now stand.
+      for (const ref of manifest.pass_records.flatMap((p) => p.dispatches))
+        if (reconciled.includes(ref.id) && ref.record && existsSync(rec.path(ref.record))) ref.record_sha256 = sha256(readFileSync(rec.path(ref.record)));
+      rec.chainTip = rec.findChainTip();
       if (resume.extension) extend(manifest, resume.extension, new Date());
       manifest.status = 'running';
       // The breaker starts closed again: its cause was the user's to fix. An open one is counted as reopened.
@@ -354,8 +376,10 @@ export class RunRecorder {
   startDispatch(passIndex: number, start: DispatchStart): void {
     const request = buildRequest(start, (rel) => this.factsOf(rel));
     const rel = recordPath(start.id, start.issuedAt);
-    this.writeRecord(rel, { request, response: null, outcome: { status: 'pending', reason: null, graded_at: null, grade: null } });
+    const binding: RecordBinding = { previous: this.chainTip, run: boundFields(this.m, (t) => this.redact(t)) };
+    const recordSha = this.writeRecord(rel, { request, response: null, outcome: { status: 'pending', reason: null, graded_at: null, grade: null }, binding });
     this.requests.set(start.id, request);
+    this.bindings.set(start.id, binding);
     const ref: DispatchRef = {
       id: start.id,
       kind: start.kind,
@@ -366,6 +390,7 @@ export class RunRecorder {
       duration_ms: null,
       usage: null,
       record: rel,
+      record_sha256: recordSha,
     };
     this.pass(passIndex).dispatches.push(ref);
     this.m.totals.dispatches += 1;
@@ -386,12 +411,16 @@ export class RunRecorder {
       (r) => this.factsOf(r),
       (r) => this.linesOf(r),
     );
-    this.writeRecord(rel, { request, response, outcome: { status: end.status, reason: end.reason, graded_at: null, grade: null } });
+    // The outcome keeps the binding its pending record was written with.
+    const binding = this.bindings.get(id) ?? readRecord(this.path(rel)).binding;
+    this.bindings.delete(id);
+    const recordSha = this.writeRecord(rel, { request, response, outcome: { status: end.status, reason: end.reason, graded_at: null, grade: null }, binding });
     const pass = this.pass(passIndex);
     const ref = pass.dispatches.find((d) => d.id === id);
     if (!ref) throw new Error(`dispatch ${id} was never started`);
     ref.status = end.status;
     ref.reason = end.reason;
+    ref.record_sha256 = recordSha;
     ref.duration_ms = Math.max(0, Math.round(end.durationMs));
     const agent = this.m.agents[end.start.role];
     if (tally.usage) {
@@ -458,11 +487,36 @@ export class RunRecorder {
     writeManifest(this.dir, this.m, (json) => this.redact(json), validate);
   }
 
-  private writeRecord(rel: string, record: DispatchRecord): void {
+  /** Writes a dispatch record; returns the sha256 of what it wrote, the chain's new tip. */
+  private writeRecord(rel: string, record: DispatchRecord): string {
     this.step('record', rel);
     const path = this.path(rel);
     mkdirSync(dirname(path), { recursive: true, mode: RUN_DIR_MODE });
-    writeFileAtomic(path, this.redact(renderRecord(record), rel), RUN_FILE_MODE);
+    const text = this.redact(renderRecord(record), rel);
+    writeFileAtomic(path, text, RUN_FILE_MODE);
+    this.chainTip = sha256(text);
+    return this.chainTip;
+  }
+
+  /**
+   * Where a resumed run's chain goes on from: its newest record (run.json lists them in the
+   * order they were written, once reconciled), else audit/binding.yaml, written now for a run
+   * made before bounce bound its runs.
+   */
+  private findChainTip(): string | null {
+    const rels = this.m.pass_records.flatMap((p) => p.dispatches.map((d) => d.record)).filter((r): r is string => r !== null && existsSync(this.path(r)));
+    const newest = rels.at(-1);
+    if (newest) {
+      if (!existsSync(this.path(BINDING_FILE))) this.saveBinding();
+      return sha256(readFileSync(this.path(newest)));
+    }
+    if (existsSync(this.path(BINDING_FILE))) return sha256(readFileSync(this.path(BINDING_FILE)));
+    return this.saveBinding();
+  }
+
+  private saveBinding(): string {
+    this.step('binding', BINDING_FILE);
+    return writeBinding(this.dir, this.m, (t) => this.redact(t));
   }
 
   private remember(name: string, text: string): void {
@@ -488,6 +542,23 @@ export class RunRecorder {
   private linesOf(rel: string): Lines | null {
     const text = this.texts.get(rel) ?? (existsSync(this.path(rel)) ? readFileSync(this.path(rel), 'utf8') : null);
     return text === null ? null : lineView(text);
+  }
+}
+
+/** Writes audit/binding.yaml into a run folder; returns the sha256 of what it wrote. */
+function writeBinding(dir: string, manifest: RunManifest, redact: Redact): string {
+  const text = renderRunBinding(manifest, redact);
+  mkdirSync(join(dir, dirname(BINDING_FILE)), { recursive: true, mode: RUN_DIR_MODE });
+  writeFileAtomic(join(dir, BINDING_FILE), text, RUN_FILE_MODE);
+  return sha256(text);
+}
+
+/** The runs dir's `.gitignore`, created exclusively: whatever is at its name already (a symlink, say) is left alone. */
+function writeGitignore(runsDir: string): void {
+  try {
+    writeFileSync(join(runsDir, '.gitignore'), '*\n', { flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
 }
 

@@ -22,7 +22,8 @@ export function diffLines(a: readonly string[], b: readonly string[]): DiffOp[] 
   while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
   const ops: DiffOp[] = [];
   for (let i = 0; i < pre; i++) ops.push({ type: 'equal', line: a[i]!, a: i, b: i });
-  ops.push(...myers(a.slice(pre, a.length - suf), b.slice(pre, b.length - suf), pre));
+  // A loop, not push(...): a spread of a long edit script overflows the call stack.
+  for (const op of myers(a.slice(pre, a.length - suf), b.slice(pre, b.length - suf), pre)) ops.push(op);
   for (let k = suf; k > 0; k--) ops.push({ type: 'equal', line: a[a.length - k]!, a: a.length - k, b: b.length - k });
   return ops;
 }

@@ -8,6 +8,7 @@ import type { CostSource, FinalStatus } from '../vocabulary.js';
 import { combineCostSources } from '../prices.js';
 import { fitText } from './progress.js';
 import { type RefineJson, runJson } from './run-summary.js';
+import { maxOf } from '../arrays.js';
 
 /** How a batch ended: the worst of its runs (interrupted, then failed, then not converged), or `empty` with no document. */
 export type BatchStatus = FinalStatus | 'empty';
@@ -256,7 +257,12 @@ export function batchSummary(results: readonly RunResult[], labels: readonly str
       secs(t.duration_ms),
     ];
   });
-  const widths = head.map((h, k) => Math.max(h.length, ...body.map((row) => row[k]!.length)));
+  const widths = head.map((h, k) =>
+    maxOf(
+      h.length,
+      body.map((row) => row[k]!.length),
+    ),
+  );
   const cells = (row: string[]): string => row.map((cell, k) => (k >= 2 ? cell.padStart(widths[k]!) : cell.padEnd(widths[k]!))).join('  ');
   const t = json.totals;
   const tokens = addOrNull(t.input_tokens, t.output_tokens);

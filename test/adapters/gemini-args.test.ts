@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -106,6 +106,20 @@ describe('forgetGeminiProject', () => {
     expect(JSON.parse(readFileSync(join(dir, 'projects.json'), 'utf8'))).toEqual({ projects: { '/home/u/work': 'theirs' } });
     expect(() => readFileSync(join(dir, 'tmp', 'mine', 'x'))).toThrow();
     expect(readFileSync(join(dir, 'projects.json'), 'utf8')).not.toContain('mine');
+  });
+
+  it('never writes the registry through a symlink planted at the name its temporary file once had', () => {
+    const home = tempDir('bounce-gemini-home-');
+    const dir = join(home, '.gemini');
+    const cwd = tempDir('bounce-gemini-');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'projects.json'), JSON.stringify({ projects: { [cwd]: 'mine' } }));
+    const victim = join(home, 'victim.txt');
+    writeFileSync(victim, 'keep me\n');
+    symlinkSync(victim, join(dir, `projects.json.bounce-${process.pid}`));
+    forgetGeminiProject({ HOME: home }, cwd);
+    expect(readFileSync(victim, 'utf8')).toBe('keep me\n');
+    expect(JSON.parse(readFileSync(join(dir, 'projects.json'), 'utf8'))).toEqual({ projects: {} });
   });
 });
 

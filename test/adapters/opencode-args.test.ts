@@ -120,5 +120,8 @@ describe("opencode's config and login, offline", () => {
     const stored = await opencodeLogin('anthropic/claude', { HOME: home });
     expect(stored).toMatchObject({ loggedIn: true, auth: 'subscription', source: 'opencode auth login' });
     expect(JSON.stringify(stored)).not.toContain('SECRET');
+    // A provider called like a property of every object is a provider with no credential, not a login.
+    for (const provider of ['constructor', '__proto__', 'toString'])
+      expect(await opencodeLogin(`${provider}/m`, { HOME: home })).toMatchObject({ loggedIn: null, findings: [{ kind: 'login_unverified' }] });
   });
 });

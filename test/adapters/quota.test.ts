@@ -113,6 +113,8 @@ describe('HTTP adapters map quota errors', () => {
   it('anthropic: billing_error, a credit balance at 0 and a rejected subscription window are quota', () => {
     const err = (type: string, message: string) => JSON.stringify({ type: 'error', error: { type, message } });
     expect(anthropicInterpret(402, err('billing_error', 'billing issue'), h(), 'm')).toMatchObject({ error: { type: 'quota' } });
+    // An error type the table does not own is decided by the status, even one named like an object's property.
+    expect(anthropicInterpret(503, err('constructor', 'x'), h(), 'm')).toMatchObject({ error: { type: 'provider', status: 503 } });
     const low = err(
       'invalid_request_error',
       'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.',

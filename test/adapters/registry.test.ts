@@ -304,6 +304,17 @@ describe('resolveAgent: unknown specs', () => {
     );
   });
 
+  it('names Object.prototype carries (constructor, __proto__, toString) are unknown agents, configured or not', () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(usageErrorOf(() => resolveAgent(name, DEFAULT_CONFIG, cwd, null)).message).toBe(`unknown agent "${name}"`);
+      expect(usageErrorOf(() => resolveAgent(`${name}:model`, DEFAULT_CONFIG, cwd, null)).message).toBe(`unknown agent "${name}:model"`);
+    }
+    // A configured agent may still be called so.
+    const c = config('agents:\n  constructor:\n    adapter: mock\n');
+    expect(resolveAgent('constructor', c, cwd, null)).toMatchObject({ spec: 'constructor', adapter: 'mock' });
+    expect(usageErrorOf(() => resolveAgent('toString', c, cwd, null)).message).toBe('unknown agent "toString"');
+  });
+
   it('a near miss gets a "did you mean" before the list', () => {
     expect(usageErrorOf(() => resolveAgent('cladue', DEFAULT_CONFIG, cwd, null)).hint).toMatch(/^did you mean claude\? use one of: claude, /);
     expect(usageErrorOf(() => resolveAgent('codx:gpt-5', DEFAULT_CONFIG, cwd, null)).hint).toMatch(/^did you mean codex\? /);

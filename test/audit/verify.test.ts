@@ -26,12 +26,14 @@ const editJson = (f: (m: Record<string, any>) => void): void => {
 };
 
 describe('bounce audit', () => {
-  it('passes a well-formed run: exit 0, records counted', async () => {
-    expect(verifyRun(run.dir)).toEqual({ runId: run.runId, records: 3, problems: [] });
+  it('passes a well-formed run: exit 0, records counted; a run whose records bind nothing is said to be unbound', async () => {
+    // The fixture's records are written as an older bounce wrote them: no binding.
+    expect(verifyRun(run.dir)).toEqual({ runId: run.runId, records: 3, problems: [], unbound: expect.stringMatching(/^unbound \(made by an older bounce\)/) });
     const io = memIo(tmp);
     expect(await runAudit({ run: 'latest', runsDir: 'runs' }, io)).toBe(0);
     expect(io.out()).toBe('');
     expect(io.err()).toMatch(/audit ok: .*3 dispatch records/);
+    expect(io.err()).toContain(`note: ${run.runId} is unbound (made by an older bounce)`);
   });
 
   it('--json prints one object', async () => {

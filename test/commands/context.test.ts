@@ -98,6 +98,18 @@ describe('--goal and --context', () => {
     expect(over.stderr).toMatch(/--context names 3 files of \d+ bytes in all, over the 40-byte context budget: narrow --context .*raise context_max_bytes/);
   });
 
+  it('reads a file whose size the file system does not know (/proc) up to the budget, and refuses one over it', async () => {
+    // /proc/self/status says size 0, as every file of /proc does: only reading it finds its text.
+    const dry = await runMain(['refine', 'design.md', ...MOCKS, '--context', '/proc/self/status', '--dry-run'], { cwd: dir });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/context: 1 file, [1-9]\d+ of 262144 bytes/);
+    writeFileSync(join(dir, 'bounce.config.yaml'), 'context_max_bytes: 40\n');
+    const over = await runMain(['refine', 'design.md', ...MOCKS, '--context', '/proc/self/status', '--dry-run'], { cwd: dir });
+    expect(over.code).toBe(2);
+    expect(over.stderr.trim().split('\n')).toHaveLength(1);
+    expect(over.stderr).toMatch(/--context names 1 file of more than 40 bytes in all, over the 40-byte context budget/);
+  });
+
   it('refuses bad goals and context paths with one line (exit 2)', async () => {
     const cases: [string[], RegExp][] = [
       [['--goal', 'x', '--goal-file', 'g.txt'], /--goal and --goal-file both give the goal/],
@@ -183,7 +195,8 @@ describe('--goal and --context', () => {
     writeFileSync(join(dir, 'runs', tampered, 'context', '1-cache.ts'), 'edited\n');
     const refused = await runMain(['resume', tampered], { cwd: dir });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/copy of context file src\/cache.ts \(context\/1-cache.ts\) changed since the run began/);
+    // Found by the verification resume runs first (docs/run-folder.md, "What audit and resume trust").
+    expect(refused.stderr).toMatch(/does not match its records: sha256 of context\/1-cache\.ts does not match request\.context\.files \(context\)/);
   });
 });
 

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/cli.js';
+import { unbind } from '../support/records.js';
 import { runMain, runMainInterrupted } from '../support/run-main.js';
 
 const DOC = '# Migration\n\nWe move the database on Saturday night.\n';
@@ -84,6 +85,8 @@ describe('refine --lint and config lint', () => {
 
   it('a run recorded before lint existed (no policy.lint) resumes, with lint off', async () => {
     await interrupted([]);
+    // A run of that bounce bound nothing either: its run.json is trusted as it stands.
+    unbind(runDir() as string);
     const m = manifest();
     delete m.policy.lint;
     writeFileSync(join(runDir() as string, 'run.json'), JSON.stringify(m, null, 2));

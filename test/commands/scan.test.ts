@@ -50,6 +50,17 @@ describe('bounce scan', () => {
     expect(r).toEqual({ code: 0, stdout: '', stderr: 'no notes (3 files scanned)\n' });
   });
 
+  it('exits 1 on a disguised marker (an invisible character in its name), and lint names the disguise', async () => {
+    const cwd = await workspace({ 'a.md': 'Ship Monday.\n[CLA\u200dRIFY] Which Monday? (A) the 3rd (B) the 10th\n' });
+    const r = await scan(cwd, { patterns: ['a.md'], lint: true });
+    expect(r.code).toBe(1);
+    expect(r.stdout.split('\n')).toEqual([
+      'a.md:2:1 CLARIFY [CLARIFY] Which Monday? (A) the 3rd (B) the 10th',
+      'a.md:2:1 CLARIFY [CLARIFY] is disguised by U+200D (invisible) after "[CLA": it reads as a note, and counts as one: [CLARIFY] Which Monday? (A) the 3rd (B) the 10th',
+      '',
+    ]);
+  });
+
   it('exits 1 and prints file:line:col KIND text for each note', async () => {
     const cwd = await workspace();
     await copyFile(FIXTURE, join(cwd, 'retry-policy.md'));
@@ -186,6 +197,11 @@ describe('bounce scan errors (exit 2)', () => {
     const stdin = await scan(cwd, { patterns: ['-'], maxBytes: 12 }, 'x'.repeat(13)).catch((e: BounceError) => e);
     expect((stdin as BounceError).message).toBe('<stdin> is more than 12 bytes');
     expect((await scan(cwd, { patterns: ['big.md'], maxBytes: 20 })).code).toBe(1);
+  });
+
+  it('reads a file that is not a regular file (a device, a pipe) as before, bounded by max_bytes', async () => {
+    const cwd = await workspace();
+    expect(await scan(cwd, { patterns: ['/dev/null'] })).toEqual({ code: 0, stdout: '', stderr: 'no notes (1 file scanned)\n' });
   });
   it('prints nothing when any input fails', async () => {
     const cwd = await workspace({ 'a.md': '[CLARIFY] x\n' });

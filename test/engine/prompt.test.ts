@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -104,6 +105,11 @@ describe('loadTemplates with a user folder', () => {
     expect(user.reviewer).toBe('Be picky about {{markers}} on pass {{pass}}.\n');
     for (const name of TEMPLATE_NAMES.filter((n) => n !== 'reviewer')) expect(user[name]).toBe(defaults[name]);
     expect(templatesHash(user)).not.toBe(templatesHash(defaults));
+  });
+
+  it('refuses a template that is not a regular file (a FIFO would block the read), naming it', async () => {
+    execFileSync('mkfifo', [join(dir, 'reviewer.md')]);
+    await expectUsage(loadTemplates(dir), `prompt template ${join(dir, 'reviewer.md')} is a FIFO, not a regular file`);
   });
 
   it('strips a BOM and CRLF from user files', async () => {

@@ -598,6 +598,40 @@ describe('crash consistency: a crash at any write, then a resume, leaves a run t
   });
 });
 
+describe('an exception the engine did not expect (a bug)', () => {
+  it('ends the run failed with error type internal and exit code 70, and a resume goes on from the last completed pass', async () => {
+    const plan = await testPlan(runs);
+    // The fake throws when its script has no answer: here at pass 2's call.
+    const run = runDocument(plan, engineDeps(fakeDispatcher([{ reply: NOTED }])));
+    await expect(run).rejects.toThrow(/the script has no answer for call 2/);
+    const runDir = listRuns(runs)[0]!.dir;
+    const m = readManifest(runDir);
+    expect(m.status).toBe('failed');
+    expect(m.exit_code).toBe(70);
+    expect(m.error).toMatchObject({ type: 'internal' });
+    expect(m.error?.message).toMatch(/^internal error \(a bug; please report it\): Error: the script has no answer for call 2/);
+    const again = fakeDispatcher([{ reply: DOC }]);
+    const r = await runDocument(plan, engineDeps(again), { runDir });
+    expect(r.status).toBe('converged');
+    expect(again.requests.map((q) => q.pass)).toEqual([2]);
+    expect(verifyRun(runDir).problems).toEqual([]);
+  });
+
+  it('during a resume is recorded the same way', async () => {
+    const plan = await testPlan(runs, { passes: 3 });
+    const first = await runDocument(plan, engineDeps(fakeDispatcher([{ reply: NOTED }, { error: { type: 'timeout' } }])));
+    expect(first.status).toBe('failed');
+    const bug = new RangeError('Maximum call stack size exceeded');
+    const events = (e: { type: string }): void => {
+      if (e.type === 'pass-finished') throw bug;
+    };
+    await expect(runDocument(plan, engineDeps(fakeDispatcher([{ reply: NOTED }]), { events }), { runDir: first.runDir })).rejects.toBe(bug);
+    const m = readManifest(first.runDir);
+    expect(m.status).toBe('failed');
+    expect(m.error).toEqual({ type: 'internal', message: 'internal error (a bug; please report it): RangeError: Maximum call stack size exceeded' });
+  });
+});
+
 describe('warnings an adapter reports with its reply', () => {
   it('go to the pass record, run.log and a warning event, once each, without failing the pass', async () => {
     const runsDir = mkdtempSync(join(tmpdir(), 'bounce-warn-'));

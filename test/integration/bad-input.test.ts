@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,8 @@ beforeAll(() => {
   mkdirSync(join(dir, 'badkeys'));
   writeFileSync(join(dir, 'badkeys', 'bounce.config.yaml'), 'max_passes: zero\nsurprise: 1\n');
   writeFileSync(join(dir, 'badkeys', 'doc.md'), '# Title\n');
+  // A FIFO no one writes to: a read of it would never end.
+  execFileSync('mkfifo', [join(dir, 'fifo.md')]);
 });
 
 const MOCK = ['--reviewer', 'mock', '--composer', 'mock'];
@@ -43,6 +46,33 @@ const cases: [string, string[], string, RegExp][] = [
     '.',
     /unknown agent "gpt9".*claude, codex, gemini, opencode, openai, anthropic, mock/,
   ],
+  // Names every plain object answers to (Object.prototype) are unknown agents like any other.
+  ...['constructor', '__proto__', 'toString'].flatMap((name): [string, string[], string, RegExp][] => [
+    [`--reviewer ${name}`, ['refine', 'doc.md', '--reviewer', name, '--composer', 'mock'], '.', new RegExp(`unknown agent "${name}"`)],
+    [`--composer ${name}`, ['refine', 'doc.md', '--reviewer', 'mock', '--composer', name], '.', new RegExp(`unknown agent "${name}"`)],
+  ]),
+  // Only regular files are read (a FIFO would block, a device never ends, /proc has no size), each at most its limit.
+  ...(
+    [
+      ['the document', (f: string) => ['refine', f, ...MOCK], (f: string) => f],
+      ['--context', (f: string) => ['refine', 'doc.md', '--context', f, ...MOCK], (f: string) => `--context ${f.startsWith('/') ? '.*' : f}`],
+      ['--goal-file', (f: string) => ['refine', 'doc.md', '--goal-file', f, ...MOCK], (f: string) => `--goal-file ${f}`],
+      ['--config', (f: string) => ['refine', 'doc.md', '--config', f, ...MOCK], (f: string) => `config file .*${f.replace(/^\//, '')}`],
+    ] as const
+  ).flatMap(([what, args, label]): [string, string[], string, RegExp][] => [
+    [`a FIFO as ${what}`, args('fifo.md'), '.', new RegExp(`${label('fifo.md')} is a FIFO, not a regular file: give bounce a regular file`)],
+    [`/dev/zero as ${what}`, args('/dev/zero'), '.', new RegExp(`${label('/dev/zero')} is a character device, not a regular file`)],
+  ]),
+  ['/proc/self/mem as the document', ['refine', '/proc/self/mem', ...MOCK], '.', /cannot read \/proc\/self\/mem \(EIO\)/],
+  ['/proc/self/mem as --context', ['refine', 'doc.md', '--context', '/proc/self/mem', ...MOCK], '.', /cannot read --context .*proc\/self\/mem \(EIO\)/],
+  [
+    '/proc/self/ as --context',
+    ['refine', 'doc.md', '--context', '/proc/self/', ...MOCK],
+    '.',
+    /cannot read --context .*proc\/self\/|over the 262144-byte context budget/,
+  ],
+  ['a FIFO to scan', ['scan', 'fifo.md'], '.', /fifo\.md is a FIFO, not a regular file/],
+  ['/dev/zero to scan', ['scan', '/dev/zero'], '.', /dev\/zero is a character device, not a regular file/],
   ['an unknown option', ['refine', 'doc.md', '--frobnicate', ...MOCK], '.', /unknown option '--frobnicate'/],
   ['an unwritable runs dir', ['refine', 'doc.md', '--runs-dir', 'doc.md/runs', ...MOCK], '.', /runs dir is not writable/],
   ['--out naming the input', ['refine', 'doc.md', '--out', './doc.md', ...MOCK], '.', /--out \.\/doc\.md is the input document.*--in-place/],

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../support/cli.js';
+import { cleanEnv, tempDir } from '../support/cli.js';
 import { runMain } from '../support/run-main.js';
 
 let dir: string;
@@ -33,5 +33,21 @@ describe('bounce scan', () => {
     const r = await runMain(['scan', 'nope/'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('scan and lint honour max_bytes from bounce.config.yaml, --config and BOUNCE_CONFIG', async () => {
+    const big = tempDir();
+    writeFileSync(join(big, 'big.md'), `Ship it.\n[CLARIFY] Which day? (A) Monday (B) Friday\n${'x'.repeat(60)}\n`);
+    writeFileSync(join(big, 'small.yaml'), 'max_bytes: 40\n');
+    writeFileSync(join(big, 'large.yaml'), 'max_bytes: 4000\n');
+    const refused = await runMain(['scan', 'big.md', '--config', 'small.yaml'], { cwd: big });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('over the 40-byte limit');
+    expect((await runMain(['scan', 'big.md', '--config', 'large.yaml'], { cwd: big })).code).toBe(1);
+    expect((await runMain(['lint', 'big.md', '--config', 'large.yaml'], { cwd: big })).code).toBe(0);
+    expect((await runMain(['lint', 'big.md', '--config', 'small.yaml'], { cwd: big })).code).toBe(2);
+    expect((await runMain(['scan', 'big.md'], { cwd: big, env: { ...cleanEnv(), BOUNCE_CONFIG: 'small.yaml' } })).code).toBe(2);
+    writeFileSync(join(big, 'bounce.config.yaml'), 'max_bytes: 40\n');
+    expect((await runMain(['lint', 'big.md'], { cwd: big })).code).toBe(2);
   });
 });

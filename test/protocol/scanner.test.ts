@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse, postprocess, preprocess } from 'micromark';
 import { HOSTILE_MARKDOWN } from '../fixtures/hostile-markdown.mjs';
+import { seeded } from '../support/random.js';
 import { DEFAULT_MARKERS, mdxForPath, scanNotes, syntaxForPath, type Note, type ScanOptions } from '../../src/protocol/scanner.js';
 
 /** `KIND line:col`, plus ` ~` when the placement is not canonical. */
@@ -405,13 +406,7 @@ describe('scanNotes agrees with micromark on generated documents', () => {
     '</script>',
     '</style>',
   ];
-  // mulberry32: a tiny seeded generator, so a failure reproduces.
-  const random = (seed: number) => () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = seeded;
   // Documents that meet a known micromark 4.0.3 deviation from the spec may differ:
   // after indented code it applies paragraph-interruption rules to list items, so an empty
   // item becomes text (micromark#228; the generator makes no ordered list above 1); a type 7

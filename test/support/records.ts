@@ -1,7 +1,17 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { BINDING_FILE } from '../../src/audit/binding.js';
+import {
+  buildRequest,
+  buildResponse,
+  type DispatchEnd,
+  type DispatchStart,
+  listRecordFiles,
+  readRecord,
+  recordPath,
+  renderRecord,
+} from '../../src/store/dispatch-record.js';
 import { countLines } from '../../src/text/lines.js';
-import { buildRequest, buildResponse, type DispatchEnd, type DispatchStart, recordPath, renderRecord } from '../../src/store/dispatch-record.js';
 import type { DispatchRequest } from '../../src/store/record-schema.js';
 import { sha256 } from '../../src/store/hash.js';
 
@@ -46,4 +56,20 @@ export function recordWriter(dir: string): { started(start: DispatchStart): stri
       });
     },
   };
+}
+
+/**
+ * Makes a run folder what an older bounce, which bound nothing, would have left: no
+ * audit/binding.yaml, no `binding` in the records, no `record_sha256` in run.json.
+ */
+export function unbind(runDir: string): void {
+  rmSync(join(runDir, BINDING_FILE), { force: true });
+  for (const rel of listRecordFiles(runDir)) {
+    const { binding: _, ...record } = readRecord(join(runDir, rel));
+    writeFileSync(join(runDir, rel), renderRecord(record));
+  }
+  const path = join(runDir, 'run.json');
+  const m = JSON.parse(readFileSync(path, 'utf8')) as { pass_records: { dispatches: { record_sha256?: string }[] }[] };
+  for (const p of m.pass_records) for (const d of p.dispatches) delete d.record_sha256;
+  writeFileSync(path, `${JSON.stringify(m, null, 2)}\n`);
 }

@@ -26,6 +26,19 @@ describe('line diff', () => {
     }
   });
 
+  it('diffs 300,000 lines whose first and last change, and whose every line changes (no spread of the edit script)', () => {
+    const a = Array.from({ length: 300_000 }, (_, i) => `line ${i}`);
+    const edges = [`first`, ...a.slice(1, -1), 'last'];
+    const ops = diffLines(a, edges);
+    expect(ops.filter((o) => o.type === 'equal')).toHaveLength(a.length - 2);
+    expect(ops.filter((o) => o.type !== 'equal').map((o) => o.line)).toEqual(['line 0', 'first', 'line 299999', 'last']);
+    const every = a.map((l) => `${l}!`);
+    const all = diffLines(a, every);
+    expect(all.filter((o) => o.type === 'delete')).toHaveLength(a.length);
+    expect(all.filter((o) => o.type === 'insert').map((o) => o.line)).toEqual(every);
+    expect(unifiedDiff(`${a.join('\n')}\n`, `${edges.join('\n')}\n`, { aName: 'a', bName: 'b' })).toContain('\n@@ -299997,4 +299997,4 @@\n');
+  });
+
   it('prints diff -u hunks with three lines of context', () => {
     const a = 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n';
     const b = 'a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\n';

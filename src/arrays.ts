@@ -1,0 +1,18 @@
+/**
+ * Helpers for arrays of any length. `into.push(...items)` and `Math.max(...values)` pass each
+ * item as an argument, and past about a hundred thousand items that overflows the call stack
+ * (RangeError): a document's lines, a scan's notes, a batch's runs are unbounded.
+ */
+
+/** Appends every item to `into`, one at a time; returns `into`. */
+export function pushAll<T>(into: T[], items: Iterable<T>): T[] {
+  for (const item of items) into.push(item);
+  return into;
+}
+
+/** `Math.max(floor, ...values)` for any number of values: the largest, or `floor` when none is larger. */
+export function maxOf(floor: number, values: Iterable<number>): number {
+  let max = floor;
+  for (const v of values) if (v > max) max = v;
+  return max;
+}

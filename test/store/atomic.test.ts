@@ -1,0 +1,69 @@
+import { lstatSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+/**
+ * The random part of a temporary name, made predictable: what an attacker who guessed it (or
+ * a leftover of an earlier write under the same pid) would plant a file or a symlink at.
+ */
+const random = vi.hoisted(() => ({ queue: [] as string[] }));
+vi.mock('node:crypto', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:crypto')>();
+  return { ...real, randomBytes: (n: number) => (random.queue.length ? Buffer.from(random.queue.shift()!, 'hex') : real.randomBytes(n)) };
+});
+
+const { siblingName, stageFile, writeFileAtomic } = await import('../../src/store/atomic.js');
+
+let root: string;
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'bounce-atomic-')));
+  random.queue = [];
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+/** The temporary name the next write of `path` takes when the random bytes are `hex`. */
+const tmpNameFor = (path: string, hex: string): string => join(dirname(path), `.${basename(path)}.${process.pid}.${hex}.tmp`);
+
+describe('temporary files of an atomic write', () => {
+  it('are named .<name>.<pid>.<8 hex>.<tag>, beside the target', () => {
+    expect(siblingName(join(root, 'run.json'), 'tmp')).toMatch(new RegExp(`^${root}/\\.run\\.json\\.${process.pid}\\.[0-9a-f]{8}\\.tmp$`));
+  });
+
+  it('never write through a symlink planted at the temporary name: its target is untouched and the write goes on under another name', () => {
+    const target = join(root, 'run.json');
+    const victim = join(root, 'victim.txt');
+    writeFileSync(victim, 'keep me\n');
+    const planted = tmpNameFor(target, 'aaaaaaaa');
+    symlinkSync(victim, planted);
+    random.queue = ['aaaaaaaa', 'bbbbbbbb'];
+    writeFileAtomic(target, '{"ok":true}\n');
+    expect(readFileSync(target, 'utf8')).toBe('{"ok":true}\n');
+    expect(readFileSync(victim, 'utf8')).toBe('keep me\n');
+    // The planted link is not the writer's to remove; nothing else is left behind.
+    expect(lstatSync(planted).isSymbolicLink()).toBe(true);
+    expect(readdirSync(root).sort()).toEqual([basename(planted), 'run.json', 'victim.txt'].sort());
+  });
+
+  it('never open a file already at the temporary name', () => {
+    const target = join(root, 'doc.md');
+    const planted = tmpNameFor(target, 'cccccccc');
+    writeFileSync(planted, 'someone else\n');
+    random.queue = ['cccccccc'];
+    writeFileAtomic(target, 'mine\n');
+    expect(readFileSync(planted, 'utf8')).toBe('someone else\n');
+    expect(readFileSync(target, 'utf8')).toBe('mine\n');
+  });
+
+  it('fail clearly (EEXIST), writing nothing, when every name tried is taken', () => {
+    const target = join(root, 'run.json');
+    writeFileSync(target, 'old\n');
+    const victim = join(root, 'victim.txt');
+    writeFileSync(victim, 'keep me\n');
+    symlinkSync(victim, tmpNameFor(target, 'dddddddd'));
+    random.queue = Array.from({ length: 10 }, () => 'dddddddd');
+    expect(() => stageFile(target, 'new\n')).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+    expect(readFileSync(target, 'utf8')).toBe('old\n');
+    expect(readFileSync(victim, 'utf8')).toBe('keep me\n');
+  });
+});

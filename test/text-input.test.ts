@@ -1,0 +1,58 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { usageError } from '../src/errors.js';
+import { readSmallFile, readUserFile, SMALL_FILE_MAX_BYTES } from '../src/text-input.js';
+import { tempDir } from './support/cli.js';
+import { usageErrorOf } from './support/errors.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = tempDir();
+  writeFileSync(join(dir, 'ten.txt'), '0123456789');
+  writeFileSync(join(dir, 'big.txt'), 'x'.repeat(3 * 1_048_576 + 5));
+  mkdirSync(join(dir, 'folder'));
+  execFileSync('mkfifo', [join(dir, 'fifo')]);
+});
+
+describe('readUserFile', () => {
+  it('reads a regular file whole, or at most one byte past the limit', () => {
+    expect(readUserFile(join(dir, 'ten.txt'), 'ten.txt', 10, 'input')).toEqual({ bytes: Buffer.from('0123456789'), statSize: 10 });
+    expect(readUserFile(join(dir, 'ten.txt'), 'ten.txt', 4, 'input').bytes.toString()).toBe('01234');
+    // Past the first buffer, in pieces: still only limit + 1 bytes.
+    const big = readUserFile(join(dir, 'big.txt'), 'big.txt', 2 * 1_048_576, 'input');
+    expect(big.bytes.length).toBe(2 * 1_048_576 + 1);
+    expect(big.statSize).toBe(3 * 1_048_576 + 5);
+  });
+
+  it('reads a file the file system gives no size (/proc) by reading it, and stops at the limit', () => {
+    const status = readUserFile('/proc/self/status', 'status', 1_000_000, 'input');
+    expect(status.statSize).toBe(0);
+    expect(status.bytes.toString()).toMatch(/^Name:/);
+    expect(readUserFile('/proc/self/status', 'status', 8, 'input').bytes).toHaveLength(9);
+  });
+
+  it('refuses a FIFO at once (no writer needed), a device and a folder, naming what each is', () => {
+    const fifo = usageErrorOf(() => readUserFile(join(dir, 'fifo'), 'fifo', 100, 'input'));
+    expect(fifo.message).toBe('fifo is a FIFO, not a regular file');
+    expect(fifo.code).toBe('input');
+    expect(usageErrorOf(() => readUserFile('/dev/zero', '/dev/zero', 100, 'usage')).message).toBe('/dev/zero is a character device, not a regular file');
+    expect(usageErrorOf(() => readUserFile(join(dir, 'folder'), 'folder', 100, 'usage')).message).toBe('folder is a directory, not a regular file');
+  });
+
+  it('names a missing or unreadable file, or says what the caller gives', () => {
+    expect(usageErrorOf(() => readUserFile(join(dir, 'nope'), 'nope', 100, 'usage')).message).toBe('no such file: nope');
+    expect(usageErrorOf(() => readUserFile('/proc/self/mem', 'mem', 100, 'usage')).message).toBe('cannot read mem (EIO)');
+    const problems = { missing: () => usageError('the goal file is gone'), directory: () => usageError('a folder holds no goal') };
+    expect(usageErrorOf(() => readUserFile(join(dir, 'nope'), 'nope', 100, 'usage', problems)).message).toBe('the goal file is gone');
+    expect(usageErrorOf(() => readUserFile(join(dir, 'folder'), 'folder', 100, 'usage', problems)).message).toBe('a folder holds no goal');
+  });
+});
+
+describe('readSmallFile', () => {
+  it('gives the text of a file up to SMALL_FILE_MAX_BYTES and refuses a longer one', () => {
+    expect(readSmallFile(join(dir, 'ten.txt'), 'ten', 'config')).toBe('0123456789');
+    expect(usageErrorOf(() => readSmallFile(join(dir, 'big.txt'), 'big', 'config')).message).toBe(`big is more than ${SMALL_FILE_MAX_BYTES} bytes`);
+  });
+});
