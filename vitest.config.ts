@@ -34,12 +34,14 @@ const SLOW = [
   'test/commands/runs.test.ts',
   'test/docs/ci-examples.test.ts',
   'test/engine/faults.test.ts',
+  'test/engine/prompt.test.ts',
   'test/engine/units.test.ts',
   'test/examples/example-adapter.test.ts',
   'test/formats/formats.test.ts',
   'test/report/report-browser.test.ts',
   'test/store/leftovers.test.ts',
   'test/store/store.test.ts',
+  'test/text-input.test.ts',
 ];
 
 export default defineConfig({

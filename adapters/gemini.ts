@@ -18,7 +18,7 @@ import { classifyCliError } from '../src/kit/error-type.js';
 import { geminiLogin, loginReport } from '../src/kit/login.js';
 import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/kit/table.js';
 import { pushAll } from '../src/arrays.js';
-import { writeFileAtomic } from '../src/store/atomic.js';
+import { writeFileAtomic } from '../src/atomic.js';
 
 const FACTS = ADAPTER_TABLE.gemini;
 const CLI = cliFacts('gemini');

@@ -7,7 +7,7 @@ import { readManifest, type DispatchRef, type PassRecord, type RunManifest } fro
 import { sha256 } from '../store/hash.js';
 import { manifestProblem } from '../store/resolve-run.js';
 import { combineCostSources } from '../prices.js';
-import { checkChain, type ChainLink } from './binding.js';
+import { checkChain, type ChainLink } from '../store/binding.js';
 import { listRecordFiles, readRecord, utcDate } from '../store/dispatch-record.js';
 import type { DispatchRecord } from '../store/record-schema.js';
 
@@ -269,7 +269,7 @@ function checkCostTotals(ctx: Ctx, m: RunManifest): void {
 
 /**
  * Checks one run folder: records against the schema, shas against artifacts, counts against
- * run.json, and the chain that binds them (src/audit/binding.ts). `bounce audit` and
+ * run.json, and the chain that binds them (src/store/binding.ts). `bounce audit` and
  * `bounce resume` (with `resuming`) both call this.
  */
 export function verifyRun(runDir: string, opts: VerifyOptions = {}): AuditResult {

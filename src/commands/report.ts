@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Io } from '../io.js';
 import { renderReport } from '../report/html.js';
 import { RUN_FILE_MODE } from '../store/run-folder.js';
-import { writeFileAtomic } from '../store/atomic.js';
+import { writeFileAtomic } from '../atomic.js';
 import { loadRun } from './show.js';
 
 export interface ReportOptions {

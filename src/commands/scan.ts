@@ -1,3 +1,4 @@
+import { createReadStream, statSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { mapLimited } from '../concurrency.js';
@@ -56,7 +57,7 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
   if (opts.patterns.length === 0) throw usageError('bounce scan needs a file, folder or glob', "try 'bounce scan docs/' or 'bounce scan -' for stdin");
   const format = outputFormat(opts);
   if (opts.rules !== undefined && !opts.lint) throw usageError('--rules chooses lint rules', 'add --lint, or use bounce lint');
-  const ruleIds = opts.lint ? (await import('./lint.js')).selectRules(opts.rules) : undefined;
+  const ruleIds = opts.lint ? (await import('../formats/lint-findings.js')).selectRules(opts.rules) : undefined;
   if (format === 'text' && !opts.lint && opts.output === undefined) return streamText(await readInputs(opts, io), opts, io);
   const files = await scanInputs(opts, io);
   const total = files.reduce((sum, f) => sum + f.notes.length, 0);
@@ -64,7 +65,7 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
   const findings: FileFindings[] = files.map((f) => ({ path: f.path, findings: noteFindings(f) }));
   const rules = markerRules(opts.markers ?? []);
   if (ruleIds) {
-    const { lintFindings, lintRuleInfo } = await import('./lint.js');
+    const { lintFindings, lintRuleInfo } = await import('../formats/lint-findings.js');
     for (const [i, f] of findings.entries()) pushAll(f.findings, lintFindings(files[i]!, ruleIds));
     rules.push(...lintRuleInfo(ruleIds));
   }
@@ -139,7 +140,7 @@ export async function emitReport(report: Report, format: Format, opts: OutputOpt
   if (opts.output === undefined) io.stdout.write(body);
   else {
     // Loaded only here: a plain scan loads nothing from the run store.
-    const { writeFileAtomic } = await import('../store/atomic.js');
+    const { writeFileAtomic } = await import('../atomic.js');
     try {
       writeFileAtomic(resolve(io.cwd, opts.output), body);
     } catch (err) {
@@ -210,14 +211,27 @@ function summary(total: number, withNotes: number, files: number): string {
   return `${plural(total, 'note')} in ${plural(withNotes, 'file')} (${scanned} scanned)`;
 }
 
+/** A character device: something to read as a stream, not a file of a known size. */
+function isStream(path: string): boolean {
+  try {
+    return statSync(path).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
 async function readInput(input: Input, io: Io, maxBytes: number): Promise<string> {
   let bytes: Buffer;
   // The size the file system gives, for the message; 0 when unknown (stdin, a file of /proc).
   let size = 0;
   if (input.path === undefined) bytes = await readBounded(io.stdin, maxBytes);
   else {
+    const path = resolve(io.cwd, input.path);
     const missing = (): BounceError => usageError(`cannot read ${input.label} (ENOENT)`, 'check that it exists and is readable');
-    ({ bytes, statSize: size } = readUserFile(resolve(io.cwd, input.path), input.label, maxBytes, 'usage', { missing }));
+    // A character device (/dev/null, a terminal) is read as a stream, bounded by max_bytes; the
+    // read is asynchronous, so a signal still ends it. A FIFO is refused: with no writer its open blocks.
+    if (isStream(path)) bytes = await readBounded(createReadStream(path), maxBytes);
+    else ({ bytes, statSize: size } = readUserFile(path, input.label, maxBytes, 'usage', { missing }));
   }
   if (bytes.length > maxBytes) {
     const what = size > maxBytes ? `${size} bytes, over the ${maxBytes}-byte limit` : `more than ${maxBytes} bytes`;
@@ -225,4 +239,3 @@ async function readInput(input: Input, io: Io, maxBytes: number): Promise<string
   }
   return decodeText(bytes, input.label);
 }
-

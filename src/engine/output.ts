@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { usageError } from '../errors.js';
-import { siblingName, stageFile, writeFileAtomic } from '../store/atomic.js';
+import { siblingName, stageFile, writeFileAtomic } from '../atomic.js';
 import { sha256 } from '../store/hash.js';
 import type { OutputTarget } from './plan.js';
 

@@ -9,7 +9,7 @@
 import { mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { writeFileAtomic } from '../store/atomic.js';
+import { writeFileAtomic } from '../atomic.js';
 import type { VersionCache } from '../kit/detect.js';
 
 interface Entry {

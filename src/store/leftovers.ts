@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { guardedGroups, onGuardedGroups } from '../contract/process-group.js';
-import { stagedBy, writeFileAtomic } from './atomic.js';
+import { stagedBy, writeFileAtomic } from '../atomic.js';
 import { alive } from './lock.js';
 import { RUN_FILE_MODE } from './run-folder.js';
 

@@ -1,21 +1,13 @@
 import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import {
-  buildRequest,
-  buildResponse,
-  type DispatchEnd,
-  readRecord,
-  type DispatchStart,
-  recordPath,
-  renderRecord,
-} from './dispatch-record.js';
+import { buildRequest, buildResponse, type DispatchEnd, readRecord, type DispatchStart, recordPath, renderRecord } from './dispatch-record.js';
 import { countLines, type Lines, lineView } from '../text/lines.js';
-import { BINDING_FILE, boundFields, type Redact, renderRunBinding } from '../audit/binding.js';
+import { BINDING_FILE, boundFields, type Redact, renderRunBinding } from './binding.js';
 import type { DispatchRecord, DispatchRequest, RecordBinding } from './record-schema.js';
 import type { FinalStatus } from '../vocabulary.js';
 import { redactCounting } from '../redact.js';
 import { VERSION } from '../version.js';
-import { siblingName, writeFileAtomic } from './atomic.js';
+import { siblingName, writeFileAtomic } from '../atomic.js';
 import { sha256 } from './hash.js';
 import { clearLeftovers, trackGroups } from './leftovers.js';
 import { acquireLock } from './lock.js';

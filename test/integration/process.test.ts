@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { pidsIn, running } from '../adapters/host-support.js';
@@ -89,26 +89,21 @@ describe('a second signal', () => {
 });
 
 describe('a signal while bounce is starting', () => {
-  it('(reading its config) gives exit 130, the --json object and no run folder', async () => {
-    const fifo = join(dir, 'slow.yaml');
-    execFileSync('mkfifo', [fifo]);
-    const r = await runCli(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock', '--config', 'slow.yaml', '--json'], {
+  it('(reading its document from a pipe still open) gives exit 130, the --json object and no run folder', async () => {
+    const r = await runCli(['refine', '-', '--reviewer', 'mock', '--composer', 'mock', '--json'], {
       cwd: dir,
+      stdinOpen: true,
       onSpawn: (child) => {
-        // Opening the FIFO without blocking fails (ENXIO) until bounce has opened it to read its config.
-        const poll = setInterval(() => {
-          let fd: number;
-          try {
-            fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-          } catch {
-            return;
-          }
-          clearInterval(poll);
+        // bounce waits on its stdin for as long as it stays open; well after Node's own start
+        // (which no handler covers, docs/faults.md), a SIGINT comes while it waits, then the document.
+        const poll = setTimeout(() => {
           child.kill('SIGINT');
-          writeSync(fd, 'max_passes: 5\n');
-          closeSync(fd);
-        }, 20);
-        child.on('close', () => clearInterval(poll));
+          child.stdin?.end('# Plan\n\nShip it on Monday.\n');
+        }, 2000);
+        child.on('close', () => {
+          clearTimeout(poll);
+          child.stdin?.destroy();
+        });
       },
     });
     expect(r.code, r.stderr).toBe(130);

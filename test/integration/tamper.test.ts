@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BINDING_FILE } from '../../src/audit/binding.js';
+import { BINDING_FILE } from '../../src/store/binding.js';
 import { listRecordFiles } from '../../src/store/dispatch-record.js';
 import { sha256 } from '../../src/store/hash.js';
 import { FIXTURES, tempDir } from '../support/cli.js';

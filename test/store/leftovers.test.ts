@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { endGroup, guardGroup } from '../../src/contract/process-group.js';
-import { siblingName, stagedBy } from '../../src/store/atomic.js';
+import { siblingName, stagedBy } from '../../src/atomic.js';
 import { clearLeftovers, PROCESSES_FILE, trackGroups } from '../../src/store/leftovers.js';
 import { killAll, pidsIn, running } from '../adapters/host-support.js';
 import { FIXTURES, tempDir } from '../support/cli.js';

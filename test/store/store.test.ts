@@ -3,7 +3,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
-import { writeFileAtomic } from '../../src/store/atomic.js';
+import { writeFileAtomic } from '../../src/atomic.js';
 import { sha256 } from '../../src/store/hash.js';
 import { LOCK_FILE, acquireLock } from '../../src/store/lock.js';
 import { MANIFEST_FILE, RunManifestSchema, readManifest, type AgentRecord, type PassRecord, type RunManifest } from '../../src/store/manifest.js';

@@ -41,6 +41,8 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 }
 
 export interface RunOptions {
+  /** Leave stdin open (onSpawn writes or ends it): bounce waits on it as on a slow pipe. */
+  stdinOpen?: boolean;
   cwd: string;
   env?: NodeJS.ProcessEnv;
   input?: string;
@@ -81,7 +83,7 @@ export function runCli(args: string[], opts: RunOptions): Promise<CliResult> {
       else resolvePromise({ code, signal, stdout, stderr });
     });
     if (opts.input !== undefined) child.stdin.end(opts.input);
-    else child.stdin.end();
+    else if (!opts.stdinOpen) child.stdin.end();
     opts.onSpawn?.(child);
   });
 }

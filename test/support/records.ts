@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { BINDING_FILE } from '../../src/audit/binding.js';
+import { BINDING_FILE } from '../../src/store/binding.js';
 import {
   buildRequest,
   buildResponse,

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BINDING_FILE, boundFields } from '../../src/audit/binding.js';
+import { BINDING_FILE, boundFields } from '../../src/store/binding.js';
 import { listRecordFiles, readRecord } from '../../src/store/dispatch-record.js';
 import { verifyRun } from '../../src/audit/verify.js';
 import { runDocument } from '../../src/engine/run-document.js';

@@ -13,7 +13,7 @@ vi.mock('node:crypto', async (importOriginal) => {
   return { ...real, randomBytes: (n: number) => (random.queue.length ? Buffer.from(random.queue.shift()!, 'hex') : real.randomBytes(n)) };
 });
 
-const { siblingName, stageFile, writeFileAtomic } = await import('../../src/store/atomic.js');
+const { siblingName, stageFile, writeFileAtomic } = await import('../src/atomic.js');
 
 let root: string;
 beforeEach(() => {

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sha256 } from '../store/hash.js';
-import type { RunManifest } from '../store/manifest.js';
+import { sha256 } from './hash.js';
+import type { RunManifest } from './manifest.js';
 import { ROLES } from '../vocabulary.js';
 import { toYaml, yamlLib } from '../yaml.js';
-import { type BoundFields, type DispatchRecord, type RecordBinding, type RunBinding, RunBindingSchema } from '../store/record-schema.js';
+import { type BoundFields, type DispatchRecord, type RecordBinding, type RunBinding, RunBindingSchema } from './record-schema.js';
 
 /**
  * What binds a run folder together, so that a hand edit of it is found (docs/run-folder.md,
