@@ -38,6 +38,13 @@ module.exports = {
       from: { path: '^(src|adapters)/', pathNot: LAYERS.map(([, p]) => `(${p})`).join('|') },
       to: {},
     },
+    {
+      name: 'command-to-command',
+      comment: 'a command imports no other command: what two commands share lives in src/request/ (or below)',
+      severity: 'error',
+      from: { path: '^src/commands/' },
+      to: { path: '^src/commands/' },
+    },
     ...upward,
   ],
   options: {

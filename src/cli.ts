@@ -75,7 +75,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async (docs: string[], o: Record<string, unknown>, cmd: Command) => {
       // rawArgs: the words as typed (commander keeps them on the program; its typings leave them out).
       if (o.context) assertContextValues((cmd.parent as { rawArgs?: string[] } | null)?.rawArgs ?? [], docs);
-      const { isBatch } = await import('./commands/batch-args.js');
+      const { isBatch } = await import('./request/batch-args.js');
       if (await isBatch(docs, o, io.cwd)) {
         const { runBatchRefine } = await import('./commands/batch.js');
         setExit(await runBatchRefine({ docs, ...o }, io));

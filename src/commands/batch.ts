@@ -29,13 +29,13 @@ import { type BatchFacts, batchJson, batchSummary, BatchView } from '../ui/batch
 import { displayPath } from '../engine/output.js';
 import type { AdapterKind, CostSource, Role } from '../vocabulary.js';
 import { selectInputs } from '../documents.js';
-import { readInput } from './input.js';
-import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } from './plan.js';
-import { engineDeps, printStartWarnings } from './refine.js';
-import { intFlag, type RefineOptions, refineAgents, refineRequest, refineSettings } from './refine-plan.js';
-import { isResumable, readForResume, type ResumeOptions, resumePlan } from './resume.js';
-import { batchBudget, budgetFromFlags, unpricedWarnings } from './budget-flags.js';
-import { parseShard, type Shard, shardOf } from './shard.js';
+import { readInput } from '../request/input.js';
+import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } from '../request/plan-request.js';
+import { engineDeps, printStartWarnings } from '../request/engine-deps.js';
+import { intFlag, type RefineOptions, refineAgents, refineRequest, refineSettings } from '../request/refine-request.js';
+import { isResumable, readForResume, type ResumeOptions, resumePlan } from '../request/resume-request.js';
+import { batchBudget, budgetFromFlags, unpricedWarnings } from '../request/budget-flags.js';
+import { parseShard, type Shard, shardOf } from '../request/shard.js';
 import { pushAll } from '../arrays.js';
 
 /** Runs a batch keeps going at once when neither --concurrency nor config `concurrency` says: by the slowest kind of agent it uses. */

@@ -3,7 +3,7 @@ import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { unifiedDiff } from '../text/line-diff.js';
 import { netChange, passChanges } from '../report/pass-docs.js';
-import { loadRun } from './show.js';
+import { loadRun } from '../store/load-run.js';
 
 export interface DiffOptions {
   run: string;

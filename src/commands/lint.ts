@@ -1,7 +1,7 @@
 import { EXIT, usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { plural, type FileFindings, type Report } from '../formats/finding.js';
-import { emitReport, outputFormat, scanInputs, type InputOptions, type OutputOptions } from './scan.js';
+import { emitReport, outputFormat, scanInputs, type InputOptions, type OutputOptions } from '../request/scan-inputs.js';
 import { lintFindings, lintRuleInfo, selectRules } from '../formats/lint-findings.js';
 
 export interface LintCommandOptions extends InputOptions, OutputOptions {

@@ -4,7 +4,7 @@ import type { Io } from '../io.js';
 import { renderReport } from '../report/html.js';
 import { RUN_FILE_MODE } from '../store/run-folder.js';
 import { writeFileAtomic } from '../atomic.js';
-import { loadRun } from './show.js';
+import { loadRun } from '../store/load-run.js';
 
 export interface ReportOptions {
   run: string;

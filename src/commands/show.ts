@@ -1,10 +1,9 @@
 import { plural } from '../plural.js';
 import type { Io } from '../io.js';
 import { fmtCost, fmtDuration, fmtTime, fmtTokens, summarize, totalTokens } from '../report/format.js';
-import { readManifest, type AgentRecord, type PassRecord, type RunManifest } from '../store/manifest.js';
-import { manifestProblem, resolveRunDir } from '../store/resolve-run.js';
+import type { AgentRecord, PassRecord } from '../store/manifest.js';
+import { loadRun } from '../store/load-run.js';
 import { shownStatus } from '../store/lock.js';
-import { usageError } from '../errors.js';
 import type { NoteOrigin } from '../protocol/ledger.js';
 import { type RunLedger, runLedger } from '../audit/run-notes.js';
 import { pushAll } from '../arrays.js';
@@ -14,16 +13,6 @@ export interface ShowOptions {
   /** Absolute or cwd-relative; the CLI passes config runs_dir or `runs`. */
   runsDir?: string;
   json?: boolean;
-}
-
-/** Reads run.json of `<run>`; an unreadable one is a usage error naming why. */
-export function loadRun(run: string, runsDir: string | undefined, cwd: string): { dir: string; manifest: RunManifest } {
-  const dir = resolveRunDir(run, runsDir ?? 'runs', cwd);
-  try {
-    return { dir, manifest: readManifest(dir) };
-  } catch (err) {
-    throw usageError(`cannot read the run at ${dir}: ${manifestProblem(dir, err)}`, 'run `bounce audit` on it to see what is wrong');
-  }
 }
 
 function agentLine(role: string, a: AgentRecord): string {

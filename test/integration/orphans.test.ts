@@ -42,7 +42,8 @@ async function killBounceDuringDispatch(args: string[], env: NodeJS.ProcessEnv, 
 /** Every pid stops running (a bounded wait, not a measure of speed); the test kills the rest if not. */
 async function expectAllGone(pids: number[]): Promise<void> {
   try {
-    await waitFor(() => pids.every((pid) => !running(pid)), 10_000, `the agent processes ${pids.join(', ')} to be gone`);
+    // 30 s: on a busy machine the watchdog's shell may be slow to run; still a bounded wait, not a measure.
+    await waitFor(() => pids.every((pid) => !running(pid)), 30_000, `the agent processes ${pids.join(', ')} to be gone`);
   } finally {
     killAll(pids);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalisedPath, parseShard, shardOf } from '../../src/commands/shard.js';
+import { normalisedPath, parseShard, shardOf } from '../../src/request/shard.js';
 
 /** A seeded generator, so a failure names the case that broke. */
 function random(seed: number): () => number {

@@ -14,7 +14,7 @@ import type { OutputTarget, RunPlan } from '../engine/plan.js';
 import { budgetFromFlags } from './budget-flags.js';
 import type { BudgetLimits } from '../engine/plan.js';
 import { readInput } from './input.js';
-import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } from './plan.js';
+import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } from './plan-request.js';
 import { type ContextSource, contextForDocument, readContext, readGoal } from './context.js';
 import { withSyntax } from './input.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
@@ -54,7 +54,7 @@ export interface RefineOptions {
 
 export const DEFAULT_PASSES = 2;
 
-export { DEFAULT_TIMEOUT_S, markersFor } from './plan.js';
+export { DEFAULT_TIMEOUT_S, markersFor } from './plan-request.js';
 
 /** An integer flag in [min, max]; `2.5`, `abc`, `-1` and out-of-range values are usage errors. */
 export function intFlag(flag: string, value: string | number | undefined, fallback: number, min: number, max: number): number {

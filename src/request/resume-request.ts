@@ -1,0 +1,172 @@
+/** What `bounce resume` (and a batch's resume) decides before it runs: whether a run may be resumed or extended, and its plan. */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Probe } from '../kit/detect.js';
+import type { RunPlan } from '../engine/plan.js';
+import { verifyRun } from '../audit/verify.js';
+import { policyOf } from '../engine/policy.js';
+import { assertOutputWritable } from '../engine/output.js';
+import { displayPath } from '../documents.js';
+import { usageError } from '../errors.js';
+import type { Io } from '../io.js';
+import { sha256 } from '../store/hash.js';
+import type { RunManifest } from '../store/manifest.js';
+import { RunRecorder } from '../store/recorder.js';
+import { extendedPasses } from '../ui/run-summary.js';
+import { ROLES } from '../vocabulary.js';
+import { completePlan, type PlanRequest, requestFromManifest } from './plan-request.js';
+import { budgetFromFlags } from './budget-flags.js';
+import { intFlag, secondsFlag } from './refine-request.js';
+
+export interface ResumeOptions {
+  run: string;
+  runsDir?: string;
+  out?: string;
+  inPlace?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+  config?: string;
+  /** `--timeout <seconds>`: a deadline for each call of this session (not part of the run's policy). */
+  timeout?: string | number;
+  maxCostUsd?: string | number;
+  maxTokens?: string | number;
+  maxDispatches?: string | number;
+  /** `--passes N`: the run's pass budget from now on; with it a converged or not-converged run goes on from its last completed pass. */
+  passes?: string | number;
+  /** `--reviewer`, `--composer`: another agent for that role from the next pass on. */
+  reviewer?: string;
+  composer?: string;
+}
+
+const RESUMABLE = new Set(['running', 'interrupted', 'failed']);
+/** Ended runs that `--passes N` takes further. */
+const EXTENDABLE = new Set(['converged', 'not-converged']);
+
+/** The newest pass that completed (0: none): an extension goes on from its document. */
+export function lastCompletedPass(m: Pick<RunManifest, 'pass_records'>): number {
+  return Math.max(0, ...m.pass_records.filter((p) => p.status === 'completed').map((p) => p.pass));
+}
+
+/** Whether a resume with these flags changes the run's plan: passes, agents, or an ended run taken further. */
+export function isExtension(m: RunManifest, plan: RunPlan): boolean {
+  return !RESUMABLE.has(m.status) || plan.passes !== m.passes.requested || ROLES.some((r) => plan.agents[r].spec !== m.agents[r].spec);
+}
+
+function policyDifference(old: RunManifest['policy'], now: RunManifest['policy']): string {
+  const keys = Object.keys(old) as (keyof RunManifest['policy'])[];
+  const changed = keys.filter((k) => k !== 'version' && JSON.stringify(old[k]) !== JSON.stringify(now[k]));
+  return changed.length ? changed.join(', ') : 'the agents or their options';
+}
+
+/** The sha of the document the run's last completed pass produced, if any. */
+function lastDocumentSha(m: RunManifest): string | null {
+  return [...m.pass_records].reverse().find((r) => r.status === 'completed' && r.document_sha256)?.document_sha256 ?? null;
+}
+
+/** run.json of a run to resume; unreadable is a usage error. */
+export function readForResume(runDir: string): RunManifest {
+  try {
+    return RunRecorder.read(runDir);
+  } catch (err) {
+    throw usageError(
+      `${runDir}/run.json cannot be read (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
+      'the run cannot be resumed; start a new one with bounce refine',
+      'resume',
+    );
+  }
+}
+
+/**
+ * Resume acts only on a folder that is what its records say (src/audit/binding.ts): any
+ * problem but what a crash leaves is refused (exit 2) before anything runs or is written.
+ */
+function refuseTampered(m: RunManifest, runDir: string, opts: Pick<ResumeOptions, 'quiet'>, io: Io): void {
+  const { problems, unbound } = verifyRun(runDir, { resuming: true });
+  const first = problems[0];
+  if (first) {
+    const more = problems.length > 1 ? ` and ${problems.length - 1} more` : '';
+    throw usageError(
+      `run ${m.run_id} does not match its records: ${first.message} (${first.file})${more}`,
+      `it was changed after bounce wrote it, so it is not resumed; bounce audit ${m.run_id} lists every problem, and bounce refine ${m.input.display} starts a new run`,
+      'tampered',
+    );
+  }
+  if (unbound && !opts.quiet) io.stderr.write(`note: run ${m.run_id} is ${unbound}; resumed on the word of its run.json\n`);
+}
+
+export const isResumable = (m: RunManifest): boolean => RESUMABLE.has(m.status);
+
+/**
+ * The plan that continues a recorded run: its request rebuilt from run.json and today's
+ * config, the agents checked again. Every refusal is a usage error (exit 2) before any dispatch.
+ */
+export async function resumePlan(
+  manifest: RunManifest,
+  runDir: string,
+  opts: Omit<ResumeOptions, 'run'>,
+  io: Io,
+  probe: Probe,
+  recorded?: PlanRequest['recorded'],
+): Promise<RunPlan> {
+  const done = lastCompletedPass(manifest);
+  if (!RESUMABLE.has(manifest.status) && !(opts.passes !== undefined && EXTENDABLE.has(manifest.status))) {
+    const id = manifest.run_id;
+    throw usageError(
+      `run ${id} is already ${manifest.status}`,
+      EXTENDABLE.has(manifest.status)
+        ? `to go on from its last completed pass, give it more passes: bounce resume ${id} --passes ${extendedPasses(manifest)}`
+        : 'only interrupted, crashed, failed, not-converged or converged runs can be resumed',
+      'resume',
+    );
+  }
+  refuseTampered(manifest, runDir, opts, io);
+  const budget = budgetFromFlags(opts);
+  const agents = { ...(opts.reviewer !== undefined ? { reviewer: opts.reviewer } : {}), ...(opts.composer !== undefined ? { composer: opts.composer } : {}) };
+  const { request, config, recordedAgents } = requestFromManifest(manifest, runDir, io, { ...opts, timeoutS: secondsFlag(opts.timeout), budget, agents });
+  request.passes = intFlag('--passes', opts.passes, manifest.passes.requested, 1, config.max_passes);
+  // Without --passes a run that crashed after its last pass is closed as it stands.
+  if (opts.passes !== undefined && request.passes <= done)
+    throw usageError(
+      `--passes ${request.passes} does not take run ${manifest.run_id} further: it has completed ${done} pass${done === 1 ? '' : 'es'}`,
+      `pass more, e.g. --passes ${done + 2}`,
+      'usage',
+    );
+  if (request.output.kind === 'stdout' && opts.json) {
+    // One stdout cannot carry both the document and the --json object.
+    request.output = { kind: 'run' };
+    if (!opts.quiet)
+      io.stderr.write(
+        `note: the run was made with --out -, which cannot share stdout with --json: the converged document goes to its run folder as final.${request.input.ext}\n`,
+      );
+  }
+  // A batch checks its agents once: the later runs take what the first check found.
+  if (recorded) request.recorded = recorded;
+  const { plan } = await completePlan(request, config, io.env, { checkAgents: !recorded, probe });
+  // The run's policy with what the flags change put back: anything else that differs was not asked for.
+  const policy = policyOf({ ...plan, passes: manifest.passes.requested, agents: recordedAgents });
+  if (policy.version !== manifest.policy.version) {
+    const changed = policyDifference(manifest.policy, policy);
+    // Where the run got to: a new run can start from the last completed pass's document.
+    const last = [...manifest.pass_records].reverse().find((r) => r.status === 'completed' && r.document);
+    const from = last?.document ? displayPath(io.cwd, join(runDir, last.document)) : manifest.input.display;
+    const restore = changed.includes('templates')
+      ? 'put back the prompt templates it was made with (an upgrade of bounce or an edited --prompts folder changes them), or '
+      : '';
+    throw usageError(
+      `run ${manifest.run_id} was made under another policy (${changed} changed)`,
+      `the run is kept as it is; ${restore}start a new run from where it got to: bounce refine ${from}`,
+      'resume',
+    );
+  }
+  if (plan.output.kind === 'in-place') {
+    const path = plan.output.path;
+    const now = existsSync(path) ? sha256(readFileSync(path)) : null;
+    // The input may already hold the converged document: a crash came after that write.
+    if (now !== manifest.input.sha256 && (now === null || now !== lastDocumentSha(manifest))) {
+      throw usageError(`${path} changed since the run began`, "an --in-place run is not resumed over someone else's edits; start a new run", 'resume');
+    }
+  }
+  // The recorded output's folder may have become read-only since: found now, not after the passes.
+  assertOutputWritable(plan.output);
+  return plan;
+}

@@ -1,0 +1,132 @@
+/** What `bounce scan` and `bounce lint` share: reading their inputs, and writing a report where it is asked for. */
+import { createReadStream, statSync } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { mapLimited } from '../concurrency.js';
+import { type Input, selectInputs } from '../documents.js';
+import { type BounceError, usageError } from '../errors.js';
+import type { Io } from '../io.js';
+import { decodeText, readBounded, readUserFile } from '../text-input.js';
+import { DEFAULT_CONFIG, MARKER_NAME, MARKER_NAME_RULE } from '../config/schema.js';
+import { mdxForPath, scanNotes, syntaxForPath, type Note, type ScanOptions, type Syntax } from '../protocol/scanner.js';
+import type { Format, Level, Report } from '../formats/finding.js';
+import { render } from '../formats/render.js';
+import { stepSummary } from '../formats/github.js';
+
+export interface InputOptions {
+  patterns: string[];
+  markers?: string[];
+  /** Force a syntax for every input instead of choosing by extension (and MDX by `.mdx`). */
+  syntax?: Syntax;
+  /** Largest input in bytes, per file: config `max_bytes`, the limit refine applies. */
+  maxBytes?: number;
+  /** Only files changed since this git ref (see src/git/changed-files.ts). */
+  changed?: string;
+}
+
+export interface OutputOptions {
+  /** `--json` is `--format json`. */
+  json?: boolean;
+  format?: Format;
+  /** Write the report here (atomically) instead of stdout. */
+  output?: string;
+  /** Severity of every finding in github, sarif and codequality output (default warning). */
+  level?: Level;
+}
+
+/** A scanned input: its display path, its text and its notes. */
+export interface ScannedFile {
+  path: string;
+  source: string;
+  notes: Note[];
+}
+
+/** Files read at once: a tree of thousands of files must not exhaust open file descriptors. */
+const READ_CONCURRENCY = 32;
+
+/** Resolves, filters (--changed) and reads every input, then scans it; an unreadable input fails before any output. */
+export async function scanInputs(opts: InputOptions, io: Io): Promise<ScannedFile[]> {
+  const files = await readInputs(opts, io);
+  return files.map(({ input, source }) => ({ path: input.label, source, notes: scanNotes(source, scanOptions(opts, input)) }));
+}
+
+/** An input and its text (without a BOM). */
+export interface ReadFile {
+  input: Input;
+  source: string;
+}
+
+/** Every input read (and checked: size, binary, UTF-8) before any is scanned or printed. */
+export async function readInputs(opts: InputOptions, io: Io): Promise<ReadFile[]> {
+  for (const name of opts.markers ?? []) {
+    if (!MARKER_NAME.test(name)) throw usageError(`invalid marker name ${JSON.stringify(name.slice(0, 40))}`, MARKER_NAME_RULE);
+  }
+  const inputs = await selectInputs(opts.patterns, io.cwd, opts.changed);
+  const maxBytes = opts.maxBytes ?? DEFAULT_CONFIG.max_bytes;
+  return mapLimited(inputs, READ_CONCURRENCY, async (input) => {
+    const source = await readInput(input, io, maxBytes);
+    return { input, source: source.charCodeAt(0) === 0xfeff ? source.slice(1) : source };
+  });
+}
+
+/** How an input is read: its syntax (and MDX) by extension unless --syntax forces one. */
+export function scanOptions(opts: InputOptions, input: Input): ScanOptions {
+  return { syntax: opts.syntax ?? syntaxForPath(input.path), mdx: opts.syntax === undefined && mdxForPath(input.path), markers: opts.markers };
+}
+
+export function outputFormat(opts: OutputOptions): Format {
+  if (opts.json && opts.format !== undefined && opts.format !== 'json') throw usageError(`--json and --format ${opts.format} disagree`, 'give one of them');
+  return opts.json ? 'json' : (opts.format ?? 'text');
+}
+
+/** Renders the report to stdout or `--output`, and with the github format appends the job summary. */
+export async function emitReport(report: Report, format: Format, opts: OutputOptions, io: Io): Promise<void> {
+  const body = render(format, report);
+  if (opts.output === undefined) io.stdout.write(body);
+  else {
+    // Loaded only here: a plain scan loads nothing from the run store.
+    const { writeFileAtomic } = await import('../atomic.js');
+    try {
+      writeFileAtomic(resolve(io.cwd, opts.output), body);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      throw usageError(`cannot write --output ${opts.output} (${code})`, 'check that its folder exists and is writable');
+    }
+  }
+  const summaryFile = io.env.GITHUB_STEP_SUMMARY;
+  if (format === 'github' && summaryFile) {
+    // Appending is the step summary's contract: other steps write to the same file.
+    await appendFile(resolve(io.cwd, summaryFile), stepSummary(report)).catch((err: NodeJS.ErrnoException) => {
+      io.stderr.write(`bounce: cannot append to GITHUB_STEP_SUMMARY (${err.code ?? 'error'}); the annotations above are complete\n`);
+    });
+  }
+}
+
+/** A character device: something to read as a stream, not a file of a known size. */
+function isStream(path: string): boolean {
+  try {
+    return statSync(path).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
+async function readInput(input: Input, io: Io, maxBytes: number): Promise<string> {
+  let bytes: Buffer;
+  // The size the file system gives, for the message; 0 when unknown (stdin, a file of /proc).
+  let size = 0;
+  if (input.path === undefined) bytes = await readBounded(io.stdin, maxBytes);
+  else {
+    const path = resolve(io.cwd, input.path);
+    const missing = (): BounceError => usageError(`cannot read ${input.label} (ENOENT)`, 'check that it exists and is readable');
+    // A character device (/dev/null, a terminal) is read as a stream, bounded by max_bytes; the
+    // read is asynchronous, so a signal still ends it. A FIFO is refused: with no writer its open blocks.
+    if (isStream(path)) bytes = await readBounded(createReadStream(path), maxBytes);
+    else ({ bytes, statSize: size } = readUserFile(path, input.label, maxBytes, 'usage', { missing }));
+  }
+  if (bytes.length > maxBytes) {
+    const what = size > maxBytes ? `${size} bytes, over the ${maxBytes}-byte limit` : `more than ${maxBytes} bytes`;
+    throw usageError(`${input.label} is ${what}`, 'raise max_bytes in bounce.config.yaml, or scan it in parts');
+  }
+  return decodeText(bytes, input.label);
+}
