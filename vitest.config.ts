@@ -35,7 +35,7 @@ const SLOW = [
   'test/docs/ci-examples.test.ts',
   'test/engine/faults.test.ts',
   'test/engine/prompt.test.ts',
-  'test/engine/units.test.ts',
+  'test/engine/output-target.test.ts',
   'test/examples/example-adapter.test.ts',
   'test/formats/formats.test.ts',
   'test/report/report-browser.test.ts',
