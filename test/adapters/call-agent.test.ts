@@ -14,7 +14,8 @@ import type { CallOptions } from '../../src/contract/host.js';
 import { resolveAgent } from '../../src/adapters/registry.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { adapterRequest, ROOT } from '../support/adapter-process.js';
-import { failure, killAll, pidsIn, processListeners, running, success, waitFor } from './host-support.js';
+import { failure, killAll, pidsIn, processListeners, running, success } from './host-support.js';
+import { waitFor } from '../support/wait-for.js';
 
 const FAKE_CLI = join(ROOT, 'test/fixtures/cli/fake-cli.mjs');
 const MOCKS = join(ROOT, 'test/fixtures/mock');
@@ -77,7 +78,7 @@ describe('callAgent: a built-in CLI adapter in-process', () => {
     expect(r.error.type).toBe('timeout');
     expect(r.error.message).toBe('claude did not answer within 1 s; its process tree was killed');
     expect(pids).toHaveLength(2);
-    await waitFor(() => !pids.some(running), 'the CLI group to die');
+    await waitFor(() => !pids.some(running), 10_000, 'the CLI group to die');
     expect(processListeners()).toEqual(before);
   });
 
@@ -96,7 +97,7 @@ describe('callAgent: a built-in CLI adapter in-process', () => {
     expect(r.error.type).toBe('timeout');
     expect(r.error.message).toMatch(/^claude did not finish before the deadline/);
     expect(Date.now() - begun).toBeLessThan(4000);
-    await waitFor(() => !running(pids[0] ?? 0), 'the CLI to die');
+    await waitFor(() => !running(pids[0] ?? 0), 10_000, 'the CLI to die');
   });
 
   it('an abort of the signal kills the CLI group and gives interrupted', async () => {
@@ -107,13 +108,13 @@ describe('callAgent: a built-in CLI adapter in-process', () => {
       signal: controller.signal,
       env: fakeEnv({ FAKE_CLI_MODE: 'hang', FAKE_CLI_PIDS: pidFile }),
     });
-    await waitFor(() => pidsIn(pidFile).length === 2, 'the fake CLI to start its child');
+    await waitFor(() => pidsIn(pidFile).length === 2, 10_000, 'the fake CLI to start its child');
     const pids = pidsIn(pidFile);
     started.push(...pids);
     controller.abort();
     const r = failure(await pending);
     expect(r.error).toEqual({ type: 'interrupted', message: 'interrupted' });
-    await waitFor(() => !pids.some(running), 'the CLI group to die');
+    await waitFor(() => !pids.some(running), 10_000, 'the CLI group to die');
   });
 
   it('codex: one dispatch starts one CLI process; the version comes from the probe the check filled', async () => {
@@ -208,7 +209,7 @@ describe('callAgent: ready (the dispatch on disk before anything is sent)', () =
     const log = join(dir, 'early.log');
     const gate = deferred();
     const pending = callAgent(agent('claude'), request(), { ...OPTS, ready: gate.promise, env: fakeEnv({ FAKE_CLI_REPLY: 'revised', FAKE_CLI_LOG: log }) });
-    await waitFor(() => starts(log).some((a) => a.startsWith('-p')), 'the CLI to start before the prompt may go', 5000);
+    await waitFor(() => starts(log).some((a) => a.startsWith('-p')), 5000, 'the CLI to start before the prompt may go');
     gate.resolve();
     expect(success(await pending).response).toMatchObject({ reply: 'revised' });
   });
@@ -221,7 +222,7 @@ describe('callAgent: ready (the dispatch on disk before anything is sent)', () =
       ready: gate.promise,
       env: fakeEnv({ FAKE_CLI_REPLY: 'revised', FAKE_CLI_LOG: log }, 'BOUNCE_CODEX_BIN'),
     });
-    await waitFor(() => starts(log).some((a) => a.startsWith('exec')), 'the CLI to start', 5000);
+    await waitFor(() => starts(log).some((a) => a.startsWith('exec')), 5000, 'the CLI to start');
     gate.reject();
     expect(failure(await pending).error).toMatchObject({ type: 'interrupted' });
     expect(starts(log)).toHaveLength(1); // started once, never again

@@ -24,15 +24,6 @@ export function running(pid: number): boolean {
   return state !== 'Z' && state !== 'X';
 }
 
-/** Polls `cond` every 20 ms; throws when it is still false after `timeoutMs`. */
-export async function waitFor(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** The pids a fixture wrote to `file` (space-separated), or [] while it has not written them. */
 export function pidsIn(file: string): number[] {
   try {
