@@ -25,12 +25,13 @@ export function bouncePrompt(doc: string, role: 'reviewer' | 'composer' = 'revie
 /** A variable to put in an adapter's env: the CLI inherits it, so its processes can be found. */
 export const newMarker = (): string => `BOUNCE_TEST_MARK_${randomUUID().replace(/-/g, '')}`;
 
-/** Live processes (not this one) whose environment carries `marker`. Linux only. */
+/** Live (non-zombie) processes, not this one, whose environment carries `marker`. Linux only. */
 export function processesWith(marker: string): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
+      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${entry}/stat`, 'utf8'))) continue;
       if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(`${marker}=`)) found.push(Number(entry));
     } catch {
       // gone, or not ours to read

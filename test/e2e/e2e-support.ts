@@ -70,20 +70,8 @@ export const onlyRun = (): string => {
   return join(dir, 'runs', runs[0]!);
 };
 
-/** Live (non-zombie) processes whose environment carries `marker`. */
-export function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${entry}/stat`, 'utf8'))) continue;
-      if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(`${marker}=`)) found.push(Number(entry));
-    } catch {
-      // Gone, or not ours to read.
-    }
-  }
-  return found;
-}
+/** Live (non-zombie) processes whose environment carries `marker`: one copy, in cli-live-support. */
+export { processesWith } from '../adapters/cli-live-support.js';
 
 export function filesUnder(path: string): string[] {
   return statSync(path).isDirectory() ? readdirSync(path).flatMap((n) => filesUnder(join(path, n))) : [path];
