@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/cli.js';
 import { unbind } from '../support/records.js';
 import { runMain, runMainInterrupted } from '../support/run-main.js';
+import { pass2PendingIn } from '../support/run-folders.js';
 
 const DOC = '# Migration\n\nWe move the database on Saturday night.\n';
 const MOCKS = ['--reviewer', 'mock', '--composer', 'mock'];
@@ -58,13 +59,7 @@ describe('refine --lint and config lint', () => {
     return names[0] ? join(dir, 'runs', names[0]) : null;
   };
   const manifest = () => JSON.parse(readFileSync(join(runDir() as string, 'run.json'), 'utf8'));
-  const pass2Pending = (): boolean => {
-    try {
-      return manifest().pass_records[1]?.dispatches[0]?.status === 'pending';
-    } catch {
-      return false;
-    }
-  };
+  const pass2Pending = (): boolean => pass2PendingIn(dir);
   /** A run interrupted (in-process Ctrl-C) while its pass 2 hangs. */
   const interrupted = async (extra: string[]): Promise<void> => {
     writeFileSync(join(dir, 's.yaml'), 'steps:\n  "2": { action: hang }\n');

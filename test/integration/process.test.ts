@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { pidsIn, running } from '../adapters/host-support.js';
 import { BIN, cleanEnv, FIXTURES, NODE_WARNING, ROOT, runCli, tempDir } from '../support/cli.js';
 import { waitFor } from '../support/wait-for.js';
+import { pass2PendingIn } from '../support/run-folders.js';
 
 /**
  * What needs a real `bounce` process: signals, the launcher, stdin as a pipe. Everything
@@ -22,11 +23,7 @@ beforeEach(() => {
 const runs = (): string[] => (existsSync(join(dir, 'runs')) ? readdirSync(join(dir, 'runs')).filter((n) => !n.startsWith('.')) : []);
 const manifest = (run: string) => JSON.parse(readFileSync(join(dir, 'runs', run, 'run.json'), 'utf8'));
 /** Pass 2's call is out: run.json lists its dispatch as pending. */
-const pass2Pending = (): boolean => {
-  const run = runs()[0];
-  if (!run || !existsSync(join(dir, 'runs', run, 'run.json'))) return false;
-  return manifest(run).pass_records[1]?.dispatches[0]?.status === 'pending';
-};
+const pass2Pending = (): boolean => pass2PendingIn(dir);
 
 describe('signals', () => {
   it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)('%s gives exit 130 and an interrupted run with completed passes kept', async (signal) => {

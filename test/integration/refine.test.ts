@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanEnv, FIXTURES, tempDir } from '../support/cli.js';
 import { runMain, runMainInterrupted } from '../support/run-main.js';
 import { running } from '../adapters/host-support.js';
+import { pass2PendingIn } from '../support/run-folders.js';
 
 const DOC = `# Rollout plan
 
@@ -28,10 +29,7 @@ const script = (name: string, body: string): string => {
   return name;
 };
 /** Pass 2's call is out (run.json lists it as pending), and hangs until the abort. */
-const pass2Pending = (): boolean => {
-  const run = runs()[0];
-  return Boolean(run && existsSync(join(dir, 'runs', run, 'run.json')) && manifest(run).pass_records[1]?.dispatches[0]?.status === 'pending');
-};
+const pass2Pending = (): boolean => pass2PendingIn(dir);
 const adapter = (name: string) => `cmd:${join(FIXTURES, 'adapters', name)}`;
 
 describe('bounce refine with mock agents', () => {

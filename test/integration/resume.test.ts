@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../support/cli.js';
 import { runMain, runMainInterrupted } from '../support/run-main.js';
+import { pass2PendingIn } from '../support/run-folders.js';
 
 const DOC = '# Migration\n\nWe move the database on Saturday night.\n\nThe old cluster stays up for a week.\n';
 
@@ -33,11 +34,7 @@ interface PassJson {
 }
 
 /** Pass 2's call is out: run.json lists it as pending (so its record is written too). */
-const pass2Pending = (): boolean => {
-  const runs = existsSync(join(dir, 'runs')) ? readdirSync(join(dir, 'runs')).filter((n) => !n.startsWith('.')) : [];
-  if (!runs[0] || !existsSync(join(runDir(), 'run.json'))) return false;
-  return manifest().pass_records[1]?.dispatches[0]?.status === 'pending';
-};
+const pass2Pending = (): boolean => pass2PendingIn(dir);
 
 /** Starts a run whose pass 2 takes a while, and SIGKILLs bounce (a process) in the middle of that pass. */
 async function killedInPass2(extraArgs: string[] = []): Promise<void> {
