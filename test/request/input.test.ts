@@ -1,12 +1,11 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BounceError } from '../../src/errors.js';
-import type { Io } from '../../src/io.js';
 import { readInput } from '../../src/request/input.js';
 import { sha256 } from '../../src/store/hash.js';
+import { fakeIo } from '../support/fake-io.js';
 
 let root: string;
 
@@ -28,35 +27,11 @@ async function rejectionOf(p: Promise<unknown>): Promise<BounceError> {
   return err as BounceError;
 }
 
-interface FakeIo extends Io {
-  err(): string;
-  out(): string;
-}
-
-/** An Io with string sinks; `stdin` is the piped text, or a terminal when `stdinTTY`. */
-function fakeIo(opts: { stdin?: string | Buffer; stdinTTY?: boolean; stderrTTY?: boolean; env?: NodeJS.ProcessEnv } = {}): FakeIo {
-  let out = '';
-  let err = '';
-  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
-  if (opts.stdinTTY) stdin.isTTY = true;
-  else stdin.end(opts.stdin ?? '');
-  return {
-    cwd: root,
-    env: opts.env ?? {},
-    stdout: { write: (s: string) => (out += s), isTTY: false },
-    stderr: { write: (s: string) => (err += s), isTTY: opts.stderrTTY ?? false },
-    stdin,
-    signal: new AbortController().signal,
-    out: () => out,
-    err: () => err,
-  };
-}
-
 describe('readInput', () => {
   it('a file: text, absolute path, display as given, bytes, sha256 of the bytes', async () => {
     mkdirSync(join(root, 'docs'));
     writeFileSync(join(root, 'docs', 'rfc.md'), '# RFC\n\nText ✓\n');
-    const input = await readInput('docs/rfc.md', fakeIo(), 1000);
+    const input = await readInput('docs/rfc.md', fakeIo(root), 1000);
     expect(input).toEqual({
       path: join(root, 'docs', 'rfc.md'),
       display: 'docs/rfc.md',
@@ -69,7 +44,7 @@ describe('readInput', () => {
   });
 
   it('stdin (-): read whole, display "stdin", no path, ext md, markdown', async () => {
-    const input = await readInput('-', fakeIo({ stdin: '# From a pipe\n' }), 1000);
+    const input = await readInput('-', fakeIo(root, { stdin: '# From a pipe\n' }), 1000);
     expect(input).toEqual({
       path: null,
       display: 'stdin',
@@ -82,7 +57,7 @@ describe('readInput', () => {
   });
 
   it('stdin that is a terminal is refused with a message mentioning the terminal', async () => {
-    const err = await rejectionOf(readInput('-', fakeIo({ stdinTTY: true }), 1000));
+    const err = await rejectionOf(readInput('-', fakeIo(root, { stdinTTY: true }), 1000));
     expect(err.message).toContain('terminal');
     expect(err.code).toBe('input');
   });
@@ -90,25 +65,25 @@ describe('readInput', () => {
   it('keeps a BOM in the text (and in the sha)', async () => {
     const bytes = Buffer.from('\uFEFF# Title\n', 'utf8');
     writeFileSync(join(root, 'bom.md'), bytes);
-    const input = await readInput('bom.md', fakeIo(), 1000);
+    const input = await readInput('bom.md', fakeIo(root), 1000);
     expect(input.text).toBe('\uFEFF# Title\n');
     expect(input.bytes).toBe(bytes.length);
     expect(input.sha256).toBe(sha256(bytes));
   });
 
   it('keeps a BOM read from stdin', async () => {
-    expect((await readInput('-', fakeIo({ stdin: Buffer.from('\uFEFFhi\n', 'utf8') }), 1000)).text).toBe('\uFEFFhi\n');
+    expect((await readInput('-', fakeIo(root, { stdin: Buffer.from('\uFEFFhi\n', 'utf8') }), 1000)).text).toBe('\uFEFFhi\n');
   });
 
   it('keeps CRLF line endings', async () => {
     writeFileSync(join(root, 'crlf.md'), 'a\r\nb\r\n');
-    expect((await readInput('crlf.md', fakeIo(), 1000)).text).toBe('a\r\nb\r\n');
+    expect((await readInput('crlf.md', fakeIo(root), 1000)).text).toBe('a\r\nb\r\n');
   });
 
   it('ext comes from the path, lower-cased; no extension gives txt', async () => {
     const ext = async (name: string): Promise<[string, string]> => {
       writeFileSync(join(root, name), 'text\n');
-      const input = await readInput(name, fakeIo(), 1000);
+      const input = await readInput(name, fakeIo(root), 1000);
       return [input.ext, input.syntax];
     };
     expect(await ext('UPPER.MD')).toEqual(['md', 'markdown']);
@@ -119,37 +94,37 @@ describe('readInput', () => {
   });
 
   it('a missing file is refused', async () => {
-    expect((await rejectionOf(readInput('nope.md', fakeIo(), 1000))).message).toBe('no such file: nope.md');
+    expect((await rejectionOf(readInput('nope.md', fakeIo(root), 1000))).message).toBe('no such file: nope.md');
   });
 
   it('a directory is refused', async () => {
     mkdirSync(join(root, 'docs'));
-    expect((await rejectionOf(readInput('docs', fakeIo(), 1000))).message).toBe('docs is a directory');
+    expect((await rejectionOf(readInput('docs', fakeIo(root), 1000))).message).toBe('docs is a directory');
   });
 
   it('an empty or whitespace-only document is refused, also with only a BOM', async () => {
     writeFileSync(join(root, 'empty.md'), '');
     writeFileSync(join(root, 'blank.md'), ' \n\t\n');
     writeFileSync(join(root, 'bom.md'), '\uFEFF\n');
-    for (const name of ['empty.md', 'blank.md', 'bom.md']) expect((await rejectionOf(readInput(name, fakeIo(), 1000))).message).toBe(`${name} is empty`);
-    expect((await rejectionOf(readInput('-', fakeIo({ stdin: '' }), 1000))).message).toBe('stdin is empty');
+    for (const name of ['empty.md', 'blank.md', 'bom.md']) expect((await rejectionOf(readInput(name, fakeIo(root), 1000))).message).toBe(`${name} is empty`);
+    expect((await rejectionOf(readInput('-', fakeIo(root, { stdin: '' }), 1000))).message).toBe('stdin is empty');
   });
 
   it('a document over max_bytes is refused, from a file or stdin', async () => {
     writeFileSync(join(root, 'big.md'), 'x'.repeat(11));
-    expect((await rejectionOf(readInput('big.md', fakeIo(), 10))).message).toBe('big.md is 11 bytes, over the 10-byte limit');
-    expect((await rejectionOf(readInput('-', fakeIo({ stdin: 'x'.repeat(11) }), 10))).message).toBe('stdin is 11 bytes, over the 10-byte limit');
+    expect((await rejectionOf(readInput('big.md', fakeIo(root), 10))).message).toBe('big.md is 11 bytes, over the 10-byte limit');
+    expect((await rejectionOf(readInput('-', fakeIo(root, { stdin: 'x'.repeat(11) }), 10))).message).toBe('stdin is 11 bytes, over the 10-byte limit');
   });
 
   it('exactly max_bytes is accepted', async () => {
     writeFileSync(join(root, 'ten.md'), 'x'.repeat(10));
-    expect((await readInput('ten.md', fakeIo(), 10)).bytes).toBe(10);
+    expect((await readInput('ten.md', fakeIo(root), 10)).bytes).toBe(10);
   });
 
   it('binary (NUL bytes) and invalid UTF-8 are refused', async () => {
     writeFileSync(join(root, 'bin.md'), Buffer.from([0x61, 0x00, 0x62]));
     writeFileSync(join(root, 'latin1.md'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
-    expect((await rejectionOf(readInput('bin.md', fakeIo(), 1000))).message).toContain('binary');
-    expect((await rejectionOf(readInput('latin1.md', fakeIo(), 1000))).message).toBe('latin1.md is not valid UTF-8');
+    expect((await rejectionOf(readInput('bin.md', fakeIo(root), 1000))).message).toContain('binary');
+    expect((await rejectionOf(readInput('latin1.md', fakeIo(root), 1000))).message).toBe('latin1.md is not valid UTF-8');
   });
 });

@@ -1,10 +1,9 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Io } from '../../src/io.js';
 import { createProgress, fitText } from '../../src/ui/progress.js';
+import { type FakeIo, fakeIo } from '../support/fake-io.js';
 
 let root: string;
 
@@ -16,35 +15,11 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-interface FakeIo extends Io {
-  err(): string;
-  out(): string;
-}
-
-/** An Io with string sinks; `stdin` is the piped text, or a terminal when `stdinTTY`. */
-function fakeIo(opts: { stdin?: string | Buffer; stdinTTY?: boolean; stderrTTY?: boolean; env?: NodeJS.ProcessEnv } = {}): FakeIo {
-  let out = '';
-  let err = '';
-  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
-  if (opts.stdinTTY) stdin.isTTY = true;
-  else stdin.end(opts.stdin ?? '');
-  return {
-    cwd: root,
-    env: opts.env ?? {},
-    stdout: { write: (s: string) => (out += s), isTTY: false },
-    stderr: { write: (s: string) => (err += s), isTTY: opts.stderrTTY ?? false },
-    stdin,
-    signal: new AbortController().signal,
-    out: () => out,
-    err: () => err,
-  };
-}
-
 describe('createProgress', () => {
   const SGR = /\u001b\[[0-9;]*m/;
 
   it('not a terminal: plain lines', () => {
-    const io = fakeIo();
+    const io = fakeIo(root);
     const p = createProgress(io, false);
     p.passStarted(1, 2, 'reviewer', 'mock', 0);
     p.note('retrying after a rate limit');
@@ -70,7 +45,7 @@ describe('createProgress', () => {
   });
 
   it('not a terminal: a long agent name is never cut (logs keep it whole)', () => {
-    const io = fakeIo();
+    const io = fakeIo(root);
     const p = createProgress(io, false);
     const name = `cmd:./${'x'.repeat(80)}.mjs`;
     p.passStarted(1, 1, 'reviewer', name, 0);
@@ -105,7 +80,7 @@ describe('createProgress', () => {
   }
 
   const terminal = (columns: number | undefined, env: NodeJS.ProcessEnv = {}): FakeIo => {
-    const io = fakeIo({ stderrTTY: true, env });
+    const io = fakeIo(root, { stderrTTY: true, env });
     if (columns !== undefined) Object.assign(io.stderr, { columns });
     return io;
   };
@@ -189,7 +164,7 @@ describe('createProgress', () => {
 
   it('quiet: prints nothing at all', () => {
     for (const tty of [false, true]) {
-      const io = fakeIo({ stderrTTY: tty });
+      const io = fakeIo(root, { stderrTTY: tty });
       const p = createProgress(io, true);
       p.passStarted(1, 2, 'reviewer', 'mock', 0);
       p.note('hello');
