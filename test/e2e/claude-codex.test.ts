@@ -164,23 +164,25 @@ describe('a used-up quota', () => {
 });
 
 describe('interrupting a run with the real CLIs', () => {
-  it('Ctrl-C while Claude Code waits on a stalled model: exit 130, run interrupted, no CLI process left', async () => {
-    const marker = `BOUNCE_E2E_MARK_${process.pid}_${Date.now()}`;
-    server.script(['stall']);
-    const r = await runCli(['refine', 'launch.md', '--reviewer', 'claude', '--composer', 'codex', '--json'], {
+  /** Runs bounce with `marker` in its env and sends it `signal` once the stalled request reached the server. */
+  const signalOnStall = (args: string[], marker: string, signal: NodeJS.Signals) =>
+    runCli(args, {
       cwd: dir,
       env: env({ [marker]: '1' }),
       timeoutMs: 120_000,
       onSpawn: (child) => {
         const poll = setInterval(() => {
-          // Wait until the stalled request reached the server, then press Ctrl-C.
           if (server.requests.some((q) => q.scripted && q.behaviour === 'stall')) {
             clearInterval(poll);
-            child.kill('SIGINT');
+            child.kill(signal);
           }
         }, 50);
       },
     });
+  it('Ctrl-C while Claude Code waits on a stalled model: exit 130, run interrupted, no CLI process left', async () => {
+    const marker = `BOUNCE_E2E_MARK_${process.pid}_${Date.now()}`;
+    server.script(['stall']);
+    const r = await signalOnStall(['refine', 'launch.md', '--reviewer', 'claude', '--composer', 'codex', '--json'], marker, 'SIGINT');
     expect(r.code, r.stderr).toBe(130);
     expect(JSON.parse(r.stdout).status).toBe('interrupted');
     expect(JSON.parse(readFileSync(join(onlyRun(), 'run.json'), 'utf8')).status).toBe('interrupted');
@@ -190,19 +192,7 @@ describe('interrupting a run with the real CLIs', () => {
   it('kill -9 of bounce while Claude Code waits on a stalled model: no CLI process is left (its watchdog kills the group)', async () => {
     const marker = `BOUNCE_E2E_MARK_${process.pid}_${Date.now()}`;
     server.script(['stall']);
-    const r = await runCli(['refine', 'launch.md', '--reviewer', 'claude', '--composer', 'codex'], {
-      cwd: dir,
-      env: env({ [marker]: '1' }),
-      timeoutMs: 120_000,
-      onSpawn: (child) => {
-        const poll = setInterval(() => {
-          if (server.requests.some((q) => q.scripted && q.behaviour === 'stall')) {
-            clearInterval(poll);
-            child.kill('SIGKILL');
-          }
-        }, 50);
-      },
-    });
+    const r = await signalOnStall(['refine', 'launch.md', '--reviewer', 'claude', '--composer', 'codex'], marker, 'SIGKILL');
     expect(r.signal, r.stderr).toBe('SIGKILL');
     // A bounded wait for the watchdog, not a measure of its speed.
     await expect.poll(() => processesWith(marker), { timeout: 10_000, interval: 50 }).toEqual([]);
