@@ -11,11 +11,10 @@ import { callAgent } from '../../src/adapters/call-agent.js';
 import type { AdapterRequest } from '../../src/contract/contract.js';
 import { createProbe } from '../../src/kit/detect.js';
 import type { CallOptions } from '../../src/contract/host.js';
-import { resolveAgent } from '../../src/adapters/registry.js';
-import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { adapterRequest, ROOT } from '../support/adapter-process.js';
 import { failure, killAll, pidsIn, processListeners, running, success } from './host-support.js';
 import { waitFor } from '../support/wait-for.js';
+import { specAgent } from '../support/test-agent.js';
 
 const FAKE_CLI = join(ROOT, 'test/fixtures/cli/fake-cli.mjs');
 const MOCKS = join(ROOT, 'test/fixtures/mock');
@@ -25,8 +24,6 @@ const started: number[] = [];
 
 afterEach(() => killAll(started.splice(0)));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const agent = (spec: string) => resolveAgent(spec, DEFAULT_CONFIG, ROOT, null);
 
 /** A request as the runner sends it, with the deadline a minute away. */
 const request = (prompt = 'Revise this.', extra: Partial<AdapterRequest> = {}): AdapterRequest => adapterRequest(prompt, {}, 60_000, extra) as AdapterRequest;
@@ -41,7 +38,9 @@ function fakeEnv(extra: Record<string, string> = {}, bin = 'BOUNCE_CLAUDE_BIN'):
 describe('callAgent: a built-in CLI adapter in-process', () => {
   it('answers through the fake CLI; its stderr is kept with ANSI stripped and the key blanked', async () => {
     const before = processListeners();
-    const r = success(await callAgent(agent('claude'), request(), { ...OPTS, env: fakeEnv({ FAKE_CLI_REPLY: 'the document', ANTHROPIC_API_KEY: SECRET }) }));
+    const r = success(
+      await callAgent(specAgent('claude'), request(), { ...OPTS, env: fakeEnv({ FAKE_CLI_REPLY: 'the document', ANTHROPIC_API_KEY: SECRET }) }),
+    );
     expect(r.response).toMatchObject({ ok: true, reply: 'the document', stop: 'complete', model: 'fake-model', agent_version: '9.8.7' });
     expect(r.stderr).toBe('fake cli: key *** in use\n');
     expect(r.stdout + r.stderr).not.toContain(SECRET);
@@ -52,7 +51,7 @@ describe('callAgent: a built-in CLI adapter in-process', () => {
   });
 
   it('uses the env given as the whole environment: no PATH, no CLI found', async () => {
-    const r = failure(await callAgent(agent('claude'), request(), { ...OPTS, env: {} }));
+    const r = failure(await callAgent(specAgent('claude'), request(), { ...OPTS, env: {} }));
     expect(r.error).toEqual({
       type: 'config',
       message: 'claude not found on PATH: install it with npm i -g @anthropic-ai/claude-code or set BOUNCE_CLAUDE_BIN',
@@ -61,7 +60,7 @@ describe('callAgent: a built-in CLI adapter in-process', () => {
 
   it('two concurrent calls keep their own replies and stderr', async () => {
     const call = (reply: string, key: string) =>
-      callAgent(agent('claude'), request(), { ...OPTS, env: fakeEnv({ FAKE_CLI_REPLY: reply, ANTHROPIC_API_KEY: key }) });
+      callAgent(specAgent('claude'), request(), { ...OPTS, env: fakeEnv({ FAKE_CLI_REPLY: reply, ANTHROPIC_API_KEY: key }) });
     const [a, b] = await Promise.all([call('reply A', 'key-aaaa-1'), call('reply B', 'key-bbbb-2')]);
     expect([success(a).response.reply, success(b).response.reply]).toEqual(['reply A', 'reply B']);
     expect([a.stderr, b.stderr]).toEqual(['fake cli: key *** in use\n', 'fake cli: key *** in use\n']);
@@ -71,7 +70,7 @@ describe('callAgent: a built-in CLI adapter in-process', () => {
     const pidFile = join(dir, 'deadline.pids');
     const before = processListeners();
     const r = failure(
-      await callAgent(agent('claude'), request(), { ...OPTS, timeoutMs: 1000, env: fakeEnv({ FAKE_CLI_MODE: 'hang', FAKE_CLI_PIDS: pidFile }) }),
+      await callAgent(specAgent('claude'), request(), { ...OPTS, timeoutMs: 1000, env: fakeEnv({ FAKE_CLI_MODE: 'hang', FAKE_CLI_PIDS: pidFile }) }),
     );
     const pids = pidsIn(pidFile);
     started.push(...pids);
@@ -87,7 +86,7 @@ describe('callAgent: a built-in CLI adapter in-process', () => {
     const begun = Date.now();
     // The request's deadline (2 s) is the adapter's own; the runner's timeoutMs is far away.
     const r = failure(
-      await callAgent(agent('claude'), request('Revise this.', { deadline: new Date(Date.now() + 2000).toISOString() }), {
+      await callAgent(specAgent('claude'), request('Revise this.', { deadline: new Date(Date.now() + 2000).toISOString() }), {
         ...OPTS,
         env: fakeEnv({ FAKE_CLI_MODE: 'escape', FAKE_CLI_PIDS: pidFile }),
       }),
@@ -103,7 +102,7 @@ describe('callAgent: a built-in CLI adapter in-process', () => {
   it('an abort of the signal kills the CLI group and gives interrupted', async () => {
     const pidFile = join(dir, 'abort.pids');
     const controller = new AbortController();
-    const pending = callAgent(agent('claude'), request(), {
+    const pending = callAgent(specAgent('claude'), request(), {
       ...OPTS,
       signal: controller.signal,
       env: fakeEnv({ FAKE_CLI_MODE: 'hang', FAKE_CLI_PIDS: pidFile }),
@@ -123,7 +122,7 @@ describe('callAgent: a built-in CLI adapter in-process', () => {
     const probe = createProbe();
     await probe.version(FAKE_CLI, env);
     rmSync(log, { force: true });
-    const r = success(await callAgent(agent('codex'), request(), { ...OPTS, env, probe }));
+    const r = success(await callAgent(specAgent('codex'), request(), { ...OPTS, env, probe }));
     expect(r.response).toMatchObject({ reply: 'done', agent_version: '9.8.7' });
     const starts = readFileSync(log, 'utf8').trim().split('\n');
     expect(starts).toHaveLength(1);
@@ -132,7 +131,7 @@ describe('callAgent: a built-in CLI adapter in-process', () => {
 });
 
 describe('callAgent: the contract, deadlines and crashes (mock)', () => {
-  const mock = (script: string) => agent(`mock:${join(MOCKS, script)}`);
+  const mock = (script: string) => specAgent(`mock:${join(MOCKS, script)}`);
   const scripted = (script: string): AdapterRequest => request('Revise this.', { options: mock(script).options });
 
   it('a response that breaks the contract is invalid_response', async () => {
@@ -148,7 +147,7 @@ describe('callAgent: the contract, deadlines and crashes (mock)', () => {
 
   it('a request that breaks the contract is a config failure value, not an exception', async () => {
     const bad = { ...request(), contract_version: 2 } as unknown as AdapterRequest;
-    const r = failure(await callAgent(agent('mock'), bad, OPTS));
+    const r = failure(await callAgent(specAgent('mock'), bad, OPTS));
     expect(r.error.type).toBe('config');
     expect(r.error.message).toMatch(/^invalid adapter request: contract_version/);
   });
@@ -172,7 +171,7 @@ describe('callAgent: the contract, deadlines and crashes (mock)', () => {
   it('the built-in mock answers in-process and leaves no listener on process', async () => {
     const before = processListeners();
     const doc = '<<<BOUNCE-DOCUMENT-ab12>>>\n# T\n\n[CONTESTED] x\n\nBody.\n<<<END-BOUNCE-DOCUMENT-ab12>>>';
-    const r = success(await callAgent(agent('mock'), request(doc, { role: 'composer' }), OPTS));
+    const r = success(await callAgent(specAgent('mock'), request(doc, { role: 'composer' }), OPTS));
     expect(r.response).toMatchObject({ reply: '# T\n\nBody.', agent_version: 'mock-1' });
     expect(processListeners()).toEqual(before);
   });
@@ -181,7 +180,7 @@ describe('callAgent: the contract, deadlines and crashes (mock)', () => {
 describe('callAgent: cmd: agents', () => {
   it('stay subprocesses behind the same contract', async () => {
     const doc = '<<<BOUNCE-DOCUMENT-ab12>>>\nKeep.\n[CONTESTED] drop\n<<<END-BOUNCE-DOCUMENT-ab12>>>';
-    const r = success(await callAgent(agent('cmd:test/fixtures/adapters/echo-resolve.mjs'), request(doc), OPTS));
+    const r = success(await callAgent(specAgent('cmd:test/fixtures/adapters/echo-resolve.mjs'), request(doc), OPTS));
     expect(r.response).toMatchObject({ reply: 'Keep.', agent_version: 'fixture-1' });
     expect(r.exitCode).toBe(0);
   });
@@ -208,7 +207,7 @@ describe('callAgent: ready (the dispatch on disk before anything is sent)', () =
   it('a CLI adapter starts its CLI at once and sends the prompt once ready resolves', async () => {
     const log = join(dir, 'early.log');
     const gate = deferred();
-    const pending = callAgent(agent('claude'), request(), { ...OPTS, ready: gate.promise, env: fakeEnv({ FAKE_CLI_REPLY: 'revised', FAKE_CLI_LOG: log }) });
+    const pending = callAgent(specAgent('claude'), request(), { ...OPTS, ready: gate.promise, env: fakeEnv({ FAKE_CLI_REPLY: 'revised', FAKE_CLI_LOG: log }) });
     await waitFor(() => starts(log).some((a) => a.startsWith('-p')), 5000, 'the CLI to start before the prompt may go');
     gate.resolve();
     expect(success(await pending).response).toMatchObject({ reply: 'revised' });
@@ -217,7 +216,7 @@ describe('callAgent: ready (the dispatch on disk before anything is sent)', () =
   it('when ready rejects, nothing is sent: an interrupted call whose CLI is gone', async () => {
     const log = join(dir, 'called-off.log');
     const gate = deferred();
-    const pending = callAgent(agent('codex'), request(), {
+    const pending = callAgent(specAgent('codex'), request(), {
       ...OPTS,
       ready: gate.promise,
       env: fakeEnv({ FAKE_CLI_REPLY: 'revised', FAKE_CLI_LOG: log }, 'BOUNCE_CODEX_BIN'),
@@ -232,7 +231,7 @@ describe('callAgent: ready (the dispatch on disk before anything is sent)', () =
     for (const spec of ['mock', 'cmd:test/fixtures/adapters/echo-resolve.mjs']) {
       const gate = deferred();
       let settled = false;
-      const pending = callAgent(agent(spec), request(), { ...OPTS, ready: gate.promise }).then((r) => {
+      const pending = callAgent(specAgent(spec), request(), { ...OPTS, ready: gate.promise }).then((r) => {
         settled = true;
         return r;
       });

@@ -10,14 +10,13 @@ import { checkAgent } from '../../src/preflight/check-agent.js';
 import { createProbe } from '../../src/kit/detect.js';
 import { resolveAgent } from '../../src/adapters/registry.js';
 import { parseConfig } from '../../src/config/load.js';
-import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { ROOT } from '../support/adapter-process.js';
+import { specAgent } from '../support/test-agent.js';
 
 const FAKE_CLI = join(ROOT, 'test/fixtures/cli/fake-cli.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'bounce-check-agent-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const agent = (spec: string) => resolveAgent(spec, DEFAULT_CONFIG, ROOT, null);
 const PATH = process.env.PATH ?? '';
 const kinds = (items: { kind: string }[]): string[] => items.map((p) => p.kind);
 
@@ -26,7 +25,7 @@ describe('checkAgent: CLI adapters', () => {
 
   it('claude: `claude auth status` decides; its method is recorded by name; an old CLI falls back to the environment', async () => {
     const status = (fields: Record<string, unknown>) => ({ FAKE_CLI_AUTH: JSON.stringify(fields) });
-    const subscription = await checkAgent(agent('claude'), claudeEnv(status({ loggedIn: true, authMethod: 'claude.ai', subscriptionType: 'max' })));
+    const subscription = await checkAgent(specAgent('claude'), claudeEnv(status({ loggedIn: true, authMethod: 'claude.ai', subscriptionType: 'max' })));
     expect(subscription).toMatchObject({
       ok: true,
       version: '9.8.7',
@@ -34,7 +33,7 @@ describe('checkAgent: CLI adapters', () => {
       warnings: [],
       resolved: { auth: 'subscription', auth_source: 'claude login' },
     });
-    const none = await checkAgent(agent('claude'), claudeEnv(status({ loggedIn: false, authMethod: 'none' })));
+    const none = await checkAgent(specAgent('claude'), claudeEnv(status({ loggedIn: false, authMethod: 'none' })));
     expect(none).toMatchObject({ ok: false, resolved: { auth: 'none' } });
     expect(none.problems).toEqual([
       {
@@ -44,17 +43,17 @@ describe('checkAgent: CLI adapters', () => {
       },
     ]);
     // Without `auth status` (an older claude): a key variable is enough, else it cannot be verified.
-    const old = await checkAgent(agent('claude'), claudeEnv());
+    const old = await checkAgent(specAgent('claude'), claudeEnv());
     expect(old).toMatchObject({ ok: true, problems: [], resolved: { auth: 'unknown' } });
     expect(kinds(old.warnings)).toEqual(['login_unverified']);
-    const withToken = await checkAgent(agent('claude'), claudeEnv({ CLAUDE_CODE_OAUTH_TOKEN: 'tok-123456' }));
+    const withToken = await checkAgent(specAgent('claude'), claudeEnv({ CLAUDE_CODE_OAUTH_TOKEN: 'tok-123456' }));
     expect(withToken).toMatchObject({ ok: true, warnings: [], resolved: { auth: 'oauth_token', auth_source: 'CLAUDE_CODE_OAUTH_TOKEN' } });
     expect(JSON.stringify(withToken)).not.toContain('tok-123456');
   });
 
   it('claude: an ANTHROPIC_API_KEY beside a subscription login is a warning: the key takes over billing', async () => {
     const both = { loggedIn: true, authMethod: 'claude.ai', apiKeySource: 'ANTHROPIC_API_KEY', subscriptionType: null };
-    const r = await checkAgent(agent('claude'), claudeEnv({ FAKE_CLI_AUTH: JSON.stringify(both), ANTHROPIC_API_KEY: 'sk-ant-BILLED-1' }));
+    const r = await checkAgent(specAgent('claude'), claudeEnv({ FAKE_CLI_AUTH: JSON.stringify(both), ANTHROPIC_API_KEY: 'sk-ant-BILLED-1' }));
     expect(r).toMatchObject({ ok: true, resolved: { auth: 'api_key', auth_source: 'ANTHROPIC_API_KEY' } });
     expect(r.warnings).toEqual([
       {
@@ -67,12 +66,12 @@ describe('checkAgent: CLI adapters', () => {
   });
 
   it('claude: not_found when the override is not executable, version when --version fails', async () => {
-    const missing = await checkAgent(agent('claude'), { PATH, BOUNCE_CLAUDE_BIN: '/nonexistent/claude' });
+    const missing = await checkAgent(specAgent('claude'), { PATH, BOUNCE_CLAUDE_BIN: '/nonexistent/claude' });
     expect(missing).toMatchObject({ ok: false, version: null });
     expect(missing.problems).toEqual([
       { kind: 'not_found', message: 'BOUNCE_CLAUDE_BIN (/nonexistent/claude) is not an executable file', fix: 'fix it or unset it to use claude from PATH' },
     ]);
-    const broken = await checkAgent(agent('claude'), claudeEnv({ FAKE_CLI_VERSION: 'fail' }));
+    const broken = await checkAgent(specAgent('claude'), claudeEnv({ FAKE_CLI_VERSION: 'fail' }));
     expect(kinds(broken.problems)).toEqual(['version']);
   });
 
@@ -80,43 +79,46 @@ describe('checkAgent: CLI adapters', () => {
     const home = join(dir, 'codex-home');
     rmSync(home, { recursive: true, force: true });
     const env = { PATH, BOUNCE_CODEX_BIN: FAKE_CLI, FAKE_CLI_NAME: 'codex', CODEX_HOME: home };
-    const none = await checkAgent(agent('codex'), { ...env, FAKE_CLI_LOGIN: 'none' });
+    const none = await checkAgent(specAgent('codex'), { ...env, FAKE_CLI_LOGIN: 'none' });
     expect(none).toMatchObject({ ok: false, version: '9.8.7', resolved: { auth: 'none' } });
     expect(none.problems).toMatchObject([{ kind: 'credentials', message: 'codex is not logged in (`codex login status`)' }]);
     // OPENAI_API_KEY alone is not read by codex exec: the fix says how to hand it over.
-    const envKey = await checkAgent(agent('codex'), { ...env, FAKE_CLI_LOGIN: 'none', OPENAI_API_KEY: 'sk-123456' });
+    const envKey = await checkAgent(specAgent('codex'), { ...env, FAKE_CLI_LOGIN: 'none', OPENAI_API_KEY: 'sk-123456' });
     expect(envKey.problems[0]?.fix).toMatch(/printenv OPENAI_API_KEY \| codex login --with-api-key/);
-    expect(await checkAgent(agent('codex'), { ...env, FAKE_CLI_LOGIN: 'none', CODEX_API_KEY: 'sk-654321' })).toMatchObject({
+    expect(await checkAgent(specAgent('codex'), { ...env, FAKE_CLI_LOGIN: 'none', CODEX_API_KEY: 'sk-654321' })).toMatchObject({
       ok: true,
       resolved: { auth: 'api_key', auth_source: 'CODEX_API_KEY' },
     });
-    expect(await checkAgent(agent('codex'), { ...env, FAKE_CLI_LOGIN: 'chatgpt' })).toMatchObject({
+    expect(await checkAgent(specAgent('codex'), { ...env, FAKE_CLI_LOGIN: 'chatgpt' })).toMatchObject({
       ok: true,
       warnings: [],
       resolved: { auth: 'subscription' },
     });
     mkdirSync(home, { recursive: true });
     writeFileSync(join(home, 'config.toml'), 'model_provider = "p1"\n\n[model_providers.p1]\nenv_key = "P1_KEY"\n');
-    const custom = await checkAgent(agent('codex'), env);
+    const custom = await checkAgent(specAgent('codex'), env);
     expect(custom.problems).toEqual([{ kind: 'credentials', message: 'model provider p1 reads its key from P1_KEY, which is not set', fix: 'set P1_KEY' }]);
-    expect(await checkAgent(agent('codex'), { ...env, P1_KEY: 'p1-key-1' })).toMatchObject({ ok: true, resolved: { auth: 'api_key', auth_source: 'P1_KEY' } });
+    expect(await checkAgent(specAgent('codex'), { ...env, P1_KEY: 'p1-key-1' })).toMatchObject({
+      ok: true,
+      resolved: { auth: 'api_key', auth_source: 'P1_KEY' },
+    });
   });
 
   it('asks each program --version once per probe, and two probes share nothing', async () => {
     const log = join(dir, 'versions.log');
     const env = { PATH, BOUNCE_CLAUDE_BIN: FAKE_CLI, FAKE_CLI_LOG: log };
     const probe = createProbe();
-    await Promise.all([checkAgent(agent('claude'), env, { probe }), checkAgent(agent('claude:other-model'), env, { probe })]);
+    await Promise.all([checkAgent(specAgent('claude'), env, { probe }), checkAgent(specAgent('claude:other-model'), env, { probe })]);
     const lines = () => readFileSync(log, 'utf8').trim().split('\n').sort();
     expect(lines()).toEqual(['--version', 'auth status --json']);
-    await checkAgent(agent('claude'), env, { probe: createProbe() });
+    await checkAgent(specAgent('claude'), env, { probe: createProbe() });
     expect(lines()).toEqual(['--version', '--version', 'auth status --json', 'auth status --json']);
   });
 });
 
 describe('checkAgent: HTTP adapters and mock', () => {
   it('openai: a missing model is config, a remote endpoint without its key is credentials', async () => {
-    const noModel = await checkAgent(agent('openai'), {});
+    const noModel = await checkAgent(specAgent('openai'), {});
     expect(kinds(noModel.problems)).toEqual(['config']);
     const config = parseConfig('agents:\n  remote: { adapter: openai, model: m, base_url: "https://models.example.com/v1" }\n', 'c.yaml');
     const remote = await checkAgent(resolveAgent('remote', config, ROOT, null), {});
@@ -124,13 +126,13 @@ describe('checkAgent: HTTP adapters and mock', () => {
   });
 
   it('anthropic: a key is required everywhere', async () => {
-    expect(kinds((await checkAgent(agent('anthropic'), {})).problems)).toEqual(['credentials']);
-    expect(await checkAgent(agent('anthropic'), { ANTHROPIC_API_KEY: 'sk-ant-123456' })).toMatchObject({ ok: true, problems: [], warnings: [] });
+    expect(kinds((await checkAgent(specAgent('anthropic'), {})).problems)).toEqual(['credentials']);
+    expect(await checkAgent(specAgent('anthropic'), { ANTHROPIC_API_KEY: 'sk-ant-123456' })).toMatchObject({ ok: true, problems: [], warnings: [] });
   });
 
   it('mock: a readable script is ok, an unreadable one is a config problem with its fix', async () => {
-    expect(await checkAgent(agent('mock'), {})).toMatchObject({ ok: true, version: 'mock-1' });
-    const bad = await checkAgent(agent(`mock:${join(ROOT, 'test/fixtures/mock/bad-script.yaml')}`), {});
+    expect(await checkAgent(specAgent('mock'), {})).toMatchObject({ ok: true, version: 'mock-1' });
+    const bad = await checkAgent(specAgent(`mock:${join(ROOT, 'test/fixtures/mock/bad-script.yaml')}`), {});
     expect(bad.ok).toBe(false);
     expect(bad.problems).toMatchObject([
       { kind: 'config', message: expect.stringContaining('is unreadable'), fix: 'fix the script file (see docs/adapters.md#mock)' },
@@ -139,7 +141,7 @@ describe('checkAgent: HTTP adapters and mock', () => {
 });
 
 describe('checkAgent: cmd: programs', () => {
-  const cmd = (name: string) => agent(`cmd:test/fixtures/adapters/${name}`);
+  const cmd = (name: string) => specAgent(`cmd:test/fixtures/adapters/${name}`);
 
   it('asks the program its own --check', async () => {
     expect(await checkAgent(cmd('echo-resolve.mjs'), { PATH })).toMatchObject({ ok: true, version: 'fixture-1', problems: [], warnings: [] });
@@ -166,12 +168,12 @@ describe('checkAgent: cmd: programs', () => {
     expect(await checkAgent(cmd('crash.mjs'), { PATH }, { askProgram: false })).toMatchObject({ ok: true, warnings: [] });
     const plain = join(dir, 'not-executable.mjs');
     writeFileSync(plain, 'process.exit(0)\n');
-    const r = await checkAgent(agent(`cmd:${plain}`), { PATH });
+    const r = await checkAgent(specAgent(`cmd:${plain}`), { PATH });
     expect(r.problems).toMatchObject([{ kind: 'config', message: `adapter program ${plain} is not executable` }]);
   });
 
   it('a bare program name that is not on PATH is not_found', async () => {
-    const r = await checkAgent(agent('cmd:bounce-no-such-program'), { PATH });
+    const r = await checkAgent(specAgent('cmd:bounce-no-such-program'), { PATH });
     expect(r.problems).toMatchObject([{ kind: 'not_found', message: 'adapter program not found: bounce-no-such-program' }]);
   });
 });

@@ -2,9 +2,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { callAdapter, type HostResult } from '../../src/contract/host.js';
-import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import type { CliName } from '../../src/kit/table.js';
 import { adapterRequest, ROOT } from '../support/adapter-process.js';
+import { testAgent } from '../support/test-agent.js';
 import { waitFor } from '../support/wait-for.js';
 
 export const DOC = '# Plan\n\nWe ship the parser first and measure it.\n\nThen we write the docs.\n';
@@ -58,17 +58,7 @@ export async function interruptedDispatch(
   inFlight: () => boolean,
 ): Promise<{ result: HostResult; during: number[]; after: number[] }> {
   const marker = newMarker();
-  const agent: ResolvedAgent = {
-    spec: name,
-    slug: name,
-    adapter: name,
-    provider: name,
-    command: process.execPath,
-    args: [`${ROOT}dist/adapters/${name}.js`],
-    options: {},
-    timeoutS: undefined,
-    evidence: 'live',
-  };
+  const agent = testAgent({ adapter: name, command: process.execPath, args: [`${ROOT}dist/adapters/${name}.js`] });
   const controller = new AbortController();
   const request = adapterRequest(bouncePrompt(DOC), {}, 110_000);
   const pending = callAdapter(agent, request, {

@@ -6,6 +6,7 @@ import type { AgentOptions } from '../../src/contract/contract.js';
 import { callAdapter, checkAdapter, MAX_STDERR_BYTES, stripAnsi, type CallOptions } from '../../src/contract/host.js';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import { adapterRequest, ROOT } from '../support/adapter-process.js';
+import { testAgent } from '../support/test-agent.js';
 import { failure, running, success } from './host-support.js';
 
 let dir: string;
@@ -35,22 +36,13 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A `cmd` agent running one of the fixture programs with node. */
 function agent(script: string, extraArgs: string[] = [], options: AgentOptions = {}, spec = 'fx'): ResolvedAgent {
-  return {
-    spec,
-    slug: spec,
-    adapter: 'cmd',
-    provider: 'cmd',
-    command: process.execPath,
-    args: [join(FIXTURES, script), ...extraArgs],
-    options,
-    timeoutS: undefined,
-    evidence: 'external',
-  };
+  return testAgent({ spec, command: process.execPath, args: [join(FIXTURES, script), ...extraArgs], options });
 }
 
 function shellAgent(script: string, extraArgs: string[]): ResolvedAgent {
-  return { ...agent(script), command: '/bin/sh', args: [join(FIXTURES, script), ...extraArgs] };
+  return testAgent({ spec: 'fx', command: '/bin/sh', args: [join(FIXTURES, script), ...extraArgs] });
 }
 
 const request = (prompt = 'Revise this.') => adapterRequest(prompt, { model: 'm-1' }, 60_000);

@@ -3,21 +3,18 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveAgent } from '../../src/adapters/registry.js';
-import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { preflight } from '../../src/preflight/preflight.js';
 import { ROOT } from '../support/adapter-process.js';
+import { specAgent } from '../support/test-agent.js';
 
 const FAKE_CLI = join(ROOT, 'test/fixtures/cli/fake-cli.mjs');
 const BAD_SCRIPT = `mock:${join(ROOT, 'test/fixtures/mock/bad-script.yaml')}`;
 const dir = mkdtempSync(join(tmpdir(), 'bounce-preflight-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const agent = (spec: string) => resolveAgent(spec, DEFAULT_CONFIG, ROOT, null);
-
 describe('preflight', () => {
   it('checks only the roles the run uses: with one pass the composer is never checked', async () => {
-    const agents = { reviewer: agent('mock'), composer: agent(BAD_SCRIPT) };
+    const agents = { reviewer: specAgent('mock'), composer: specAgent(BAD_SCRIPT) };
     const r = await preflight(agents, {}, { roles: ['reviewer'] });
     expect(r.reviewer.version).toBe('mock-1');
     expect(r.composer).toEqual({ version: null, warnings: [], resolved: {} });
@@ -31,7 +28,7 @@ describe('preflight', () => {
   it('asks the CLI --version once for both roles, and prefixes warnings with the agent', async () => {
     const log = join(dir, 'versions.log');
     const env = { PATH: process.env.PATH ?? '', BOUNCE_CLAUDE_BIN: FAKE_CLI, FAKE_CLI_LOG: log };
-    const r = await preflight({ reviewer: agent('claude'), composer: agent('claude:other') }, env);
+    const r = await preflight({ reviewer: specAgent('claude'), composer: specAgent('claude:other') }, env);
     // One --version and one `auth status` for both roles.
     expect(readFileSync(log, 'utf8').trim().split('\n').sort()).toEqual(['--version', 'auth status --json']);
     expect(r.composer.version).toBe('9.8.7');
@@ -45,7 +42,7 @@ describe('preflight', () => {
   });
 
   it('a missing key is a credentials usage error naming the fix', async () => {
-    await expect(preflight({ reviewer: agent('anthropic'), composer: agent('mock') }, {})).rejects.toMatchObject({
+    await expect(preflight({ reviewer: specAgent('anthropic'), composer: specAgent('mock') }, {})).rejects.toMatchObject({
       exitCode: 2,
       code: 'credentials',
       message: 'anthropic is not ready: ANTHROPIC_API_KEY is not set (this adapter always needs a key)',

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { dropWarm, runCli, startWarm } from '../../src/kit/cli-run.js';
 import { callAdapter } from '../../src/contract/host.js';
 import { guardedGroups } from '../../src/contract/process-group.js';
-import type { ResolvedAgent } from '../../src/adapters/registry.js';
+import { testAgent } from '../support/test-agent.js';
 import { waitFor } from '../support/wait-for.js';
 
 const env = { PATH: process.env.PATH ?? '' };
@@ -41,14 +41,13 @@ describe('guarded process groups', () => {
   });
 
   it('a cmd: program is guarded while it runs, and not once it has answered', async () => {
-    const agent = {
+    const agent = testAgent({
       spec: 'cmd:fx',
-      adapter: 'cmd',
       command: process.execPath,
       args: ['-e', 'setTimeout(() => console.log(JSON.stringify({ pid: process.pid })), 300)'],
-    };
+    });
     const before = new Set(guardedGroups().keys());
-    const call = callAdapter(agent as unknown as ResolvedAgent, {}, { timeoutMs: 60_000, maxOutputBytes: 1000 });
+    const call = callAdapter(agent, {}, { timeoutMs: 60_000, maxOutputBytes: 1000 });
     const pid = await newlyGuarded(before);
     const result = await call;
     expect((JSON.parse(result.stdout) as { pid: number }).pid).toBe(pid);

@@ -10,19 +10,17 @@ import { callAgent } from '../../src/adapters/call-agent.js';
 import { EARLY_START_LIMIT_MS } from '../../src/kit/cli-run.js';
 import type { AdapterRequest } from '../../src/contract/contract.js';
 import { createProbe } from '../../src/kit/detect.js';
-import { resolveAgent } from '../../src/adapters/registry.js';
 import { WarmStarts } from '../../src/adapters/warm.js';
-import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { adapterRequest, ROOT } from '../support/adapter-process.js';
 import { waitFor } from '../support/wait-for.js';
 import { newMarker, processesWith } from './cli-live-support.js';
+import { specAgent } from '../support/test-agent.js';
 
 const FAKE_CLI = join(ROOT, 'test/fixtures/cli/fake-cli.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'bounce-warm-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
-const agent = (spec: string) => resolveAgent(spec, DEFAULT_CONFIG, ROOT, null);
 const request = (): AdapterRequest => adapterRequest('Revise this.', {}, 60_000) as AdapterRequest;
 
 /** The fake CLI as claude and codex, each start logged, every process marked. */
@@ -48,7 +46,7 @@ const folderOf = (argv: string): string => dirname(argv.split(' ')[argv.split(' 
 async function codexAhead() {
   const { env, marker, starts } = setup();
   const pool = new WarmStarts(env, createProbe());
-  pool.start(agent('codex'));
+  pool.start(specAgent('codex'));
   await waitFor(() => starts().length === 1 && processesWith(marker).length > 0, 5000, 'the CLI to be started ahead');
   const folder = folderOf(starts()[0] ?? '');
   expect(existsSync(folder)).toBe(true);
@@ -60,9 +58,9 @@ describe('WarmStarts', () => {
     for (const spec of ['claude', 'codex']) {
       const { env, starts } = setup();
       const pool = new WarmStarts(env, createProbe());
-      pool.start(agent(spec));
+      pool.start(specAgent(spec));
       await waitFor(() => starts().length === 1, 5000, 'the CLI to be started ahead');
-      const r = await callAgent(agent(spec), request(), { timeoutMs: 30_000, maxOutputBytes: 1_000_000, env, warm: pool });
+      const r = await callAgent(specAgent(spec), request(), { timeoutMs: 30_000, maxOutputBytes: 1_000_000, env, warm: pool });
       expect(r).toMatchObject({ ok: true, response: { reply: 'revised' } });
       expect(starts()).toHaveLength(1);
       pool.close();
@@ -73,7 +71,7 @@ describe('WarmStarts', () => {
     const { env, marker, starts, pool, folder } = await codexAhead();
     await waitFor(() => processesWith(marker).length === 0 && !existsSync(folder), EARLY_START_LIMIT_MS + 5000, 'the unused start to be killed');
     // A dispatch after that starts its own CLI.
-    const r = await callAgent(agent('codex'), request(), { timeoutMs: 30_000, maxOutputBytes: 1_000_000, env, warm: pool });
+    const r = await callAgent(specAgent('codex'), request(), { timeoutMs: 30_000, maxOutputBytes: 1_000_000, env, warm: pool });
     expect(r).toMatchObject({ ok: true });
     expect(starts()).toHaveLength(2);
     pool.close();
@@ -83,20 +81,20 @@ describe('WarmStarts', () => {
     const { marker, starts, pool, folder } = await codexAhead();
     pool.close();
     await waitFor(() => processesWith(marker).length === 0 && !existsSync(folder), 5000, 'the start to be killed at close');
-    pool.start(agent('claude'));
-    expect(await pool.take(agent('claude'))).toBeNull();
+    pool.start(specAgent('claude'));
+    expect(await pool.take(specAgent('claude'))).toBeNull();
     expect(starts()).toHaveLength(1);
   });
 
   it('starts nothing for an agent whose adapter cannot hold its prompt back (mock, cmd:), nor for other options', async () => {
     const { env, starts } = setup();
     const pool = new WarmStarts(env, createProbe());
-    pool.start(agent('mock'));
-    pool.start(agent('cmd:test/fixtures/adapters/echo-resolve.mjs'));
-    expect(await pool.take(agent('mock'))).toBeNull();
-    expect(await pool.take(agent('cmd:test/fixtures/adapters/echo-resolve.mjs'))).toBeNull();
-    pool.start(agent('claude'));
-    expect(await pool.take(agent('claude:opus'))).toBeNull();
+    pool.start(specAgent('mock'));
+    pool.start(specAgent('cmd:test/fixtures/adapters/echo-resolve.mjs'));
+    expect(await pool.take(specAgent('mock'))).toBeNull();
+    expect(await pool.take(specAgent('cmd:test/fixtures/adapters/echo-resolve.mjs'))).toBeNull();
+    pool.start(specAgent('claude'));
+    expect(await pool.take(specAgent('claude:opus'))).toBeNull();
     pool.close();
     expect(starts().length).toBeLessThanOrEqual(1);
   });

@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import type { RunPlan } from '../../src/engine/plan.js';
 import { policyOf } from '../../src/engine/policy.js';
 import { templatesHash, type Templates } from '../../src/engine/prompt.js';
 import { sha256 } from '../../src/store/hash.js';
-
-function agent(adapter: string, options: ResolvedAgent['options'] = {}, spec = adapter): ResolvedAgent {
-  return { spec, slug: spec, adapter, provider: adapter, command: 'node', args: [], options, timeoutS: undefined, evidence: 'live' };
-}
+import { testAgent } from '../support/test-agent.js';
 
 describe('policyOf', () => {
   const templates: Templates = {
@@ -23,7 +19,7 @@ describe('policyOf', () => {
   };
 
   function plan(over: Partial<RunPlan> = {}): RunPlan {
-    const mock = agent('mock', { script: '/s.yaml' }, 'mock:s.yaml');
+    const mock = testAgent({ adapter: 'mock', options: { script: '/s.yaml' }, spec: 'mock:s.yaml' });
     return {
       input: { path: '/doc.md', display: 'doc.md', text: '# Doc\n', bytes: 6, sha256: sha256('# Doc\n'), ext: 'md', syntax: 'markdown' },
       passes: 2,
@@ -100,7 +96,7 @@ describe('policyOf', () => {
 
   it('changes with the agents: spec, options, or the other role', () => {
     const base = version();
-    const other = agent('openai', { model: 'llama3.1' }, 'openai:llama3.1');
+    const other = testAgent({ adapter: 'openai', options: { model: 'llama3.1' }, spec: 'openai:llama3.1' });
     const p = plan();
     expect(version({ agents: { reviewer: other, composer: p.agents.composer } })).not.toBe(base);
     expect(version({ agents: { reviewer: p.agents.reviewer, composer: other } })).not.toBe(base);
@@ -108,7 +104,7 @@ describe('policyOf', () => {
   });
 
   it('changes with the program of a cmd: agent', () => {
-    const a = { ...agent('cmd', {}, 'tool'), command: '/bin/a' };
+    const a = testAgent({ spec: 'tool', command: '/bin/a' });
     const b = { ...a, command: '/bin/b' };
     expect(version({ agents: { reviewer: a, composer: a } })).not.toBe(version({ agents: { reviewer: b, composer: b } }));
   });

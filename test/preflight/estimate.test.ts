@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import { DEFAULT_OUTPUT_TOKENS, assertFitsBudget, estimateTokens, outputBudget } from '../../src/preflight/preflight.js';
 import { usageErrorOf } from '../support/errors.js';
-
-function agent(adapter: string, options: ResolvedAgent['options'] = {}, spec = adapter): ResolvedAgent {
-  return { spec, slug: spec, adapter, provider: adapter, command: 'node', args: [], options, timeoutS: undefined, evidence: 'live' };
-}
+import { testAgent } from '../support/test-agent.js';
 
 describe('estimateTokens, outputBudget, assertFitsBudget', () => {
   it('estimates about four characters a token, rounded up', () => {
@@ -16,20 +12,20 @@ describe('estimateTokens, outputBudget, assertFitsBudget', () => {
   });
 
   it('the budget: max_output_tokens, else the adapter default (claude 32000, anthropic 16000), else none', () => {
-    expect(outputBudget(agent('claude'))).toBe(32_000);
-    expect(outputBudget(agent('anthropic'))).toBe(16_000);
-    for (const a of ['codex', 'openai', 'mock', 'cmd', 'something-else']) expect(outputBudget(agent(a))).toBeNull();
-    expect(outputBudget(agent('claude', { max_output_tokens: 100 }))).toBe(100);
-    expect(outputBudget(agent('openai', { max_output_tokens: 8192 }))).toBe(8192);
+    expect(outputBudget(testAgent({ adapter: 'claude' }))).toBe(32_000);
+    expect(outputBudget(testAgent({ adapter: 'anthropic' }))).toBe(16_000);
+    for (const a of ['codex', 'openai', 'mock', 'cmd', 'something-else']) expect(outputBudget(testAgent({ adapter: a }))).toBeNull();
+    expect(outputBudget(testAgent({ adapter: 'claude', options: { max_output_tokens: 100 } }))).toBe(100);
+    expect(outputBudget(testAgent({ adapter: 'openai', options: { max_output_tokens: 8192 } }))).toBe(8192);
     expect(DEFAULT_OUTPUT_TOKENS.claude).toBe(32_000);
   });
 
   it('no budget: any size passes', () => {
-    expect(() => assertFitsBudget('x'.repeat(10_000_000), 'reviewer', agent('openai'))).not.toThrow();
+    expect(() => assertFitsBudget('x'.repeat(10_000_000), 'reviewer', testAgent({ adapter: 'openai' }))).not.toThrow();
   });
 
   it('needs the estimate plus 20%: exactly at the budget passes, one token over is refused', () => {
-    const a = agent('openai', { max_output_tokens: 100 }, 'openai:small');
+    const a = testAgent({ adapter: 'openai', options: { max_output_tokens: 100 }, spec: 'openai:small' });
     // 83 tokens * 1.2 = 99.6 -> 100: fits.
     expect(() => assertFitsBudget('x'.repeat(332), 'reviewer', a)).not.toThrow();
     // 84 tokens * 1.2 = 100.8 -> 101: does not fit.
@@ -40,7 +36,7 @@ describe('estimateTokens, outputBudget, assertFitsBudget', () => {
   });
 
   it('the claude default refuses a document of about 27 000 tokens', () => {
-    expect(() => assertFitsBudget('x'.repeat(4 * 26_000), 'reviewer', agent('claude'))).not.toThrow();
-    usageErrorOf(() => assertFitsBudget('x'.repeat(4 * 27_000), 'reviewer', agent('claude')));
+    expect(() => assertFitsBudget('x'.repeat(4 * 26_000), 'reviewer', testAgent({ adapter: 'claude' }))).not.toThrow();
+    usageErrorOf(() => assertFitsBudget('x'.repeat(4 * 27_000), 'reviewer', testAgent({ adapter: 'claude' })));
   });
 });

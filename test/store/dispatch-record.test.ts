@@ -10,8 +10,9 @@ import { RunRecorder } from '../../src/store/recorder.js';
 import { sha256 } from '../../src/store/hash.js';
 import { fixtureNotes, makeFakeRun, ORIGINAL, PASS1, type FakeRun } from '../support/fake-run.js';
 import { recordWriter } from '../support/records.js';
+import { testAgent } from '../support/test-agent.js';
 
-const MOCK = { spec: 'mock', slug: 'mock', adapter: 'mock', provider: 'mock', command: 'node', args: [], options: {}, timeoutS: 60, evidence: 'mock' } as const;
+const MOCK = testAgent({ adapter: 'mock', timeoutS: 60 });
 
 /** A pass-2 dispatch of the fake run, written by hand. */
 function startFor(run: FakeRun, over: Partial<DispatchStart>): DispatchStart {

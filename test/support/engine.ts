@@ -7,6 +7,7 @@ import type { RunPlan } from '../../src/engine/plan.js';
 import { loadTemplates } from '../../src/engine/prompt.js';
 import { sha256 } from '../../src/store/hash.js';
 import type { HostErrorType } from '../../src/vocabulary.js';
+import { testAgent } from './test-agent.js';
 
 export const DOC = `# Rollout plan
 
@@ -18,17 +19,13 @@ Rollback is manual.
 /** The document with one note, as a reviewer would leave it. */
 export const NOTED = DOC.replace('Rollback is manual.\n', 'Rollback is manual.\n[CLARIFY] Who runs the rollback: (A) on-call, (B) the release owner?\n');
 
-function agent(spec: string): ResolvedAgent {
-  return { spec, slug: spec, adapter: 'cmd', provider: 'cmd', command: `fake-${spec}`, args: [], options: {}, timeoutS: undefined, evidence: 'external' };
-}
-
 /** A plan as refine would build it, for an engine test: agents that only the fake dispatcher answers. */
 export async function testPlan(runsDir: string, over: Partial<RunPlan> = {}, text = DOC): Promise<RunPlan> {
   return {
     input: { path: null, display: 'plan.md', text, bytes: Buffer.byteLength(text), sha256: sha256(text), ext: 'md', syntax: 'markdown' },
     passes: 2,
     allPasses: false,
-    agents: { reviewer: agent('rev'), composer: agent('com') },
+    agents: { reviewer: testAgent({ spec: 'rev', command: 'fake-rev' }), composer: testAgent({ spec: 'com', command: 'fake-com' }) },
     agentVersions: { reviewer: '1.0', composer: '1.0' },
     resolved: { reviewer: {}, composer: {} },
     chosenBy: { reviewer: 'flag', composer: 'flag' },

@@ -9,6 +9,7 @@ import { sha256 } from '../../src/store/hash.js';
 import type { AgentRecord, DispatchRef, PassRecord, RunManifest } from '../../src/store/manifest.js';
 import { writeManifest } from '../../src/store/recorder.js';
 import { recordWriter } from './records.js';
+import { testAgent } from './test-agent.js';
 
 /** A realistic finished run folder, written the way the runner writes one, without any agent. */
 
@@ -51,20 +52,6 @@ export function fixtureNotes(text: string): Note[] {
   return scanNotes(text, { syntax: 'markdown' });
 }
 
-function agent(spec: string, evidence: ResolvedAgent['evidence']): ResolvedAgent {
-  return {
-    spec,
-    slug: spec,
-    adapter: spec === 'mock' ? 'mock' : 'openai',
-    provider: spec === 'mock' ? 'mock' : 'openai-compatible',
-    command: 'node',
-    args: [],
-    options: { model: 'scripted-1' },
-    timeoutS: 60,
-    evidence,
-  };
-}
-
 function agentRecord(a: ResolvedAgent): AgentRecord {
   return {
     spec: a.spec,
@@ -97,7 +84,14 @@ export function makeFakeRun(runsDir: string, opts: { runId?: string; evidence?: 
   mkdirSync(dir, { recursive: true });
   const evidence = opts.evidence ?? 'mock';
   const spec = evidence === 'mock' ? 'mock' : 'openai';
-  const a = agent(spec, evidence);
+  const a = testAgent({
+    spec,
+    adapter: spec,
+    provider: spec === 'mock' ? 'mock' : 'openai-compatible',
+    options: { model: 'scripted-1' },
+    timeoutS: 60,
+    evidence,
+  });
   const w = (name: string, text: string): string => {
     writeFileSync(join(dir, name), text);
     return name;
