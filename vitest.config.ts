@@ -33,7 +33,7 @@ const SLOW = [
   'test/commands/init.test.ts',
   'test/commands/runs.test.ts',
   'test/docs/ci-examples.test.ts',
-  'test/engine/faults.test.ts',
+  'test/engine/run-document.faults.test.ts',
   'test/engine/prompt.test.ts',
   'test/engine/output-target.test.ts',
   'test/examples/example-adapter.test.ts',
