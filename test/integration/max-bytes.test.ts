@@ -30,6 +30,16 @@ function shortLines(prefix: string, bytes: number): string[] {
   }
 }
 
+/** One line of `piece(0) piece(1) …`, at most `bytes` long (newline included). */
+function longLine(piece: (i: number) => string, bytes: number): string {
+  let line = '';
+  for (let i = 0; ; i++) {
+    const next = piece(i);
+    if (line.length + next.length + 1 > bytes) return line.trimEnd();
+    line += next;
+  }
+}
+
 interface Shape {
   name: string;
   original: string;
@@ -44,16 +54,19 @@ const withNote = (lines: readonly string[]): string => `${[lines[0], '', NOTE, '
 function shapes(): Shape[] {
   const many = shortLines('a', MAX - ROOM);
   const edges = [`b${many[0]}`, ...many.slice(1, -1), `b${many.at(-1)}`];
-  // One long line is not here yet: a refine of it does not finish in reasonable time (left for a follow-up), nor
-  // does the edit-block path when every line changes.
+  // One line as long as max_bytes allows: words (a paragraph of one line), and one run of a single character.
+  const words = longLine((i) => `w${i.toString(36)} `, MAX - ROOM);
+  const solid = 'x'.repeat(MAX - ROOM - 2);
   return [
     { name: 'many short lines, the first and the last changed', original: `${many.join('\n')}\n`, reviewed: withNote(edges), formats: ['whole', 'edits'] },
     {
       name: 'many short lines, every one changed',
       original: `${many.join('\n')}\n`,
       reviewed: withNote(many.map((l) => l.replace(/^a/, 'b'))),
-      formats: ['whole'],
+      formats: ['whole', 'edits'],
     },
+    { name: 'one long line of words, changed', original: `${words}\n`, reviewed: withNote([`X${words.slice(1)}`]), formats: ['whole', 'edits'] },
+    { name: 'one long line without a space, changed', original: `${solid}\n`, reviewed: withNote([`y${solid.slice(1)}`]), formats: ['whole', 'edits'] },
   ];
 }
 
