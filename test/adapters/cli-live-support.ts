@@ -3,7 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { callAdapter, type HostResult } from '../../src/contract/host.js';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
-import type { CliName } from '../../src/kit/table.js';
+import type { CliName } from '../../src/adapters/builtins.js';
 import { adapterRequest, ROOT } from '../support/adapter-process.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -64,7 +64,7 @@ export async function interruptedDispatch(
     adapter: name,
     provider: name,
     command: process.execPath,
-    args: [`${ROOT}dist/adapters/${name}.js`],
+    args: [`${ROOT}dist/adapters/${name}/program.js`],
     options: {},
     timeoutS: undefined,
     evidence: 'live',

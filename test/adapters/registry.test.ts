@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtinProgram, resolveAgent, slugify, type ResolvedAgent } from '../../src/adapters/registry.js';
-import { adapterInfo, BUILTIN_ADAPTERS } from '../../src/kit/table.js';
+import { adapterInfo, BUILTIN_ADAPTERS } from '../../src/adapters/builtins.js';
 import { parseConfig } from '../../src/config/load.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config/schema.js';
 import { usageErrorOf } from '../support/errors.js';
