@@ -40,10 +40,12 @@ describe('built-in adapters', () => {
     expect(adapterInfo('nope')).toBeUndefined();
   });
 
-  it('builtinProgram points at adapters/<name>.js next to the sources', () => {
+  it("builtinProgram points at the built program in the agent's folder, dist/adapters/<name>/program.js", () => {
     const p = builtinProgram('claude');
-    expect(basename(p)).toBe('claude.js');
-    expect(basename(dirname(p))).toBe('adapters');
+    expect(basename(p)).toBe('program.js');
+    expect(basename(dirname(p))).toBe('claude');
+    expect(basename(dirname(dirname(p)))).toBe('adapters');
+    expect(basename(dirname(dirname(dirname(p))))).toBe('dist');
   });
 });
 
