@@ -3,7 +3,7 @@
  * base: options.base_url, then ANTHROPIC_BASE_URL, then the API itself.
  * Key: the variable named by api_key_env (default ANTHROPIC_API_KEY), sent as `x-api-key`;
  * required on every endpoint, loopback included (the API and its proxies always want one).
- * The default model and max_tokens (from max_output_tokens) are in src/kit/table.ts.
+ * The default model and max_tokens (from max_output_tokens) are in facts.ts.
  * Never retries: the runner does.
  */
 import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../../src/kit/adapter-kit.js';

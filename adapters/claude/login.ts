@@ -4,10 +4,10 @@
  * read instead. Only names are kept, never a value.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Probe } from '../../src/kit/detect.js';
 import { withoutParentSession } from '../../src/kit/facts.js';
+import { userHome } from '../../src/kit/jsonc.js';
 import { type AuthMethod, type LoginState, quickInEmptyDir } from '../../src/kit/login.js';
 import { ownValue } from '../../src/own.js';
 import { CLAUDE, CLAUDE_CLI } from './facts.js';
@@ -80,7 +80,7 @@ export function readClaudeStatus(stdout: string, env: NodeJS.ProcessEnv): LoginS
 }
 
 /** Where Claude Code keeps its files: CLAUDE_CONFIG_DIR, else ~/.claude. */
-const claudeConfigDir = (env: NodeJS.ProcessEnv): string => env.CLAUDE_CONFIG_DIR?.trim() || join(env.HOME || homedir(), '.claude');
+const claudeConfigDir = (env: NodeJS.ProcessEnv): string => env.CLAUDE_CONFIG_DIR?.trim() || join(userHome(env), '.claude');
 
 /** Settings that can bring a credential or a provider the environment does not show. */
 const CLAUDE_SETTINGS_CREDENTIALS =

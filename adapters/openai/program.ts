@@ -1,7 +1,7 @@
 /**
  * `openai` adapter: one non-streaming Chat Completions call (`POST {base_url}/chat/completions`)
  * on any OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama, vLLM, llama.cpp server).
- * base_url: options, then OPENAI_BASE_URL, then the local default of src/kit/table.ts (Ollama).
+ * base_url: options, then OPENAI_BASE_URL, then the local default of facts.ts (Ollama).
  * Key: the variable named by api_key_env (default OPENAI_API_KEY), required off loopback,
  * sent as `Authorization: Bearer` only when set. Never retries: the runner does.
  */
