@@ -39,6 +39,13 @@ module.exports = {
       to: {},
     },
     {
+      name: 'agent-to-agent',
+      comment: "an agent's folder imports no other agent's: what two agents share lives in src/kit/ (docs/architecture.md, \"Adding an agent\")",
+      severity: 'error',
+      from: { path: '^adapters/([^/]+)/' },
+      to: { path: '^adapters/', pathNot: '^adapters/$1/' },
+    },
+    {
       name: 'command-to-command',
       comment: 'a command imports no other command: what two commands share lives in src/request/ (or below)',
       severity: 'error',

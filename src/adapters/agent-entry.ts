@@ -6,7 +6,7 @@
 import { CONFIG_FILE } from '../config/load.js';
 import { TIMEOUT_RANGE_S } from '../config/schema.js';
 import type { ResolvedAgent } from './registry.js';
-import { adapterInfo } from '../kit/table.js';
+import { adapterInfo } from './builtins.js';
 
 /** A value of a one-line YAML flow mapping: a word as it is, anything else quoted. */
 const flow = (v: string | number): string => (typeof v === 'number' || /^[A-Za-z0-9_.-]+$/.test(v) ? String(v) : JSON.stringify(v));

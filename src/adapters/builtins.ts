@@ -1,23 +1,80 @@
+/**
+ * The built-in agents: the one list of them, and every lookup bounce makes by an agent's
+ * name (its facts, its CLI, its login, its program), derived from it. Each agent is one
+ * folder, `adapters/<name>/` (docs/architecture.md, "Adding an agent"); adding one is that
+ * folder and one line here.
+ */
+import { anthropic } from '../../adapters/anthropic/agent.js';
+import { claude } from '../../adapters/claude/agent.js';
+import { codex } from '../../adapters/codex/agent.js';
+import { gemini } from '../../adapters/gemini/agent.js';
+import { mock } from '../../adapters/mock/agent.js';
+import { openai } from '../../adapters/openai/agent.js';
+import { opencode } from '../../adapters/opencode/agent.js';
 import type { AdapterProgram } from '../kit/adapter-kit.js';
-import { BUILTIN_NAMES, type BuiltinName } from '../kit/table.js';
+import { type BuiltinAgent, type CliAgent, isCliAgent } from '../kit/agent.js';
+import type { AdapterFacts, CliFacts } from '../kit/facts.js';
 
-/** Each built-in's module, loaded the first time it is called or checked (never at start-up). */
-const MODULES: Record<BuiltinName, () => Promise<{ adapter: AdapterProgram }>> = {
-  claude: () => import('../../adapters/claude.js'),
-  codex: () => import('../../adapters/codex.js'),
-  gemini: () => import('../../adapters/gemini.js'),
-  opencode: () => import('../../adapters/opencode.js'),
-  openai: () => import('../../adapters/openai.js'),
-  anthropic: () => import('../../adapters/anthropic.js'),
-  mock: () => import('../../adapters/mock.js'),
+/** In the order `bounce adapters` lists them; the CLIs among them in the order default detection considers them. */
+const BUILTINS = [claude, codex, gemini, opencode, openai, anthropic, mock] as const;
+
+type Builtin = (typeof BUILTINS)[number];
+export type BuiltinName = Builtin['facts']['name'];
+/** The built-in agents that run a CLI. */
+export type CliName = Extract<Builtin, CliAgent>['facts']['name'];
+
+export const BUILTIN_NAMES: readonly BuiltinName[] = BUILTINS.map((a) => a.facts.name);
+
+/** The built-in adapters' facts in the order `bounce adapters` lists them. */
+export const BUILTIN_ADAPTERS: readonly AdapterFacts[] = BUILTINS.map((a) => a.facts);
+
+/** Each built-in's facts by name. */
+export const ADAPTER_TABLE = Object.fromEntries(BUILTINS.map((a) => [a.facts.name, a.facts])) as {
+  readonly [N in BuiltinName]: Extract<Builtin, BuiltinAgent<N>>['facts'];
 };
+
+const CLI_AGENTS = BUILTINS.filter((a): a is Extract<Builtin, CliAgent> => isCliAgent(a));
+
+/** The CLI adapters, in the order default detection considers them (docs/adapters.md#default-agents-and-logins). */
+export const DEFAULT_CLIS: readonly CliName[] = CLI_AGENTS.map((a) => a.facts.name);
 
 export function isBuiltin(name: string): name is BuiltinName {
   return (BUILTIN_NAMES as readonly string[]).includes(name);
 }
 
-/** The built-in adapter called `name`; asking for another name is a bug. */
+function agentOf(name: BuiltinName): BuiltinAgent {
+  const agent = BUILTINS.find((a) => a.facts.name === name);
+  if (!agent) throw new Error(`no built-in adapter ${name}`);
+  return agent;
+}
+
+export function adapterInfo(name: string): AdapterFacts | undefined {
+  return isBuiltin(name) ? agentOf(name).facts : undefined;
+}
+
+function cliAgent(name: CliName): CliAgent {
+  const agent = agentOf(name);
+  if (!isCliAgent(agent)) throw new Error(`${name} has no CLI`);
+  return agent;
+}
+
+/** The CLI facts of a CLI adapter. */
+export function cliFacts(name: CliName): CliFacts {
+  return cliAgent(name).facts.cliProgram;
+}
+
+/** How a CLI adapter's login is asked, offline. */
+export function cliLogin(name: CliName): CliAgent['login'] {
+  return cliAgent(name).login;
+}
+
+/** The variables the built-in `name`'s own config names as key holders; none for most. */
+export function configKeyEnvs(name: BuiltinName, env: NodeJS.ProcessEnv): string[] {
+  return agentOf(name).configKeyEnvs?.(env) ?? [];
+}
+
+/** The built-in adapter called `name`, loaded the first time it is called or checked; asking for another name is a bug. */
 export async function loadBuiltin(name: string): Promise<AdapterProgram> {
   if (!isBuiltin(name)) throw new Error(`no built-in adapter ${name}`);
-  return (await MODULES[name]()).adapter;
+  return (await agentOf(name).load()).adapter;
 }

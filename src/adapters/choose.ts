@@ -2,10 +2,10 @@ import type { Config } from '../config/schema.js';
 import { usageError } from '../errors.js';
 import type { Role } from '../contract/contract.js';
 import { createProbe, findProgram, localModels, type Probe } from '../kit/detect.js';
-import { claudeLogin, codexLogin, geminiLogin, type LoginState, opencodeLogin } from '../kit/login.js';
+import type { LoginState } from '../kit/login.js';
 import { resolveAgent, type ResolvedAgent } from './registry.js';
 import { invokedAs } from './invoked-as.js';
-import { ADAPTER_TABLE, type CliName, cliFacts, DEFAULT_CLIS } from '../kit/table.js';
+import { ADAPTER_TABLE, type CliName, cliFacts, cliLogin, DEFAULT_CLIS } from './builtins.js';
 
 /** A default agent that was not picked, and why, for the user: `warning: <agent> skipped: <reason>: <fix>`. */
 export interface SkippedAgent {
@@ -105,20 +105,12 @@ interface Installed {
   login: LoginState;
 }
 
-/** How each default CLI's login is asked, offline. */
-const LOGINS: Record<CliName, (program: string, env: NodeJS.ProcessEnv, probe: Probe) => Promise<LoginState>> = {
-  claude: claudeLogin,
-  codex: codexLogin,
-  gemini: (_program, env) => geminiLogin(env),
-  opencode: (_program, env) => opencodeLogin(null, env),
-};
-
 /** The installed default CLIs in detection order, each with its login (asked offline, concurrently). */
 async function installedClis(env: NodeJS.ProcessEnv, probe: Probe): Promise<Installed[]> {
   const one = async (name: CliName): Promise<Installed | null> => {
     const program = findProgram(cliFacts(name), env);
     if (program === null) return null;
-    const [version, login] = await Promise.all([probe.version(program, env), LOGINS[name](program, env, probe)]);
+    const [version, login] = await Promise.all([probe.version(program, env), cliLogin(name)(program, env, probe)]);
     // A CLI too slow to answer is still installed: the check then says it ran out of time.
     return version === null && !(await probe.versionTimedOut(program)) ? null : { name, login };
   };

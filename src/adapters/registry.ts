@@ -6,17 +6,18 @@ import { packageRoot } from '../package.js';
 import { ownValue } from '../own.js';
 import { didYouMean } from '../suggest.js';
 import type { AgentOptions, ResolvedAgent } from '../contract/contract.js';
-import { type AdapterFacts, adapterInfo, BUILTIN_ADAPTERS } from '../kit/table.js';
+import type { AdapterFacts } from '../kit/facts.js';
+import { adapterInfo, BUILTIN_ADAPTERS } from './builtins.js';
 
 /** Declared with the contract; resolved here. */
 export type { ResolvedAgent };
 
 /**
- * Absolute path of a built-in adapter program (compiled into dist/adapters/). The runner
+ * Absolute path of a built-in adapter program (compiled into dist/adapters/<name>/program.js). The runner
  * calls built-ins in-process (call-agent.ts); the path is what a user runs or wraps.
  */
 export function builtinProgram(name: string): string {
-  return join(packageRoot(), 'dist', 'adapters', `${name}.js`);
+  return join(packageRoot(), 'dist', 'adapters', name, 'program.js');
 }
 
 export function slugify(text: string): string {

@@ -3,22 +3,20 @@
  * everything it writes. Names come from the agents' `api_key_env`, the adapter table,
  * Codex's config.toml and opencode's config (`{env:NAME}`); only the values of the variables that are set are returned.
  */
-import { readOpencodeConfig } from '../kit/cli-config.js';
-import { keyVariables, readCodexConfig } from '../kit/codex-config.js';
 import { secretsOf } from '../redact.js';
 import type { ResolvedAgent } from './registry.js';
-import { BUILTIN_ADAPTERS } from '../kit/table.js';
+import { BUILTIN_ADAPTERS, BUILTIN_NAMES, configKeyEnvs } from './builtins.js';
 
 /**
  * The names of every variable the agents may read a key from. A `cmd:` program inherits
  * the whole environment and may run any CLI, so every built-in's key variables count for
- * every run; Codex's custom providers name theirs in config.toml.
+ * every run; some CLIs' own config names more (Codex's custom providers, opencode's `{env:NAME}`).
  */
 export function secretNames(agents: readonly ResolvedAgent[], env: NodeJS.ProcessEnv): string[] {
   const names = new Set<string>(BUILTIN_ADAPTERS.flatMap((a) => [...a.keyEnvs, ...(a.defaultKeyEnv ? [a.defaultKeyEnv] : [])]));
   for (const agent of agents) if (agent.options.api_key_env) names.add(agent.options.api_key_env);
-  if (agents.some((a) => a.adapter === 'codex' || a.adapter === 'cmd')) for (const name of keyVariables(readCodexConfig(env))) names.add(name);
-  if (agents.some((a) => a.adapter === 'opencode' || a.adapter === 'cmd')) for (const name of readOpencodeConfig(env).envRefs) names.add(name);
+  for (const builtin of BUILTIN_NAMES)
+    if (agents.some((a) => a.adapter === builtin || a.adapter === 'cmd')) for (const name of configKeyEnvs(builtin, env)) names.add(name);
   return [...names];
 }
 

@@ -1,6 +1,6 @@
 import type { Io } from '../io.js';
 import { EXIT } from '../errors.js';
-import { BUILTIN_ADAPTERS } from '../kit/table.js';
+import { BUILTIN_ADAPTERS } from '../adapters/builtins.js';
 import { maxOf } from '../arrays.js';
 
 /** `bounce adapters`: the built-in adapters, what they talk to and the options they take. */

@@ -6,7 +6,7 @@ import { ulid } from 'ulid';
 import type { Probe } from '../kit/detect.js';
 import { checkWarnings, preflight } from '../preflight/preflight.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
-import { ADAPTER_TABLE } from '../kit/table.js';
+import { ADAPTER_TABLE } from '../adapters/builtins.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
 import { MAX_CONCURRENCY } from '../config/schema.js';
 import { mapLimited } from '../concurrency.js';

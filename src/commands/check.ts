@@ -4,7 +4,7 @@ import { type CheckProblem, type CheckResult, problemLine } from '../contract/co
 import { createProbe } from '../kit/detect.js';
 import { answers } from '../kit/endpoint.js';
 import { type ResolvedAgent, resolveAgent } from '../adapters/registry.js';
-import { adapterInfo, cliFacts, DEFAULT_CLIS } from '../kit/table.js';
+import { adapterInfo, cliFacts, DEFAULT_CLIS } from '../adapters/builtins.js';
 import { invokedAs } from '../adapters/invoked-as.js';
 import { loadConfig } from '../config/load.js';
 import { EXIT, isBounceError } from '../errors.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { chooseAgents, type SkippedAgent, skippedWarnings } from '../adapters/choose.js';
 import { createProbe } from '../kit/detect.js';
 import { endpointFor } from '../kit/endpoint.js';
-import { ADAPTER_TABLE } from '../kit/table.js';
+import { ADAPTER_TABLE } from '../adapters/builtins.js';
 import { CONFIG_FILE } from '../config/load.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import { EXIT, isBounceError, usageError } from '../errors.js';

@@ -1,6 +1,6 @@
 import { estimateTokens, replyTokens } from '../preflight/preflight.js';
 import { combineCostSources, type PriceOverrides, priceFor, tokensCost } from '../prices.js';
-import { adapterInfo } from '../kit/table.js';
+import { adapterInfo } from '../adapters/builtins.js';
 import type { BudgetLimit, CostSource, Role } from '../vocabulary.js';
 import { type BudgetLimits, type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt } from './prompt.js';

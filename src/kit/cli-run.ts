@@ -12,7 +12,7 @@ import { findProgram, notFound } from './detect.js';
 import { redact } from './endpoint.js';
 import { stripAnsi } from '../contract/host.js';
 import { endGroup, guardGroup, reapAfterExit, signalGroup, terminateGroup } from '../contract/process-group.js';
-import type { CliFacts } from './table.js';
+import type { CliFacts } from './facts.js';
 
 export const MAX_CLI_OUTPUT_BYTES = 64 * 1024 * 1024;
 /** Kill the CLI this long before the request's deadline, so the adapter can still answer. */

@@ -7,7 +7,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { usageError } from '../errors.js';
 import type { CheckProblem } from '../contract/contract.js';
-import type { CliFacts } from './table.js';
+import type { CliFacts } from './facts.js';
 
 /** The program to run: `$BOUNCE_<CLI>_BIN` (a path or a name), else the CLI's name on PATH; null when not found. */
 export interface VersionCache {

@@ -7,7 +7,7 @@
 import { redactCounting } from '../redact.js';
 import { fail, msUntil } from './outcome.js';
 import type { AdapterResponse, AgentOptions, CheckProblem } from '../contract/contract.js';
-import type { AdapterFacts } from './table.js';
+import type { AdapterFacts } from './facts.js';
 
 export interface EndpointCheck {
   /** Each problem with its fix; empty when the endpoint may be called. */

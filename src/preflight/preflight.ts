@@ -3,7 +3,7 @@ import { checkAgent } from './check-agent.js';
 import { type CheckProblem, type Role, ROLES } from '../contract/contract.js';
 import { createProbe, type Probe } from '../kit/detect.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
-import { ADAPTER_TABLE } from '../kit/table.js';
+import { ADAPTER_TABLE } from '../adapters/builtins.js';
 import { usageError } from '../errors.js';
 import { ownValue } from '../own.js';
 

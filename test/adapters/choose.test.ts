@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chooseAgents, skippedWarnings } from '../../src/adapters/choose.js';
-import { CLAUDE_LOGIN_FIX } from '../../src/kit/login.js';
+import { CLAUDE_LOGIN_FIX } from '../../adapters/claude/login.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { ROOT } from '../support/adapter-process.js';
 

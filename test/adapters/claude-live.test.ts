@@ -1,5 +1,5 @@
 /**
- * The BUILT claude adapter (dist/adapters/claude.js) against the REAL Claude Code CLI from
+ * The BUILT claude adapter (dist/adapters/claude/program.js) against the REAL Claude Code CLI from
  * node_modules, pointed at the scripted model server. No real API, no real user config.
  */
 import { execFileSync } from 'node:child_process';

@@ -2,7 +2,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { callAdapter, type HostResult } from '../../src/contract/host.js';
-import type { CliName } from '../../src/kit/table.js';
+import type { CliName } from '../../src/adapters/builtins.js';
 import { adapterRequest, ROOT } from '../support/adapter-process.js';
 import { testAgent } from '../support/test-agent.js';
 import { waitFor } from '../support/wait-for.js';
@@ -58,7 +58,7 @@ export async function interruptedDispatch(
   inFlight: () => boolean,
 ): Promise<{ result: HostResult; during: number[]; after: number[] }> {
   const marker = newMarker();
-  const agent = testAgent({ adapter: name, command: process.execPath, args: [`${ROOT}dist/adapters/${name}.js`] });
+  const agent = testAgent({ adapter: name, command: process.execPath, args: [`${ROOT}dist/adapters/${name}/program.js`] });
   const controller = new AbortController();
   const request = adapterRequest(bouncePrompt(DOC), {}, 110_000);
   const pending = callAdapter(agent, request, {

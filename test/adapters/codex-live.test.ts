@@ -1,5 +1,5 @@
 /**
- * The BUILT codex adapter (dist/adapters/codex.js) against the REAL Codex CLI from
+ * The BUILT codex adapter (dist/adapters/codex/program.js) against the REAL Codex CLI from
  * node_modules, through a custom model provider in a temporary CODEX_HOME that points at
  * the scripted model server. No real API, no real user config.
  */

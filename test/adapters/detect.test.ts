@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createProbe, PROBE_TIMEOUT_ENV, probeTimeoutMs, VERSION_TIMEOUT_MS } from '../../src/kit/detect.js';
-import { cliFacts } from '../../src/kit/table.js';
+import { cliFacts } from '../../src/adapters/builtins.js';
 import { isBounceError } from '../../src/errors.js';
 import { ROOT } from '../support/adapter-process.js';
 

@@ -1,5 +1,5 @@
 /**
- * The BUILT gemini adapter (dist/adapters/gemini.js) against the REAL Gemini CLI (the
+ * The BUILT gemini adapter (dist/adapters/gemini/program.js) against the REAL Gemini CLI (the
  * pinned one in test/agents), pointed at the scripted model server through
  * GOOGLE_GEMINI_BASE_URL. No real API, no real user config.
  */

@@ -1,5 +1,5 @@
 /**
- * The BUILT opencode adapter (dist/adapters/opencode.js) against the REAL opencode (the
+ * The BUILT opencode adapter (dist/adapters/opencode/program.js) against the REAL opencode (the
  * pinned one in test/agents), through an OpenAI-compatible provider in a temporary
  * opencode.json that points at the scripted model server. No real API, no real user config.
  */

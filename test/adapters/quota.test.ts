@@ -4,8 +4,8 @@
  * older wordings from their issue trackers) and as the HTTP APIs send them.
  */
 import { describe, expect, it } from 'vitest';
-import { interpret as anthropicInterpret } from '../../adapters/anthropic.js';
-import { interpret as openaiInterpret } from '../../adapters/openai.js';
+import { interpret as anthropicInterpret } from '../../adapters/anthropic/program.js';
+import { interpret as openaiInterpret } from '../../adapters/openai/program.js';
 import { classifyCliError } from '../../src/kit/error-type.js';
 import { durationMs, isQuotaText, quotaError, resetTime } from '../../src/kit/quota.js';
 

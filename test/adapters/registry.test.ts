@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtinProgram, resolveAgent, slugify, type ResolvedAgent } from '../../src/adapters/registry.js';
-import { adapterInfo, BUILTIN_ADAPTERS } from '../../src/kit/table.js';
+import { adapterInfo, BUILTIN_ADAPTERS } from '../../src/adapters/builtins.js';
 import { parseConfig } from '../../src/config/load.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config/schema.js';
 import { usageErrorOf } from '../support/errors.js';
@@ -40,10 +40,12 @@ describe('built-in adapters', () => {
     expect(adapterInfo('nope')).toBeUndefined();
   });
 
-  it('builtinProgram points at adapters/<name>.js next to the sources', () => {
+  it("builtinProgram points at the built program in the agent's folder, dist/adapters/<name>/program.js", () => {
     const p = builtinProgram('claude');
-    expect(basename(p)).toBe('claude.js');
-    expect(basename(dirname(p))).toBe('adapters');
+    expect(basename(p)).toBe('program.js');
+    expect(basename(dirname(p))).toBe('claude');
+    expect(basename(dirname(dirname(p)))).toBe('adapters');
+    expect(basename(dirname(dirname(dirname(p))))).toBe('dist');
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Run a BUILT adapter program (`dist/adapters/<name>.js`, from `npm run build`) the way the
+ * Run a BUILT adapter program (`dist/adapters/<name>/program.js`, from `npm run build`) the way the
  * runner does: one JSON object on stdin, one JSON object back on stdout.
  */
 import { spawn } from 'node:child_process';
@@ -24,7 +24,7 @@ export interface AdapterRun {
  * (nothing else is inherited, so a developer's real keys never leak into a test).
  */
 export async function runAdapterProgram(name: string, input: unknown, env: Record<string, string> = {}, args: string[] = []): Promise<AdapterRun> {
-  const script = `${ROOT}dist/adapters/${name}.js`;
+  const script = `${ROOT}dist/adapters/${name}/program.js`;
   if (!existsSync(script)) throw new Error(`${script} is missing: run \`npm run build\` first`);
   const started = Date.now();
   const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env.PATH ?? '', ...PROBE_TIMEOUT_ENV_FOR_TESTS, ...env }, stdio: 'pipe' });

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { CliName } from '../../src/kit/table.js';
+import type { CliName } from '../../src/adapters/builtins.js';
 
 export const AGENTS_DIR = resolve(import.meta.dirname, '../agents');
 /** The folder holding the pinned CLIs' programs (`claude`, `codex`, `gemini`, `opencode`). */

@@ -8,7 +8,7 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AdapterContext, type AdapterProgram, type CheckContext, isMain, type PreparedCli, runAdapter } from '../src/kit/adapter-kit.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, isMain, type PreparedCli, runAdapter } from '../../src/kit/adapter-kit.js';
 import {
   isEventLine,
   isObject,
@@ -20,7 +20,7 @@ import {
   removeTempDir,
   runCli,
   runFailure,
-} from '../src/kit/cli-run.js';
+} from '../../src/kit/cli-run.js';
 import {
   type AdapterError,
   type AdapterRequest,
@@ -30,19 +30,21 @@ import {
   type CheckResult,
   emptyUsage,
   type Usage,
-} from '../src/contract/contract.js';
-import { findProgram, notFound } from '../src/kit/detect.js';
-import { classifyCliError } from '../src/kit/error-type.js';
-import { nativeCodex } from '../src/kit/codex-native.js';
-import { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/kit/codex-config.js';
-import { codexLogin, loginReport } from '../src/kit/login.js';
-import { ADAPTER_TABLE, cliFacts, secretsOf } from '../src/kit/table.js';
-import { pushAll } from '../src/arrays.js';
+} from '../../src/contract/contract.js';
+import { findProgram, notFound } from '../../src/kit/detect.js';
+import { classifyCliError } from '../../src/kit/error-type.js';
+import { nativeCodex } from './native.js';
+import { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from './config.js';
+import { loginReport } from '../../src/kit/login.js';
+import { codexLogin } from './login.js';
+import { secretsOf } from '../../src/kit/facts.js';
+import { CODEX, CODEX_CLI } from './facts.js';
+import { pushAll } from '../../src/arrays.js';
 
-export { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from '../src/kit/codex-config.js';
+export { codexHome, customProviderIds, keyVariables, mcpServerIds, readCodexConfig, topLevelSetting } from './config.js';
 
-const FACTS = ADAPTER_TABLE.codex;
-const CLI = cliFacts('codex');
+const FACTS = CODEX;
+const CLI = CODEX_CLI;
 const TOOLS_OFF = ['features.shell_tool=false', 'features.multi_agent=false', 'features.goals=false', 'web_search="disabled"'];
 const USAGE_ERROR_RE = /Error loading config|config\.toml|unexpected argument|invalid value for|unknown feature flag|Usage: codex/i;
 

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { adapterRequest, runAdapterProgram } from '../support/adapter-process.js';
-import { estimateTokens, startModelServer, type ModelServer } from '../support/model-server.js';
+import { adapterRequest, runAdapterProgram } from '../../support/adapter-process.js';
+import { estimateTokens, startModelServer, type ModelServer } from '../../support/model-server.js';
 
 const DOC = 'Intro paragraph.\n\n[CONTESTED] Old note.\n\nBody paragraph.\n';
 const PROMPT = `Role: composer\nPass 2 of 2.\nFINAL PASS\n<<<BOUNCE-DOCUMENT-c0ffee>>>\n${DOC}\n<<<END-BOUNCE-DOCUMENT-c0ffee>>>\n`;

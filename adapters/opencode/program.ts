@@ -7,8 +7,8 @@
  * providers and logins stay in force. docs/adapters.md#opencode
  */
 import { join } from 'node:path';
-import { type AdapterContext, type AdapterProgram, type CheckContext, isMain, runAdapter } from '../src/kit/adapter-kit.js';
-import { type OpencodeConfig, opencodeConfigDir, readOpencodeConfig } from '../src/kit/cli-config.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, isMain, runAdapter } from '../../src/kit/adapter-kit.js';
+import { type OpencodeConfig, opencodeConfigDir, readOpencodeConfig } from './config.js';
 import {
   isObject,
   type Json,
@@ -20,16 +20,18 @@ import {
   removeTempDir,
   runCli,
   runFailure,
-} from '../src/kit/cli-run.js';
-import type { AdapterError, AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/contract/contract.js';
-import { emptyUsage } from '../src/contract/contract.js';
-import { findProgram, notFound } from '../src/kit/detect.js';
-import { classifyCliError } from '../src/kit/error-type.js';
-import { loginReport, opencodeLogin } from '../src/kit/login.js';
-import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/kit/table.js';
+} from '../../src/kit/cli-run.js';
+import type { AdapterError, AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../../src/contract/contract.js';
+import { emptyUsage } from '../../src/contract/contract.js';
+import { findProgram, notFound } from '../../src/kit/detect.js';
+import { classifyCliError } from '../../src/kit/error-type.js';
+import { loginReport } from '../../src/kit/login.js';
+import { opencodeLogin } from './login.js';
+import { secretsOf, withoutParentSession } from '../../src/kit/facts.js';
+import { OPENCODE, OPENCODE_CLI } from './facts.js';
 
-const FACTS = ADAPTER_TABLE.opencode;
-const CLI = cliFacts('opencode');
+const FACTS = OPENCODE;
+const CLI = OPENCODE_CLI;
 const USAGE_ERROR_RE =
   /Unknown argument|Not enough arguments|Invalid values:|ConfigInvalidError|Config file at .* is not valid|ProviderModelNotFoundError|Model not found/i;
 

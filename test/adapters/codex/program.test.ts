@@ -8,7 +8,7 @@ import {
   mcpServerIds,
   parseCodexOutput,
   topLevelSetting,
-} from '../../adapters/codex.js';
+} from '../../../adapters/codex/program.js';
 
 const paths = { workdir: '/tmp/bounce-codex-x/work', lastMessage: '/tmp/bounce-codex-x/last-message.txt' };
 const FIXED = [

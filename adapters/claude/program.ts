@@ -4,7 +4,7 @@
  * no tools, no session saved, in a fresh empty directory. Claude Code's own API retries
  * are turned off (CLAUDE_CODE_MAX_RETRIES=0): only the runner retries. docs/adapters.md#claude
  */
-import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, type PreparedCli, runAdapter } from '../src/kit/adapter-kit.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, type PreparedCli, runAdapter } from '../../src/kit/adapter-kit.js';
 import {
   isEventLine,
   isObject,
@@ -16,16 +16,18 @@ import {
   removeTempDir,
   runCli,
   tooLargeMessage,
-} from '../src/kit/cli-run.js';
-import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/contract/contract.js';
-import { findProgram, notFound, type Probe } from '../src/kit/detect.js';
-import { displayUrl } from '../src/kit/endpoint.js';
-import { classifyCliError } from '../src/kit/error-type.js';
-import { CLAUDE_LOGIN_FIX, claudeLogin, claudeUsesApiKey, loginReport } from '../src/kit/login.js';
-import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/kit/table.js';
+} from '../../src/kit/cli-run.js';
+import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../../src/contract/contract.js';
+import { findProgram, notFound, type Probe } from '../../src/kit/detect.js';
+import { displayUrl } from '../../src/kit/endpoint.js';
+import { classifyCliError } from '../../src/kit/error-type.js';
+import { loginReport } from '../../src/kit/login.js';
+import { CLAUDE_LOGIN_FIX, claudeLogin, claudeUsesApiKey } from './login.js';
+import { secretsOf, withoutParentSession } from '../../src/kit/facts.js';
+import { CLAUDE, CLAUDE_CLI } from './facts.js';
 
-const FACTS = ADAPTER_TABLE.claude;
-const CLI = cliFacts('claude');
+const FACTS = CLAUDE;
+const CLI = CLAUDE_CLI;
 const USAGE_ERROR_RE = /unknown option|unexpected argument|invalid (value|argument)|too many arguments|missing required|error: option/i;
 
 /**

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { adapterRequest, runAdapterProgram } from '../support/adapter-process.js';
-import { CONTESTED_NOTE, estimateTokens, insertNote, startModelServer, type ModelServer } from '../support/model-server.js';
+import { adapterRequest, runAdapterProgram } from '../../support/adapter-process.js';
+import { CONTESTED_NOTE, estimateTokens, insertNote, startModelServer, type ModelServer } from '../../support/model-server.js';
 
 const DOC = 'Intro paragraph.\n\nBody paragraph.\n';
 const PROMPT = `Role: reviewer\nPass 1 of 2.\n<<<BOUNCE-DOCUMENT-beef01>>>\n${DOC}\n<<<END-BOUNCE-DOCUMENT-beef01>>>\n`;

@@ -1,18 +1,18 @@
 /**
  * `openai` adapter: one non-streaming Chat Completions call (`POST {base_url}/chat/completions`)
  * on any OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama, vLLM, llama.cpp server).
- * base_url: options, then OPENAI_BASE_URL, then the local default of src/kit/table.ts (Ollama).
+ * base_url: options, then OPENAI_BASE_URL, then the local default of facts.ts (Ollama).
  * Key: the variable named by api_key_env (default OPENAI_API_KEY), required off loopback,
  * sent as `Authorization: Bearer` only when set. Never retries: the runner does.
  */
-import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/kit/adapter-kit.js';
-import { type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckProblem, type CheckResult, problemLine } from '../src/contract/contract.js';
-import { checkEndpoint, displayUrl, endpointFor, parseRetryAfter, postJson, redact, serverMessage } from '../src/kit/endpoint.js';
-import { errorTypeForStatus } from '../src/kit/error-type.js';
-import { isQuotaText, quotaError } from '../src/kit/quota.js';
-import { ADAPTER_TABLE } from '../src/kit/table.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../../src/kit/adapter-kit.js';
+import { type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckProblem, type CheckResult, problemLine } from '../../src/contract/contract.js';
+import { checkEndpoint, displayUrl, endpointFor, parseRetryAfter, postJson, redact, serverMessage } from '../../src/kit/endpoint.js';
+import { errorTypeForStatus } from '../../src/kit/error-type.js';
+import { isQuotaText, quotaError } from '../../src/kit/quota.js';
+import { OPENAI } from './facts.js';
 
-const FACTS = ADAPTER_TABLE.openai;
+const FACTS = OPENAI;
 export const MISSING_MODEL: CheckProblem = {
   kind: 'config',
   message: 'no model for the openai adapter',

@@ -4,14 +4,14 @@
  * variables it names as key holders. A line-based reading, enough for these few keys.
  */
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { userHome } from '../../src/kit/jsonc.js';
 
 /** Providers built into codex: their settings cannot be overridden with -c. */
 const BUILTIN_PROVIDERS = ['openai', 'ollama', 'lmstudio'];
 
 export function codexHome(env: NodeJS.ProcessEnv): string {
-  return env.CODEX_HOME?.trim() || join(env.HOME || homedir(), '.codex');
+  return env.CODEX_HOME?.trim() || join(userHome(env), '.codex');
 }
 
 export function readCodexConfig(env: NodeJS.ProcessEnv): string {

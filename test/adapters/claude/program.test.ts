@@ -11,7 +11,7 @@ import {
   parseClaudeOutput,
   hasBareMode,
   useBareMode,
-} from '../../adapters/claude.js';
+} from '../../../adapters/claude/program.js';
 
 const FIXED = [
   '-p',

@@ -8,20 +8,22 @@
  */
 import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/kit/adapter-kit.js';
-import { geminiAuthType, geminiDir } from '../src/kit/cli-config.js';
-import { isObject, type Json, makeTempDir, packageVersion, programOrFailure, removeTempDir, runCli, runFailure } from '../src/kit/cli-run.js';
-import type { AdapterError, AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../src/contract/contract.js';
-import { findProgram, notFound } from '../src/kit/detect.js';
-import { displayUrl } from '../src/kit/endpoint.js';
-import { classifyCliError } from '../src/kit/error-type.js';
-import { geminiLogin, loginReport } from '../src/kit/login.js';
-import { ADAPTER_TABLE, cliFacts, secretsOf, withoutParentSession } from '../src/kit/table.js';
-import { pushAll } from '../src/arrays.js';
-import { writeFileAtomic } from '../src/atomic.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../../src/kit/adapter-kit.js';
+import { geminiAuthType, geminiDir } from './config.js';
+import { isObject, type Json, makeTempDir, packageVersion, programOrFailure, removeTempDir, runCli, runFailure } from '../../src/kit/cli-run.js';
+import type { AdapterError, AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult, Usage } from '../../src/contract/contract.js';
+import { findProgram, notFound } from '../../src/kit/detect.js';
+import { displayUrl } from '../../src/kit/endpoint.js';
+import { classifyCliError } from '../../src/kit/error-type.js';
+import { loginReport } from '../../src/kit/login.js';
+import { geminiLogin } from './login.js';
+import { secretsOf, withoutParentSession } from '../../src/kit/facts.js';
+import { GEMINI, GEMINI_CLI } from './facts.js';
+import { pushAll } from '../../src/arrays.js';
+import { writeFileAtomic } from '../../src/atomic.js';
 
-const FACTS = ADAPTER_TABLE.gemini;
-const CLI = cliFacts('gemini');
+const FACTS = GEMINI;
+const CLI = GEMINI_CLI;
 const USAGE_ERROR_RE = /Unknown argument|Not enough arguments|Invalid values:|Missing required argument|is not a valid/i;
 
 /** An MCP server name nobody has: `--allowed-mcp-server-names` then lets none of the user's servers start. */

@@ -7,13 +7,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { type AdapterContext, AdapterCrash, type AdapterProgram, isMain, runAdapter } from '../src/kit/adapter-kit.js';
-import { addNote, mockSyntax, resolveNotes } from '../src/kit/mock-text.js';
-import { EDIT_MARKERS, editBlocksFor } from '../src/text/edit-blocks.js';
-import { packageTemplate } from '../src/prompt-files.js';
-import type { Syntax } from '../src/vocabulary.js';
-import { yamlLib } from '../src/yaml.js';
-import { AdapterErrorSchema, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult } from '../src/contract/contract.js';
+import { type AdapterContext, AdapterCrash, type AdapterProgram, isMain, runAdapter } from '../../src/kit/adapter-kit.js';
+import { addNote, mockSyntax, resolveNotes } from '../../src/kit/mock-text.js';
+import { EDIT_MARKERS, editBlocksFor } from '../../src/text/edit-blocks.js';
+import { packageTemplate } from '../../src/prompt-files.js';
+import type { Syntax } from '../../src/vocabulary.js';
+import { yamlLib } from '../../src/yaml.js';
+import { AdapterErrorSchema, type AdapterRequest, type AdapterResponse, type AgentOptions, type CheckResult } from '../../src/contract/contract.js';
 
 const StepSchema = z.union([
   z.string(),

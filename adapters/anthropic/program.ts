@@ -3,10 +3,10 @@
  * base: options.base_url, then ANTHROPIC_BASE_URL, then the API itself.
  * Key: the variable named by api_key_env (default ANTHROPIC_API_KEY), sent as `x-api-key`;
  * required on every endpoint, loopback included (the API and its proxies always want one).
- * The default model and max_tokens (from max_output_tokens) are in src/kit/table.ts.
+ * The default model and max_tokens (from max_output_tokens) are in facts.ts.
  * Never retries: the runner does.
  */
-import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../src/kit/adapter-kit.js';
+import { type AdapterContext, type AdapterProgram, type CheckContext, fail, isMain, runAdapter } from '../../src/kit/adapter-kit.js';
 import {
   type AdapterError,
   type AdapterRequest,
@@ -15,14 +15,14 @@ import {
   type CheckProblem,
   type CheckResult,
   problemLine,
-} from '../src/contract/contract.js';
-import { checkEndpoint, displayUrl, endpointFor, parseRetryAfter, postJson, redact, serverMessage } from '../src/kit/endpoint.js';
-import { errorTypeForStatus } from '../src/kit/error-type.js';
-import { isQuotaText, quotaError } from '../src/kit/quota.js';
-import { ADAPTER_TABLE } from '../src/kit/table.js';
-import { ownValue } from '../src/own.js';
+} from '../../src/contract/contract.js';
+import { checkEndpoint, displayUrl, endpointFor, parseRetryAfter, postJson, redact, serverMessage } from '../../src/kit/endpoint.js';
+import { errorTypeForStatus } from '../../src/kit/error-type.js';
+import { isQuotaText, quotaError } from '../../src/kit/quota.js';
+import { ANTHROPIC } from './facts.js';
+import { ownValue } from '../../src/own.js';
 
-const FACTS = ADAPTER_TABLE.anthropic;
+const FACTS = ANTHROPIC;
 export const API_VERSION = '2023-06-01';
 
 export interface Resolved {

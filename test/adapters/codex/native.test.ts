@@ -7,8 +7,8 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { nativeCodex } from '../../src/kit/codex-native.js';
-import { agentBin } from '../support/agents.js';
+import { nativeCodex } from '../../../adapters/codex/native.js';
+import { agentBin } from '../../support/agents.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'bounce-codex-native-')));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -69,7 +69,7 @@ describe('nativeCodex', () => {
   it.each([
     ['another package', { name: 'codex-lookalike' }],
     ['another layout version', { layout: { layoutVersion: 2, entrypoint: 'bin/codex' } }],
-    ['an entrypoint outside its folder', { layout: { layoutVersion: 1, entrypoint: '../../../../bin/sh' } }],
+    ['an entrypoint outside its folder', { layout: { layoutVersion: 1, entrypoint: '../../../../../bin/sh' } }],
     ['a missing binary', { binary: false }],
   ] as const)('leaves the program as found for %s', (_what, layout) => {
     const { bin } = install(layout);

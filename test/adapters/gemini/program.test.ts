@@ -9,9 +9,9 @@ import {
   NO_MCP_SERVER,
   parseGeminiOutput,
   TEXT_PASS_SETTINGS,
-} from '../../adapters/gemini.js';
-import { geminiLogin } from '../../src/kit/login.js';
-import { tempDir } from '../support/cli.js';
+} from '../../../adapters/gemini/program.js';
+import { geminiLogin } from '../../../adapters/gemini/login.js';
+import { tempDir } from '../../support/cli.js';
 
 const FIXED = ['-p', '', '--output-format', 'json'];
 const ISOLATION = ['--approval-mode', 'default', '-e', 'none', '--allowed-mcp-server-names', NO_MCP_SERVER];

@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildOpencodeArgs, buildOpencodeEnv, opencodeModel, parseOpencodeOutput, SESSION_TITLE, textPassConfig } from '../../adapters/opencode.js';
-import { readOpencodeConfig } from '../../src/kit/cli-config.js';
-import { opencodeLogin } from '../../src/kit/login.js';
-import { tempDir } from '../support/cli.js';
+import { buildOpencodeArgs, buildOpencodeEnv, opencodeModel, parseOpencodeOutput, SESSION_TITLE, textPassConfig } from '../../../adapters/opencode/program.js';
+import { readOpencodeConfig } from '../../../adapters/opencode/config.js';
+import { opencodeLogin } from '../../../adapters/opencode/login.js';
+import { tempDir } from '../../support/cli.js';
 
 describe('buildOpencodeArgs', () => {
   it('runs with JSON events and a given title (no title request), never --auto', () => {

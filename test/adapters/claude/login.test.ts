@@ -6,9 +6,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createProbe } from '../../src/kit/detect.js';
-import { claudeLogin, claudeStatusOffline, readClaudeStatus } from '../../src/kit/login.js';
-import { ROOT } from '../support/adapter-process.js';
+import { createProbe } from '../../../src/kit/detect.js';
+import { claudeLogin, claudeStatusOffline, readClaudeStatus } from '../../../adapters/claude/login.js';
+import { ROOT } from '../../support/adapter-process.js';
 
 const root = mkdtempSync(join(tmpdir(), 'bounce-login-offline-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -79,8 +79,8 @@ describe('claudeLogin', () => {
 
 describe('refine starts its first dispatch without asking the CLI what it knows already', () => {
   it('no `auth status` with a key set, no `--version` once remembered; bounce check still asks both', async () => {
-    const { runMain } = await import('../support/run-main.js');
-    const { cleanEnv, tempDir } = await import('../support/cli.js');
+    const { runMain } = await import('../../support/run-main.js');
+    const { cleanEnv, tempDir } = await import('../../support/cli.js');
     const cwd = tempDir();
     const doc = '# Plan\n\nShip on Monday.\n';
     writeFileSync(join(cwd, 'doc.md'), doc);
