@@ -261,17 +261,18 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command('diff')
-    .description('a unified diff of what a pass changed (every pass when none is given)')
+    .description('a unified diff of what a pass changed (every pass when none is given), or two runs compared')
     .argument(...RUN_ARG)
-    .argument('[pass]', 'pass number')
+    .argument('[pass]', 'pass number, or a second run to compare with: notes and their fates, passes, cost, final texts')
     .option('--runs-dir <dir>', 'runs folder')
     .option('--config <file>', 'config file')
     .option('--no-color', 'plain output even on a terminal')
     .option('--net', 'one diff from the original to the final document (the last one if the run did not converge)')
-    .action(async (run: string, pass: string | undefined, o: { runsDir?: string; config?: string; color?: boolean; net?: boolean }) => {
+    .option('--json', 'with two runs: print the comparison as one JSON object')
+    .action(async (run: string, pass: string | undefined, o: { runsDir?: string; config?: string; color?: boolean; net?: boolean; json?: boolean }) => {
       const { runDiff } = await import('./commands/diff.js');
       const color = o.color === false ? false : undefined;
-      setExit(await runDiff({ run, runsDir: await runsDir(o), pass, color, net: o.net }, io));
+      setExit(await runDiff({ run, runsDir: await runsDir(o), pass, color, net: o.net, json: o.json }, io));
     });
 
   program
