@@ -198,6 +198,38 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       setExit(await runResume({ run: runs[0] ?? 'latest', ...o }, io));
     });
 
+  // bounce fork (docs/reproducible.md, "Fork"): its options and logic are in src/commands/fork.ts and src/request/fork-request.ts.
+  program
+    .command('fork')
+    .description('a new run that takes over passes 1..K-1 of a run and goes on live from pass K, with other agents or settings if asked')
+    .argument('<run>', 'run folder path, run id, a part of an id only that run has, or latest')
+    .requiredOption('--from-pass <k>', 'the first pass the fork runs itself; the passes before it are copied from the run, not sent again')
+    .option('-p, --passes <n>', "the fork's pass budget, K or more (default: the run's, at least K)")
+    .option('-r, --reviewer <agent>', 'the agent for the odd passes from K on (default: the recorded one)')
+    .option('-c, --composer <agent>', 'the agent for the even passes from K on (default: the recorded one)')
+    .option('--goal <text>', "what the document is for, from pass K on (default: the run's)")
+    .option('--goal-file <file>', 'the goal, read from a file')
+    .option('--context <path>', "a read-only reference file, folder or glob, from pass K on; repeat for more (default: the run's)", repeatable)
+    .option('--prompts <dir>', "prompt templates folder, from pass K on (default: the run's)")
+    .option('--edit-format <format>', "whole, edits or auto, from pass K on (default: the run's)")
+    .option('-o, --out <file>', 'write the converged document to FILE (- for stdout) as well as to the fork folder')
+    .option('--runs-dir <dir>', 'where to look for the run and put the fork (default: the fork goes beside the run)')
+    .option('--config <file>', 'config file (agents are resolved from it again)')
+    .option('--timeout <seconds>', "deadline per agent call in seconds, 1 to 2147483 (default: the agent's timeout_s, else 600)")
+    .option('--max-cost-usd <usd>', "the fork's cost limit; the copied passes cost it nothing (default: config budget.max_cost_usd)")
+    .option('--max-tokens <n>', "the fork's token limit (default: config budget.max_tokens)")
+    .option('--max-dispatches <n>', "the fork's dispatch limit (default: config budget.max_dispatches)")
+    .option('--json', 'print one JSON object on stdout, whatever the outcome')
+    .option('-q, --quiet', 'no progress or summary on stderr (errors still print)')
+    .addHelpText(
+      'after',
+      commandHelp(['bounce fork 7QZK3M --from-pass 3 --composer codex', 'bounce fork latest --from-pass 2 --prompts prompts/ --passes 4'], RESUME_EXIT_CODES),
+    )
+    .action(async (run: string, o: Record<string, unknown>) => {
+      const { runFork } = await import('./commands/fork.js');
+      setExit(await runFork({ run, ...o }, io));
+    });
+
   const runsDir = async (o: { runsDir?: string; config?: string }): Promise<string> => {
     const { loadConfigKeys, runsDirFor } = await import('./config/load.js');
     return runsDirFor(io.cwd, loadConfigKeys(io.cwd, io.env, o.config, ['runs_dir']), o.runsDir);
@@ -229,17 +261,18 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command('diff')
-    .description('a unified diff of what a pass changed (every pass when none is given)')
+    .description('a unified diff of what a pass changed (every pass when none is given), or two runs compared')
     .argument(...RUN_ARG)
-    .argument('[pass]', 'pass number')
+    .argument('[pass]', 'pass number, or a second run to compare with: notes and their fates, passes, cost, final texts')
     .option('--runs-dir <dir>', 'runs folder')
     .option('--config <file>', 'config file')
     .option('--no-color', 'plain output even on a terminal')
     .option('--net', 'one diff from the original to the final document (the last one if the run did not converge)')
-    .action(async (run: string, pass: string | undefined, o: { runsDir?: string; config?: string; color?: boolean; net?: boolean }) => {
+    .option('--json', 'with two runs: print the comparison as one JSON object')
+    .action(async (run: string, pass: string | undefined, o: { runsDir?: string; config?: string; color?: boolean; net?: boolean; json?: boolean }) => {
       const { runDiff } = await import('./commands/diff.js');
       const color = o.color === false ? false : undefined;
-      setExit(await runDiff({ run, runsDir: await runsDir(o), pass, color, net: o.net }, io));
+      setExit(await runDiff({ run, runsDir: await runsDir(o), pass, color, net: o.net, json: o.json }, io));
     });
 
   program
@@ -415,9 +448,9 @@ export interface Startup {
 export async function main(argv: string[], io?: Io, startup: Startup = {}): Promise<number> {
   const controller = new AbortController();
   const theIo = io ?? { ...processIo(controller.signal), stdout: pipeSafe(process.stdout), stderr: pipeSafe(process.stderr) };
-  // refine and resume report an interruption themselves (the run's status, its --json object).
+  // refine, resume and fork report an interruption themselves (the run's status, its --json object).
   const command = argv.slice(2).find((a) => !a.startsWith('-'));
-  const reportsOwnStop = command === 'refine' || command === 'resume';
+  const reportsOwnStop = command === 'refine' || command === 'resume' || command === 'fork';
   const jsonObject = reportsOwnStop && argv.includes('--json');
   const stop = interrupts(
     () => controller.abort(),
@@ -438,7 +471,7 @@ export async function main(argv: string[], io?: Io, startup: Startup = {}): Prom
     // After a signal, a failure is most likely its consequence: the exit code says interrupted.
     code = stop.count > 0 ? EXIT.interrupted : handleError(err, theIo);
     if (stop.count > 0) theIo.stderr.write(`bounce: interrupted${isBounceError(err) && err.exitCode === EXIT.interrupted ? '' : ` (${errorLine(err)})`}\n`);
-    // --json promises one object on stdout for every exit of refine and resume, errors included.
+    // --json promises one object on stdout for every exit of refine, resume and fork, errors included.
     if (jsonObject) {
       const { errorJson } = await import('./commands/refine.js');
       const type = stop.count > 0 ? 'interrupted' : isBounceError(err) ? err.code : code === EXIT.usage ? 'usage' : 'internal';

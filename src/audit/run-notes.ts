@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRecord } from '../store/dispatch-record.js';
+import { recordsDirOf } from '../store/fork-links.js';
 import type { DispatchRecord } from '../store/record-schema.js';
 import { INPUT_ORIGIN, type NoteOrigin } from '../protocol/ledger.js';
 import { mdxForPath, type Note, noteKey, type ScanOptions, scanNotes } from '../protocol/scanner.js';
@@ -50,8 +51,10 @@ const raised = (kind: string, text: string, raisedBy: NoteOrigin, raisedLine: nu
   refersTo: null,
 });
 
-/** The record of the dispatch that produced a pass's document, if it can be read. */
-export function keptRecord(dir: string, p: PassRecord): DispatchRecord | null {
+/** The record of the dispatch that produced a pass's document, if it can be read (a fork's copied pass: from the original's folder). */
+export function keptRecord(runDir: string, p: PassRecord): DispatchRecord | null {
+  const dir = recordsDirOf(runDir, p);
+  if (!dir) return null;
   for (const ref of [...p.dispatches].reverse()) {
     if (!ref.record || !existsSync(join(dir, ref.record))) continue;
     try {

@@ -10,6 +10,7 @@ import { combineCostSources } from '../prices.js';
 import { checkChain, type ChainLink } from '../store/binding.js';
 import { listRecordFiles, readRecord, utcDate } from '../store/dispatch-record.js';
 import type { DispatchRecord } from '../store/record-schema.js';
+import { readLinkedRecords } from './copied-passes.js';
 
 export interface AuditProblem {
   message: string;
@@ -86,10 +87,14 @@ function chainOf(ctx: Ctx, m: RunManifest, records: Map<string, Found>): { chain
 }
 
 /** Checks run.json against the records; returns why the run is unbound, if it is. */
-function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, Found>, files: string[]): string | null {
+function checkManifest(ctx: Ctx, m: RunManifest, own: Map<string, Found>, files: string[]): string | null {
   const refs = new Map<string, { ref: DispatchRef; pass: number }>();
-  for (const p of m.pass_records) for (const ref of p.dispatches) refs.set(ref.id, { ref, pass: p.pass });
-  const { chain, unlisted } = chainOf(ctx, m, records);
+  // A fork's copied passes list dispatches whose records the original holds: checked there, not counted here.
+  for (const p of m.pass_records) if (!p.copied_from) for (const ref of p.dispatches) refs.set(ref.id, { ref, pass: p.pass });
+  const linked = readLinkedRecords(ctx.runDir, m, (message, file) => problem(ctx, message, file));
+  // What the documents, fates and origins are checked against: the run's own records and the linked ones.
+  const records = new Map<string, Found>([...linked, ...own]);
+  const { chain, unlisted } = chainOf(ctx, m, own);
   const bound = checkChain(ctx.runDir, m, chain);
   for (const p of bound.problems) problem(ctx, p.message, p.file);
   // What a crash leaves for resume to reconcile: the newest record, written just before the run.json that would list it.
@@ -124,7 +129,7 @@ function checkManifest(ctx: Ctx, m: RunManifest, records: Map<string, Found>, fi
     checkCost(ctx, ref, found);
   }
   checkCostTotals(ctx, m);
-  for (const [id, { rel }] of records) if (!refs.has(id) && id !== crashTail) problem(ctx, `record ${id} is not listed in run.json`, rel);
+  for (const [id, { rel }] of own) if (!refs.has(id) && id !== crashTail) problem(ctx, `record ${id} is not listed in run.json`, rel);
 
   for (const p of m.pass_records) {
     if (p.document && p.document_sha256) checkSha(ctx, p.document, p.document_sha256, `run.json pass ${p.pass}`, 'run.json');
@@ -262,7 +267,8 @@ function checkCostTotals(ctx: Ctx, m: RunManifest): void {
     if (!sameUsd(s.usd, p.usage.cost_usd) || s.source !== p.usage.cost_source)
       problem(ctx, `pass ${p.pass}'s cost (${p.usage.cost_usd}, ${p.usage.cost_source}) is not the sum of its dispatches' (${s.usd}, ${s.source})`, 'run.json');
   }
-  const all = sum(m.pass_records.flatMap((p) => p.dispatches));
+  // The totals are what the run spent itself: a fork's copied passes were paid for by the original.
+  const all = sum(m.pass_records.filter((p) => !p.copied_from).flatMap((p) => p.dispatches));
   if (!sameUsd(all.usd, m.totals.cost_usd) || all.source !== m.totals.cost_source)
     problem(ctx, `totals cost (${m.totals.cost_usd}, ${m.totals.cost_source}) is not the sum of the dispatches' (${all.usd}, ${all.source})`, 'run.json');
 }

@@ -3,7 +3,10 @@ import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { unifiedDiff } from '../text/line-diff.js';
 import { netChange, passChanges } from '../report/pass-docs.js';
+import { compareRuns, type RunComparison, type RunSide, sideFork } from '../report/run-compare.js';
+import { fmtCost, fmtTokens, table } from '../report/format.js';
 import { loadRun } from '../store/load-run.js';
+import { resolveRunDir } from '../store/resolve-run.js';
 
 export interface DiffOptions {
   run: string;
@@ -15,11 +18,77 @@ export interface DiffOptions {
   color?: boolean;
   /** One diff from the original to the final document (the last one when the run did not converge). */
   net?: boolean;
+  /** With two runs: one JSON object comparing them. */
+  json?: boolean;
 }
 
-/** `bounce diff <run> [--pass N]`: a unified diff of what each pass changed. */
+const PASS_NUMBER = /^[1-9]\d{0,8}$/;
+
+/** The second argument read as a run to compare with: one that is no number and names one run; else null. */
+function secondRun(arg: string | number | undefined, runsDir: string | undefined, cwd: string): string | null {
+  const text = arg === undefined ? '' : String(arg).trim();
+  // Run ids, their parts and paths carry a letter or a slash; a number (even a bad one such as -1) is a pass.
+  if (text === '' || PASS_NUMBER.test(text) || !/[A-Za-z/]/.test(text)) return null;
+  try {
+    return resolveRunDir(text, runsDir ?? 'runs', cwd);
+  } catch {
+    return null; // not a run either: the pass error below names it
+  }
+}
+
+const fate = (f: string | null): string => (f === null ? '(not raised)' : f);
+
+function sideRows(s: RunSide): string[] {
+  const n = s.notes;
+  return [
+    s.status,
+    `${s.passes.run}/${s.passes.requested}`,
+    s.agents.reviewer,
+    s.agents.composer,
+    `${fmtCost(s.cost_usd)}${s.cost_source ? ` (${s.cost_source})` : ''}`,
+    fmtTokens(s.tokens),
+    String(s.dispatches),
+    `${n.raised} raised: ${n.acted ?? '?'} acted, ${n.dismissed ?? '?'} dismissed, ${n.left ?? '?'} left`,
+    sideFork(s),
+    `${s.final.file}${s.final.converged ? '' : ' (not converged: its last document)'}`,
+  ];
+}
+
+const LABELS = ['status', 'passes', 'reviewer', 'composer', 'cost', 'tokens', 'dispatches', 'notes', 'fork', 'final'];
+
+/** The text of `bounce diff <runA> <runB>`: the two runs side by side, the notes whose fate differs, and a diff of the final texts. */
+function comparisonText(c: RunComparison, paint: Parameters<typeof unifiedDiff>[2]['paint'], bold: (s: string) => string): string {
+  const [a, b] = [sideRows(c.a), sideRows(c.b)];
+  const rows = [['', c.a.run_id, c.b.run_id], ...LABELS.map((label, i) => [label, a[i]!, b[i]!])];
+  const out = [bold(`# runs: ${c.a.run_id} vs ${c.b.run_id}`), table(rows).trimEnd()];
+  if (!c.same_input) out.push('(the two runs refined different inputs)');
+  out.push('', bold(`# notes whose fate differs: ${c.notes.differing.length} (${c.notes.same} the same in both)`));
+  for (const n of c.notes.differing) out.push(`  ${fate(n.a)} -> ${fate(n.b)}  ${n.text}`);
+  out.push('', bold(`# final: ${c.a.run_id}/${c.a.final.file} -> ${c.b.run_id}/${c.b.final.file}`));
+  const text = unifiedDiff(c.final.a, c.final.b, { aName: `a/${c.a.run_id}/${c.a.final.file}`, bName: `b/${c.b.run_id}/${c.b.final.file}`, paint });
+  out.push(text === '' ? '(the same text)' : text.trimEnd());
+  return `${out.join('\n')}\n`;
+}
+
+/**
+ * `bounce diff <run> [pass]`: a unified diff of what each pass changed. `bounce diff <runA>
+ * <runB>` compares two runs of a document instead: passes, cost, the notes and their fates,
+ * and the final texts (`--json`: one object).
+ */
 export async function runDiff(opts: DiffOptions, io: Io): Promise<number> {
   const { dir, manifest } = loadRun(opts.run, opts.runsDir, io.cwd);
+  const color = opts.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR);
+  const c = pc.createColors(color);
+  const paint = { header: c.bold, hunk: c.cyan, delete: c.red, insert: c.green };
+  const other = secondRun(opts.pass, opts.runsDir, io.cwd);
+  if (other) {
+    if (opts.net) throw usageError('--net is one run from its original to its final document', `drop --net to compare the two runs, or pass one run`);
+    const comparison = compareRuns({ dir, manifest }, loadRun(other, undefined, io.cwd));
+    io.stdout.write(opts.json ? `${JSON.stringify(comparison, null, 2)}\n` : comparisonText(comparison, paint, c.bold));
+    return 0;
+  }
+  if (opts.json)
+    throw usageError('--json compares two runs: it takes a second run', `pass the run to compare with, e.g. bounce diff ${manifest.run_id} latest --json`);
   if (opts.net && opts.pass !== undefined) throw usageError('--net is the whole run: it takes no pass', `drop the pass ${opts.pass}, or drop --net`);
   const changes = passChanges(dir, manifest);
   const known = [...new Set(changes.map((ch) => ch.record.pass))];
@@ -30,9 +99,6 @@ export async function runDiff(opts: DiffOptions, io: Io): Promise<number> {
   // Select by pass number, not position: a resumed run may hold two records of one pass.
   const chosen = pass === undefined ? changes : changes.filter((ch) => ch.record.pass === pass);
   if (pass !== undefined && chosen.length === 0) throw usageError(`run ${manifest.run_id} has no pass ${pass}`, choose);
-  const color = opts.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR);
-  const c = pc.createColors(color);
-  const paint = { header: c.bold, hunk: c.cyan, delete: c.red, insert: c.green };
   if (opts.net) {
     const net = netChange(dir, manifest);
     const text = unifiedDiff(net.before, net.after ?? net.before, { aName: `a/${net.beforeFile}`, bName: `b/${net.afterFile}`, paint });

@@ -1,6 +1,6 @@
 import { plural } from '../plural.js';
 import type { Io } from '../io.js';
-import { fmtCost, fmtDuration, fmtTime, fmtTokens, summarize, totalTokens } from '../report/format.js';
+import { fmtCost, fmtDuration, fmtTime, fmtTokens, forkPoint, summarize, totalTokens } from '../report/format.js';
 import type { AgentRecord, PassRecord } from '../store/manifest.js';
 import { loadRun } from '../store/load-run.js';
 import { shownStatus } from '../store/lock.js';
@@ -23,7 +23,7 @@ function agentLine(role: string, a: AgentRecord): string {
 function passLines(p: PassRecord): string[] {
   const after = p.notes_after ?? '?';
   const words = `${p.words_before} -> ${p.words_after ?? '?'}`;
-  const head = `pass ${p.pass}${p.final ? ' (final)' : ''}  ${p.role} ${p.agent}  ${p.status}`;
+  const head = `pass ${p.pass}${p.final ? ' (final)' : ''}  ${p.role} ${p.agent}  ${p.status}${p.copied_from ? `  (copied from ${p.copied_from.run})` : ''}`;
   const lines = [
     head,
     `  notes     ${p.notes_before} -> ${after} (+${p.added ?? '?'}/-${p.resolved ?? '?'}${p.acted !== null && p.resolved ? `: ${p.acted} acted, ${p.dismissed} dismissed` : ''})${p.misplaced_after ? `, ${p.misplaced_after} misplaced` : ''}`,
@@ -80,6 +80,9 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
     `totals    ${fmtTokens(s.tokens.total)} tokens, ${fmtCost(s.cost_usd)}, ${fmtDuration(s.duration_ms)}, ${plural(m.totals.dispatches, 'dispatch', 'dispatches')}, started ${fmtTime(m.created_at)}`,
     `output    ${m.output.written ? (m.output.path ?? m.output.target) : 'not written'}`,
   ];
+  const fork = forkPoint(m);
+  // Right under the run's id: what the totals below count depends on it.
+  if (fork) out.splice(1, 0, `fork      ${fork}; totals are the fork's own`);
   if (m.evidence !== 'live') out.push(`evidence  ${m.evidence}${m.evidence === 'mock' ? ': mock evidence, not a live result' : ''}`);
   if (m.error) out.push(`error     ${m.error.type}: ${m.error.message}`);
   if (shown.status === 'crashed')

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { nextTurn } from './backoff.js';
 import { EXIT, isBounceError, usageError } from '../errors.js';
 import type { RunExtension } from '../store/manifest.js';
-import { type ManifestView, RecorderCrashed, RunRecorder } from '../store/recorder.js';
+import { type ForkBase, type ManifestView, RecorderCrashed, RunRecorder } from '../store/recorder.js';
 import type { FinalStatus } from '../vocabulary.js';
 import { BudgetLedger, hasLimit, spentOf } from './budget.js';
 import { type Clock, systemClock } from './clock.js';
@@ -58,8 +58,9 @@ export interface ResumeFrom {
  * from)` then runs it. A batch makes every document's folder before its first dispatch, so a
  * batch stopped at any moment leaves each document a run that `bounce resume` continues.
  */
-export function createRun(plan: RunPlan, deps: Pick<EngineDeps, 'clock' | 'recorder'>): ResumeFrom & { runId: string } {
-  const { rec } = open(plan, deps.clock ?? systemClock, deps.recorder);
+export function createRun(plan: RunPlan, deps: Pick<EngineDeps, 'clock' | 'recorder'>, fork?: ForkBase): ResumeFrom & { runId: string } {
+  // A fork's folder holds the passes it took over: `runDocument` goes on after them, as after a resume's.
+  const { rec } = open(plan, deps.clock ?? systemClock, deps.recorder, fork);
   const made = { runDir: rec.dir, runId: rec.manifest.run_id, fresh: true };
   rec.close();
   return made;
@@ -192,9 +193,9 @@ function recordCrash(rec: RunRecorder, err: unknown, runMs: number): void {
 
 type Opened = { rec: RunRecorder; current: Current; origins: NoteOrigins };
 
-function open(plan: RunPlan, clock: Clock, opts: EngineDeps['recorder']): Opened & { resumedAfter: null } {
+function open(plan: RunPlan, clock: Clock, opts: EngineDeps['recorder'], fork?: ForkBase): Opened & { resumedAfter: null } {
   const notes = scan(plan, plan.input.text);
-  const opening = openingOf(plan, new Date(clock.now()), notes.length);
+  const opening = { ...openingOf(plan, new Date(clock.now()), notes.length), ...(fork ? { fork } : {}) };
   let rec: RunRecorder;
   try {
     rec = RunRecorder.create(plan.runsDir, opening, opts);
@@ -261,7 +262,9 @@ function agentChanges(ext: RunExtension): string {
 async function loop(ctx: RunContext, done: number): Promise<LoopEnd> {
   const { plan, deps } = ctx;
   // An extension made after this pass asks for more passes, even after one that converged.
-  const extending = (ctx.rec.manifest.extensions?.at(-1)?.after_pass ?? -1) >= done;
+  // So does a fork that has not yet run its first pass, whatever the document it took over holds.
+  const forkStart = (ctx.rec.manifest.forked_from?.pass ?? 0) > done;
+  const extending = (ctx.rec.manifest.extensions?.at(-1)?.after_pass ?? -1) >= done || forkStart;
   // A run that stopped after converging but before it was closed (a crash, say) is done.
   if (done > 0 && ctx.current.notes.length === 0 && !plan.allPasses && !extending)
     return { status: 'converged', document: ctx.current.text, notesLeft: 0, error: null };

@@ -113,3 +113,11 @@ export function table(rows: string[][]): string {
     )
     .join('\n')}\n`;
 }
+
+/** Where a fork came from, in words (`bounce show`, the report, `bounce diff`); null for a run that is no fork. */
+export function forkPoint(m: Pick<RunManifest, 'forked_from'>): string | null {
+  const f = m.forked_from;
+  if (!f) return null;
+  const copied = f.pass === 1 ? 'no pass copied' : f.pass === 2 ? 'pass 1 copied' : `passes 1 to ${f.pass - 1} copied`;
+  return `forked from ${f.run} at pass ${f.pass} (${copied}, run live from pass ${f.pass} on)`;
+}

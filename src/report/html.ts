@@ -5,7 +5,7 @@ import { noteSpans } from '../protocol/ledger.js';
 import { scanNotes } from '../protocol/scanner.js';
 import type { AgentRecord, DispatchRef, RunManifest } from '../store/manifest.js';
 import { esc } from './escape.js';
-import { fmtCost, fmtDuration, fmtTime, fmtTokens, summarize, totalTokens } from './format.js';
+import { fmtCost, fmtDuration, fmtTime, fmtTokens, forkPoint, summarize, totalTokens } from './format.js';
 import { type NoteLines, sideBySide } from './html-diff.js';
 import { netChange, passChanges } from './pass-docs.js';
 import { type RunNote, runLedger, runReading } from '../audit/run-notes.js';
@@ -68,6 +68,8 @@ function summary(m: RunManifest): string {
     ['evidence', esc(evidence)],
     ['output', m.output.written ? esc(m.output.path ?? m.output.target) : 'not written'],
   ];
+  const fork = forkPoint(m);
+  if (fork) rows.splice(1, 0, ['fork', `<span id="fork-point">${esc(fork)}</span> <span class="muted">cost, tokens and duration are the fork's own</span>`]);
   if (m.error) rows.push(['error', esc(`${m.error.type}: ${m.error.message}`)]);
   return `<dl class="summary">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`;
 }
@@ -117,10 +119,12 @@ function passes(dir: string, m: RunManifest): string {
         ch.after === null
           ? `<p class="muted">${p.document ? `${esc(p.document)} is missing from the run folder` : 'this pass produced no document'}</p>`
           : diffOf(m, ch.before, ch.after, { before: ch.beforeFile, after: ch.afterFile ?? '' }, anchor);
-      const files = p.dispatches
-        .map((d) => `<p class="files muted">${esc(d.kind)}${d.kind === 'pass' ? '' : ` ${d.index}`}: ${artifactLinks(dir, m, d)}</p>`)
-        .join('');
-      return `<section class="pass" id="${anchor}"><h3>Pass ${p.pass}${p.final ? ' (final)' : ''}: ${esc(p.role)} ${esc(p.agent)}</h3><p class="stats">${stats}</p>${errors}${files}${body}</section>`;
+      // A fork's copied pass keeps its prompts, replies and records in the run it came from.
+      const files = p.copied_from
+        ? `<p class="files muted">copied from run ${esc(p.copied_from.run)}: its prompts, replies and records are in that run's folder</p>`
+        : p.dispatches.map((d) => `<p class="files muted">${esc(d.kind)}${d.kind === 'pass' ? '' : ` ${d.index}`}: ${artifactLinks(dir, m, d)}</p>`).join('');
+      const copied = p.copied_from ? ` <span class="muted">(copied from ${esc(p.copied_from.run)})</span>` : '';
+      return `<section class="pass" id="${anchor}"><h3>Pass ${p.pass}${p.final ? ' (final)' : ''}: ${esc(p.role)} ${esc(p.agent)}${copied}</h3><p class="stats">${stats}</p>${errors}${files}${body}</section>`;
     })
     .join('\n');
 }

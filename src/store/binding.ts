@@ -4,6 +4,7 @@ import { sha256 } from './hash.js';
 import type { RunManifest } from './manifest.js';
 import { ROLES } from '../vocabulary.js';
 import { toYaml, yamlLib } from '../yaml.js';
+import { linkedRecords } from './fork-links.js';
 import { type BoundFields, type DispatchRecord, type RecordBinding, type RunBinding, RunBindingSchema } from './record-schema.js';
 
 /**
@@ -72,6 +73,8 @@ export function boundFields(m: RunManifest, redact: Redact = same): BoundFields 
 /** The text of `audit/binding.yaml` for a run as it starts. */
 export function renderRunBinding(m: RunManifest, redact: Redact = same): string {
   const binding: RunBinding = { run_id: m.run_id, original: { path: m.original, sha256: m.input.sha256 }, run: boundFields(m, redact) };
+  // A fork's head binds what it took over: a hand edit of the copied passes' links is found like any other.
+  if (m.forked_from) binding.fork = { run: m.forked_from.run, pass: m.forked_from.pass, records: linkedRecords(m) };
   return toYaml(RunBindingSchema.parse(binding));
 }
 
@@ -120,6 +123,9 @@ function headOf(runDir: string, m: RunManifest, problem: Problem): Head {
     if (head.binding.run_id !== m.run_id) problem(`run_id ${head.binding.run_id} is not run.json's ${m.run_id}`, BINDING_FILE);
     if (head.binding.original.path !== m.original || head.binding.original.sha256 !== m.input.sha256)
       problem(`run.json's original (${m.original}, input.sha256) is not the one the run was bound to`, 'run.json');
+    const fork = m.forked_from ? { run: m.forked_from.run, pass: m.forked_from.pass, records: linkedRecords(m) } : undefined;
+    if (canonical(head.binding.fork) !== canonical(fork))
+      problem(`run.json's forked_from and copied passes are not what ${BINDING_FILE} binds (run.json was edited since)`, 'run.json');
   }
   return head;
 }
@@ -142,9 +148,9 @@ function followLinks(chain: readonly ChainLink[], head: Head, firstBound: number
   return bound;
 }
 
-/** The document each dispatch was sent is the original or one an earlier dispatch produced. */
-function followDocuments(chain: readonly ChainLink[], original: string, problem: Problem): void {
-  const produced = new Set([original]);
+/** The document each dispatch was sent is the original, one an earlier dispatch produced, or a fork's copied one. */
+function followDocuments(chain: readonly ChainLink[], original: string, inherited: readonly string[], problem: Problem): void {
+  const produced = new Set([original, ...inherited]);
   for (const { rel, rec } of chain) {
     const doc = rec.request.context.files.find((f) => f.purpose === 'document');
     if (doc?.sha256 && !produced.has(doc.sha256))
@@ -176,7 +182,9 @@ export function checkChain(runDir: string, m: RunManifest, chain: readonly Chain
   const firstBound = chain.findIndex((l) => l.rec.binding !== undefined);
   if (!head && firstBound === 0) problem(`${BINDING_FILE}, the head of the chain of records, is missing`, BINDING_FILE);
   const bound = followLinks(chain, head, firstBound, problem);
-  followDocuments(chain, head?.binding.original.sha256 ?? m.input.sha256, problem);
+  // A fork's copied passes' documents are checked against the original's records (src/audit/verify.ts).
+  const inherited = m.pass_records.flatMap((p) => (p.copied_from && p.document_sha256 ? [p.document_sha256] : []));
+  followDocuments(chain, head?.binding.original.sha256 ?? m.input.sha256, inherited, problem);
   if (bound) compareBound(m, bound, problem);
   // Records before the first bound one were made by an older bounce (a resume binds a run from then on).
   const older = firstBound === -1 ? chain.length : firstBound;

@@ -109,6 +109,15 @@ export const PassRecordSchema = z
     errors: z.array(z.string()),
     /** With lint on: the notes this pass added that break a lint rule and were kept, by line and rule id. */
     lint: z.array(z.object({ line: z.number().int().positive(), rule: z.string() }).strict()).optional(),
+    /**
+     * A pass a fork took over from the run it was forked from (`bounce fork`): the run whose
+     * folder holds its dispatch records, by id and by the folder it had when forked. Absent:
+     * the records are in this run's own folder.
+     */
+    copied_from: z
+      .object({ run: z.string().min(1), dir: z.string().min(1) })
+      .strict()
+      .optional(),
     /** What the pass was let off with: a dismissed [CONTESTED] note under `dismissals: warn`, or still so after its repair. */
     warnings: z.array(z.string()).default([]),
     dispatches: z.array(DispatchRefSchema),
@@ -151,6 +160,13 @@ export const RunExtensionSchema = z
   })
   .strict();
 export type RunExtension = z.infer<typeof RunExtensionSchema>;
+
+/**
+ * Where a fork (`bounce fork <run> --from-pass K`) came from: the run, the first pass it ran
+ * itself (the passes before it are the original's, copied), and the original's folder then.
+ */
+export const ForkOriginSchema = z.object({ run: z.string().min(1), pass: z.number().int().positive(), dir: z.string().min(1) }).strict();
+export type ForkOrigin = z.infer<typeof ForkOriginSchema>;
 
 export const RunManifestSchema = z
   .object({
@@ -211,6 +227,8 @@ export const RunManifestSchema = z
         dismissals: DismissalsSchema.optional(),
       })
       .strict(),
+    /** The run this one was forked from and at which pass; absent for a run that is no fork. */
+    forked_from: ForkOriginSchema.optional(),
     /** Each time the run was extended or given other agents; absent for a run never extended. */
     extensions: z.array(RunExtensionSchema).optional(),
     pass_records: z.array(PassRecordSchema),

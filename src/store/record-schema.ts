@@ -227,6 +227,15 @@ export const RunBindingSchema = z
     run_id: z.string().min(1),
     original: z.object({ path: z.string().min(1), sha256: Sha }).strict(),
     run: BoundFieldsSchema,
+    /** A fork's copied part as it was forked: the original run, the fork's first pass, and each record it links to, by id and sha256. */
+    fork: z
+      .object({
+        run: z.string().min(1),
+        pass: z.number().int().positive(),
+        records: z.array(z.object({ id: z.string().min(1), sha256: Sha }).strict()),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type RunBinding = z.infer<typeof RunBindingSchema>;

@@ -15,6 +15,7 @@ import {
   type AgentRecord,
   addUsage,
   type DispatchRef,
+  type ForkOrigin,
   MANIFEST_FILE,
   type PassRecord,
   type RunExtension,
@@ -60,7 +61,19 @@ export type RunOpening = Pick<RunManifest, 'run_id' | 'batch_id' | 'input' | 'or
     contextTexts?: readonly { file: string; text: string }[];
     output: Pick<RunManifest['output'], 'target' | 'path'>;
     logLine: string;
+    /** A fork's start (`bounce fork`): the passes it takes over, written with the original. */
+    fork?: ForkBase;
   };
+
+/** What a fork starts with: where from, the pass records it copies (their records linked, not copied), and their documents. */
+export interface ForkBase {
+  origin: ForkOrigin;
+  passes: PassRecord[];
+  /** The copied passes' documents, written into the fork's folder under the same names. */
+  documents: readonly { file: string; text: string }[];
+  /** The notes in the last copied document. */
+  notesLeft: number | null;
+}
 
 /** What a resume may change of a run without changing its policy. */
 export interface ResumeSettings {
@@ -219,17 +232,19 @@ export class RunRecorder {
       goal: o.goal ?? null,
       context: o.context ?? [],
       output: { ...o.output, written: false, sha256: null },
-      passes: o.passes,
+      passes: o.fork ? { ...o.passes, run: o.fork.origin.pass - 1 } : o.passes,
       agents: o.agents,
       evidence: o.evidence,
       policy: o.policy,
-      pass_records: [],
+      ...(o.fork ? { forked_from: o.fork.origin } : {}),
+      pass_records: o.fork?.passes ?? [],
       totals: { input_tokens: null, output_tokens: null, cost_usd: null, cost_source: null, duration_ms: 0, dispatches: 0 },
       breaker: { consecutive_failures: 0, open: false, last_error: null, reopened: 0 },
       redactions: 0,
-      notes_left: null,
+      notes_left: o.fork?.notesLeft ?? null,
       error: null,
     };
+    const texts = [...(o.contextTexts ?? []), ...(o.fork?.documents ?? [])];
     // A name no one can plant a symlink at in advance; mkdir never follows one anyway.
     const tmp = siblingName(dir, 'tmp');
     mkdirSync(tmp, { mode: RUN_DIR_MODE });
@@ -237,7 +252,7 @@ export class RunRecorder {
     try {
       step('artifact', o.original);
       writeFileAtomic(join(tmp, o.original), o.originalText, RUN_FILE_MODE);
-      for (const c of o.contextTexts ?? []) {
+      for (const c of texts) {
         step('artifact', c.file);
         mkdirSync(dirname(join(tmp, c.file)), { recursive: true, mode: RUN_DIR_MODE });
         writeFileAtomic(join(tmp, c.file), c.text, RUN_FILE_MODE);
@@ -247,6 +262,11 @@ export class RunRecorder {
       step('binding', BINDING_FILE);
       binding = writeBinding(tmp, manifest, (t) => redactCounting(t, opts.secrets ?? []).text);
       appendLog(join(tmp, 'run.log'), o.logLine);
+      if (o.fork)
+        appendLog(
+          join(tmp, 'run.log'),
+          `forked from run ${o.fork.origin.run}: passes 1 to ${o.fork.origin.pass - 1} copied, continuing at pass ${o.fork.origin.pass}`,
+        );
       step('folder', o.run_id);
       renameSync(tmp, dir);
     } catch (err) {
@@ -256,7 +276,7 @@ export class RunRecorder {
     const rec = new RunRecorder(dir, manifest, opts, acquireLock(dir));
     rec.chainTip = binding;
     rec.remember(o.original, o.originalText);
-    for (const c of o.contextTexts ?? []) rec.remember(c.file, c.text);
+    for (const c of texts) rec.remember(c.file, c.text);
     return rec;
   }
 
