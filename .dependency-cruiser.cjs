@@ -14,6 +14,7 @@ const LAYERS = [
   ['preflight', '^src/preflight/'],
   ['audit', '^src/audit/'],
   ['engine', '^src/engine/'],
+  ['cache', '^src/cache/'],
   ['presentation', '^src/(report|formats|ui)/'],
   ['commands', '^src/(commands|request)/'],
   ['cli', '^src/(cli|help)\\.ts$'],

@@ -49,9 +49,10 @@ export const TRANSIENT_ERROR_TYPES: ReadonlySet<HostErrorType> = new Set(['rate_
 /**
  * Where a dispatch's `cost_usd` comes from: the adapter reported it (`provider`), bounce
  * priced the reported tokens from its price table or config `prices:` (`table`), or
- * neither was possible (`unknown`). Totals take the least certain source of their parts.
+ * neither was possible (`unknown`); or the reply came from the response cache, no agent
+ * called (`cache`, cost 0). Totals take the least certain source of their parts.
  */
-export const CostSourceSchema = z.enum(['provider', 'table', 'unknown']);
+export const CostSourceSchema = z.enum(['provider', 'table', 'unknown', 'cache']);
 export type CostSource = z.infer<typeof CostSourceSchema>;
 
 /** The limits a budget can set (`--max-cost-usd`, `--max-tokens`, `--max-dispatches`); a run stopped by one fails with error type `budget`. */

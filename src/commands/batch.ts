@@ -1,7 +1,7 @@
 import { plural } from '../plural.js';
 import { rmSync } from 'node:fs';
 import { nextTurn } from '../engine/backoff.js';
-import { basename, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { ulid } from 'ulid';
 import type { Probe } from '../kit/detect.js';
 import { checkWarnings, preflight } from '../preflight/preflight.js';
@@ -32,6 +32,7 @@ import { selectInputs } from '../documents.js';
 import { readInput } from '../request/input.js';
 import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } from '../request/plan-request.js';
 import { engineDeps, printStartWarnings } from '../request/engine-deps.js';
+import { cacheFolderFor } from '../cache/folder.js';
 import { intFlag, type RefineOptions, refineAgents, refineRequest, refineSettings } from '../request/refine-request.js';
 import { isResumable, readForResume, type ResumeOptions, resumePlan } from '../request/resume-request.js';
 import { batchBudget, budgetFromFlags, unpricedWarnings } from '../request/budget-flags.js';
@@ -154,7 +155,15 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
     [],
     io,
     opts,
-    { batchId, shard, concurrency, started, probe: chosen.probe, budget: batchLedger(settings.budget, settings.config.budget, []) },
+    {
+      batchId,
+      shard,
+      concurrency,
+      started,
+      probe: chosen.probe,
+      budget: batchLedger(settings.budget, settings.config.budget, []),
+      cacheFolder: cacheFolderFor(opts.cache, settings.config, { cwd: io.cwd, env: io.env, configDir: settings.configDir }),
+    },
   );
 }
 
@@ -206,7 +215,16 @@ async function runBatch(
   done: { label: string; result: RunResult }[],
   io: Io,
   opts: { json?: boolean; quiet?: boolean },
-  facts: { batchId: string | null; shard: Shard | null; concurrency: number; started: number; probe: Probe; budget: BudgetLedger | null },
+  facts: {
+    batchId: string | null;
+    shard: Shard | null;
+    concurrency: number;
+    started: number;
+    probe: Probe;
+    budget: BudgetLedger | null;
+    /** The response cache's folder (--cache), shared by the batch's runs; null: none. */
+    cacheFolder: string | null;
+  },
 ): Promise<number> {
   const view = new BatchView(io, Boolean(opts.quiet), runs.length);
   const throttle = new AgentThrottle(systemClock);
@@ -231,7 +249,7 @@ async function runBatch(
       facts.concurrency,
       async ({ plan, from, label, i }) => {
         const deps = {
-          ...engineDeps(io, true, facts.probe, plan),
+          ...engineDeps(io, true, facts.probe, plan, facts.cacheFolder),
           events: view.sink(i, label),
           throttle,
           ...(facts.budget ? { budgets: [facts.budget] } : {}),
@@ -412,5 +430,6 @@ export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<
   if (!opts.quiet)
     io.stderr.write(`resuming ${plural(runs.length, 'run')}${done.length ? ` (${done.length} of the batch already ended)` : ''}, concurrency ${concurrency}\n`);
   const budget = batchLedger(flagBudget, loaded.config.budget, manifests);
-  return runBatch(runs, done, io, opts, { batchId: opts.batch ?? null, shard: null, concurrency, started, probe, budget });
+  const cacheFolder = cacheFolderFor(opts.cache, loaded.config, { cwd: io.cwd, env: io.env, configDir: loaded.path ? dirname(loaded.path) : null });
+  return runBatch(runs, done, io, opts, { batchId: opts.batch ?? null, shard: null, concurrency, started, probe, budget, cacheFolder });
 }

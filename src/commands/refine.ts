@@ -11,6 +11,7 @@ import type { Io } from '../io.js';
 import { errorJson, printRunResult } from '../ui/run-summary.js';
 import { buildPlan, type RefineOptions } from '../request/refine-request.js';
 import { engineDeps, printStartWarnings } from '../request/engine-deps.js';
+import { cacheFolderOf } from '../cache/folder.js';
 
 export type { RefineOptions } from '../request/refine-request.js';
 export { errorJson } from '../ui/run-summary.js';
@@ -33,7 +34,8 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
     const a = plan.agents;
     io.stderr.write(`reviewer: ${a.reviewer.spec} (${plan.chosenBy.reviewer}), composer: ${a.composer.spec} (${plan.chosenBy.composer})\n`);
   }
-  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe, plan));
+  const cache = cacheFolderOf(opts.cache, io, opts.config);
+  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe, plan, cache));
   printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
   return result.exitCode;
 }

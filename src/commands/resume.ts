@@ -3,6 +3,8 @@ import { runDocument } from '../engine/run-document.js';
 import type { Io } from '../io.js';
 import { budgetFromFlags } from '../request/budget-flags.js';
 import { engineDeps } from '../request/engine-deps.js';
+import { cacheFolderFor } from '../cache/folder.js';
+import { dirname } from 'node:path';
 import { runProbe } from '../request/plan-request.js';
 import { isExtension, readForResume, type ResumeOptions, resumePlan } from '../request/resume-request.js';
 import { resolveRunDir } from '../store/resolve-run.js';
@@ -21,13 +23,15 @@ export type { ResumeOptions } from '../request/resume-request.js';
 export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
   // The flags are checked before the run is looked for: a bad --max-* is the error to report.
   budgetFromFlags(opts);
-  const runsDir = runsDirFor(io.cwd, loadConfig(io.cwd, io.env, opts.config), opts.runsDir);
+  const loaded = loadConfig(io.cwd, io.env, opts.config);
+  const runsDir = runsDirFor(io.cwd, loaded, opts.runsDir);
+  const cache = cacheFolderFor(opts.cache, loaded.config, { cwd: io.cwd, env: io.env, configDir: loaded.path ? dirname(loaded.path) : null });
   const runDir = resolveRunDir(opts.run, runsDir, io.cwd);
   const manifest = readForResume(runDir);
   const probe = runProbe(io);
   const plan = await resumePlan(manifest, runDir, opts, io, probe);
   const from = { runDir, ...(isExtension(manifest, plan) ? { extend: true } : {}) };
-  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe, plan), from);
+  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe, plan, cache), from);
   printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
   return result.exitCode;
 }

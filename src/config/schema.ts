@@ -80,6 +80,8 @@ export const ConfigSchema = z
     prices: z.record(z.string().regex(PRICE_KEY, PRICE_KEY_RULE), PriceSchema).default({}),
     /** What a run does with new notes that break a lint rule (docs/lint.md); `refine --lint` overrides it. */
     lint: LintModeSchema.default('off'),
+    /** The response cache (--cache): on with its default folder (true), off (false), or on with this folder, relative to the config file's. */
+    cache: z.union([z.boolean(), z.string().trim().min(1, 'must be a folder, or true or false')]).optional(),
   })
   .strict();
 export type Config = z.infer<typeof ConfigSchema>;

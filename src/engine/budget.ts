@@ -126,6 +126,11 @@ export class BudgetLedger {
     this.spent.costUsd += spend.costUsd ?? 0;
   }
 
+  /** Ends a hold without charging anything: a dispatch the response cache answered costs no call, token or cent. */
+  release(hold?: BudgetHold): void {
+    if (hold) this.holds.delete(hold);
+  }
+
   private refusal(limit: BudgetLimit, allowed: string, spent: string, next: string): string {
     const s = this.scope;
     const after = s.after ? `; ${s.after}` : '';

@@ -2,14 +2,19 @@ import type { AdapterRequest } from '../contract/contract.js';
 import type { CallOptions, HostResult } from '../contract/host.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import type { RecorderOptions } from '../store/recorder.js';
+import type { CacheHit } from '../store/record-schema.js';
 import type { BudgetLedger } from './budget.js';
 import type { AttemptKind, DispatchStatus, FinalStatus, Role } from '../vocabulary.js';
 import type { Clock } from './clock.js';
 import type { AgentThrottle } from './throttle.js';
 import type { LintFinding } from './lint-notes.js';
 
-/** Calls one agent once: the adapter host for programs, the in-process runner for built-ins. */
-export type Dispatcher = (agent: ResolvedAgent, request: AdapterRequest, opts: CallOptions) => Promise<HostResult>;
+/**
+ * Calls one agent once: the adapter host for programs, the in-process runner for built-ins.
+ * A result with `cache` was answered from the response cache (src/cache/) and called no agent.
+ */
+export type Dispatcher = (agent: ResolvedAgent, request: AdapterRequest, opts: CallOptions) => Promise<DispatchResult>;
+export type DispatchResult = HostResult & { cache?: CacheHit };
 
 /** What a pass ended as, in the words progress shows. */
 export type PassEnd = 'done' | 'not converged' | 'failed' | 'interrupted';
@@ -65,4 +70,9 @@ export interface EngineDeps {
    * is killed. Without it every CLI starts with its dispatch.
    */
   warm?: { start(agent: ResolvedAgent): void; close(): void };
+  /**
+   * Told when a pass accepts a reply, with the ids of every dispatch of that pass in order
+   * (the accepted one last): the response cache keeps those replies, and only those.
+   */
+  accepted?: (dispatchIds: readonly string[]) => void;
 }

@@ -1,6 +1,6 @@
 import { ulid } from 'ulid';
 import { type AdapterRequest, type AdapterSuccess, CONTRACT_VERSION, type Usage } from '../contract/contract.js';
-import type { HostError, HostResult } from '../contract/host.js';
+import type { HostError } from '../contract/host.js';
 import { agentSettingFix, timeoutFix } from '../adapters/agent-entry.js';
 import { dispatchCost } from '../prices.js';
 import type { DispatchEnd, DispatchStart } from '../store/dispatch-record.js';
@@ -17,7 +17,7 @@ import { backoffMs, nextTurn } from './backoff.js';
 import { BUDGET_ERROR, type BudgetHold, type BudgetLedger, estimateDispatch, expectedModel, hasLimit } from './budget.js';
 import { type LintFinding, lintAdded, lintLines, lintRepairReason } from './lint-notes.js';
 import type { Clock } from './clock.js';
-import type { EngineDeps, EventSink } from './deps.js';
+import type { DispatchResult, EngineDeps, EventSink } from './deps.js';
 import { framingOf, type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt, buildRepairPrompt, type Delimiters, type PassPromptInput, promptDocument } from './prompt.js';
 import { dismissedContested, type PassLedger, passLedger } from './notes-ledger.js';
@@ -94,7 +94,7 @@ interface Attempt {
 
 interface Dispatched {
   start: DispatchStart;
-  host: HostResult;
+  host: DispatchResult;
   /** What the dispatch holds of each budget until it is charged. */
   holds: { ledger: BudgetLedger; hold: BudgetHold }[];
 }
@@ -123,6 +123,8 @@ class PassRun {
   private transient = 0;
   /** What the reply being handled did as edit blocks (edit mode), for its dispatch record. */
   private replyEdits: EditReport | null = null;
+  /** The ids of this pass's dispatches so far, in order (EngineDeps.accepted). */
+  private readonly sentIds: string[] = [];
 
   constructor(
     private readonly ctx: RunContext,
@@ -283,6 +285,7 @@ class PassRun {
       throw err;
     }
     open();
+    this.sentIds.push(id);
     deps.events({ type: 'dispatch-started', pass: this.pass, id, kind: start.kind, index: start.index, stem });
     const host = await call;
     const replyText = host.ok ? host.response.reply : host.stdout;
@@ -336,9 +339,17 @@ class PassRun {
     const { host } = d;
     const usage: Usage | undefined = host.ok ? host.response.usage : host.usage;
     const model = (host.ok ? host.response.model : null) ?? this.model;
-    const cost = usage ? dispatchCost(usage, model, this.ctx.plan.prices) : { cost_usd: null, cost_source: 'unknown' as const };
+    // A reply from the response cache called no agent: it costs nothing and no budget counts it.
+    const cost = host.cache
+      ? { cost_usd: 0, cost_source: 'cache' as const }
+      : usage
+        ? dispatchCost(usage, model, this.ctx.plan.prices)
+        : { cost_usd: null, cost_source: 'unknown' as const };
     const tokens = usage && (usage.input_tokens !== null || usage.output_tokens !== null) ? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) : null;
-    for (const { ledger, hold } of d.holds) ledger.charge({ tokens, costUsd: cost.cost_usd }, hold);
+    for (const { ledger, hold } of d.holds) {
+      if (host.cache) ledger.release(hold);
+      else ledger.charge({ tokens, costUsd: cost.cost_usd }, hold);
+    }
     const end: DispatchEnd = {
       start: d.start,
       completedAt: new Date(this.ctx.deps.clock.now()),
@@ -353,6 +364,7 @@ class PassRun {
       ...(doc?.ledger ? { fates: doc.ledger.fates } : {}),
       cost,
       edits: this.replyEdits,
+      ...(host.cache ? { cache: host.cache } : {}),
     };
     this.replyEdits = null;
     this.ctx.rec.finishDispatch(this.index, end, {
@@ -594,6 +606,7 @@ class PassRun {
     if (plan.lint !== 'off') this.keepLint(lint);
     await this.warmNext(notes.length);
     this.finish(d, 'completed', null, doc);
+    this.ctx.deps.accepted?.(this.sentIds);
     Object.assign(this.closing, { misplaced_after: notes.filter((n) => !n.canonical).length, words_after: words });
     return this.close('completed', { kind: 'accepted', current: { text, file, notes, words } });
   }

@@ -124,6 +124,14 @@ export interface Delimiters {
 
 const newNonce = (): string => randomBytes(6).toString('hex');
 
+/**
+ * A frame's delimiter line in a prompt and its nonce (group 1): the document's, a quoted
+ * edit block's (`<<<BOUNCE-BLOCK-<nonce>>>>`) and a context file's (context-frames.ts).
+ * The nonces are fresh in every prompt; what reads prompts across runs (the response
+ * cache) sets them aside with this.
+ */
+export const FRAME_NONCE = /<<<(?:END-)?BOUNCE-[A-Z]+-([0-9a-f]{12})(?=[\s>])/g;
+
 /** Delimiter lines with a fresh nonce; a nonce whose lines occur in the document is drawn again. */
 export function makeDelimiters(document: string, random: () => string = newNonce): Delimiters {
   for (let attempt = 0; attempt < 100; attempt++) {

@@ -18,10 +18,14 @@ interface Entry {
   version: string;
 }
 
+/** bounce's cache folder: `$XDG_CACHE_HOME/bounce`, else `~/.cache/bounce` (the CLI versions, the response cache). */
+export function bounceCacheDir(env: NodeJS.ProcessEnv): string {
+  return join(env.XDG_CACHE_HOME?.trim() || join(env.HOME || homedir(), '.cache'), 'bounce');
+}
+
 /** `$XDG_CACHE_HOME/bounce/cli-versions.json`, else `~/.cache/bounce/cli-versions.json`. */
 export function versionCachePath(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_CACHE_HOME?.trim() || join(env.HOME || homedir(), '.cache');
-  return join(base, 'bounce', 'cli-versions.json');
+  return join(bounceCacheDir(env), 'cli-versions.json');
 }
 
 /** What identifies a program's file: its real path, size and mtime; null when it cannot be read. */

@@ -14,6 +14,8 @@ import type { Io } from '../io.js';
 import type { Probe } from '../kit/detect.js';
 import type { RecorderOptions } from '../store/recorder.js';
 import { createProgress, progressEvents } from '../ui/progress.js';
+import { cachingDispatcher } from '../cache/dispatcher.js';
+import { ResponseCache } from '../cache/entries.js';
 
 /**
  * Fault injection for the crash tests (test/integration/crash.test.ts): with
@@ -27,21 +29,43 @@ function killAtWrite(env: NodeJS.ProcessEnv): Pick<RecorderOptions, 'beforeWrite
   return { beforeWrite: () => void (++n === k && process.kill(process.pid, 'SIGKILL')) };
 }
 
-/** What the engine gets from a command run in this process: the real dispatcher, the Io's signal and env, progress on stderr. */
-export function engineDeps(io: Io, quiet: boolean, probe: Probe, plan: RunPlan): EngineDeps {
+/**
+ * What the engine gets from a command run in this process: the real dispatcher, the Io's
+ * signal and env, progress on stderr. `cacheFolder`: the response cache's folder (--cache), or none.
+ */
+export function engineDeps(io: Io, quiet: boolean, probe: Probe, plan: RunPlan, cacheFolder: string | null = null): EngineDeps {
   // The run's CLIs started ahead of their dispatches (the engine says when, and closes it).
   const warm = new WarmStarts(io.env, probe);
+  const secrets = runSecrets(plan.agents, io.env);
+  // Built-in adapters run in this process; cmd: programs are spawned. The probe holds what preflight found (CLI versions).
+  const dispatch: EngineDeps['dispatch'] = (agent, request, opts) => callAgent(agent, request, { ...opts, probe, warm });
   return {
     // The key values the run's agents may read never reach a file of the run.
-    recorder: { secrets: runSecrets(plan.agents, io.env), ...killAtWrite(io.env) },
-    // Built-in adapters run in this process; cmd: programs are spawned. The probe holds what preflight found (CLI versions).
-    dispatch: (agent, request, opts) => callAgent(agent, request, { ...opts, probe, warm }),
+    recorder: { secrets, ...killAtWrite(io.env) },
+    dispatch,
     warm,
+    ...(cacheFolder ? withCache(io, dispatch, cacheFolder, secrets) : {}),
     signal: io.signal,
     env: io.env,
     events: progressEvents(createProgress(io, quiet), io, quiet),
     retryBaseMs: Number(io.env.BOUNCE_RETRY_BASE_MS) || 1000,
   };
+}
+
+/**
+ * The response cache around the dispatcher (src/cache/). Without starts ahead: a CLI started
+ * for a dispatch the cache then answers would be started for nothing, on every pass of an
+ * unchanged document.
+ */
+function withCache(io: Io, dispatch: EngineDeps['dispatch'], folder: string, secrets: readonly string[]): Partial<EngineDeps> {
+  const said = new Set<string>();
+  const warn = (message: string): void => {
+    if (said.has(message)) return;
+    said.add(message);
+    io.stderr.write(`warning: ${message}\n`);
+  };
+  const cached = cachingDispatcher(dispatch, new ResponseCache(folder), secrets, warn);
+  return { dispatch: cached.dispatch, accepted: cached.accepted, warm: undefined };
 }
 
 /**

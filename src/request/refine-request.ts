@@ -50,6 +50,8 @@ export interface RefineOptions {
   context?: string[];
   /** --syntax: how the document is read, instead of by its extension. */
   syntax?: Syntax;
+  /** --cache [dir] / --no-cache: the response cache (config `cache`; src/cache/folder.ts). */
+  cache?: boolean | string;
 }
 
 export const DEFAULT_PASSES = 2;

@@ -36,6 +36,8 @@ export interface ResumeOptions {
   /** `--reviewer`, `--composer`: another agent for that role from the next pass on. */
   reviewer?: string;
   composer?: string;
+  /** --cache [dir] / --no-cache: the response cache (config `cache`; src/cache/folder.ts). */
+  cache?: boolean | string;
 }
 
 const RESUMABLE = new Set(['running', 'interrupted', 'failed']);

@@ -14,6 +14,7 @@ import {
   PROTOCOL_VERSION,
   type DispatchRecord,
   type DispatchRequest,
+  type CacheHit,
   type DispatchResponse,
   type Finding,
   type ResolvedNote,
@@ -75,6 +76,8 @@ export interface DispatchEnd {
   cost?: { cost_usd: number | null; cost_source: CostSource };
   /** In edit mode, what the reply did block by block; null or absent otherwise. */
   edits?: EditReport | null;
+  /** The reply came from the response cache: which dispatch of which run first got it. */
+  cache?: CacheHit;
 }
 
 /** How a resolved note was resolved and who raised it (src/protocol/ledger.ts). */
@@ -220,6 +223,7 @@ export function buildResponse(end: DispatchEnd, passInput: { file: string; sha25
       model: response?.model ?? start.agent.options.model ?? null,
     },
     error: end.error ? { type: end.error.type, message: end.error.message } : null,
+    ...(end.cache ? { cache: end.cache } : {}),
   };
 }
 

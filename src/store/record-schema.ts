@@ -136,6 +136,10 @@ export const EditBlockSchema = z.union([
     .strict(),
 ]);
 
+/** A reply answered from the response cache (src/cache/): no agent was called; `of` and `run` name the dispatch that first got it. */
+export const CacheHitSchema = z.object({ hit: z.literal(true), of: Ulid, run: z.string().min(1) }).strict();
+export type CacheHit = z.infer<typeof CacheHitSchema>;
+
 export const ArtifactSchema = z.object({ path: z.string().min(1), sha256: Sha }).strict();
 
 export const ResponseSchema = z
@@ -182,7 +186,7 @@ export const ResponseSchema = z
         cache_write_tokens: Count.nullable().default(null),
         /** The adapter's cost, else the tokens priced from the price table (see cost_source); null when unknown. */
         cost_usd: z.number().nonnegative().nullable(),
-        /** `provider`, `table` or `unknown`; null in records made before it was recorded. */
+        /** `provider`, `table`, `unknown` or `cache`; null in records made before it was recorded. */
         cost_source: CostSourceSchema.nullable().default(null),
         usage_provider_reported: z.boolean().nullable(),
         tool_calls: Count.nullable(),
@@ -191,6 +195,8 @@ export const ResponseSchema = z
       })
       .strict(),
     error: z.object({ type: z.string(), message: z.string() }).strict().nullable(),
+    /** Set when the reply came from the response cache (`--cache`); absent for a reply an agent gave. */
+    cache: CacheHitSchema.optional(),
   })
   .strict();
 export type DispatchResponse = z.infer<typeof ResponseSchema>;
