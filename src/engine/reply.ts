@@ -41,12 +41,21 @@ export interface ReplyMode {
 
 export { countWords } from '../text/words.js';
 
-/** The checks every mode shares: empty, NUL bytes, size. */
-export function precheck(reply: string, ctx: Pick<ReplyContext, 'maxBytes'>): ReplyRejection | undefined {
+/**
+ * The most UTF-8 bytes an edit reply may have: 4 × `max_bytes` + 64 KiB. Blocks that rewrite every line carry the
+ * document twice (search and replace) plus a marker line per block, so a reply limit of one
+ * `max_bytes` would refuse a legitimate rewrite of a large document; the document the blocks
+ * leave is still held to `max_bytes`. The 64 KiB on top is room for the markers of a small document
+ * (docs/prompts.md, "What happens to a reply").
+ */
+export const editReplyLimit = (maxBytes: number): number => 4 * maxBytes + 65_536;
+
+/** The checks every mode shares: empty, NUL bytes, size (at most `limit` UTF-8 bytes, `max_bytes` unless the mode says more). */
+export function precheck(reply: string, ctx: Pick<ReplyContext, 'maxBytes'>, limit = ctx.maxBytes): ReplyRejection | undefined {
   if (reply.replace(/^\uFEFF/, '').trim() === '') return reject('empty', 'The reply was empty.');
   if (reply.includes('\0')) return reject('malformed', 'The reply contains NUL bytes, so it is not a text document.');
   const bytes = Buffer.byteLength(reply, 'utf8');
-  if (bytes > ctx.maxBytes) return reject('malformed', `The reply is ${bytes} bytes, over the ${ctx.maxBytes}-byte limit.`);
+  if (bytes > limit) return reject('malformed', `The reply is ${bytes} bytes, over the ${limit}-byte limit.`);
   return undefined;
 }
 
@@ -94,7 +103,7 @@ export const editsMode: ReplyMode = {
   name: 'edits',
   editFormat: 'edits',
   accept(reply, ctx) {
-    const bad = precheck(reply, ctx);
+    const bad = precheck(reply, ctx, editReplyLimit(ctx.maxBytes));
     if (bad) return bad;
     const parsed = parseEditReply(reply);
     if (parsed.kind === 'document') {
@@ -103,6 +112,10 @@ export const editsMode: ReplyMode = {
     }
     if (parsed.kind === 'malformed') return reject('malformed', parsed.reason);
     const result = applyEditBlocks(ctx.sent, parsed.blocks);
+    const leftBytes = Buffer.byteLength(result.text, 'utf8');
+    if (leftBytes > ctx.maxBytes) {
+      return reject('malformed', `The edit blocks leave a document of ${leftBytes} bytes, over the ${ctx.maxBytes}-byte limit.`);
+    }
     const words = countWords(result.text);
     const summary = summaryCheck(words, ctx, 'The document the edit blocks leave has');
     if (summary) return summary;

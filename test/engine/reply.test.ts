@@ -2,7 +2,7 @@ import { REPLY_DEFAULTS } from '../../src/config/defaults.js';
 import { describe, expect, it } from 'vitest';
 import { BounceError } from '../../src/errors.js';
 import { makeDelimiters } from '../../src/engine/prompt.js';
-import { countWords, documentMode, fencedInner, replyMode, restoreConventions, type ReplyContext, type ReplyVerdict } from '../../src/engine/reply.js';
+import { countWords, documentMode, editReplyLimit, editsMode, fencedInner, replyMode, restoreConventions, type ReplyContext, type ReplyVerdict } from '../../src/engine/reply.js';
 
 const delimiters = makeDelimiters('', () => 'abcdefabcdef');
 const SHORT = 'Rate-limit all endpoints.\n';
@@ -60,6 +60,21 @@ describe('malformed', () => {
     const c = ctx(SHORT, { maxBytes: 10 });
     expect(rejected('ééééé1', c)).toMatchObject({ kind: 'malformed', reason: expect.stringContaining('11 bytes') });
     expect(accept('ééééé', c).document).toBe('ééééé\n');
+  });
+
+  it('lets an edit reply carry every line twice, but holds the document it leaves to maxBytes', () => {
+    const sent = 'aaaa\nbbbb\n';
+    const c = ctx(sent, { maxBytes: sent.length });
+    // Both lines searched and replaced: more than maxBytes of reply, a document of the same size.
+    const rewrite = '<<<<<<< SEARCH\naaaa\nbbbb\n=======\ncccc\ndddd\n>>>>>>> REPLACE\n';
+    expect(rewrite.length).toBeGreaterThan(c.maxBytes);
+    expect(editsMode.accept(rewrite, c)).toMatchObject({ ok: true, document: 'cccc\ndddd\n' });
+    const longer = rewrite.replace('dddd', 'ddddd');
+    expect(editsMode.accept(longer, c)).toMatchObject({ ok: false, kind: 'malformed', reason: expect.stringContaining('leave a document of 11 bytes') });
+    const huge = `${rewrite}${' '.repeat(editReplyLimit(c.maxBytes))}`;
+    expect(editsMode.accept(huge, c)).toMatchObject({ ok: false, kind: 'malformed', reason: expect.stringContaining(`over the ${editReplyLimit(c.maxBytes)}-byte limit`) });
+    // A whole document in edit mode is held to maxBytes, as in document mode.
+    expect(editsMode.accept('cccc\nddddd\n', c)).toMatchObject({ ok: false, kind: 'malformed' });
   });
 
   it('checks empty before malformed', () => {
