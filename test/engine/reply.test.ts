@@ -2,7 +2,17 @@ import { REPLY_DEFAULTS } from '../../src/config/defaults.js';
 import { describe, expect, it } from 'vitest';
 import { BounceError } from '../../src/errors.js';
 import { makeDelimiters } from '../../src/engine/prompt.js';
-import { countWords, documentMode, editReplyLimit, editsMode, fencedInner, replyMode, restoreConventions, type ReplyContext, type ReplyVerdict } from '../../src/engine/reply.js';
+import {
+  countWords,
+  documentMode,
+  editReplyLimit,
+  editsMode,
+  fencedInner,
+  replyMode,
+  restoreConventions,
+  type ReplyContext,
+  type ReplyVerdict,
+} from '../../src/engine/reply.js';
 
 const delimiters = makeDelimiters('', () => 'abcdefabcdef');
 const SHORT = 'Rate-limit all endpoints.\n';
@@ -72,7 +82,11 @@ describe('malformed', () => {
     const longer = rewrite.replace('dddd', 'ddddd');
     expect(editsMode.accept(longer, c)).toMatchObject({ ok: false, kind: 'malformed', reason: expect.stringContaining('leave a document of 11 bytes') });
     const huge = `${rewrite}${' '.repeat(editReplyLimit(c.maxBytes))}`;
-    expect(editsMode.accept(huge, c)).toMatchObject({ ok: false, kind: 'malformed', reason: expect.stringContaining(`over the ${editReplyLimit(c.maxBytes)}-byte limit`) });
+    expect(editsMode.accept(huge, c)).toMatchObject({
+      ok: false,
+      kind: 'malformed',
+      reason: expect.stringContaining(`over the ${editReplyLimit(c.maxBytes)}-byte limit`),
+    });
     // A whole document in edit mode is held to maxBytes, as in document mode.
     expect(editsMode.accept('cccc\nddddd\n', c)).toMatchObject({ ok: false, kind: 'malformed' });
   });
