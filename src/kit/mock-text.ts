@@ -11,6 +11,7 @@ import { lintNotes } from '../protocol/lint.js';
 import { lineAt, lineIndex, type Note, scanNotes } from '../protocol/scanner.js';
 import { parseError } from '../protocol/substrate.js';
 import type { Syntax } from '../vocabulary.js';
+import { withoutBom } from '../text/lines.js';
 import { yamlLib } from '../yaml.js';
 
 /** The note the mock reviewer writes: a conforming [CONTESTED] note (it says what to write instead). */
@@ -58,13 +59,13 @@ function conforms(doc: string, out: string, syntax: Syntax): boolean {
   const notes = scanNotes(out, { syntax });
   const added = notes.filter((n) => n.kind === 'CONTESTED' && n.text.endsWith(MOCK_NOTE.slice('[CONTESTED]'.length).trim()));
   // The scanner's offsets are in the text after a byte order mark.
-  return notes.length === before + 1 && added.length > 0 && lintNotes(added, splitBom(out)[1]).length === 0;
+  return notes.length === before + 1 && added.length > 0 && lintNotes(added, out).length === 0;
 }
 
 const yamlValues = (text: string): string =>
   JSON.stringify(
     yamlLib()
-      .parseAllDocuments(splitBom(text)[1])
+      .parseAllDocuments(withoutBom(text))
       .map((d) => d.toJS()),
   );
 

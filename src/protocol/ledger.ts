@@ -7,6 +7,7 @@
 import { diffLines } from '../text/line-diff.js';
 import type { NoteFate } from '../vocabulary.js';
 import { lineIndex, type Note, noteKey } from './scanner.js';
+import { withoutBom } from '../text/lines.js';
 
 export type { NoteFate } from '../vocabulary.js';
 
@@ -74,7 +75,7 @@ const normalise = (line: string): string => (UNNORMAL.test(line) ? line.replace(
 
 /** A document's lines (0-based, without their line breaks; a BOM is not part of the first). */
 function linesOf(doc: LedgerDocument): { count: number; raw: (l: number) => string } {
-  const text = doc.text.charCodeAt(0) === 0xfeff ? doc.text.slice(1) : doc.text;
+  const text = withoutBom(doc.text);
   const idx = lineIndex(text);
   return { count: idx.starts.length, raw: (l) => text.slice(idx.starts[l], idx.ends[l]) };
 }

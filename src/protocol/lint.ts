@@ -3,6 +3,7 @@
  * (BOUNCE-PROTOCOL.md "Notes" and "Where a note goes"). Pure functions of a note and the
  * text it was scanned from; the heuristics, with examples, are documented in docs/lint.md.
  */
+import { withoutBom } from '../text/lines.js';
 import type { Note } from './scanner.js';
 
 export interface LintRule {
@@ -182,8 +183,16 @@ export const LINT_RULES: readonly LintRule[] = [
 
 export const LINT_RULE_IDS: readonly string[] = LINT_RULES.map((r) => r.id);
 
-/** Problems of one note, in rule order; `rules` limits the check to those ids (default: all). */
+/**
+ * Problems of one note, in rule order; `rules` limits the check to those ids (default: all).
+ * `source` is the document the note was scanned from, a byte order mark and all: the note's
+ * offsets count from after the mark, as the scanner reads it.
+ */
 export function lintNote(note: Note, source: string, rules: readonly string[] = LINT_RULE_IDS): LintProblem[] {
+  return checkNote(note, withoutBom(source), rules);
+}
+
+function checkNote(note: Note, source: string, rules: readonly string[]): LintProblem[] {
   const out: LintProblem[] = [];
   for (const rule of LINT_RULES) {
     if (!rules.includes(rule.id)) continue;
@@ -195,7 +204,8 @@ export function lintNote(note: Note, source: string, rules: readonly string[] = 
 
 /** Problems of every note scanned from `source`, in note order. */
 export function lintNotes(notes: readonly Note[], source: string, rules: readonly string[] = LINT_RULE_IDS): LintProblem[] {
-  return notes.flatMap((n) => lintNote(n, source, rules));
+  const text = withoutBom(source);
+  return notes.flatMap((n) => checkNote(n, text, rules));
 }
 
 /** Unknown rule ids, so the caller can name them with the known ones. */

@@ -11,6 +11,7 @@ export { diffNotes, noteKey } from './notes-diff.js';
 
 export type { Syntax } from '../vocabulary.js';
 import type { Syntax } from '../vocabulary.js';
+import { withoutBom } from '../text/lines.js';
 
 export const DEFAULT_MARKERS: readonly string[] = ['CONTESTED', 'CLARIFY'];
 
@@ -173,7 +174,7 @@ export function scanNotes(input: string, opts: ScanOptions = {}): Note[] {
 
 /** The notes of scanNotes one at a time, none kept: a caller that prints them holds one at once. */
 export function* noteStream(input: string, opts: ScanOptions = {}): Generator<Note, void, undefined> {
-  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  const text = withoutBom(input);
   const markdown = (opts.syntax ?? 'markdown') === 'markdown';
   // The cheap pre-check: no marker at all means no parsing at all.
   const c = candidates(text, opts.markers ?? [], markdown);

@@ -7,6 +7,7 @@
 import type { Syntax } from '../vocabulary.js';
 import { type CodeBlock, markdownRegions } from './code-ranges.js';
 import { lineAt, lineIndex } from './scanner.js';
+import { withoutBom } from '../text/lines.js';
 
 export type StructureProblemKind = 'unclosed-fence' | 'code-changed';
 
@@ -59,7 +60,7 @@ interface Blocks {
 }
 
 function codeBlocks(input: string, opts: StructureOptions): Blocks {
-  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  const text = withoutBom(input);
   const blocks: CodeBlock[] = [];
   markdownRegions(text, [], { mdx: opts.mdx ?? false, code: blocks });
   const { starts } = lineIndex(text);

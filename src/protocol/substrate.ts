@@ -6,13 +6,14 @@
 import type { Syntax } from '../vocabulary.js';
 import { yamlLib } from '../yaml.js';
 import { lineAt, lineIndex } from './scanner.js';
+import { withoutBom } from '../text/lines.js';
 
 /** The substrates held to a parser. */
 export const PARSED_SYNTAXES: ReadonlySet<Syntax> = new Set(['json', 'yaml']);
 
 /** Why `text` is not valid `syntax`, in one line naming where (line and column); null when it parses or has no parser. */
 export function parseError(text: string, syntax: Syntax): string | null {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const body = withoutBom(text);
   if (syntax === 'json') return jsonError(body);
   if (syntax === 'yaml') return yamlError(body);
   return null;

@@ -12,6 +12,7 @@ import { mdxForPath, scanNotes, syntaxForPath, type Note, type ScanOptions, type
 import type { Format, Level, Report } from '../formats/finding.js';
 import { render } from '../formats/render.js';
 import { stepSummary } from '../formats/github.js';
+import { withoutBom } from '../text/lines.js';
 
 export interface InputOptions {
   patterns: string[];
@@ -65,7 +66,7 @@ export async function readInputs(opts: InputOptions, io: Io): Promise<ReadFile[]
   const maxBytes = opts.maxBytes ?? DEFAULT_CONFIG.max_bytes;
   return mapLimited(inputs, READ_CONCURRENCY, async (input) => {
     const source = await readInput(input, io, maxBytes);
-    return { input, source: source.charCodeAt(0) === 0xfeff ? source.slice(1) : source };
+    return { input, source: withoutBom(source) };
   });
 }
 

@@ -29,3 +29,8 @@ export function lineView(text: string): Lines {
     },
   };
 }
+
+/** `text` without a leading byte order mark: what the scanner reads, and what every position in a note counts from. */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}

@@ -44,6 +44,12 @@ describe('note lint rules', () => {
     it(name, () => expect(broken(doc)).toEqual(rules));
   }
 
+  it('reads a document with a byte order mark as the scanner does: each rule sees the same note', () => {
+    for (const [name, doc, rules] of TABLE) expect([name, broken(`\uFEFF${doc}`)]).toEqual([name, rules]);
+    // The mark takes no column: a canonical marker at the document's first character is spelled right.
+    expect(broken('\uFEFF[CONTESTED] Too long. 7 days.\n')).toEqual(['misplaced']);
+  });
+
   it('a marker in code is no note, so it breaks nothing', () => {
     expect(broken('Text.\n`[CONTESTED] bad`\n')).toEqual([]);
   });
