@@ -1,6 +1,7 @@
 import { usageError } from '../errors.js';
 import type { EditFormat } from '../vocabulary.js';
 import { applyEditBlocks, type EditReport, parseEditReply } from '../text/edit-blocks.js';
+import { withoutBom } from '../text/lines.js';
 import { countWords } from '../text/words.js';
 import type { Delimiters } from './prompt.js';
 
@@ -42,17 +43,17 @@ export interface ReplyMode {
 export { countWords } from '../text/words.js';
 
 /**
- * The most UTF-8 bytes an edit reply may have: 4 × `max_bytes` + 64 KiB. Blocks that rewrite every line carry the
- * document twice (search and replace) plus a marker line per block, so a reply limit of one
+ * The most UTF-8 bytes an edit reply may have: 4 × `max_bytes` + 64 KiB. Blocks that rewrite
+ * every line carry the document twice (search and replace) plus their marker lines, so one
  * `max_bytes` would refuse a legitimate rewrite of a large document; the document the blocks
- * leave is still held to `max_bytes`. The 64 KiB on top is room for the markers of a small document
+ * leave is still held to `max_bytes`. The 64 KiB is room for the markers of a small document
  * (docs/prompts.md, "What happens to a reply").
  */
 export const editReplyLimit = (maxBytes: number): number => 4 * maxBytes + 65_536;
 
 /** The checks every mode shares: empty, NUL bytes, size (at most `limit` UTF-8 bytes, `max_bytes` unless the mode says more). */
 export function precheck(reply: string, ctx: Pick<ReplyContext, 'maxBytes'>, limit = ctx.maxBytes): ReplyRejection | undefined {
-  if (reply.replace(/^\uFEFF/, '').trim() === '') return reject('empty', 'The reply was empty.');
+  if (withoutBom(reply).trim() === '') return reject('empty', 'The reply was empty.');
   if (reply.includes('\0')) return reject('malformed', 'The reply contains NUL bytes, so it is not a text document.');
   const bytes = Buffer.byteLength(reply, 'utf8');
   if (bytes > limit) return reject('malformed', `The reply is ${bytes} bytes, over the ${limit}-byte limit.`);

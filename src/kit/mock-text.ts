@@ -58,7 +58,6 @@ function conforms(doc: string, out: string, syntax: Syntax): boolean {
   const before = scanNotes(doc, { syntax }).length;
   const notes = scanNotes(out, { syntax });
   const added = notes.filter((n) => n.kind === 'CONTESTED' && n.text.endsWith(MOCK_NOTE.slice('[CONTESTED]'.length).trim()));
-  // The scanner's offsets are in the text after a byte order mark.
   return notes.length === before + 1 && added.length > 0 && lintNotes(added, out).length === 0;
 }
 
