@@ -15,6 +15,7 @@ const LAYERS = [
   ['audit', '^src/audit/'],
   ['engine', '^src/engine/'],
   ['cache', '^src/cache/'],
+  ['replay', '^src/replay/'],
   ['presentation', '^src/(report|formats|ui)/'],
   ['commands', '^src/(commands|request)/'],
   ['cli', '^src/(cli|help)\\.ts$'],

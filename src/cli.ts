@@ -12,6 +12,7 @@ import {
   LINT_EXIT_CODES,
   LINT_RULE_LIST,
   REFINE_EXAMPLES,
+  REPLAY_EXIT_CODES,
   RESUME_EXIT_CODES,
   SCAN_EXAMPLES,
   SCAN_EXIT_CODES,
@@ -228,6 +229,31 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async (run: string, o: Record<string, unknown>) => {
       const { runFork } = await import('./commands/fork.js');
       setExit(await runFork({ run, ...o }, io));
+    });
+
+  // bounce replay (docs/reproducible.md, "Replay"): src/commands/replay.ts, src/request/replay-request.ts and src/replay/.
+  program
+    .command('replay')
+    .description('run recorded runs again with their recorded replies: no agent is called, nothing is spent, and each must come out as recorded')
+    .argument('[runs...]', 'run folder paths, run ids, parts of ids only one run has, or latest (default: latest)')
+    .option('--batch <id>', 'replay every run of this batch')
+    .option('--prompts <dir>', 'replay with these prompt templates instead of the recorded ones (the prompt change under test)')
+    .option('--accept-drift', 'use the recorded reply of a dispatch whose prompt changed, marked replay.drift, instead of stopping there')
+    .option('--diff-prompts', 'print the whole diff of a changed prompt (default: its first 40 lines)')
+    .option('--runs-dir <dir>', 'where to look for the runs and put the replays (default: runs_dir from config, else ./runs)')
+    .option('--config <file>', 'config file (agents are resolved from it to shape the prompts; none is called)')
+    .option('--json', 'print one JSON object on stdout: each replay and the totals')
+    .option('-q, --quiet', 'print only replays that did not reproduce their run')
+    .addHelpText(
+      'after',
+      commandHelp(
+        ['bounce replay latest', 'bounce replay fixtures/runs/* --prompts prompts/ --json', 'bounce replay --batch 01JB2Q6 --accept-drift'],
+        REPLAY_EXIT_CODES,
+      ),
+    )
+    .action(async (runs: string[], o: Record<string, unknown>) => {
+      const { runReplay } = await import('./commands/replay.js');
+      setExit(await runReplay({ runs, ...o }, io));
     });
 
   const runsDir = async (o: { runsDir?: string; config?: string }): Promise<string> => {

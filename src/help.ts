@@ -42,6 +42,12 @@ A closed stdout (bounce scan docs/ | head -1) is not an error: the exit code sta
 
 export const RESUME_EXIT_CODES = EXIT_CODES_HELP.replace('(no run folder is created)', 'or resume refused (policy changed, input changed)');
 
+export const REPLAY_EXIT_CODES = `Exit codes:
+  0    every run replayed reproduced its recording
+  1    a prompt drifted from the recorded one (the replay stopped there), or a replay came out otherwise than its recording
+  2    usage error, or a run that cannot be replayed (each says why)
+  130  interrupted (Ctrl-C)`;
+
 export const FORMAT_CHOICES: string[] = [...FORMATS];
 export const LEVEL_CHOICES: string[] = [...LEVELS];
 export const LINT_RULE_LIST = LINT_RULE_IDS.join(', ');

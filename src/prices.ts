@@ -125,10 +125,10 @@ export function dispatchCost(usage: PricedUsage, model: string | null, overrides
   return { cost_usd: cost, cost_source: 'table' };
 }
 
-/** A cache hit's 0 is certain and adds nothing: a sum with a priced part takes that part's source. */
-const CERTAINTY: Readonly<Record<CostSource, number>> = { cache: -1, provider: 0, table: 1, unknown: 2 };
+/** A cache hit's or a replayed reply's 0 is certain and adds nothing: a sum with a priced part takes that part's source. */
+const CERTAINTY: Readonly<Record<CostSource, number>> = { replay: -1, cache: -1, provider: 0, table: 1, unknown: 2 };
 
-/** The source of a sum of costs: the least certain of its parts (`unknown` over `table` over `provider` over `cache`); null for no parts. */
+/** The source of a sum of costs: the least certain of its parts (`unknown` over `table` over `provider` over `cache` and `replay`); null for no parts. */
 export function combineCostSources(a: CostSource | null | undefined, b: CostSource | null | undefined): CostSource | null {
   if (!a) return b ?? null;
   if (!b) return a;

@@ -40,7 +40,7 @@ export const AdapterErrorTypeSchema = z.enum(['auth', 'config', 'network', 'rate
 export type AdapterErrorType = z.infer<typeof AdapterErrorTypeSchema>;
 
 /** Failures the runner sees: the adapter's own errors plus what the host observed. */
-export const HostErrorTypeSchema = z.enum([...AdapterErrorTypeSchema.options, 'crash', 'invalid_response', 'not_found', 'interrupted']);
+export const HostErrorTypeSchema = z.enum([...AdapterErrorTypeSchema.options, 'crash', 'invalid_response', 'not_found', 'interrupted', 'drift']);
 export type HostErrorType = z.infer<typeof HostErrorTypeSchema>;
 
 /** Adapter errors worth another try with backoff (a `provider` error only when 5xx or without a status). */
@@ -50,9 +50,10 @@ export const TRANSIENT_ERROR_TYPES: ReadonlySet<HostErrorType> = new Set(['rate_
  * Where a dispatch's `cost_usd` comes from: the adapter reported it (`provider`), bounce
  * priced the reported tokens from its price table or config `prices:` (`table`), or
  * neither was possible (`unknown`); or the reply came from the response cache, no agent
- * called (`cache`, cost 0). Totals take the least certain source of their parts.
+ * called (`cache`, cost 0); or `bounce replay` answered it from a recorded run (`replay`,
+ * cost 0). Totals take the least certain source of their parts.
  */
-export const CostSourceSchema = z.enum(['provider', 'table', 'unknown', 'cache']);
+export const CostSourceSchema = z.enum(['provider', 'table', 'unknown', 'cache', 'replay']);
 export type CostSource = z.infer<typeof CostSourceSchema>;
 
 /** The limits a budget can set (`--max-cost-usd`, `--max-tokens`, `--max-dispatches`); a run stopped by one fails with error type `budget`. */

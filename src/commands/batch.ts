@@ -22,8 +22,7 @@ import { BounceError, EXIT, isBounceError, usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import type { RunManifest } from '../store/manifest.js';
 import { acquireLock } from '../store/lock.js';
-import { listRuns } from '../store/resolve-run.js';
-import { resolveRunDir } from '../store/resolve-run.js';
+import { selectRunDirs } from '../store/resolve-run.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
 import { type BatchFacts, batchJson, batchSummary, BatchView } from '../ui/batch-view.js';
 import { displayPath } from '../engine/output.js';
@@ -37,7 +36,6 @@ import { intFlag, type RefineOptions, refineAgents, refineRequest, refineSetting
 import { isResumable, readForResume, type ResumeOptions, resumePlan } from '../request/resume-request.js';
 import { batchBudget, budgetFromFlags, unpricedWarnings } from '../request/budget-flags.js';
 import { parseShard, type Shard, shardOf } from '../request/shard.js';
-import { pushAll } from '../arrays.js';
 
 /** Runs a batch keeps going at once when neither --concurrency nor config `concurrency` says: by the slowest kind of agent it uses. */
 export const BATCH_CONCURRENCY: Readonly<Record<AdapterKind, number>> = { cli: 2, http: 4, mock: 4 };
@@ -367,27 +365,7 @@ export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<
   const loaded = loadConfig(io.cwd, io.env, opts.config);
   const runsDir = runsDirFor(io.cwd, loaded, opts.runsDir);
   const started = Date.now();
-  const dirs: string[] = [];
-  if (opts.batch !== undefined) {
-    if (opts.runs.length > 0) throw usageError('--batch resumes the runs of one batch: name no run besides it', 'drop the run ids, or drop --batch');
-    const found = listRuns(runsDir)
-      .filter((e) => e.manifest?.batch_id === opts.batch)
-      .reverse();
-    if (found.length === 0)
-      throw usageError(
-        `no runs of batch ${opts.batch} in ${runsDir}`,
-        'check the id (bounce refine prints it, and run.json has it as batch_id), or pass --runs-dir',
-      );
-    pushAll(
-      dirs,
-      found.map((e) => e.dir),
-    );
-  } else {
-    for (const arg of opts.runs) {
-      const dir = resolveRunDir(arg, runsDir, io.cwd);
-      if (!dirs.includes(dir)) dirs.push(dir);
-    }
-  }
+  const dirs = selectRunDirs(opts, runsDir, io.cwd, 'resumes');
   const probe = runProbe(io);
   const concurrencyFlag = opts.concurrency;
   const problems: string[] = [];

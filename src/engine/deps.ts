@@ -2,7 +2,7 @@ import type { AdapterRequest } from '../contract/contract.js';
 import type { CallOptions, HostResult } from '../contract/host.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import type { RecorderOptions } from '../store/recorder.js';
-import type { CacheHit } from '../store/record-schema.js';
+import type { CacheHit, ReplayHit } from '../store/record-schema.js';
 import type { BudgetLedger } from './budget.js';
 import type { AttemptKind, DispatchStatus, FinalStatus, Role } from '../vocabulary.js';
 import type { Clock } from './clock.js';
@@ -11,10 +11,11 @@ import type { LintFinding } from './lint-notes.js';
 
 /**
  * Calls one agent once: the adapter host for programs, the in-process runner for built-ins.
- * A result with `cache` was answered from the response cache (src/cache/) and called no agent.
+ * A result with `cache` was answered from the response cache (src/cache/), one with `replay`
+ * from a recorded run (src/replay/): neither called an agent.
  */
 export type Dispatcher = (agent: ResolvedAgent, request: AdapterRequest, opts: CallOptions) => Promise<DispatchResult>;
-export type DispatchResult = HostResult & { cache?: CacheHit };
+export type DispatchResult = HostResult & { cache?: CacheHit; replay?: ReplayHit };
 
 /** What a pass ended as, in the words progress shows. */
 export type PassEnd = 'done' | 'not converged' | 'failed' | 'interrupted';

@@ -58,6 +58,7 @@ export function openingOf(plan: RunPlan, now: Date, inputNotes: number = scan(pl
     agents: { reviewer: agentRecord(plan, 'reviewer'), composer: agentRecord(plan, 'composer') },
     evidence: evidenceOf(plan),
     policy: policyOf(plan),
-    logLine: `run ${runId} started: ${plan.input.display}, ${plan.passes} passes, reviewer ${plan.agents.reviewer.spec}, composer ${plan.agents.composer.spec}`,
+    ...(plan.replayOf ? { replay_of: plan.replayOf } : {}),
+    logLine: `run ${runId} started${plan.replayOf ? ` as a replay of ${plan.replayOf}` : ''}: ${plan.input.display}, ${plan.passes} passes, reviewer ${plan.agents.reviewer.spec}, composer ${plan.agents.composer.spec}`,
   };
 }

@@ -339,15 +339,16 @@ class PassRun {
     const { host } = d;
     const usage: Usage | undefined = host.ok ? host.response.usage : host.usage;
     const model = (host.ok ? host.response.model : null) ?? this.model;
-    // A reply from the response cache called no agent: it costs nothing and no budget counts it.
-    const cost = host.cache
-      ? { cost_usd: 0, cost_source: 'cache' as const }
+    // A reply from the response cache or a recorded run called no agent: it costs nothing and no budget counts it.
+    const free = host.cache ? ('cache' as const) : host.replay ? ('replay' as const) : null;
+    const cost = free
+      ? { cost_usd: 0, cost_source: free }
       : usage
         ? dispatchCost(usage, model, this.ctx.plan.prices)
         : { cost_usd: null, cost_source: 'unknown' as const };
     const tokens = usage && (usage.input_tokens !== null || usage.output_tokens !== null) ? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) : null;
     for (const { ledger, hold } of d.holds) {
-      if (host.cache) ledger.release(hold);
+      if (free) ledger.release(hold);
       else ledger.charge({ tokens, costUsd: cost.cost_usd }, hold);
     }
     const end: DispatchEnd = {
@@ -365,6 +366,7 @@ class PassRun {
       cost,
       edits: this.replyEdits,
       ...(host.cache ? { cache: host.cache } : {}),
+      ...(host.replay ? { replay: host.replay } : {}),
     };
     this.replyEdits = null;
     this.ctx.rec.finishDispatch(this.index, end, {

@@ -70,6 +70,8 @@ export interface RunPlan {
   goal: string | null;
   /** Read-only reference files (--context, config `context`), one nonce for all their frames; `budget` is config `context_max_bytes`. */
   context: { nonce: string; budget: number; files: ContextFile[] };
+  /** `bounce replay`: the id of the run this one replays (run.json `replay_of`); absent for any other run. */
+  replayOf?: string;
 }
 
 /** What every prompt of a run carries besides the pass's own part: markers, goal, context, substrate. */

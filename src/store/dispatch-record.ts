@@ -15,6 +15,7 @@ import {
   type DispatchRecord,
   type DispatchRequest,
   type CacheHit,
+  type ReplayHit,
   type DispatchResponse,
   type Finding,
   type ResolvedNote,
@@ -78,6 +79,8 @@ export interface DispatchEnd {
   edits?: EditReport | null;
   /** The reply came from the response cache: which dispatch of which run first got it. */
   cache?: CacheHit;
+  /** The reply came from a recorded run (`bounce replay`): which dispatch of which run. */
+  replay?: ReplayHit;
 }
 
 /** How a resolved note was resolved and who raised it (src/protocol/ledger.ts). */
@@ -224,6 +227,7 @@ export function buildResponse(end: DispatchEnd, passInput: { file: string; sha25
     },
     error: end.error ? { type: end.error.type, message: end.error.message } : null,
     ...(end.cache ? { cache: end.cache } : {}),
+    ...(end.replay ? { replay: end.replay } : {}),
   };
 }
 

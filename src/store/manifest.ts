@@ -229,6 +229,8 @@ export const RunManifestSchema = z
       .strict(),
     /** The run this one was forked from and at which pass; absent for a run that is no fork. */
     forked_from: ForkOriginSchema.optional(),
+    /** The run this one replays (`bounce replay`): every reply came from its records; absent for any other run. */
+    replay_of: z.string().min(1).optional(),
     /** Each time the run was extended or given other agents; absent for a run never extended. */
     extensions: z.array(RunExtensionSchema).optional(),
     pass_records: z.array(PassRecordSchema),

@@ -140,6 +140,14 @@ export const EditBlockSchema = z.union([
 export const CacheHitSchema = z.object({ hit: z.literal(true), of: Ulid, run: z.string().min(1) }).strict();
 export type CacheHit = z.infer<typeof CacheHitSchema>;
 
+/**
+ * A reply `bounce replay` took from a recorded run: no agent was called; `of` and `run` name
+ * the recorded dispatch. `drift`: the prompt differed from the recorded one and the reply was
+ * used anyway (`--accept-drift`).
+ */
+export const ReplayHitSchema = z.object({ of: Ulid, run: z.string().min(1), drift: z.literal(true).optional() }).strict();
+export type ReplayHit = z.infer<typeof ReplayHitSchema>;
+
 export const ArtifactSchema = z.object({ path: z.string().min(1), sha256: Sha }).strict();
 
 export const ResponseSchema = z
@@ -186,7 +194,7 @@ export const ResponseSchema = z
         cache_write_tokens: Count.nullable().default(null),
         /** The adapter's cost, else the tokens priced from the price table (see cost_source); null when unknown. */
         cost_usd: z.number().nonnegative().nullable(),
-        /** `provider`, `table`, `unknown` or `cache`; null in records made before it was recorded. */
+        /** `provider`, `table`, `unknown`, `cache` or `replay`; null in records made before it was recorded. */
         cost_source: CostSourceSchema.nullable().default(null),
         usage_provider_reported: z.boolean().nullable(),
         tool_calls: Count.nullable(),
@@ -197,6 +205,8 @@ export const ResponseSchema = z
     error: z.object({ type: z.string(), message: z.string() }).strict().nullable(),
     /** Set when the reply came from the response cache (`--cache`); absent for a reply an agent gave. */
     cache: CacheHitSchema.optional(),
+    /** Set when `bounce replay` took the reply from a recorded run; absent for a reply an agent gave. */
+    replay: ReplayHitSchema.optional(),
   })
   .strict();
 export type DispatchResponse = z.infer<typeof ResponseSchema>;

@@ -54,7 +54,7 @@ export type ManifestView = DeepReadonly<RunManifest>;
 
 /** What a new run starts from: everything in run.json that the engine decides before pass 1. */
 export type RunOpening = Pick<RunManifest, 'run_id' | 'batch_id' | 'input' | 'original' | 'passes' | 'agents' | 'evidence' | 'policy'> &
-  Partial<Pick<RunManifest, 'goal' | 'context'>> & {
+  Partial<Pick<RunManifest, 'goal' | 'context' | 'replay_of'>> & {
     createdAt: Date;
     originalText: string;
     /** The text of each context file's copy (`context` names them), written with the original. */
@@ -237,6 +237,7 @@ export class RunRecorder {
       evidence: o.evidence,
       policy: o.policy,
       ...(o.fork ? { forked_from: o.fork.origin } : {}),
+      ...(o.replay_of ? { replay_of: o.replay_of } : {}),
       pass_records: o.fork?.passes ?? [],
       totals: { input_tokens: null, output_tokens: null, cost_usd: null, cost_source: null, duration_ms: 0, dispatches: 0 },
       breaker: { consecutive_failures: 0, open: false, last_error: null, reopened: 0 },

@@ -107,3 +107,30 @@ export function resolveRunDir(arg: string, runsDir: string, cwd: string): string
       : `there are no runs in ${root}; pass --runs-dir or a path to a run folder`;
   throw usageError(`no run matches "${arg}"`, hint);
 }
+
+/**
+ * The run folders a command of several runs acts on (`resume`, `replay`): each named one once,
+ * in the order given, or with `batch` every run of that batch in the runs folder, oldest first.
+ * `verb` is the command's, for the messages ("resumes", "replays").
+ */
+export function selectRunDirs(sel: { runs: readonly string[]; batch?: string | undefined }, runsDir: string, cwd: string, verb: string): string[] {
+  if (sel.batch !== undefined) {
+    if (sel.runs.length > 0) throw usageError(`--batch ${verb} the runs of one batch: name no run besides it`, 'drop the run ids, or drop --batch');
+    const found = listRuns(runsDir)
+      .filter((e) => e.manifest?.batch_id === sel.batch)
+      .reverse()
+      .map((e) => e.dir);
+    if (found.length === 0)
+      throw usageError(
+        `no runs of batch ${sel.batch} in ${runsDir}`,
+        'check the id (bounce refine prints it, and run.json has it as batch_id), or pass --runs-dir',
+      );
+    return found;
+  }
+  const dirs: string[] = [];
+  for (const arg of sel.runs) {
+    const dir = resolveRunDir(arg, runsDir, cwd);
+    if (!dirs.includes(dir)) dirs.push(dir);
+  }
+  return dirs;
+}
