@@ -152,6 +152,14 @@ const table = [
 console.log(`\n${whole.rounds} rounds (the 1.9 MB runs ${whole.bigRounds}); baseline: the command after "vs"; ratio: the median of per-round ratios`);
 for (const [what, a, b, r, goal] of table) console.log(`${what.padEnd(48)} ${a.padStart(36)} ${b.padStart(9)} ${r.padStart(6)}   ${goal}`.trimEnd());
 
+// Replay (bench/replay.mjs): a recorded run answered from its records, against making it with the mock.
+{
+  const { replayRows } = await import('./replay.mjs');
+  console.log(`\nreplay, ${ROUNDS} rounds, alternating; ratio: the median of per-round ratios`);
+  for (const [what, a, b, r, goal] of replayRows(document, ROUNDS))
+    console.log(`${what.padEnd(60)} ${a.padStart(9)} ${b.padStart(9)} ${r.padStart(6)}   ${goal}`.trimEnd());
+}
+
 // Batches, against an agent that answers after 1 s (bench/batch.mjs); BENCH_BATCH=0 leaves them out.
 if (process.env.BENCH_BATCH !== '0') {
   const { batchRows } = await import('./batch.mjs');

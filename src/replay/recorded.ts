@@ -39,8 +39,18 @@ export function normalisedPrompt(prompt: string): { sha256: string; nonces: stri
   return { sha256: sha256(setNoncesAside(prompt, nonces)), nonces };
 }
 
-/** Why a run cannot be replayed; the command turns it into a one-line error. */
-export class NotReplayable extends Error {}
+/** Why a run cannot be replayed and what to do; the command turns it into a one-line error. */
+export class NotReplayable extends Error {
+  constructor(
+    message: string,
+    readonly fix = 'a replay answers from the records alone; bounce audit lists what is wrong with the run',
+  ) {
+    super(message);
+  }
+}
+
+/** What a changed file of the run is refused with. */
+const CHANGED = 'it was changed after bounce wrote it; bounce audit lists every problem of the run';
 
 /**
  * Every dispatch of the run that got an answer, by callKey. A dispatch cut short (interrupted)
@@ -57,6 +67,9 @@ export function recordedCalls(runDir: string, m: RunManifest): Map<string, Recor
       if (!d.record) throw new NotReplayable(`dispatch ${d.id} of pass ${p.pass} has no dispatch record`);
       const path = join(dir, d.record);
       if (!existsSync(path)) throw new NotReplayable(`the record of dispatch ${d.id} (pass ${p.pass}) is missing: ${d.record}`);
+      // run.json binds each record by its sha256 (absent in runs made before bounce did).
+      if (d.record_sha256 && sha256(readFileSync(path)) !== d.record_sha256)
+        throw new NotReplayable(`the record of dispatch ${d.id} (pass ${p.pass}) is not the one run.json names: ${d.record}`, CHANGED);
       const record = readRecord(path);
       const answer = answerOf(record, dir, d.id, p.pass);
       if (!answer) continue;
@@ -74,6 +87,9 @@ export function recordedCalls(runDir: string, m: RunManifest): Map<string, Recor
 function answerOf(record: ReturnType<typeof readRecord>, dir: string, id: string, pass: number): RecordedAnswer | null {
   const r = record.response;
   if (!r) throw new NotReplayable(`the record of dispatch ${id} (pass ${pass}) holds no response`);
+  // Every file the record names is checked, the ones the replay does not read too (an error's output, stderr).
+  for (const a of r.artifacts)
+    readArtifact(dir, a.path, a.sha256, `${a.path.endsWith('.reply.txt') ? 'the reply' : 'a file'} of dispatch ${id} (pass ${pass})`);
   if (r.error) {
     const type = HostErrorTypeSchema.safeParse(r.error.type);
     if (!type.success) throw new NotReplayable(`dispatch ${id} (pass ${pass}) ended in an error of a kind this bounce does not know: ${r.error.type}`);
@@ -96,10 +112,16 @@ function answerOf(record: ReturnType<typeof readRecord>, dir: string, id: string
   };
 }
 
+/** The run's copy of its input must be the document run.json names: the replay starts from it. */
+export function assertOriginal(runDir: string, m: Pick<RunManifest, 'original' | 'input'>): void {
+  readArtifact(runDir, m.original, m.input.sha256, 'the original document');
+}
+
 function readArtifact(dir: string, file: string, sha: string, what: string): string {
   const path = join(dir, file);
-  if (!existsSync(path)) throw new NotReplayable(`${what} is missing: ${file}`);
+  if (!existsSync(path))
+    throw new NotReplayable(`${what} is missing: ${file}`, 'a replay answers from the recorded prompts and replies; replay a run whose folder holds them all');
   const bytes = readFileSync(path);
-  if (sha256(bytes) !== sha) throw new NotReplayable(`${what} (${file}) is not what its record says: it was changed after the run`);
+  if (sha256(bytes) !== sha) throw new NotReplayable(`${what} (${file}) is not what its record says`, CHANGED);
   return bytes.toString('utf8');
 }

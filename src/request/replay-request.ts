@@ -1,13 +1,12 @@
 /** What `bounce replay` decides before it runs: whether a run can be replayed, the plan it is replayed with, and the recorded answers. */
 import { resolve } from 'node:path';
-import { verifyRun } from '../audit/verify.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
 import { BUDGET_ERROR } from '../engine/budget.js';
 import type { RunPlan } from '../engine/plan.js';
 import { isBounceError, usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import type { Probe } from '../kit/detect.js';
-import { NotReplayable, type RecordedCall, recordedCalls } from '../replay/recorded.js';
+import { assertOriginal, NotReplayable, type RecordedCall, recordedCalls } from '../replay/recorded.js';
 import type { RunManifest } from '../store/manifest.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
 import { runName } from './fork-request.js';
@@ -34,8 +33,8 @@ const refuse = (m: Pick<RunManifest, 'run_id'>, why: string, fix: string): never
   throw usageError(`run ${m.run_id} cannot be replayed: ${why}`, fix, 'replay');
 };
 
-/** A replay needs a finished run that is what its records say. */
-function assertReplayable(m: RunManifest, runDir: string): void {
+/** A replay needs a finished run (that its records are what run.json says is checked as they are read: recorded.ts). */
+function assertReplayable(m: RunManifest): void {
   if (m.status === 'running' || m.status === 'interrupted')
     refuse(
       m,
@@ -44,16 +43,6 @@ function assertReplayable(m: RunManifest, runDir: string): void {
     );
   if (m.error?.type === BUDGET_ERROR)
     refuse(m, 'it was stopped by its budget, which a replay (at no cost) would not stop at', 'replay a run that ended on its own');
-  const { problems } = verifyRun(runDir);
-  const first = problems[0];
-  if (first) {
-    const more = problems.length > 1 ? ` and ${problems.length - 1} more` : '';
-    refuse(
-      m,
-      `it does not match its records: ${first.message} (${first.file})${more}`,
-      `a replay answers from the records alone; bounce audit ${m.run_id} lists every problem`,
-    );
-  }
 }
 
 /** The plan of a replay of the run in `runDir` and the answers recorded there. Every refusal is exit 2, before anything is written. */
@@ -64,13 +53,13 @@ export async function replayPlan(
   probe: Probe,
 ): Promise<{ plan: RunPlan; original: RunManifest; calls: Map<string, RecordedCall> }> {
   const m = readForResume(runDir);
-  assertReplayable(m, runDir);
+  assertReplayable(m);
   let calls: Map<string, RecordedCall>;
   try {
+    assertOriginal(runDir, m);
     calls = recordedCalls(runDir, m);
   } catch (err) {
-    if (err instanceof NotReplayable)
-      return refuse(m, err.message, `the run was made by bounce ${m.tool.version}; replay a run whose records carry every prompt and reply`);
+    if (err instanceof NotReplayable) return refuse(m, err.message, err.fix);
     throw err;
   }
   let built: ReturnType<typeof requestFromManifest>;

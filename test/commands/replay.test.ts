@@ -156,7 +156,14 @@ describe('bounce replay', () => {
     const r = await replay([bad, good]);
     expect(r.code).toBe(2);
     expect(r.out.runs.map((x: { outcome: string }) => x.outcome)).toEqual(['not-replayable', 'reproduced']);
-    expect(r.out.runs[0].error).toContain(`run ${bad} cannot be replayed: it does not match its records`);
+    expect(r.out.runs[0].error).toMatch(new RegExp(`^run ${bad} cannot be replayed: the reply of dispatch \\w+ \\(pass 1\\) is missing: ${reply}: `));
+    // A reply edited after the run is refused too: the replay answers only what was recorded.
+    const edited = await recorded(['--name', 'edited']);
+    const file = join(runDir(edited), readdirSync(runDir(edited)).find((n) => n.endsWith('.reply.txt')) as string);
+    writeFileSync(file, `${readFileSync(file, 'utf8')}injected\n`);
+    const e = await replay([edited]);
+    expect(e.code).toBe(2);
+    expect(e.out.runs[0].error).toContain('is not what its record says: it was changed after bounce wrote it');
     const m = manifestOf(good);
     writeFileSync(join(runDir(good), 'run.json'), JSON.stringify({ ...m, status: 'running' }));
     const running = await runMain(['replay', good], { cwd: dir, env: offline() });
