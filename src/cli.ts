@@ -4,6 +4,7 @@ import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
 import { assertContextValues, commaList, repeatable } from './option-values.js';
 import {
+  CACHE_EXIT_CODES,
   CHECK_EXIT_CODES,
   commandHelp,
   FORMAT_CHOICES,
@@ -21,6 +22,11 @@ import type { Format, Level } from './formats/finding.js';
 import { LINT_MODES } from './lint-modes.js';
 import { SYNTAXES } from './syntaxes.js';
 import type { Syntax } from './vocabulary.js';
+
+/** --cache and --no-cache of refine and resume (docs/reproducible.md, "Response cache"). */
+const CACHE_HELP =
+  'answer a dispatch, free, with the accepted reply an earlier one got to the same prompt, model and settings; cache in DIR (default: config cache, else $XDG_CACHE_HOME/bounce/responses; a word right after --cache is taken for DIR)';
+const NO_CACHE_HELP = 'no response cache, whatever config cache says';
 
 /**
  * Declares the commands; each one's work lives in src/commands/<name>.ts and is imported
@@ -72,6 +78,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--concurrency <n>', `batch: documents refined at once, 1 to 64 (default: config concurrency, else 2 with CLI agents, 4 with HTTP agents)`)
     .option('--shard <i/n>', 'batch: refine only the i-th of n deterministic parts (one per CI job)')
     .option('--changed <git-ref>', 'batch: only documents changed since that git ref (committed, staged, unstaged and untracked)')
+    .option('--cache [dir]', CACHE_HELP)
+    .option('--no-cache', NO_CACHE_HELP)
     .addHelpText('after', commandHelp(REFINE_EXAMPLES))
     .action(async (docs: string[], o: Record<string, unknown>, cmd: Command) => {
       // rawArgs: the words as typed (commander keeps them on the program; its typings leave them out).
@@ -176,6 +184,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('-q, --quiet', 'no progress or summary on stderr (errors still print)')
     .option('--batch <id>', "resume every unfinished run of a batch (the id bounce refine printed; run.json's batch_id)")
     .option('--concurrency <n>', 'with several runs: runs resumed at once, 1 to 64')
+    .option('--cache [dir]', CACHE_HELP)
+    .option('--no-cache', NO_CACHE_HELP)
     .addHelpText(
       'after',
       commandHelp(
@@ -324,6 +334,31 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async (run: string, o: { runsDir?: string; config?: string; json?: boolean }) => {
       const { runAudit } = await import('./commands/audit.js');
       setExit(await runAudit({ run, runsDir: await runsDir(o), json: o.json }, io));
+    });
+
+  // The response cache (docs/reproducible.md, "Response cache"): src/commands/cache.ts.
+  const cache = program.command('cache').description("the response cache's folder: what it holds (stats), and removing entries (clear)");
+  cache
+    .command('stats')
+    .description("the response cache's folder, entries, bytes, and its oldest and newest entry (last written or used)")
+    .option('--cache <dir>', 'the cache folder (default: config cache, else $XDG_CACHE_HOME/bounce/responses)')
+    .option('--config <file>', 'config file')
+    .option('--json', 'print one JSON object')
+    .addHelpText('after', commandHelp(['bounce cache stats', 'bounce cache stats --cache .bounce-cache --json'], CACHE_EXIT_CODES))
+    .action(async (o: { cache?: string; config?: string; json?: boolean }) => {
+      const { runCacheStats } = await import('./commands/cache.js');
+      setExit(await runCacheStats(o, io));
+    });
+  cache
+    .command('clear')
+    .description('remove the response cache entries (with --older-than: those not written or used for that long)')
+    .option('--older-than <age>', 'only entries not written or used for AGE: a whole number of d (days), h (hours) or m (minutes), e.g. 30d')
+    .option('--cache <dir>', 'the cache folder (default: config cache, else $XDG_CACHE_HOME/bounce/responses)')
+    .option('--config <file>', 'config file')
+    .addHelpText('after', commandHelp(['bounce cache clear --older-than 30d', 'bounce cache clear --cache .bounce-cache'], CACHE_EXIT_CODES))
+    .action(async (o: { olderThan?: string; cache?: string; config?: string }) => {
+      const { runCacheClear } = await import('./commands/cache.js');
+      setExit(await runCacheClear(o, io));
     });
 
   return program;

@@ -65,6 +65,11 @@ export const LINT_EXAMPLES = [
   'bounce lint docs/ --changed origin/main --format junit --output lint.xml',
 ];
 
+export const CACHE_EXIT_CODES = `Exit codes:
+  0    done
+  2    usage error (a bad --older-than, a config that cannot be read)
+  130  interrupted (Ctrl-C)`;
+
 export const LINT_EXIT_CODES = `Exit codes:
   0    every note conforms (or there are none)
   1    at least one note breaks a rule

@@ -6,6 +6,7 @@
  * ones before it that led to it (a reply repaired, an empty one resent), so that a later run
  * sent the same prompts is answered the same replies, and reaches the same outcome.
  */
+import type { ResolvedAgent } from '../adapters/registry.js';
 import type { AdapterSuccess } from '../contract/contract.js';
 import type { DispatchResult, Dispatcher } from '../engine/deps.js';
 import { CACHE_FORMAT, type CacheKey, cacheKey, NONCE_MARK, putNoncesBack, setNoncesAside } from './key.js';
@@ -25,6 +26,13 @@ interface Pending {
 export interface CachingDispatcher {
   dispatch: Dispatcher;
   accepted: (dispatchIds: readonly string[]) => void;
+  /**
+   * Whether the cache answers this agent this prompt (EngineDeps.cached). A yes holds the
+   * entry for the dispatch that follows, so that dispatch is a hit even if the entry is
+   * removed meanwhile (`bounce cache clear` in another process): one the budgets let through
+   * as free never reaches the agent.
+   */
+  cached: (agent: ResolvedAgent, prompt: string) => boolean;
 }
 
 /**
@@ -39,10 +47,19 @@ export function cachingDispatcher(
   onError: (message: string) => void = () => {},
 ): CachingDispatcher {
   const pending = new Map<string, Pending>();
+  // Entries a `cached` yes holds for their dispatch, by key.
+  const held = new Map<string, CacheEntry>();
+  const cached = (agent: ResolvedAgent, prompt: string): boolean => {
+    const { key } = cacheKey(agent, prompt);
+    const entry = held.get(key) ?? cache.read(key);
+    if (entry) held.set(key, entry);
+    return entry !== null;
+  };
   const dispatch: Dispatcher = async (agent, request, opts) => {
     const started = Date.now();
     const key = cacheKey(agent, request.prompt);
-    const entry = cache.read(key.key);
+    const entry = held.get(key.key) ?? cache.read(key.key);
+    held.delete(key.key);
     if (entry) return hit(entry, key, opts.ready, started);
     const result = await inner(agent, request, opts);
     if (result.ok && !result.cache)
@@ -67,7 +84,7 @@ export function cachingDispatcher(
       }
     }
   };
-  return { dispatch, accepted };
+  return { dispatch, accepted, cached };
 }
 
 /** The entry for an accepted reply, or null when its reply cannot be kept faithfully (it holds the nonce mark). */

@@ -20,7 +20,7 @@ import { combineCostSources, PRICES_AS_OF } from '../prices.js';
 import type { BudgetConfig } from '../config/schema.js';
 import { BounceError, EXIT, isBounceError, usageError } from '../errors.js';
 import type { Io } from '../io.js';
-import type { RunManifest } from '../store/manifest.js';
+import { cacheHitsOf, type RunManifest } from '../store/manifest.js';
 import { acquireLock } from '../store/lock.js';
 import { selectRunDirs } from '../store/resolve-run.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
@@ -177,7 +177,7 @@ function batchLedger(flags: ReturnType<typeof budgetFromFlags>, config: BudgetCo
     sum.input_tokens += m.totals.input_tokens ?? 0;
     sum.output_tokens += m.totals.output_tokens ?? 0;
     sum.cost_usd += m.totals.cost_usd ?? 0;
-    sum.dispatches += m.totals.dispatches;
+    sum.dispatches += m.totals.dispatches - cacheHitsOf(m);
   }
   return new BudgetLedger(limits, spentOf(sum), BATCH_SCOPE);
 }

@@ -164,9 +164,15 @@ export function estimateDispatch(o: {
   return { tokens: promptTokens + outputTokens, costUsd, promptTokens, outputTokens, costSource: found ? 'table' : 'unknown' };
 }
 
-/** What a run spent so far, from run.json (a resumed run's earlier sessions count). */
-export function spentOf(totals: { input_tokens: number | null; output_tokens: number | null; cost_usd: number | null; dispatches: number }): BudgetSpent {
-  return { costUsd: totals.cost_usd ?? 0, tokens: (totals.input_tokens ?? 0) + (totals.output_tokens ?? 0), dispatches: totals.dispatches };
+/**
+ * What a run spent so far, from run.json (a resumed run's earlier sessions count). `cacheHits`
+ * of its dispatches were answered by the response cache (cacheHitsOf): free, not counted.
+ */
+export function spentOf(
+  totals: { input_tokens: number | null; output_tokens: number | null; cost_usd: number | null; dispatches: number },
+  cacheHits = 0,
+): BudgetSpent {
+  return { costUsd: totals.cost_usd ?? 0, tokens: (totals.input_tokens ?? 0) + (totals.output_tokens ?? 0), dispatches: totals.dispatches - cacheHits };
 }
 
 /** The estimate of one pass's first dispatch, for --dry-run. */

@@ -76,4 +76,10 @@ export interface EngineDeps {
    * (the accepted one last): the response cache keeps those replies, and only those.
    */
   accepted?: (dispatchIds: readonly string[]) => void;
+  /**
+   * Whether the response cache answers this agent this prompt, asked before the budgets are:
+   * a dispatch it answers calls no agent, so it needs no room in any budget (and, answered,
+   * charges none). A yes must hold: the dispatch that follows is then answered from the cache.
+   */
+  cached?: (agent: ResolvedAgent, prompt: string) => boolean;
 }

@@ -213,9 +213,11 @@ class PassRun {
     return this.ctx.rec.manifest.agents[this.role].model ?? expectedModel(this.ctx.plan, this.role);
   }
 
-  /** Every budget's hold on the next dispatch, or the first refusal (in words). */
+  /** Every budget's hold on the next dispatch (none for a cache hit), or the first refusal (in words). */
   private admit(): Dispatched['holds'] | string {
-    const { plan } = this.ctx;
+    const { plan, deps } = this.ctx;
+    // A dispatch the response cache answers is free: no budget is asked, none holds anything for it.
+    if (deps.cached?.(plan.agents[this.role], this.attempt.prompt)) return [];
     const estimate = estimateDispatch({
       prompt: this.attempt.prompt,
       document: this.attempt.documentText,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { nextTurn } from './backoff.js';
 import { EXIT, isBounceError, usageError } from '../errors.js';
-import type { RunExtension } from '../store/manifest.js';
+import { cacheHitsOf, type RunExtension } from '../store/manifest.js';
 import { type ForkBase, type ManifestView, RecorderCrashed, RunRecorder } from '../store/recorder.js';
 import type { FinalStatus } from '../vocabulary.js';
 import { BudgetLedger, hasLimit, spentOf } from './budget.js';
@@ -100,7 +100,7 @@ export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: Resume
     const started = clock.now();
     const base = rec.manifest.totals.duration_ms;
     // The run's own budget counts what earlier sessions of a resumed run spent.
-    const budgets = [new BudgetLedger(plan.budget ?? {}, spentOf(rec.manifest.totals)), ...(deps.budgets ?? [])];
+    const budgets = [new BudgetLedger(plan.budget ?? {}, spentOf(rec.manifest.totals, cacheHitsOf(rec.manifest))), ...(deps.budgets ?? [])];
     ctx = {
       plan,
       deps: full,

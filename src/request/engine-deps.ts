@@ -65,7 +65,7 @@ function withCache(io: Io, dispatch: EngineDeps['dispatch'], folder: string, sec
     io.stderr.write(`warning: ${message}\n`);
   };
   const cached = cachingDispatcher(dispatch, new ResponseCache(folder), secrets, warn);
-  return { dispatch: cached.dispatch, accepted: cached.accepted, warm: undefined };
+  return { dispatch: cached.dispatch, accepted: cached.accepted, cached: cached.cached, warm: undefined };
 }
 
 /**

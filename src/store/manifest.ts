@@ -266,6 +266,16 @@ export function readManifest(runDir: string): RunManifest {
   return RunManifestSchema.parse(JSON.parse(readFileSync(join(runDir, MANIFEST_FILE), 'utf8')));
 }
 
+/**
+ * How many of a run's dispatches the response cache answered (their cost source is `cache`):
+ * they are in `totals.dispatches`, one record each, but called no agent.
+ */
+export function cacheHitsOf(m: {
+  readonly pass_records: readonly { readonly dispatches: readonly { readonly usage: { readonly cost_source?: string | null } | null }[] }[];
+}): number {
+  return m.pass_records.reduce((n, p) => n + p.dispatches.filter((d) => d.usage?.cost_source === 'cache').length, 0);
+}
+
 export function addUsage(into: UsageTotals, add: UsageTotals): void {
   if (add.input_tokens !== null) into.input_tokens = (into.input_tokens ?? 0) + add.input_tokens;
   if (add.output_tokens !== null) into.output_tokens = (into.output_tokens ?? 0) + add.output_tokens;

@@ -7,7 +7,8 @@ import type { Io } from '../io.js';
 import type { CostSource, FinalStatus } from '../vocabulary.js';
 import { combineCostSources } from '../prices.js';
 import { fitText } from './progress.js';
-import { type RefineJson, runJson } from './run-summary.js';
+import { fromCache, type RefineJson, runJson } from './run-summary.js';
+import { cacheHitsOf } from '../store/manifest.js';
 import { maxOf } from '../arrays.js';
 
 /** How a batch ended: the worst of its runs (interrupted, then failed, then not converged), or `empty` with no document. */
@@ -39,6 +40,8 @@ export interface BatchJson {
     interrupted: number;
     passes_run: number;
     dispatches: number;
+    /** Of the dispatches, those the response cache answered (--cache): no agent called, cost 0. */
+    cache_hits: number;
     input_tokens: number | null;
     output_tokens: number | null;
     cost_usd: number | null;
@@ -85,6 +88,7 @@ export function batchJson(results: readonly RunResult[], facts: BatchFacts): Bat
       interrupted: count('interrupted'),
       passes_run: results.reduce((n, r) => n + r.manifest.passes.run, 0),
       dispatches: results.reduce((n, r) => n + r.manifest.totals.dispatches, 0),
+      cache_hits: results.reduce((n, r) => n + cacheHitsOf(r.manifest), 0),
       input_tokens: input,
       output_tokens: output,
       cost_usd: cost,
@@ -276,7 +280,7 @@ export function batchSummary(results: readonly RunResult[], labels: readonly str
   const lines = [
     c.bold(cells(head)),
     ...body.map(cells),
-    `${outcome}: ${plural(t.documents, 'document')} (${facts.join(', ')}), ${plural(t.dispatches, 'dispatch', 'dispatches')}, ${tokens === null ? 'tokens unknown' : `${tokens} tokens`}, ${t.cost_usd === null ? 'cost unknown' : `$${t.cost_usd.toFixed(4)}`}, ${secs(t.duration_ms)}`,
+    `${outcome}: ${plural(t.documents, 'document')} (${facts.join(', ')}), ${plural(t.dispatches, 'dispatch', 'dispatches')}${fromCache(t.cache_hits)}, ${tokens === null ? 'tokens unknown' : `${tokens} tokens`}, ${t.cost_usd === null ? 'cost unknown' : `$${t.cost_usd.toFixed(4)}`}, ${secs(t.duration_ms)}`,
     ...(json.batch_id ? [`batch: ${json.batch_id}`] : []),
     ...(json.next ? [`next: ${json.next}`] : []),
   ];

@@ -2,6 +2,7 @@ import { plural } from '../plural.js';
 import { createColors } from 'picocolors';
 import type { RunResult } from '../engine/run-document.js';
 import type { ManifestView } from '../store/recorder.js';
+import { cacheHitsOf } from '../store/manifest.js';
 import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
 import { join } from 'node:path';
@@ -37,6 +38,8 @@ export interface RefineJson {
   cost_usd: number | null;
   /** `provider`, `table` or `unknown` (then cost_usd, the sum of what is known, is a lower bound); null when no dispatch reported usage. */
   cost_source: string | null;
+  /** How many of the run's dispatches the response cache answered (--cache): no agent called, cost 0. */
+  cache_hits: number;
   evidence: string | null;
   error: { type: string; message: string; resets_at?: string | null } | null;
   /** The command or step that goes on from here; null when the run converged or none applies. */
@@ -72,6 +75,7 @@ export function runJson(r: RunResult): RefineJson {
     usage: { input_tokens: m.totals.input_tokens, output_tokens: m.totals.output_tokens },
     cost_usd: m.totals.cost_usd,
     cost_source: m.totals.cost_source ?? null,
+    cache_hits: cacheHitsOf(m),
     evidence: m.evidence,
     error: r.error,
     next: nextStep(r, null),
@@ -138,11 +142,15 @@ export function errorJson(exitCode: number, type: string, message: string): Refi
     usage: { input_tokens: null, output_tokens: null },
     cost_usd: null,
     cost_source: null,
+    cache_hits: 0,
     evidence: null,
     error: { type, message },
     next: null,
   };
 }
+
+/** After the dispatch count: how many of them the response cache answered, if any. */
+export const fromCache = (hits: number): string => (hits > 0 ? ` (${hits} from the response cache)` : '');
 
 /** The summary on stderr: outcome, passes, dispatches, tokens, cost, time, per-pass times, the run folder, the error. */
 export function summaryLines(r: RunResult, io: Io): string {
@@ -156,7 +164,7 @@ export function summaryLines(r: RunResult, io: Io): string {
   const head = r.exitCode === EXIT.ok ? c.green(r.status) : c.red(r.status);
   const anyMock = m.evidence === 'mock' || (m.evidence === 'mixed' && [m.agents.reviewer, m.agents.composer].some((a) => a.evidence === 'mock'));
   const mock = anyMock ? c.yellow(' (mock agents: not a live result)') : '';
-  const facts = `${m.passes.run}/${m.passes.requested} passes, ${plural(t.dispatches, 'dispatch', 'dispatches')}, ${tokens}, ${cost}, ${(t.duration_ms / 1000).toFixed(1)}s`;
+  const facts = `${m.passes.run}/${m.passes.requested} passes, ${plural(t.dispatches, 'dispatch', 'dispatches')}${fromCache(cacheHitsOf(m))}, ${tokens}, ${cost}, ${(t.duration_ms / 1000).toFixed(1)}s`;
   const perPass = m.pass_records.map((p) => `${p.pass} ${p.role} ${((p.duration_ms ?? 0) / 1000).toFixed(1)}s`).join(', ');
   const lines = [`${head}${mock}: ${facts}`, ...(perPass ? [`pass times: ${perPass}`] : []), `run folder: ${displayPath(r.runDir, io.cwd)}`];
   if (r.error) lines.push(`${c.red('error')}: ${r.error.message}`);
