@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/engine/run-document.js';
 import type { RunManifest } from '../../src/store/manifest.js';
-import { errorJson, extendedPasses, nextStep } from '../../src/ui/run-summary.js';
+import { errorJson, extendedPasses, fromCache, nextStep } from '../../src/ui/run-summary.js';
 import { tempDir } from '../support/cli.js';
 import { type FakeRun, makeFakeRun } from '../support/fake-run.js';
 
@@ -56,5 +56,13 @@ describe('errorJson', () => {
       error: { type: 'usage', message: 'no such file' },
       next: null,
     });
+  });
+});
+
+describe('fromCache', () => {
+  it('says after the dispatch count how many the response cache answered, and nothing when none did', () => {
+    expect(fromCache(0)).toBe('');
+    expect(fromCache(3)).toBe(' (3 from the response cache)');
+    expect(errorJson(2, 'usage', 'x').cache_hits).toBe(0);
   });
 });
