@@ -1,5 +1,5 @@
 import { readdir, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { usageError } from './errors.js';
 import { pushAll } from './arrays.js';
 
@@ -28,9 +28,16 @@ export async function selectInputs(patterns: string[], cwd: string, changed?: st
   return inputs.filter((i) => i.path === undefined || files.has(resolve(cwd, i.path)));
 }
 
-/** A path as every format shows it: relative to the working directory, with forward slashes. */
-export function displayPath(cwd: string, path: string): string {
+/**
+ * A path as bounce shows it, the one function for it: relative to the working directory `cwd`
+ * with forward slashes. `outside` says what a path not below `cwd` becomes: `relative`
+ * (`../x.md`: a document's name, as every format shows it) or `absolute` (a file or folder
+ * bounce wrote, such as a run folder or an output, where `../../x` helps no one); with
+ * `absolute`, `cwd` itself is shown absolute too.
+ */
+export function displayPath(path: string, cwd: string, outside: 'relative' | 'absolute' = 'relative'): string {
   const rel = relative(cwd, resolve(cwd, path));
+  if (outside === 'absolute' && (rel === '' || rel.startsWith('..') || isAbsolute(rel))) return path;
   return sep === '/' ? rel : rel.split(sep).join('/');
 }
 
@@ -58,16 +65,16 @@ export async function resolveInputs(patterns: string[], cwd: string): Promise<In
       (s) => (s.isDirectory() ? 'dir' : 'file'),
       () => 'missing',
     );
-    if (kind === 'file') add(displayPath(cwd, pattern), pattern);
+    if (kind === 'file') add(displayPath(pattern, cwd), pattern);
     else if (kind === 'dir') {
       const found = await walk(resolve(cwd, pattern));
       if (found.length === 0) throw usageError(`no .md, .markdown, .mdx or .txt files in folder ${pattern}`, 'name the files, or use a glob');
-      for (const rel of found) add(displayPath(cwd, join(pattern, rel)), join(pattern, rel));
+      for (const rel of found) add(displayPath(join(pattern, rel), cwd), join(pattern, rel));
     } else if (await isGlob(pattern)) {
       const { glob } = await import('tinyglobby');
       const found = (await glob(pattern, { cwd, onlyFiles: true, expandDirectories: false, ignore: ['**/node_modules/**'] })).sort();
       if (found.length === 0) throw usageError(`no files match ${pattern}`, 'check the pattern (quote it so the shell leaves it alone)');
-      for (const rel of found) add(displayPath(cwd, rel), rel);
+      for (const rel of found) add(displayPath(rel, cwd), rel);
     } else throw usageError(`no such file or folder: ${pattern}`, 'check the path (relative to the current folder)');
   }
   return inputs;

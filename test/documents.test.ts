@@ -48,8 +48,16 @@ describe('the documents a command names', () => {
   });
 
   it('a display path is relative to the working directory', () => {
-    expect(displayPath('/home/me/project', '/home/me/project/docs/x.md')).toBe('docs/x.md');
-    expect(displayPath('/home/me/project', 'docs/../x.md')).toBe('x.md');
-    expect(displayPath('/home/me/project', '/other/y.md')).toBe('../../../other/y.md');
+    expect(displayPath('/home/me/project/docs/x.md', '/home/me/project')).toBe('docs/x.md');
+    expect(displayPath('docs/../x.md', '/home/me/project')).toBe('x.md');
+    expect(displayPath('/other/y.md', '/home/me/project')).toBe('../../../other/y.md');
+  });
+});
+
+describe("displayPath(path, cwd, 'absolute')", () => {
+  it('relative inside cwd, absolute outside it', () => {
+    expect(displayPath('/p/docs/a.md', '/p', 'absolute')).toBe('docs/a.md');
+    expect(displayPath('/q/a.md', '/p', 'absolute')).toBe('/q/a.md');
+    expect(displayPath('/p', '/p', 'absolute')).toBe('/p');
   });
 });

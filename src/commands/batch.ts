@@ -25,9 +25,8 @@ import { acquireLock } from '../store/lock.js';
 import { selectRunDirs } from '../store/resolve-run.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
 import { type BatchFacts, batchJson, batchSummary, BatchView } from '../ui/batch-view.js';
-import { displayPath } from '../engine/output.js';
 import type { AdapterKind, CostSource, Role } from '../vocabulary.js';
-import { selectInputs } from '../documents.js';
+import { displayPath, selectInputs } from '../documents.js';
 import { readInput } from '../request/input.js';
 import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } from '../request/plan-request.js';
 import { engineDeps, printStartWarnings } from '../request/engine-deps.js';
@@ -265,7 +264,7 @@ async function runBatch(
   const labels = [...done.map((d) => d.label), ...runs.map((r) => r.label)];
   const json = batchJson(all, summaryFacts());
   if (opts.json) io.stdout.write(`${JSON.stringify(json)}\n`);
-  else for (const r of results) if (r.outputPath && r.exitCode === EXIT.ok) io.stdout.write(`${displayPath(r.outputPath, io.cwd)}\n`);
+  else for (const r of results) if (r.outputPath && r.exitCode === EXIT.ok) io.stdout.write(`${displayPath(r.outputPath, io.cwd, 'absolute')}\n`);
   if (!opts.quiet) io.stderr.write(batchSummary(all, labels, json, io));
   else if (json.exit_code !== EXIT.ok)
     io.stderr.write(

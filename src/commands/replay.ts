@@ -1,5 +1,5 @@
 import { loadConfig, runsDirFor } from '../config/load.js';
-import { displayPath } from '../engine/output.js';
+import { displayPath } from '../documents.js';
 import { runDocument } from '../engine/run-document.js';
 import { BounceError, EXIT, isBounceError } from '../errors.js';
 import type { Io } from '../io.js';
@@ -131,7 +131,7 @@ function totals(reports: readonly ReplayReport[]) {
 
 /** The lines a person reads for one replay. */
 function reportLines(r: ReplayReport, io: Io, full: boolean): string {
-  const where = r.replay_dir ? ` as ${r.replay_id} (${displayPath(r.replay_dir, io.cwd)})` : '';
+  const where = r.replay_dir ? ` as ${r.replay_id} (${displayPath(r.replay_dir, io.cwd, 'absolute')})` : '';
   const lines: string[] = [];
   const accepted = r.drift.filter((d) => d.accepted);
   switch (r.outcome) {
@@ -189,6 +189,6 @@ export async function runReplay(opts: ReplayOptions, io: Io): Promise<number> {
       `${plural(t.runs, 'run')} replayed: ${t.reproduced} reproduced, ${t.drift} drifted, ${t.differs} differ, ${t.not_replayable} could not be replayed; ${plural(t.dispatches, 'dispatch', 'dispatches')}, cost 0\n`,
     );
   }
-  for (const r of reports) if (r.outcome === 'reproduced' && !opts.json) io.stdout.write(`${displayPath(r.replay_dir as string, io.cwd)}\n`);
+  for (const r of reports) if (r.outcome === 'reproduced' && !opts.json) io.stdout.write(`${displayPath(r.replay_dir as string, io.cwd, 'absolute')}\n`);
   return exit;
 }

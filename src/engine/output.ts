@@ -12,7 +12,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { usageError } from '../errors.js';
 import { siblingName, stageFile, writeFileAtomic } from '../atomic.js';
 import { sha256 } from '../store/hash.js';
@@ -202,9 +202,4 @@ function replaceInput(path: string, text: string, inputSha: string, hooks: Write
   } finally {
     rmSync(held, { force: true });
   }
-}
-
-export function displayPath(path: string, cwd: string): string {
-  const rel = relative(cwd, path);
-  return rel && !rel.startsWith('..') ? rel : path;
 }

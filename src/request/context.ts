@@ -97,7 +97,7 @@ export async function readContext(patterns: readonly string[], base: string, cwd
   // What is read counts, not what stat said: a device or a file of /proc says 0.
   let read = 0;
   for (const { path, named } of paths) {
-    const source = displayPath(cwd, path);
+    const source = displayPath(path, cwd);
     const label = `--context ${source}`;
     const bytes = readUserFile(path, label, budget - read, 'usage').bytes;
     read += bytes.length;

@@ -150,7 +150,7 @@ export async function resumePlan(
     const changed = policyDifference(manifest.policy, policy);
     // Where the run got to: a new run can start from the last completed pass's document.
     const last = [...manifest.pass_records].reverse().find((r) => r.status === 'completed' && r.document);
-    const from = last?.document ? displayPath(io.cwd, join(runDir, last.document)) : manifest.input.display;
+    const from = last?.document ? displayPath(join(runDir, last.document), io.cwd) : manifest.input.display;
     const restore = changed.includes('templates')
       ? 'put back the prompt templates it was made with (an upgrade of bounce or an edited --prompts folder changes them), or '
       : '';

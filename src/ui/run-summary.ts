@@ -6,7 +6,7 @@ import { cacheHitsOf } from '../store/manifest.js';
 import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
 import { join } from 'node:path';
-import { displayPath } from '../engine/output.js';
+import { displayPath } from '../documents.js';
 import { BUDGET_ERROR } from '../engine/budget.js';
 import { type NoteCounts, noteCounts } from '../report/format.js';
 
@@ -89,7 +89,7 @@ export function runJson(r: RunResult): RefineJson {
 export function nextStep(r: RunResult, cwd: string | null): string | null {
   const m = r.manifest;
   const resume = `bounce resume ${r.runId}`;
-  const show = (path: string): string => (cwd ? displayPath(path, cwd) : path);
+  const show = (path: string): string => (cwd ? displayPath(path, cwd, 'absolute') : path);
   switch (r.status) {
     case 'converged':
       return null;
@@ -166,7 +166,7 @@ export function summaryLines(r: RunResult, io: Io): string {
   const mock = anyMock ? c.yellow(' (mock agents: not a live result)') : '';
   const facts = `${m.passes.run}/${m.passes.requested} passes, ${plural(t.dispatches, 'dispatch', 'dispatches')}${fromCache(cacheHitsOf(m))}, ${tokens}, ${cost}, ${(t.duration_ms / 1000).toFixed(1)}s`;
   const perPass = m.pass_records.map((p) => `${p.pass} ${p.role} ${((p.duration_ms ?? 0) / 1000).toFixed(1)}s`).join(', ');
-  const lines = [`${head}${mock}: ${facts}`, ...(perPass ? [`pass times: ${perPass}`] : []), `run folder: ${displayPath(r.runDir, io.cwd)}`];
+  const lines = [`${head}${mock}: ${facts}`, ...(perPass ? [`pass times: ${perPass}`] : []), `run folder: ${displayPath(r.runDir, io.cwd, 'absolute')}`];
   if (r.error) lines.push(`${c.red('error')}: ${r.error.message}`);
   const next = nextStep(r, io.cwd);
   if (next) lines.push(`next: ${next}`);
@@ -184,7 +184,7 @@ function errorLines(r: RunResult, io: Io): string {
 export function printRunResult(r: RunResult, io: Io, opts: { json?: boolean; quiet?: boolean; stdoutDocument: boolean }): void {
   if (opts.stdoutDocument && r.document !== null && r.exitCode === EXIT.ok) io.stdout.write(r.document);
   if (opts.json) io.stdout.write(`${JSON.stringify(runJson(r))}\n`);
-  else if (r.outputPath && r.exitCode === EXIT.ok) io.stdout.write(`${displayPath(r.outputPath, io.cwd)}\n`);
+  else if (r.outputPath && r.exitCode === EXIT.ok) io.stdout.write(`${displayPath(r.outputPath, io.cwd, 'absolute')}\n`);
   if (!opts.quiet) io.stderr.write(summaryLines(r, io));
   else if (r.exitCode !== EXIT.ok) io.stderr.write(errorLines(r, io));
 }

@@ -17,7 +17,12 @@ const B = 'bbbbbbbbbbbb';
 
 /** The fields of a request the cache reads (the rest is the engine's business). */
 const request = (id: string, prompt: string): AdapterRequest => ({ dispatch_id: id, run_id: `run-of-${id}`, prompt }) as AdapterRequest;
-const opts = (ready: Promise<void> = Promise.resolve()): CallOptions => ({ timeoutMs: 1000, maxOutputBytes: 1_000_000, signal: new AbortController().signal, ready });
+const opts = (ready: Promise<void> = Promise.resolve()): CallOptions => ({
+  timeoutMs: 1000,
+  maxOutputBytes: 1_000_000,
+  signal: new AbortController().signal,
+  ready,
+});
 
 describe('cachingDispatcher', () => {
   it('keeps an accepted reply and answers the same question with it: no agent called, nothing spent, the nonces of the new prompt', async () => {

@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { displayPath, outputTarget, writeOutput } from '../../src/engine/output.js';
+import { outputTarget, writeOutput } from '../../src/engine/output.js';
 import { sha256 } from '../../src/store/hash.js';
 import { usageErrorOf } from '../support/errors.js';
 
@@ -230,13 +230,5 @@ describe('writeOutput', () => {
     writeFileSync(path, 'a\r\nb\r\n');
     usageErrorOf(() => writeOutput({ kind: 'in-place', path }, 'x', sha256('a\nb\n')));
     expect(readFileSync(path, 'utf8')).toBe('a\r\nb\r\n');
-  });
-});
-
-describe('displayPath', () => {
-  it('relative inside cwd, absolute outside it', () => {
-    expect(displayPath('/p/docs/a.md', '/p')).toBe('docs/a.md');
-    expect(displayPath('/q/a.md', '/p')).toBe('/q/a.md');
-    expect(displayPath('/p', '/p')).toBe('/p');
   });
 });
