@@ -1,3 +1,4 @@
+import type { ErrorCode } from './vocabulary.js';
 /** Exit codes shared by every command (see README "Exit codes"). */
 export const EXIT = {
   ok: 0,
@@ -19,9 +20,9 @@ export class BounceError extends Error {
   readonly exitCode: number;
   readonly hint: string | undefined;
   /** Machine-readable category for `--json` (usage, input, config, credentials, agent, ...). */
-  readonly code: string;
+  readonly code: ErrorCode;
 
-  constructor(message: string, opts: { exitCode?: number; hint?: string; code?: string; cause?: unknown } = {}) {
+  constructor(message: string, opts: { exitCode?: number; hint?: string; code?: ErrorCode; cause?: unknown } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'BounceError';
     this.exitCode = opts.exitCode ?? EXIT.usage;
@@ -36,7 +37,7 @@ export class BounceError extends Error {
 }
 
 /** A usage, input, config or credential problem found before any dispatch: exit 2. */
-export function usageError(message: string, hint?: string, code = 'usage'): BounceError {
+export function usageError(message: string, hint?: string, code: ErrorCode = 'usage'): BounceError {
   return new BounceError(message, { exitCode: EXIT.usage, hint, code });
 }
 

@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { type BounceError, isBounceError, usageError } from './errors.js';
+import type { ErrorCode } from './vocabulary.js';
 
 /** Reads a stream but stops one chunk past the limit, so an endless pipe cannot exhaust memory. */
 export async function readBounded(stream: NodeJS.ReadableStream, maxBytes: number): Promise<Buffer> {
@@ -40,7 +41,7 @@ const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
  * file, so what is read is what was checked. Every problem is a usage error naming `label`
  * (`code`: its --json error type).
  */
-export function readUserFile(path: string, label: string, maxBytes: number, code: string, problems: UserFileProblems = {}): UserFile {
+export function readUserFile(path: string, label: string, maxBytes: number, code: ErrorCode, problems: UserFileProblems = {}): UserFile {
   let fd: number;
   try {
     fd = openSync(path, OPEN_FLAGS);
@@ -86,7 +87,7 @@ function readAtMost(fd: number, size: number, limit: number): Buffer {
 }
 
 /** A small file (SMALL_FILE_MAX_BYTES) as UTF-8 text; a longer one is a usage error naming `label`. */
-export function readSmallFile(path: string, label: string, code: string, problems: UserFileProblems = {}): string {
+export function readSmallFile(path: string, label: string, code: ErrorCode, problems: UserFileProblems = {}): string {
   const { bytes } = readUserFile(path, label, SMALL_FILE_MAX_BYTES, code, problems);
   if (bytes.length > SMALL_FILE_MAX_BYTES)
     throw usageError(`${label} is more than ${SMALL_FILE_MAX_BYTES} bytes`, 'check that it is the file meant: bounce reads at most 1 MiB of it', code);
@@ -101,11 +102,11 @@ function kindOf(st: Stats): string {
   return 'a special file';
 }
 
-function directory(label: string, code: string, problems: UserFileProblems): BounceError {
+function directory(label: string, code: ErrorCode, problems: UserFileProblems): BounceError {
   return problems.directory?.() ?? usageError(`${label} is a directory, not a regular file`, 'name a file', code);
 }
 
-function unreadable(label: string, errno: string | undefined, code: string): BounceError {
+function unreadable(label: string, errno: string | undefined, code: ErrorCode): BounceError {
   return usageError(`cannot read ${label} (${errno ?? 'error'})`, 'check that it exists and is readable', code);
 }
 

@@ -120,3 +120,10 @@ export type NoteFate = z.infer<typeof NoteFateSchema>;
  */
 export const DismissalsSchema = z.enum(['allow', 'warn', 'repair']);
 export type Dismissals = z.infer<typeof DismissalsSchema>;
+
+/**
+ * What kind of problem a BounceError is (`error.code` in --json, run.json's `error.type` for
+ * one raised before a dispatch): the one list, so a command cannot invent a word no script knows.
+ */
+export const ErrorCodeSchema = z.enum(['usage', 'input', 'config', 'credentials', 'agent', 'locked', 'storage', 'replay', 'tampered', 'resume', 'interrupted']);
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
