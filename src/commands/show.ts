@@ -1,6 +1,6 @@
 import { plural } from '../plural.js';
 import type { Io } from '../io.js';
-import { fmtCost, fmtDuration, fmtTime, fmtTokens, forkPoint, summarize, totalTokens } from '../report/format.js';
+import { fmtCost, fmtDuration, fmtTime, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from '../report/format.js';
 import type { AgentRecord, PassRecord } from '../store/manifest.js';
 import { loadRun } from '../store/load-run.js';
 import { shownStatus } from '../store/lock.js';
@@ -83,6 +83,8 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
   const fork = forkPoint(m);
   // Right under the run's id: what the totals below count depends on it.
   if (fork) out.splice(1, 0, `fork      ${fork}; totals are the fork's own`);
+  const replay = replayOrigin(m);
+  if (replay) out.splice(1, 0, `replay    ${replay}`);
   if (m.evidence !== 'live') out.push(`evidence  ${m.evidence}${m.evidence === 'mock' ? ': mock evidence, not a live result' : ''}`);
   if (m.error) out.push(`error     ${m.error.type}: ${m.error.message}`);
   if (shown.status === 'crashed')

@@ -114,6 +114,11 @@ export function table(rows: string[][]): string {
     .join('\n')}\n`;
 }
 
+/** What a replay replays, in words (`bounce show`, the report); null for a run that is no replay. */
+export function replayOrigin(m: Pick<RunManifest, 'replay_of'>): string | null {
+  return m.replay_of ? `a replay of ${m.replay_of}: every reply came from its records, no agent was called` : null;
+}
+
 /** Where a fork came from, in words (`bounce show`, the report, `bounce diff`); null for a run that is no fork. */
 export function forkPoint(m: Pick<RunManifest, 'forked_from'>): string | null {
   const f = m.forked_from;

@@ -5,7 +5,7 @@ import { noteSpans } from '../protocol/ledger.js';
 import { scanNotes } from '../protocol/scanner.js';
 import type { AgentRecord, DispatchRef, RunManifest } from '../store/manifest.js';
 import { esc } from './escape.js';
-import { fmtCost, fmtDuration, fmtTime, fmtTokens, forkPoint, summarize, totalTokens } from './format.js';
+import { fmtCost, fmtDuration, fmtTime, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from './format.js';
 import { type NoteLines, sideBySide } from './html-diff.js';
 import { netChange, passChanges } from './pass-docs.js';
 import { type RunNote, runLedger, runReading } from '../audit/run-notes.js';
@@ -70,6 +70,8 @@ function summary(m: RunManifest): string {
   ];
   const fork = forkPoint(m);
   if (fork) rows.splice(1, 0, ['fork', `<span id="fork-point">${esc(fork)}</span> <span class="muted">cost, tokens and duration are the fork's own</span>`]);
+  const replay = replayOrigin(m);
+  if (replay) rows.splice(1, 0, ['replay', `<span id="replay-of">${esc(replay)}</span>`]);
   if (m.error) rows.push(['error', esc(`${m.error.type}: ${m.error.message}`)]);
   return `<dl class="summary">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`;
 }

@@ -90,6 +90,11 @@ describe('bounce replay', () => {
     expect(records.map((x) => x.outcome.status)).toEqual(recordsOf(id).map((x) => x.outcome.status));
     const audit = await runMain(['audit', one.replay_id], { cwd: dir, env: offline() });
     expect(audit.code, audit.stdout + audit.stderr).toBe(0);
+    const show = await runMain(['show', one.replay_id], { cwd: dir, env: offline() });
+    expect(show.stdout).toContain(`replay    a replay of ${id}: every reply came from its records`);
+    const report = await runMain(['report', one.replay_id], { cwd: dir, env: offline() });
+    expect(report.code, report.stderr).toBe(0);
+    expect(readFileSync(join(runDir(one.replay_id), 'report.html'), 'utf8')).toContain(`<span id="replay-of">a replay of ${id}`);
   });
 
   it('replays an edit-block run, whose replies are matched to fresh nonces', async () => {
