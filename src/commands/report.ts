@@ -5,6 +5,8 @@ import { renderReport } from '../report/html.js';
 import { RUN_FILE_MODE } from '../store/run-folder.js';
 import { writeFileAtomic } from '../atomic.js';
 import { loadRun } from '../store/load-run.js';
+import { acquireLock } from '../store/lock.js';
+import { RunRecorder } from '../store/recorder.js';
 
 export interface ReportOptions {
   run: string;
@@ -23,11 +25,21 @@ function opener(): { cmd: string; args: string[] } {
   return { cmd: 'xdg-open', args: [] };
 }
 
-/** `bounce report <run>`: writes report.html into the run folder and prints its path. */
+/**
+ * `bounce report <run>`: writes report.html into the run folder and prints its path. The page
+ * is a view of the recorded files, not one of them (docs/run-folder.md): it is written under the
+ * run's lock, so never while a runner works in the folder, and atomically.
+ */
 export async function runReport(opts: ReportOptions, io: Io): Promise<number> {
-  const { dir, manifest } = loadRun(opts.run, opts.runsDir, io.cwd);
+  const { dir } = loadRun(opts.run, opts.runsDir, io.cwd);
   const path = join(dir, REPORT_FILE);
-  writeFileAtomic(path, renderReport(dir, manifest), RUN_FILE_MODE);
+  const release = acquireLock(dir);
+  try {
+    // Read again under the lock: what the page shows is the run as it stands now.
+    writeFileAtomic(path, renderReport(dir, RunRecorder.read(dir)), RUN_FILE_MODE);
+  } finally {
+    release();
+  }
   io.stdout.write(`${path}\n`);
   if (opts.open) {
     const { cmd, args } = opener();
