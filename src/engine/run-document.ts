@@ -13,6 +13,7 @@ import { storageCause, writeOutput } from './output.js';
 import { NoteOrigins } from '../protocol/ledger.js';
 import { diffNotes } from '../protocol/scanner.js';
 import { replayOrigins } from './notes-ledger.js';
+import { resumePoint } from './resume-point.js';
 import { type Current, type RunContext, runPass, scan } from './pass.js';
 import { type RunPlan, roleForPass } from './plan.js';
 import { countWords } from '../text/words.js';
@@ -225,9 +226,8 @@ function reopen(plan: RunPlan, from: ResumeFrom, opts: EngineDeps['recorder']): 
   const { recorder: rec, reconciled } = RunRecorder.reopen(from.runDir, { timeoutS, ...(extension ? { extension } : {}) }, opts);
   try {
     const m = rec.manifest;
-    // The newest completed pass whose document is on disk as recorded (after a power cut an
-    // unsynced artifact may not be): the run goes on from there.
-    const last = [...m.pass_records].reverse().find((r) => r.status === 'completed' && r.document && rec.factsOf(r.document).sha256 === r.document_sha256);
+    // What to redo: src/engine/resume-point.ts.
+    const last = resumePoint(m.pass_records, (f) => rec.factsOf(f).sha256);
     const text = last?.document ? readFileSync(rec.path(last.document), 'utf8') : plan.input.text;
     const file = last?.document ?? m.original;
     if (!from.fresh)
