@@ -35,7 +35,7 @@ const SLOW = [
   'test/docs/ci-examples.test.ts',
   'test/engine/run-document.faults.test.ts',
   'test/engine/prompt.test.ts',
-  'test/engine/output-target.test.ts',
+  'test/engine/output.test.ts',
   'test/examples/example-adapter.test.ts',
   'test/formats/formats.test.ts',
   'test/report/html.browser.test.ts',

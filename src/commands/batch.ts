@@ -11,7 +11,7 @@ import { loadConfig, runsDirFor } from '../config/load.js';
 import { MAX_CONCURRENCY } from '../config/schema.js';
 import { mapLimited } from '../concurrency.js';
 import { systemClock } from '../engine/clock.js';
-import { outputTarget } from '../engine/output.js';
+import { outputTarget } from '../request/output-target.js';
 import type { RunPlan } from '../engine/plan.js';
 import { createRun, EXIT_FOR_STATUS, type ResumeFrom, type RunResult, runDocument } from '../engine/run-document.js';
 import { AgentThrottle } from '../engine/throttle.js';

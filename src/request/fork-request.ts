@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { verifyRun } from '../audit/verify.js';
 import { runsDirFor, loadConfig } from '../config/load.js';
-import { outputTarget } from '../engine/output.js';
+import { outputTarget } from './output-target.js';
 import type { RunPlan } from '../engine/plan.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';

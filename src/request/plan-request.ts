@@ -18,7 +18,7 @@ import { DEFAULT_MARKERS } from '../protocol/scanner.js';
 import { assertFitsBudget, checkWarnings, outputBudget, preflight } from '../preflight/preflight.js';
 import type { RunManifest } from '../store/manifest.js';
 import { type Dismissals, type LintMode, ROLES, type Role } from '../vocabulary.js';
-import { outputTarget } from '../engine/output.js';
+import { outputTarget } from './output-target.js';
 import type { BudgetLimits } from '../engine/plan.js';
 import { runBudget, unpricedWarnings } from './budget-flags.js';
 import { editFormatFor } from '../text/edit-blocks.js';

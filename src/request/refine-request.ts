@@ -9,7 +9,7 @@ import { loadConfig, runsDirFor } from '../config/load.js';
 import { TIMEOUT_RANGE_S } from '../config/schema.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
-import { outputTarget } from '../engine/output.js';
+import { outputTarget } from './output-target.js';
 import type { OutputTarget, RunPlan } from '../engine/plan.js';
 import { budgetFromFlags } from './budget-flags.js';
 import type { BudgetLimits } from '../engine/plan.js';

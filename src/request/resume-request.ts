@@ -5,7 +5,7 @@ import type { Probe } from '../kit/detect.js';
 import type { RunPlan } from '../engine/plan.js';
 import { verifyRun } from '../audit/verify.js';
 import { policyOf } from '../engine/policy.js';
-import { assertOutputWritable } from '../engine/output.js';
+import { assertOutputWritable } from './output-target.js';
 import { displayPath } from '../documents.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
