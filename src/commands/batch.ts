@@ -15,7 +15,7 @@ import { outputTarget } from '../request/output-target.js';
 import type { RunPlan } from '../engine/plan.js';
 import { createRun, EXIT_FOR_STATUS, type ResumeFrom, type RunResult, runDocument } from '../engine/run-document.js';
 import { AgentThrottle } from '../engine/throttle.js';
-import { BATCH_SCOPE, BudgetLedger, estimateRun, spentOf } from '../engine/budget.js';
+import { BATCH_SCOPE, BudgetAccount, estimateRun, spentOf } from '../engine/budget.js';
 import { combineCostSources, PRICES_AS_OF } from '../prices.js';
 import type { BudgetConfig } from '../config/schema.js';
 import { BounceError, EXIT, isBounceError, usageError } from '../errors.js';
@@ -158,7 +158,7 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
       concurrency,
       started,
       probe: chosen.probe,
-      budget: batchLedger(settings.budget, settings.config.budget, []),
+      budget: batchAccount(settings.budget, settings.config.budget, []),
       cacheFolder: cacheFolderFor(opts.cache, settings.config, { cwd: io.cwd, env: io.env, configDir: settings.configDir }),
     },
   );
@@ -168,7 +168,7 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
  * The budget of the whole batch: the --max-* flags, else config `budget.batch`; with what
  * the batch's runs spent already (a resumed batch). Null when the batch has no limit.
  */
-function batchLedger(flags: ReturnType<typeof budgetFromFlags>, config: BudgetConfig, spent: RunManifest[]): BudgetLedger | null {
+function batchAccount(flags: ReturnType<typeof budgetFromFlags>, config: BudgetConfig, spent: RunManifest[]): BudgetAccount | null {
   const limits = { ...batchBudget(config), ...flags };
   if (Object.keys(limits).length === 0) return null;
   const sum = { input_tokens: 0, output_tokens: 0, cost_usd: 0, dispatches: 0 };
@@ -178,7 +178,7 @@ function batchLedger(flags: ReturnType<typeof budgetFromFlags>, config: BudgetCo
     sum.cost_usd += m.totals.cost_usd ?? 0;
     sum.dispatches += m.totals.dispatches - cacheHitsOf(m);
   }
-  return new BudgetLedger(limits, spentOf(sum), BATCH_SCOPE);
+  return new BudgetAccount(limits, spentOf(sum), BATCH_SCOPE);
 }
 
 /**
@@ -218,7 +218,7 @@ async function runBatch(
     concurrency: number;
     started: number;
     probe: Probe;
-    budget: BudgetLedger | null;
+    budget: BudgetAccount | null;
     /** The response cache's folder (--cache), shared by the batch's runs; null: none. */
     cacheFolder: string | null;
   },
@@ -406,7 +406,7 @@ export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<
   const concurrency = agents.length ? concurrencyOf(concurrencyFlag, loaded.config.concurrency, agents) : 1;
   if (!opts.quiet)
     io.stderr.write(`resuming ${plural(runs.length, 'run')}${done.length ? ` (${done.length} of the batch already ended)` : ''}, concurrency ${concurrency}\n`);
-  const budget = batchLedger(flagBudget, loaded.config.budget, manifests);
+  const budget = batchAccount(flagBudget, loaded.config.budget, manifests);
   const cacheFolder = cacheFolderFor(opts.cache, loaded.config, { cwd: io.cwd, env: io.env, configDir: loaded.path ? dirname(loaded.path) : null });
   return runBatch(runs, done, io, opts, { batchId: opts.batch ?? null, shard: null, concurrency, started, probe, budget, cacheFolder });
 }

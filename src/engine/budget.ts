@@ -34,7 +34,7 @@ export interface DispatchSpend {
   costUsd: number | null;
 }
 
-/** Whose budget a ledger holds: its name in messages and the flag and config key of each limit. */
+/** Whose budget an account holds: its name in messages and the flag and config key of each limit. */
 export interface BudgetScope {
   /** `the run`, `the batch`. */
   name: string;
@@ -67,12 +67,12 @@ const usd = (n: number): string => `$${n.toFixed(n !== 0 && n < 0.01 ? 4 : 2)}`;
 /**
  * A budget and what was spent against it. Before a dispatch, `admit` says whether its
  * estimate still fits (null) or which limit it would exceed (the reason, in words); `reserve`
- * holds the estimate while the dispatch runs, so runs sharing a ledger concurrently cannot
+ * holds the estimate while the dispatch runs, so runs sharing an account concurrently cannot
  * together overshoot it; `charge` replaces the hold with what the dispatch really spent.
- * A run has its own ledger (from its plan, with what it spent before a resume); a batch
+ * A run has its own account (from its plan, with what it spent before a resume); a batch
  * passes shared ones in `EngineDeps.budgets`.
  */
-export class BudgetLedger {
+export class BudgetAccount {
   readonly spent: BudgetSpent;
   private readonly holds = new Set<BudgetHold>();
 
@@ -196,7 +196,7 @@ export interface PassEstimate {
  * estimates; its source is `unknown` when a model has no price.
  */
 export function estimateRun(plan: RunPlan): { passes: PassEstimate[]; tokens: number; cost_usd: number | null; cost_source: CostSource } {
-  const ledger = new BudgetLedger(plan.budget ?? {});
+  const account = new BudgetAccount(plan.budget ?? {});
   let refused: string | null = null;
   const passes = Array.from({ length: plan.passes }, (_, i): PassEstimate => {
     const pass = i + 1;
@@ -212,8 +212,8 @@ export function estimateRun(plan: RunPlan): { passes: PassEstimate[]; tokens: nu
     });
     const model = expectedModel(plan, role);
     const e = estimateDispatch({ prompt, document: plan.input.text, outputBudget: plan.maxOutputTokens[role], model, prices: plan.prices });
-    refused ??= ledger.admit(e);
-    if (!refused) ledger.charge({ tokens: e.tokens, costUsd: e.costUsd });
+    refused ??= account.admit(e);
+    if (!refused) account.charge({ tokens: e.tokens, costUsd: e.costUsd });
     return {
       pass,
       role,

@@ -3,7 +3,7 @@ import type { CallOptions, HostResult } from '../contract/host.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import type { RecorderOptions } from '../store/recorder.js';
 import type { CacheHit, ReplayHit } from '../store/record-schema.js';
-import type { BudgetLedger } from './budget.js';
+import type { BudgetAccount } from './budget.js';
 import type { AttemptKind, DispatchStatus, FinalStatus, Role } from '../vocabulary.js';
 import type { Clock } from './clock.js';
 import type { AgentThrottle } from './throttle.js';
@@ -63,7 +63,7 @@ export interface EngineDeps {
    * Budgets shared beyond this run (a batch's): a dispatch goes only if each of them and
    * the run's own budget admit it, and its spending is charged to all of them.
    */
-  budgets?: readonly BudgetLedger[];
+  budgets?: readonly BudgetAccount[];
   /**
    * Starts an agent's CLI ahead of a dispatch the engine knows is coming (a run's first pass,
    * the pass after an accepted reply), so that it loads while the run's files are written

@@ -14,7 +14,7 @@ import { openClosing, type PassClosing, type RunRecorder } from '../store/record
 import { dispatchStem } from '../store/run-folder.js';
 import { type AttemptKind, type PassStatus, type Role, TRANSIENT_ERROR_TYPES } from '../vocabulary.js';
 import { backoffMs, nextTurn } from './backoff.js';
-import { BUDGET_ERROR, type BudgetHold, type BudgetLedger, estimateDispatch, expectedModel, hasLimit } from './budget.js';
+import { BUDGET_ERROR, type BudgetHold, type BudgetAccount, estimateDispatch, expectedModel, hasLimit } from './budget.js';
 import { type LintFinding, lintAdded, lintLines, lintRepairReason } from './lint-notes.js';
 import type { Clock } from './clock.js';
 import type { DispatchResult, EngineDeps, EventSink } from './deps.js';
@@ -42,7 +42,7 @@ export interface RunContext {
   current: Current;
   breaker: RunManifest['breaker'];
   /** The run's own budget first, then any shared ones (EngineDeps.budgets): a dispatch needs them all. */
-  budgets: readonly BudgetLedger[];
+  budgets: readonly BudgetAccount[];
   /** Wall time of the run so far, earlier sessions of a resumed run included. */
   runMs(): number;
   /** Who raised each note open in `current` (the ledger of notes). */
@@ -96,7 +96,7 @@ interface Dispatched {
   start: DispatchStart;
   host: DispatchResult;
   /** What the dispatch holds of each budget until it is charged. */
-  holds: { ledger: BudgetLedger; hold: BudgetHold }[];
+  holds: { account: BudgetAccount; hold: BudgetHold }[];
 }
 
 /**
@@ -225,11 +225,11 @@ class PassRun {
       model: this.model,
       prices: plan.prices,
     });
-    for (const ledger of this.ctx.budgets) {
-      const refused = ledger.admit(estimate);
+    for (const account of this.ctx.budgets) {
+      const refused = account.admit(estimate);
       if (refused) return refused;
     }
-    return this.ctx.budgets.map((ledger) => ({ ledger, hold: ledger.reserve(estimate) }));
+    return this.ctx.budgets.map((account) => ({ account, hold: account.reserve(estimate) }));
   }
 
   /**
@@ -349,9 +349,9 @@ class PassRun {
         ? dispatchCost(usage, model, this.ctx.plan.prices)
         : { cost_usd: null, cost_source: 'unknown' as const };
     const tokens = usage && (usage.input_tokens !== null || usage.output_tokens !== null) ? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) : null;
-    for (const { ledger, hold } of d.holds) {
-      if (free) ledger.release(hold);
-      else ledger.charge({ tokens, costUsd: cost.cost_usd }, hold);
+    for (const { account, hold } of d.holds) {
+      if (free) account.release(hold);
+      else account.charge({ tokens, costUsd: cost.cost_usd }, hold);
     }
     const end: DispatchEnd = {
       start: d.start,

@@ -4,7 +4,7 @@ import { EXIT, isBounceError, usageError } from '../errors.js';
 import { cacheHitsOf, type RunExtension } from '../store/manifest.js';
 import { type ForkBase, type ManifestView, RecorderCrashed, RunRecorder } from '../store/recorder.js';
 import type { FinalStatus } from '../vocabulary.js';
-import { BudgetLedger, hasLimit, spentOf } from './budget.js';
+import { BudgetAccount, hasLimit, spentOf } from './budget.js';
 import { type Clock, systemClock } from './clock.js';
 import type { EngineDeps } from './deps.js';
 import { agentRecord, evidenceOf, openingOf } from './opening.js';
@@ -101,7 +101,7 @@ export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: Resume
     const started = clock.now();
     const base = rec.manifest.totals.duration_ms;
     // The run's own budget counts what earlier sessions of a resumed run spent.
-    const budgets = [new BudgetLedger(plan.budget ?? {}, spentOf(rec.manifest.totals, cacheHitsOf(rec.manifest))), ...(deps.budgets ?? [])];
+    const budgets = [new BudgetAccount(plan.budget ?? {}, spentOf(rec.manifest.totals, cacheHitsOf(rec.manifest))), ...(deps.budgets ?? [])];
     ctx = {
       plan,
       deps: full,

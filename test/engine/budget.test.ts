@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/preflight/preflight.js';
 import { listRecordFiles, readRecord } from '../../src/store/dispatch-record.js';
 import { verifyRun } from '../../src/audit/verify.js';
-import { BATCH_SCOPE, BudgetLedger, estimateRun } from '../../src/engine/budget.js';
+import { BATCH_SCOPE, BudgetAccount, estimateRun } from '../../src/engine/budget.js';
 import type { RunPlan } from '../../src/engine/plan.js';
 import { runDocument } from '../../src/engine/run-document.js';
 import { readManifest } from '../../src/store/manifest.js';
@@ -179,8 +179,8 @@ describe('resuming a run its budget stopped', () => {
 });
 
 describe('a budget shared by several runs in one process (a batch)', () => {
-  it('admits a dispatch only if the shared ledger does too, and charges it every dispatch', async () => {
-    const batch = new BudgetLedger({ dispatches: 3 }, {}, BATCH_SCOPE);
+  it('admits a dispatch only if the shared account does too, and charges it every dispatch', async () => {
+    const batch = new BudgetAccount({ dispatches: 3 }, {}, BATCH_SCOPE);
     const a = await runDocument(await testPlan(runs, { name: 'a' }), engineDeps(fakeDispatcher([{ reply: NOTED }, { reply: DOC }]), { budgets: [batch] }));
     expect(a.status).toBe('converged');
     expect(batch.spent).toEqual({ costUsd: 0, tokens: 60, dispatches: 2 });
@@ -195,7 +195,7 @@ describe('a budget shared by several runs in one process (a batch)', () => {
   });
 
   it('runs at the same time cannot together overshoot it: an admitted dispatch holds its share until charged', async () => {
-    const batch = new BudgetLedger({ dispatches: 3 }, {}, BATCH_SCOPE);
+    const batch = new BudgetAccount({ dispatches: 3 }, {}, BATCH_SCOPE);
     const gate = gatedDispatcher();
     let finished = 0;
     const all = Promise.all(
