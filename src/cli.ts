@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { BounceError, EXIT, isBounceError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
@@ -7,8 +7,6 @@ import {
   CACHE_EXIT_CODES,
   CHECK_EXIT_CODES,
   commandHelp,
-  FORMAT_CHOICES,
-  LEVEL_CHOICES,
   LINT_EXAMPLES,
   LINT_EXIT_CODES,
   LINT_RULE_LIST,
@@ -18,7 +16,11 @@ import {
   SCAN_EXAMPLES,
   SCAN_EXIT_CODES,
 } from './help.js';
+import type { BatchRefineOptions, BatchResumeOptions } from './commands/batch.js';
 import type { Format, Level } from './formats/finding.js';
+import { FORMATS, LEVELS } from './formats/names.js';
+import type { ForkOptions } from './request/fork-request.js';
+import type { ReplayOptions } from './request/replay-request.js';
 import { LINT_MODES } from './lint-modes.js';
 import { SYNTAXES } from './syntaxes.js';
 import type { Syntax } from './vocabulary.js';
@@ -27,6 +29,19 @@ import type { Syntax } from './vocabulary.js';
 const CACHE_HELP =
   'answer a dispatch, free, with the accepted reply an earlier one got to the same prompt, model and settings; cache in DIR (default: config cache, else $XDG_CACHE_HOME/bounce/responses; a word right after --cache is taken for DIR)';
 const NO_CACHE_HELP = 'no response cache, whatever config cache says';
+
+/** Names that are on one side only: flags no field reads, or fields no flag sets. */
+type Unmatched<O, T> = Exclude<keyof O, keyof T> | Exclude<keyof T, keyof O>;
+
+/**
+ * The options commander parsed (typed from the declarations by @commander-js/extra-typings),
+ * handed on as the fields `T` a command's module reads. A compile error when the two differ: a
+ * value of another type fails `O extends T`, and a flag without a field (or a field without a
+ * flag) asks for a second argument naming it, so a flag and its field cannot drift apart.
+ */
+function flagsAs<T>() {
+  return <O extends T>(o: O, ..._unmatched: [Unmatched<O, T>] extends [never] ? [] : [unmatched: Unmatched<O, T>]): T => o;
+}
 
 /**
  * Declares the commands; each one's work lives in src/commands/<name>.ts and is imported
@@ -81,7 +96,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--cache [dir]', CACHE_HELP)
     .option('--no-cache', NO_CACHE_HELP)
     .addHelpText('after', commandHelp(REFINE_EXAMPLES))
-    .action(async (docs: string[], o: Record<string, unknown>, cmd: Command) => {
+    .action(async (docs, flags, cmd) => {
+      const o = flagsAs<Omit<BatchRefineOptions, 'docs'>>()(flags);
       // rawArgs: the words as typed (commander keeps them on the program; its typings leave them out).
       if (o.context) assertContextValues((cmd.parent as { rawArgs?: string[] } | null)?.rawArgs ?? [], docs);
       const { isBatch } = await import('./request/batch-args.js');
@@ -98,10 +114,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('scan')
     .description('list the notes in documents; exit 1 when any are left (a CI gate)')
     .argument('<paths...>', 'files, folders or globs; - for stdin')
-    .addOption(new Option('-f, --format <format>', 'output format').choices(FORMAT_CHOICES).default('text'))
+    .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS).default('text'))
     .option('--json', 'print one JSON object with every note (same as --format json)')
     .option('--output <file>', 'write the report to FILE (atomically) instead of stdout')
-    .addOption(new Option('--level <level>', 'severity of each note in github, sarif and codequality output').choices(LEVEL_CHOICES).default('warning'))
+    .addOption(new Option('--level <level>', 'severity of each note in github, sarif and codequality output').choices(LEVELS).default('warning'))
     .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
     .option('--lint', "also report each note that breaks the protocol's conformance rules (see bounce lint)")
     .option('--rules <ids>', 'with --lint: the lint rules to apply (comma-separated or repeated; default all)', repeatable)
@@ -110,7 +126,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--config <file>', 'config file to read markers and max_bytes from')
     .option('-q, --quiet', 'no summary on stderr (notes still go to stdout, errors to stderr)')
     .addHelpText('after', commandHelp(SCAN_EXAMPLES, SCAN_EXIT_CODES))
-    .action(async (paths: string[], o: ScanFlags & { lint?: boolean }) => {
+    .action(async (paths, flags) => {
+      const o = flagsAs<ScanFlags & { lint?: boolean }>()(flags);
       const [{ runScan }, config] = await Promise.all([import('./commands/scan.js'), scanConfig(io, o.config, o.marker ?? [])]);
       // runScan writes only its summary to stderr; its errors are thrown and printed by main.
       const scanIo = o.quiet ? { ...io, stderr: { write: () => true } } : io;
@@ -122,17 +139,18 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description("check each note against the protocol's conformance rules; exit 1 when one breaks them")
     .argument('<paths...>', 'files, folders or globs; - for stdin')
     .option('--rules <ids>', `rules to apply, comma-separated or repeated (default all: ${LINT_RULE_LIST})`, repeatable)
-    .addOption(new Option('-f, --format <format>', 'output format').choices(FORMAT_CHOICES).default('text'))
+    .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS).default('text'))
     .option('--json', 'print one JSON object with every problem (same as --format json)')
     .option('--output <file>', 'write the report to FILE (atomically) instead of stdout')
-    .addOption(new Option('--level <level>', 'severity of each problem in github, sarif and codequality output').choices(LEVEL_CHOICES).default('warning'))
+    .addOption(new Option('--level <level>', 'severity of each problem in github, sarif and codequality output').choices(LEVELS).default('warning'))
     .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
     .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices([...SYNTAXES]))
     .option('--config <file>', 'config file to read markers and max_bytes from')
     .option('-q, --quiet', 'no summary on stderr (problems still go to stdout, errors to stderr)')
     .addHelpText('after', commandHelp(LINT_EXAMPLES, LINT_EXIT_CODES))
-    .action(async (paths: string[], o: ScanFlags) => {
+    .action(async (paths, flags) => {
+      const o = flagsAs<ScanFlags>()(flags);
       const [{ runLint }, config] = await Promise.all([import('./commands/lint.js'), scanConfig(io, o.config, o.marker ?? [])]);
       const lintIo = o.quiet ? { ...io, stderr: { write: () => true } } : io;
       setExit(await runLint({ patterns: paths, ...scanFlags(o), ...config, rules: o.rules }, lintIo));
@@ -143,7 +161,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--config <file>', 'config file')
     .option('--json', 'print one JSON object')
     .addHelpText('after', commandHelp(['bounce check', 'bounce check --json'], CHECK_EXIT_CODES))
-    .action(async (o: { config?: string; json?: boolean }) => {
+    .action(async (o) => {
       const { runCheck } = await import('./commands/check.js');
       setExit(await runCheck(o, io));
     });
@@ -160,7 +178,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('adapters')
     .description('list the built-in adapters and their options')
     .option('--json', 'print one JSON object')
-    .action(async (o: { json?: boolean }) => {
+    .action(async (o) => {
       const { runAdapters } = await import('./commands/adapters.js');
       setExit(await runAdapters(o, io));
     });
@@ -199,7 +217,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         RESUME_EXIT_CODES,
       ),
     )
-    .action(async (runs: string[], o: Record<string, unknown>) => {
+    .action(async (runs, flags) => {
+      const o = flagsAs<Omit<BatchResumeOptions, 'runs'>>()(flags);
       if (runs.length > 1 || o.batch !== undefined || o.concurrency !== undefined) {
         const { runBatchResume } = await import('./commands/batch.js');
         setExit(await runBatchResume({ runs, ...o }, io));
@@ -236,7 +255,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       'after',
       commandHelp(['bounce fork 7QZK3M --from-pass 3 --composer codex', 'bounce fork latest --from-pass 2 --prompts prompts/ --passes 4'], RESUME_EXIT_CODES),
     )
-    .action(async (run: string, o: Record<string, unknown>) => {
+    .action(async (run, flags) => {
+      const o = flagsAs<Omit<ForkOptions, 'run'>>()(flags);
       const { runFork } = await import('./commands/fork.js');
       setExit(await runFork({ run, ...o }, io));
     });
@@ -261,7 +281,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         REPLAY_EXIT_CODES,
       ),
     )
-    .action(async (runs: string[], o: Record<string, unknown>) => {
+    .action(async (runs, flags) => {
+      const o = flagsAs<Omit<ReplayOptions, 'runs'>>()(flags);
       const { runReplay } = await import('./commands/replay.js');
       setExit(await runReplay({ runs, ...o }, io));
     });
@@ -278,7 +299,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--runs-dir <dir>', 'runs folder (default: runs_dir from config, else ./runs)')
     .option('--config <file>', 'config file')
     .option('--json', 'print a JSON array')
-    .action(async (o: { runsDir?: string; config?: string; json?: boolean }) => {
+    .action(async (o) => {
       const { runRuns } = await import('./commands/runs.js');
       setExit(await runRuns({ runsDir: await runsDir(o), json: o.json }, io));
     });
@@ -290,7 +311,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--runs-dir <dir>', 'runs folder')
     .option('--config <file>', 'config file')
     .option('--json', 'print one JSON object')
-    .action(async (run: string, o: { runsDir?: string; config?: string; json?: boolean }) => {
+    .action(async (run, o) => {
       const { runShow } = await import('./commands/show.js');
       setExit(await runShow({ run, runsDir: await runsDir(o), json: o.json }, io));
     });
@@ -305,7 +326,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--no-color', 'plain output even on a terminal')
     .option('--net', 'one diff from the original to the final document (the last one if the run did not converge)')
     .option('--json', 'with two runs: print the comparison as one JSON object')
-    .action(async (run: string, pass: string | undefined, o: { runsDir?: string; config?: string; color?: boolean; net?: boolean; json?: boolean }) => {
+    .action(async (run, pass, o) => {
       const { runDiff } = await import('./commands/diff.js');
       const color = o.color === false ? false : undefined;
       setExit(await runDiff({ run, runsDir: await runsDir(o), pass, color, net: o.net, json: o.json }, io));
@@ -318,7 +339,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--runs-dir <dir>', 'runs folder')
     .option('--config <file>', 'config file')
     .option('--open', "also open it in the system's browser")
-    .action(async (run: string, o: { runsDir?: string; config?: string; open?: boolean }) => {
+    .action(async (run, o) => {
       const { runReport } = await import('./commands/report.js');
       setExit(await runReport({ run, runsDir: await runsDir(o), open: o.open }, io));
     });
@@ -331,7 +352,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--config <file>', 'config file')
     .option('--json', 'print one JSON object')
     .addHelpText('after', commandHelp(['bounce audit latest'], CHECK_EXIT_CODES))
-    .action(async (run: string, o: { runsDir?: string; config?: string; json?: boolean }) => {
+    .action(async (run, o) => {
       const { runAudit } = await import('./commands/audit.js');
       setExit(await runAudit({ run, runsDir: await runsDir(o), json: o.json }, io));
     });
@@ -345,7 +366,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--config <file>', 'config file')
     .option('--json', 'print one JSON object')
     .addHelpText('after', commandHelp(['bounce cache stats', 'bounce cache stats --cache .bounce-cache --json'], CACHE_EXIT_CODES))
-    .action(async (o: { cache?: string; config?: string; json?: boolean }) => {
+    .action(async (o) => {
       const { runCacheStats } = await import('./commands/cache.js');
       setExit(await runCacheStats(o, io));
     });
@@ -356,7 +377,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--cache <dir>', 'the cache folder (default: config cache, else $XDG_CACHE_HOME/bounce/responses)')
     .option('--config <file>', 'config file')
     .addHelpText('after', commandHelp(['bounce cache clear --older-than 30d', 'bounce cache clear --cache .bounce-cache'], CACHE_EXIT_CODES))
-    .action(async (o: { olderThan?: string; cache?: string; config?: string }) => {
+    .action(async (o) => {
       const { runCacheClear } = await import('./commands/cache.js');
       setExit(await runCacheClear(o, io));
     });

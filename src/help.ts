@@ -1,4 +1,3 @@
-import { FORMATS, LEVELS } from './formats/names.js';
 import { LINT_RULE_IDS } from './protocol/lint.js';
 
 /** Shared pieces of --help text. */
@@ -48,8 +47,6 @@ export const REPLAY_EXIT_CODES = `Exit codes:
   2    usage error, or a run that cannot be replayed (each says why)
   130  interrupted (Ctrl-C)`;
 
-export const FORMAT_CHOICES: string[] = [...FORMATS];
-export const LEVEL_CHOICES: string[] = [...LEVELS];
 export const LINT_RULE_LIST = LINT_RULE_IDS.join(', ');
 
 export const SCAN_EXAMPLES = [
