@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
+import { DEFAULT_PASSES } from './config/defaults.js';
 import { BounceError, EXIT, isBounceError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
@@ -58,7 +59,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('refine')
     .description('run the bounce loop on a document (- reads stdin)')
     .argument('<docs...>', 'the document to refine (- for stdin); several files, folders or globs make a batch')
-    .option('-p, --passes <n>', 'pass budget N (1 to max_passes)', '2')
+    .option('-p, --passes <n>', `pass budget N (1 to max_passes; default ${DEFAULT_PASSES})`)
     .option(
       '-r, --reviewer <agent>',
       'agent for odd passes (claude, codex, gemini, opencode, openai:<model>, anthropic, mock, cmd:<program> or a configured name)',

@@ -5,3 +5,6 @@ export const REPLY_DEFAULTS: { summaryRatio: number; summaryMinWords: number } =
   summaryRatio: 0.3,
   summaryMinWords: 50,
 };
+
+/** Passes a refine runs when --passes is not given: one reviewer pass and one composer pass. */
+export const DEFAULT_PASSES = 2;

@@ -6,6 +6,7 @@ import { EditFormatSettingSchema, type EditFormatSetting, type Role, type Syntax
 import type { CheckProblem } from '../contract/contract.js';
 import type { Probe } from '../kit/detect.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
+import { DEFAULT_PASSES } from '../config/defaults.js';
 import { TIMEOUT_RANGE_S } from '../config/schema.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
@@ -53,8 +54,6 @@ export interface RefineOptions {
   /** --cache [dir] / --no-cache: the response cache (config `cache`; src/cache/folder.ts). */
   cache?: boolean | string;
 }
-
-export const DEFAULT_PASSES = 2;
 
 export { DEFAULT_TIMEOUT_S, markersFor } from './plan-request.js';
 
