@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
-import { DEFAULT_PASSES } from './config/defaults.js';
+import { DEFAULT_MAX_REPAIRS, DEFAULT_PASSES, DEFAULT_TIMEOUT_S, TIMEOUT_RANGE_S } from './config/defaults.js';
 import { BounceError, EXIT, isBounceError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
@@ -25,6 +25,8 @@ import type { ReplayOptions } from './request/replay-request.js';
 import { LINT_MODES } from './lint-modes.js';
 import { SYNTAXES } from './syntaxes.js';
 import type { Syntax } from './vocabulary.js';
+
+const TIMEOUT_RANGE = `${TIMEOUT_RANGE_S.min} to ${TIMEOUT_RANGE_S.max}`;
 
 /** --cache and --no-cache of refine and resume (docs/reproducible.md, "Response cache"). */
 const CACHE_HELP =
@@ -70,8 +72,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--in-place', 'overwrite the input atomically after convergence')
     .option('--runs-dir <dir>', 'where run folders go (default: runs_dir from config, else ./runs)')
     .option('--name <name>', 'run name used in the run folder name')
-    .option('--timeout <seconds>', 'deadline per agent call in seconds, 1 to 2147483 (default 600)')
-    .option('--max-repairs <n>', 'repair requests per pass (default 1)')
+    .option('--timeout <seconds>', `deadline per agent call in seconds, ${TIMEOUT_RANGE} (default: the agent's timeout_s, else ${DEFAULT_TIMEOUT_S})`)
+    .option('--max-repairs <n>', `repair requests per pass, 0 to 5 (default ${DEFAULT_MAX_REPAIRS})`)
     .option('--max-cost-usd <usd>', 'stop the run (a batch: the whole batch) before a dispatch that could take its cost over USD (config budget.max_cost_usd)')
     .option('--max-tokens <n>', 'stop the run (a batch: the whole batch) before a dispatch that could take its tokens over N (config budget.max_tokens)')
     .option('--max-dispatches <n>', 'stop the run (a batch: the whole batch) before its (N+1)th agent call (config budget.max_dispatches)')
@@ -195,7 +197,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('-c, --composer <agent>', 'another agent for the even passes still to run (default: the recorded one)')
     .option('--runs-dir <dir>', 'where to look for the run')
     .option('--config <file>', 'config file (agents are resolved from it again)')
-    .option('--timeout <seconds>', "deadline per agent call in seconds for this session, 1 to 2147483 (default: the agent's timeout_s, else 600)")
+    .option(
+      '--timeout <seconds>',
+      `deadline per agent call in seconds for this session, ${TIMEOUT_RANGE} (default: the agent's timeout_s, else ${DEFAULT_TIMEOUT_S})`,
+    )
     .option('--max-cost-usd <usd>', "the run's cost limit for this session, what it spent before included (default: config budget.max_cost_usd)")
     .option('--max-tokens <n>', "the run's token limit, likewise (default: config budget.max_tokens)")
     .option('--max-dispatches <n>', "the run's dispatch limit, likewise (default: config budget.max_dispatches)")
@@ -246,7 +251,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('-o, --out <file>', 'write the converged document to FILE (- for stdout) as well as to the fork folder')
     .option('--runs-dir <dir>', 'where to look for the run and put the fork (default: the fork goes beside the run)')
     .option('--config <file>', 'config file (agents are resolved from it again)')
-    .option('--timeout <seconds>', "deadline per agent call in seconds, 1 to 2147483 (default: the agent's timeout_s, else 600)")
+    .option('--timeout <seconds>', `deadline per agent call in seconds, ${TIMEOUT_RANGE} (default: the agent's timeout_s, else ${DEFAULT_TIMEOUT_S})`)
     .option('--max-cost-usd <usd>', "the fork's cost limit; the copied passes cost it nothing (default: config budget.max_cost_usd)")
     .option('--max-tokens <n>', "the fork's token limit (default: config budget.max_tokens)")
     .option('--max-dispatches <n>', "the fork's dispatch limit (default: config budget.max_dispatches)")

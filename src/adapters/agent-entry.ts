@@ -4,7 +4,7 @@
  * entry to add, so a hint never names a config entry that does not exist.
  */
 import { CONFIG_FILE } from '../config/load.js';
-import { TIMEOUT_RANGE_S } from '../config/schema.js';
+import { TIMEOUT_RANGE_S } from '../config/defaults.js';
 import type { ResolvedAgent } from './registry.js';
 import { adapterInfo } from './builtins.js';
 

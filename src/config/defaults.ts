@@ -8,3 +8,12 @@ export const REPLY_DEFAULTS: { summaryRatio: number; summaryMinWords: number } =
 
 /** Passes a refine runs when --passes is not given: one reviewer pass and one composer pass. */
 export const DEFAULT_PASSES = 2;
+
+/** An agent call's deadline when neither --timeout nor the agent's `timeout_s` sets one. */
+export const DEFAULT_TIMEOUT_S = 600;
+
+/** The deadlines --timeout and `timeout_s` may set, in seconds (the largest a Node timer takes). */
+export const TIMEOUT_RANGE_S = { min: 1, max: 2_147_483 } as const;
+
+/** Repair requests a pass may send when --max-repairs is not given. */
+export const DEFAULT_MAX_REPAIRS = 1;

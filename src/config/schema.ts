@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AgentOptionsSchema } from '../contract/contract.js';
 import { PRICE_KEY, PRICE_KEY_RULE, PriceSchema } from '../prices.js';
-import { REPLY_DEFAULTS } from './defaults.js';
+import { REPLY_DEFAULTS, TIMEOUT_RANGE_S } from './defaults.js';
 import { LintModeSchema } from '../vocabulary.js';
 import { EditFormatSettingSchema } from '../vocabulary.js';
 import { DismissalsSchema } from '../vocabulary.js';
@@ -10,7 +10,6 @@ import { DismissalsSchema } from '../vocabulary.js';
  * The range of a call deadline in seconds (`timeout_s`, `--timeout`): a timer holds at most
  * 2^31-1 ms, and Node fires a longer one at once, so every call would time out.
  */
-export const TIMEOUT_RANGE_S = { min: 1, max: 2_147_483 } as const;
 export const TIMEOUT_RANGE_TEXT = `a number of seconds from ${TIMEOUT_RANGE_S.min} to ${TIMEOUT_RANGE_S.max}`;
 
 /** The longest goal (--goal, --goal-file, config `goal`), in characters. */

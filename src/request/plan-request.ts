@@ -25,7 +25,7 @@ import { editFormatFor } from '../text/edit-blocks.js';
 import { replyModeFor } from '../engine/reply.js';
 import type { EditFormatSetting } from '../vocabulary.js';
 
-export const DEFAULT_TIMEOUT_S = 600;
+import { DEFAULT_TIMEOUT_S } from '../config/defaults.js';
 
 /** The markers a run looks for: the protocol's two plus any configured extra names. */
 export function markersFor(config: Config): string[] {

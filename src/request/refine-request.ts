@@ -6,8 +6,7 @@ import { EditFormatSettingSchema, type EditFormatSetting, type Role, type Syntax
 import type { CheckProblem } from '../contract/contract.js';
 import type { Probe } from '../kit/detect.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
-import { DEFAULT_PASSES } from '../config/defaults.js';
-import { TIMEOUT_RANGE_S } from '../config/schema.js';
+import { DEFAULT_MAX_REPAIRS, DEFAULT_PASSES, TIMEOUT_RANGE_S } from '../config/defaults.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { outputTarget } from './output-target.js';
@@ -55,7 +54,6 @@ export interface RefineOptions {
   cache?: boolean | string;
 }
 
-export { DEFAULT_TIMEOUT_S, markersFor } from './plan-request.js';
 
 /** An integer flag in [min, max]; `2.5`, `abc`, `-1` and out-of-range values are usage errors. */
 export function intFlag(flag: string, value: string | number | undefined, fallback: number, min: number, max: number): number {
@@ -122,7 +120,7 @@ export async function refineSettings(opts: RefineOptions, io: Io): Promise<Refin
     config,
     configDir: configPath ? dirname(configPath) : null,
     passes: intFlag('--passes', opts.passes, DEFAULT_PASSES, 1, config.max_passes),
-    maxRepairs: intFlag('--max-repairs', opts.maxRepairs, 1, 0, 5),
+    maxRepairs: intFlag('--max-repairs', opts.maxRepairs, DEFAULT_MAX_REPAIRS, 0, 5),
     timeoutS: secondsFlag(opts.timeout),
     runsDir: runsDirFor(io.cwd, loaded, opts.runsDir),
     promptsDir: opts.prompts ? resolve(io.cwd, opts.prompts) : null,
