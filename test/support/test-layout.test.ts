@@ -16,7 +16,6 @@ const NOT_ONE_MODULE: Record<string, string> = {
   'test/cli-lazy.test.ts': 'the launcher and the bundle: bin/bounce.js, scripts/bundle.mjs',
   'test/commands/cli.test.ts': 'src/cli.ts, the commands it declares, in-process',
   'test/commands/notes-ledger.test.ts': 'the ledger of notes through refine, runs, show and diff',
-  'test/engine/output-target.test.ts': 'where refine writes its result (src/engine/output.ts), through the CLI',
   'test/formats/formats.test.ts': 'every format against its golden file, through scan and lint',
   'test/preflight/estimate.test.ts': 'the token estimate of src/preflight/preflight.ts',
   'test/store/store.test.ts': 'the run folder written by its writers together: atomic, lock, manifest, recorder',

@@ -7,7 +7,7 @@ import { callAdapter, checkAdapter, MAX_STDERR_BYTES, stripAnsi, type CallOption
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import { adapterRequest, ROOT } from '../support/adapter-process.js';
 import { testAgent } from '../support/test-agent.js';
-import { failure, running, success } from './host-support.js';
+import { failure, running, success } from '../adapters/host-support.js';
 
 let dir: string;
 const leftovers: number[] = [];

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ANSWERED_GRACE_MS, EARLY_START_LIMIT_MS, MAX_CLI_OUTPUT_BYTES, makeTempDir, removeTempDir, runCli, runFailure } from '../../src/kit/cli-run.js';
 import { FIXTURES } from '../support/cli.js';
 import { waitFor } from '../support/wait-for.js';
-import { running } from './host-support.js';
+import { running } from '../adapters/host-support.js';
 
 /** A CLI that prints its pid, then a final result line, then stays `lingerMs` before it exits with `code`. */
 function lingering(lingerMs: number, code = 0): string[] {
