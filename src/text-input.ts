@@ -1,17 +1,34 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { type BounceError, isBounceError, usageError } from './errors.js';
+import { BounceError, EXIT, isBounceError, usageError } from './errors.js';
 import type { ErrorCode } from './vocabulary.js';
 
-/** Reads a stream but stops one chunk past the limit, so an endless pipe cannot exhaust memory. */
-export async function readBounded(stream: NodeJS.ReadableStream, maxBytes: number): Promise<Buffer> {
+/**
+ * Reads a stream but stops one chunk past the limit, so an endless pipe cannot exhaust memory.
+ * When `signal` aborts (Ctrl-C, SIGTERM) the read stops at once, the stream is destroyed and
+ * an `interrupted` error (exit 130) is thrown: a pipe that never ends does not hold bounce.
+ */
+export async function readBounded(stream: NodeJS.ReadableStream, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
+  const interrupted = (): BounceError =>
+    new BounceError('interrupted while reading the document from stdin', { exitCode: EXIT.interrupted, code: 'interrupted' });
+  if (signal?.aborted) throw interrupted();
+  const stop = (): void => void (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+  signal?.addEventListener('abort', stop, { once: true });
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    chunks.push(buf);
-    size += buf.length;
-    if (size > maxBytes) break;
+  try {
+    for await (const chunk of stream) {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      chunks.push(buf);
+      size += buf.length;
+      if (size > maxBytes) break;
+    }
+  } catch (err) {
+    if (signal?.aborted) throw interrupted();
+    throw err;
+  } finally {
+    signal?.removeEventListener('abort', stop);
   }
+  if (signal?.aborted) throw interrupted();
   return Buffer.concat(chunks);
 }
 

@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { usageError } from '../src/errors.js';
-import { readSmallFile, readUserFile, SMALL_FILE_MAX_BYTES } from '../src/text-input.js';
+import { BounceError, usageError } from '../src/errors.js';
+import { PassThrough } from 'node:stream';
+import { readBounded, readSmallFile, readUserFile, SMALL_FILE_MAX_BYTES } from '../src/text-input.js';
 import { tempDir } from './support/cli.js';
 import { usageErrorOf } from './support/errors.js';
 
@@ -47,6 +48,36 @@ describe('readUserFile', () => {
     const problems = { missing: () => usageError('the goal file is gone'), directory: () => usageError('a folder holds no goal') };
     expect(usageErrorOf(() => readUserFile(join(dir, 'nope'), 'nope', 100, 'usage', problems)).message).toBe('the goal file is gone');
     expect(usageErrorOf(() => readUserFile(join(dir, 'folder'), 'folder', 100, 'usage', problems)).message).toBe('a folder holds no goal');
+  });
+});
+
+describe('readBounded', () => {
+  it('reads a stream to its end, and stops one chunk past the limit', async () => {
+    const whole = new PassThrough();
+    whole.end('abc');
+    expect((await readBounded(whole, 10)).toString()).toBe('abc');
+    const endless = new PassThrough();
+    endless.write('x'.repeat(8));
+    endless.write('y'.repeat(8));
+    expect((await readBounded(endless, 10)).length).toBe(16);
+  });
+
+  it('stops at once when its signal aborts, on a stream that never ends: an interrupted error (exit 130), the stream destroyed', async () => {
+    const stream = new PassThrough();
+    stream.write('# half a document');
+    const controller = new AbortController();
+    const read = readBounded(stream, 1000, controller.signal);
+    setTimeout(() => controller.abort(), 50);
+    const err = await read.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BounceError);
+    expect(err).toMatchObject({ exitCode: 130, code: 'interrupted', message: 'interrupted while reading the document from stdin' });
+    expect(stream.destroyed).toBe(true);
+  });
+
+  it('an aborted signal reads nothing', async () => {
+    const stream = new PassThrough();
+    stream.end('abc');
+    await expect(readBounded(stream, 10, AbortSignal.abort())).rejects.toMatchObject({ code: 'interrupted' });
   });
 });
 

@@ -1,4 +1,6 @@
+import type { ChildProcess } from 'node:child_process';
 import type { HostErrorType } from '../vocabulary.js';
+import { isBounceError } from '../errors.js';
 import {
   AdapterResponseSchema,
   type AdapterRequest,
@@ -8,7 +10,7 @@ import {
   type ResolvedAgent,
   type Usage,
 } from './contract.js';
-import { endGroup, guardGroup, reapAfterExit, terminateGroup } from './process-group.js';
+import { endGroup, reapAfterExit, spawnGuarded, terminateGroup } from './process-group.js';
 
 /** Failures the runner sees: the adapter's own typed errors plus what the host observed. */
 export type { HostErrorType } from '../vocabulary.js';
@@ -79,51 +81,65 @@ export async function callAdapter(
   extraArgs: string[] = [],
 ): Promise<HostResult> {
   const started = Date.now();
-  const { execa } = await import('execa');
-  const child = execa(agent.command, [...agent.args, ...extraArgs], {
-    input: JSON.stringify(request),
-    detached: true,
-    reject: false,
-    stripFinalNewline: false,
-    // stderr is an artifact, not a reply: bound it separately and generously.
-    maxBuffer: { stdout: opts.maxOutputBytes, stderr: MAX_STDERR_BYTES },
-    env: opts.env,
-    extendEnv: opts.env === undefined,
-    cwd: opts.cwd,
-    encoding: 'utf8',
-  });
-  guardGroup(child.pid);
+  let child: ChildProcess;
+  try {
+    // Guarded by the watchdog from its spawn (a plain spawn: the line naming its group is in the watchdog's pipe before the
+    // program can do anything), or refused with nothing started when no watchdog can run.
+    child = spawnGuarded(agent.command, [...agent.args, ...extraArgs], { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  } catch (err) {
+    const error: HostError = isBounceError(err)
+      ? { type: 'config', message: err.line }
+      : { type: 'crash', message: `${agent.spec} could not be started: ${err instanceof Error ? err.message : String(err)}` };
+    return { stdout: '', stderr: '', exitCode: null, durationMs: Date.now() - started, ok: false, error };
+  }
   let reason: 'timeout' | 'interrupted' | null = null;
-  const killGroup = (why: 'timeout' | 'interrupted'): void => {
-    reason ??= why;
+  let over: 'stdout' | 'stderr' | null = null;
+  const killGroup = (why: 'timeout' | 'interrupted' | null): void => {
+    if (why) reason ??= why;
     terminateGroup(child.pid, KILL_GRACE_MS);
   };
+  // Each stream kept up to its bound (stdout: the reply, in characters; stderr: an artifact, bounded generously); past it the program is stopped.
+  const collect = (stream: NodeJS.ReadableStream | null, name: 'stdout' | 'stderr', max: number): (() => string) => {
+    let text = '';
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => {
+      if (text.length + chunk.length <= max) text += chunk;
+      else if (over === null) {
+        text += chunk.slice(0, max - text.length);
+        over = name;
+        killGroup(null);
+      }
+    });
+    return () => text;
+  };
+  const stdout = collect(child.stdout, 'stdout', opts.maxOutputBytes);
+  const stderr = collect(child.stderr, 'stderr', MAX_STDERR_BYTES);
+  // A program that exits before reading its request (EPIPE) still has its output read.
+  child.stdin?.on('error', () => {});
+  child.stdin?.end(JSON.stringify(request));
   const timer = setTimeout(() => killGroup('timeout'), opts.timeoutMs);
   reapAfterExit(child, EXIT_GRACE_MS);
   const onAbort = (): void => killGroup('interrupted');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();
-  const result = await child;
+  const ended = await new Promise<{ exitCode: number | null; spawnError: NodeJS.ErrnoException | null }>((resolve) => {
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      // Not started at all (ENOENT, EACCES): there is no process to wait for.
+      if (child.pid === undefined) resolve({ exitCode: null, spawnError: err });
+    });
+    child.on('close', (code) => resolve({ exitCode: code, spawnError: null }));
+  });
   clearTimeout(timer);
   opts.signal?.removeEventListener('abort', onAbort);
   // Whatever the adapter left behind in its group goes too.
   endGroup(child.pid);
-  const base = {
-    stdout: String(result.stdout ?? ''),
-    stderr: String(result.stderr ?? ''),
-    exitCode: result.exitCode ?? null,
-    durationMs: Date.now() - started,
-  };
+  const base = { stdout: stdout(), stderr: stderr(), exitCode: ended.exitCode, durationMs: Date.now() - started };
   const failed = (type: HostErrorType, message: string): HostResult => ({ ...base, ok: false, error: { type, message } });
   if (reason) return stopped(agent, reason, opts, base);
-  if (result.code === 'ENOENT' || (result.failed && /ENOENT/.test(String(result.message)) && result.exitCode === undefined)) {
-    return failed('not_found', `adapter program not found: ${agent.command}`);
-  }
-  if (result.isMaxBuffer) {
-    // execa cuts the stream that hit its bound at that bound: the one at its bound is the one.
-    if (base.stderr.length >= MAX_STDERR_BYTES) return failed('invalid_response', `${agent.spec} printed more than 64 MiB on stderr and was stopped`);
-    return failed('invalid_response', `${agent.spec} printed more than ${opts.maxOutputBytes} characters on stdout`);
-  }
+  if (ended.spawnError?.code === 'ENOENT') return failed('not_found', `adapter program not found: ${agent.command}`);
+  if (ended.spawnError) return failed('crash', `${agent.spec} could not be started: ${ended.spawnError.message}`);
+  if (over === 'stderr') return failed('invalid_response', `${agent.spec} printed more than 64 MiB on stderr and was stopped`);
+  if (over === 'stdout') return failed('invalid_response', `${agent.spec} printed more than ${opts.maxOutputBytes} characters on stdout`);
   return interpret(agent, base);
 }
 

@@ -1,14 +1,19 @@
 /**
  * Signals for a child started in its own process group (detached): the child and whatever
- * it started die together. Used for adapter programs (host.ts) and the CLIs the built-in
- * adapters run (cli-run.ts).
+ * it started die together. Used for adapter programs (host.ts), the CLIs the built-in
+ * adapters run and their offline probes (cli-run.ts, detect.ts).
  *
  * Every such group is also registered with this process's watchdog (guardGroup): a `sh`
  * started once per bounce process, in a session of its own, that reads the groups from a
  * pipe and kills the ones still registered when the pipe closes. The kernel closes the pipe
- * however bounce ends, SIGKILL included, so no agent's process tree outlives bounce.
+ * however bounce ends, SIGKILL included, so no agent's process tree outlives bounce. The
+ * watchdog is running before a guarded child is spawned (readyWatchdog, spawnGuarded) and
+ * each group is in its pipe as soon as its spawn returns (a synchronous write): a child that
+ * cannot be guarded is not started.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import { writeSync } from 'node:fs';
+import { BounceError, EXIT } from '../errors.js';
 
 export function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (!pid) return;
@@ -61,47 +66,138 @@ for g in $groups; do kill -KILL -"$g" 2>/dev/null; done
 /** The groups this process started and has not killed for good yet: group id -> when it started (ms since the epoch). */
 const live = new Map<number, number>();
 const listeners = new Set<(groups: ReadonlyMap<number, number>) => void>();
-let watchdog: ChildProcess | null = null;
 
-function startWatchdog(): ChildProcess | null {
+/** The watchdog running now, and the file descriptor of bounce's end of its pipe. */
+interface Watchdog {
+  child: ChildProcess;
+  fd: number;
+}
+let watchdog: Watchdog | null = null;
+
+/**
+ * Why bounce starts no agent: it could not start the watchdog that would kill the agent's
+ * process tree should bounce die. A dispatch (or a probe) that meets it is refused, nothing started.
+ */
+export class NoWatchdogError extends BounceError {
+  constructor(why: string) {
+    super(`bounce could not start the watchdog that kills an agent's processes if bounce dies (/bin/sh: ${why}), so it starts no agent`, {
+      exitCode: EXIT.agent,
+      code: 'agent',
+      hint: 'check that /bin/sh runs and that the process limit (ulimit -u) is not reached, then try again',
+    });
+    this.name = 'NoWatchdogError';
+  }
+}
+
+function startWatchdog(): Watchdog {
   let child: ChildProcess;
   try {
     child = spawn('/bin/sh', ['-c', WATCHDOG], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
-  } catch {
-    return null;
+  } catch (err) {
+    throw new NoWatchdogError(err instanceof Error ? err.message : String(err));
   }
   child.on('error', () => {});
   child.stdin?.on('error', () => {});
-  if (child.pid === undefined || !child.stdin) return null;
+  // bounce's end of the pipe, written with writeSync: a line is in the pipe before the agent it names can outlive bounce.
+  const fd = (child.stdin as unknown as { _handle?: { fd?: unknown } } | null)?._handle?.fd;
+  if (child.pid === undefined || typeof fd !== 'number' || fd < 0) {
+    signalGroup(child.pid, 'SIGKILL');
+    child.stdin?.destroy();
+    throw new NoWatchdogError(child.pid === undefined ? 'it did not start' : 'no pipe to it');
+  }
+  const started: Watchdog = { child, fd };
   child.once('exit', () => {
-    if (watchdog === child) watchdog = null;
+    if (watchdog === started) watchdog = null;
   });
   // Neither the watchdog nor its pipe keeps bounce running; the pipe closes when bounce exits.
   child.unref();
   (child.stdin as unknown as { unref?: () => void }).unref?.();
-  return child;
+  return started;
 }
 
-/** Tells the watchdog; one that is gone (or not started yet) is started and told every live group. */
-function tell(line: string): void {
-  if (watchdog?.stdin?.writable && watchdog.exitCode === null && watchdog.signalCode === null) {
-    watchdog.stdin.write(line);
-    return;
+/**
+ * Puts `text` into the watchdog's pipe before it returns; false when the watchdog is gone
+ * (EPIPE). Should the pipe ever be full, the rest goes through the stream, in order.
+ */
+function send(w: Watchdog, text: string): boolean {
+  const stdin = w.child.stdin;
+  if (!stdin || stdin.destroyed) return false;
+  if (stdin.writableLength > 0) {
+    stdin.write(text);
+    return true;
   }
-  watchdog = startWatchdog();
-  if (watchdog && live.size > 0) watchdog.stdin?.write([...live.keys()].map((g) => `+ ${g}\n`).join(''));
+  let bytes = Buffer.from(text);
+  try {
+    while (bytes.length > 0) bytes = bytes.subarray(writeSync(w.fd, bytes));
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') return false;
+    stdin.write(bytes);
+    return true;
+  }
+}
+
+const running = (w: Watchdog | null): w is Watchdog => w !== null && w.child.exitCode === null && w.child.signalCode === null;
+
+/** A new watchdog, told every live group; throws NoWatchdogError. */
+function restart(): Watchdog {
+  const w = startWatchdog();
+  watchdog = w;
+  if (live.size > 0 && !send(w, [...live.keys()].map((g) => `+ ${g}\n`).join(''))) throw new NoWatchdogError('it stopped reading at once');
+  return w;
+}
+
+/**
+ * Makes sure a watchdog runs, starting one if none does; throws NoWatchdogError when none
+ * can. Called before each spawn of a process to guard (spawnGuarded, callAdapter), so that a
+ * dispatch that could not be guarded is refused before anything starts.
+ */
+export function readyWatchdog(): void {
+  if (!running(watchdog)) restart();
+}
+
+/** Tells the watchdog a change (`live` has it already); one that is gone is started again and told every live group. False when none runs. */
+function tell(line: string): boolean {
+  if (running(watchdog) && send(watchdog, line)) return true;
+  try {
+    restart();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function guarded(): void {
   for (const listener of listeners) listener(live);
 }
 
-/** Registers a child's group, just after it was spawned: if bounce dies, the watchdog kills it. */
+/**
+ * Registers a child's group, just after it was spawned (after readyWatchdog): if bounce dies,
+ * the watchdog kills it. The line is in the watchdog's pipe when this returns. Should no
+ * watchdog run any more (it died and cannot be started again), the group is killed at once:
+ * nothing runs unguarded.
+ */
 export function guardGroup(pid: number | undefined): void {
   if (!pid || live.has(pid)) return;
   live.set(pid, Date.now());
-  tell(`+ ${pid}\n`);
+  if (!tell(`+ ${pid}\n`)) {
+    live.delete(pid);
+    signalGroup(pid, 'SIGKILL');
+    return;
+  }
   guarded();
+}
+
+/**
+ * Spawns a child in a process group of its own (detached), guarded by the watchdog from the
+ * moment it exists. Throws NoWatchdogError, nothing started, when no watchdog can run; a
+ * failed spawn throws or emits `error` as `spawn` does.
+ */
+export function spawnGuarded(program: string, args: readonly string[], options: Omit<SpawnOptions, 'detached'>): ChildProcess {
+  readyWatchdog();
+  const child = spawn(program, args, { ...options, detached: true });
+  guardGroup(child.pid);
+  return child;
 }
 
 /** The group's last signal: SIGKILL to whatever is left in it, and the watchdog forgets it (its id may be reused from now on). */

@@ -2,7 +2,7 @@
  * What the CLI adapters (claude, codex) share: run the CLI once in its own process group
  * with the prompt on stdin and a deadline, and read its JSON-lines output. Never retries.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rm } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,7 +11,7 @@ import type { AdapterResponse } from '../contract/contract.js';
 import { findProgram, notFound } from './detect.js';
 import { redact } from './endpoint.js';
 import { stripAnsi } from '../contract/host.js';
-import { endGroup, guardGroup, reapAfterExit, signalGroup, terminateGroup } from '../contract/process-group.js';
+import { endGroup, reapAfterExit, signalGroup, spawnGuarded, terminateGroup } from '../contract/process-group.js';
 import type { CliFacts } from './facts.js';
 
 export const MAX_CLI_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -67,7 +67,7 @@ export interface WarmCli {
 export function startWarm(start: CliStart): WarmCli | null {
   let child: ChildProcess;
   try {
-    child = spawn(start.program, start.args, { detached: true, env: start.env, cwd: start.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    child = spawnGuarded(start.program, start.args, { env: start.env, cwd: start.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
   } catch {
     return null;
   }
@@ -75,7 +75,6 @@ export function startWarm(start: CliStart): WarmCli | null {
   child.on('error', () => {});
   child.stdin?.on('error', () => {});
   if (child.pid === undefined) return null;
-  guardGroup(child.pid);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return { start, child, startedAt: Date.now(), exited };
 }
@@ -185,13 +184,13 @@ function runOnce(call: CliCall, input: string | Promise<string | null>): Promise
     if (call.warm && !warm) void dropWarm(call.warm);
     if (call.warm) call.warm.used = true;
     try {
-      child = warm ? warm.child : spawn(call.program, call.args, { detached: true, env: call.env, cwd: call.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+      // A warm start's group is guarded already; a fresh one is guarded from its spawn, or not started (no watchdog).
+      child = warm ? warm.child : spawnGuarded(call.program, call.args, { env: call.env, cwd: call.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     } catch (err) {
       const spawnError = err instanceof Error ? err.message : String(err);
       resolve({ stdout: '', stderr: '', exitCode: null, timedOut: false, tooLarge: null, spawnError, exited: Promise.resolve() });
       return;
     }
-    guardGroup(child.pid); // a warm start's group is guarded already
     let markExited = (): void => {};
     const exited = new Promise<void>((r) => {
       markExited = r;

@@ -2,11 +2,11 @@
  * Finding a CLI and asking it its version. The versions are kept in a probe created per
  * command invocation and passed down, so two runs in one process never share what they saw.
  */
-import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { usageError } from '../errors.js';
 import type { CheckProblem } from '../contract/contract.js';
+import { endGroup, reapAfterExit, spawnGuarded, terminateGroup } from '../contract/process-group.js';
 import type { CliFacts } from './facts.js';
 
 /** The program to run: `$BOUNCE_<CLI>_BIN` (a path or a name), else the CLI's name on PATH; null when not found. */
@@ -72,24 +72,46 @@ export function probeTimeoutMs(env: NodeJS.ProcessEnv, defaultMs: number): numbe
   return seconds * 1000;
 }
 
-/** Runs a short offline command (`--version`, `login status`) with no stdin, bounded by `timeoutMs`. */
+/** After the timeout's SIGTERM to a probe's group, SIGKILL this much later; and what the probe left in its group is killed this long after it exits (as for a dispatch, cli-run.ts). */
+const PROBE_KILL_GRACE_MS = 1500;
+const PROBE_EXIT_GRACE_MS = 250;
+
+/**
+ * Runs a short offline command (`--version`, `login status`) with no stdin, bounded by
+ * `timeoutMs`, under the rules of a dispatch (src/contract/process-group.ts): in a process
+ * group of its own guarded by the watchdog from its spawn (it dies with bounce, SIGKILL
+ * included), its whole group sent SIGTERM at the timeout and SIGKILL 1.5 s later (SIGKILL at
+ * once when `signal` aborts), and what it leaves running in its group killed once it exits.
+ */
 export function runQuick(program: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, cwd?: string, signal?: AbortSignal): Promise<QuickRun> {
   return new Promise((resolve) => {
     let stdout = '';
-    const child = spawn(program, args, {
-      env,
-      cwd,
-      stdio: ['ignore', 'pipe', 'ignore'],
-      timeout: timeoutMs,
-      ...(signal ? { signal, killSignal: 'SIGKILL' as const } : {}),
-    });
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    let timedOut = false;
+    // Throws (the promise rejects, nothing started) when no watchdog can run: NoWatchdogError.
+    const child = spawnGuarded(program, args, { env, cwd, stdio: ['ignore', 'pipe', 'ignore'] });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      terminateGroup(child.pid, PROBE_KILL_GRACE_MS);
+    }, timeoutMs);
+    const onAbort = (): void => endGroup(child.pid);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    reapAfterExit(child, PROBE_EXIT_GRACE_MS);
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => {
       if (stdout.length < 64 * 1024) stdout += d;
     });
-    // Only the timeout and the signal kill the child: killed and not aborted is the timeout.
-    const timedOut = (): boolean => child.killed && !signal?.aborted;
-    child.on('error', () => resolve({ exitCode: null, stdout, timedOut: timedOut() }));
-    child.on('close', (code) => resolve({ exitCode: code, stdout, timedOut: timedOut() }));
+    let done = false;
+    const finish = (run: QuickRun): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      endGroup(child.pid); // whatever it left running in its group
+      resolve(run);
+    };
+    // Only the timeout and the signal kill the child: `timedOut` is set by the timeout alone.
+    child.on('error', () => finish({ exitCode: null, stdout, timedOut }));
+    child.on('close', (code) => finish({ exitCode: code, stdout, timedOut }));
   });
 }
 

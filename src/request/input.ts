@@ -14,7 +14,7 @@ export async function readInput(arg: string, io: Io, maxBytes: number): Promise<
   let display = arg;
   if (arg === '-') {
     if (io.stdin.isTTY) throw usageError('stdin is a terminal, not a document', 'pipe one in (bounce refine - < doc.md) or name a file', 'input');
-    bytes = await readBounded(io.stdin, maxBytes);
+    bytes = await readBounded(io.stdin, maxBytes, io.signal);
     display = 'stdin';
   } else {
     path = resolve(io.cwd, arg);

@@ -116,7 +116,7 @@ async function readInput(input: Input, io: Io, maxBytes: number): Promise<string
   let bytes: Buffer;
   // The size the file system gives, for the message; 0 when unknown (stdin, a file of /proc).
   let size = 0;
-  if (input.path === undefined) bytes = await readBounded(io.stdin, maxBytes);
+  if (input.path === undefined) bytes = await readBounded(io.stdin, maxBytes, io.signal);
   else {
     const path = resolve(io.cwd, input.path);
     const missing = (): BounceError => usageError(`cannot read ${input.label} (ENOENT)`, 'check that it exists and is readable');

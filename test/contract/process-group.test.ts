@@ -1,5 +1,9 @@
 /** Which agent starts the watchdog guards: each one from its spawn until bounce's last signal to its group. */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { killAll, running } from '../adapters/host-support.js';
+import { ROOT } from '../support/cli.js';
 import { dropWarm, runCli, startWarm } from '../../src/kit/cli-run.js';
 import { callAdapter } from '../../src/contract/host.js';
 import { guardedGroups } from '../../src/contract/process-group.js';
@@ -52,5 +56,27 @@ describe('guarded process groups', () => {
     const result = await call;
     expect((JSON.parse(result.stdout) as { pid: number }).pid).toBe(pid);
     expect(guardedGroups().has(pid)).toBe(false);
+  });
+});
+
+describe('the watchdog', () => {
+  it('has a group in its pipe as soon as spawnGuarded returns: a process SIGKILLed in that very tick takes its child down', async () => {
+    // The built module (dist/, as runCli tests use it), in a node that kills itself right after the spawn.
+    const module = join(ROOT, 'dist', 'src', 'contract', 'process-group.js');
+    const script = [
+      `const { spawnGuarded } = await import(${JSON.stringify(module)});`,
+      `const child = spawnGuarded(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: 'ignore' });`,
+      'process.stdout.write(String(child.pid));',
+      "process.kill(process.pid, 'SIGKILL');",
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.signal, r.stderr).toBe('SIGKILL');
+    const pid = Number(r.stdout);
+    expect(pid).toBeGreaterThan(0);
+    try {
+      await waitFor(() => !running(pid), 30_000, `the guarded child ${pid} to be gone`);
+    } finally {
+      killAll([pid]);
+    }
   });
 });

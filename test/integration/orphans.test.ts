@@ -8,7 +8,7 @@ import { waitFor } from '../support/wait-for.js';
 /**
  * Nothing bounce started outlives it, even when it is killed with SIGKILL and can do
  * nothing about it: the agents' process groups are killed by its watchdog
- * (src/adapters/process-group.ts). Each fixture agent starts a child that ignores SIGTERM
+ * (src/contract/process-group.ts). Each fixture agent starts a child that ignores SIGTERM
  * and writes both pids to a file.
  */
 
@@ -76,6 +76,28 @@ describe('bounce killed with SIGKILL during a dispatch', () => {
     expect(pids).toHaveLength(2);
     // The CLI got its prompt: it is the dispatch's own start, not a check.
     expect(readFileSync(log, 'utf8')).toContain('-p');
+    await expectAllGone(pids);
+  });
+});
+
+describe('bounce killed with SIGKILL during a probe', () => {
+  it("takes a CLI's hanging `--version` and the child it started down with it", async () => {
+    const pidFile = join(dir, 'pids');
+    const log = join(dir, 'starts.log');
+    const env = cleanEnv({
+      BOUNCE_CLAUDE_BIN: join(FIXTURES, 'cli', 'fake-cli.mjs'),
+      FAKE_CLI_AUTH: LOGGED_IN,
+      FAKE_CLI_VERSION: 'hang',
+      FAKE_CLI_PIDS: pidFile,
+      FAKE_CLI_LOG: log,
+      // A cache of its own: a version remembered by another test would spare the probe.
+      XDG_CACHE_HOME: tempDir('bounce-orphans-cache-'),
+    });
+    const pids = await killBounceDuringDispatch(['refine', 'plan.md', '--reviewer', 'claude', '--composer', 'claude'], env, pidFile);
+    expect(pids).toHaveLength(2);
+    // The hanging start is the probe: no dispatch had begun.
+    expect(readFileSync(log, 'utf8')).toContain('--version');
+    expect(readFileSync(log, 'utf8')).not.toContain('-p');
     await expectAllGone(pids);
   });
 });

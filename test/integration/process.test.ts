@@ -113,6 +113,31 @@ describe('a signal while bounce is starting', () => {
   });
 });
 
+describe('a signal while bounce reads a document from a pipe that never ends', () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s ends it at once: exit 130, one line on stderr, the --json object, no run folder', async (signal) => {
+    const r = await runCli(['refine', '-', '--reviewer', 'mock', '--composer', 'mock', '--json'], {
+      cwd: dir,
+      stdinOpen: true,
+      // Bounded well below the helper's 60 s: without the fix bounce waits on the pipe until it is killed.
+      timeoutMs: 20_000,
+      onSpawn: (child) => {
+        // Part of a document, and the pipe stays open: bounce is left waiting in its read when the signal comes.
+        child.stdin?.write('# Plan\n\nShip it on');
+        const later = setTimeout(() => child.kill(signal), 2000);
+        child.on('close', () => {
+          clearTimeout(later);
+          child.stdin?.destroy();
+        });
+      },
+    });
+    expect({ code: r.code, signal: r.signal }, r.stderr).toEqual({ code: 130, signal: null });
+    expect(r.stderr.trim().split('\n')).toEqual(['bounce: interrupted']);
+    const out = JSON.parse(r.stdout) as { status: string; run_dir: string | null };
+    expect(out).toMatchObject({ exit_code: 130, status: 'error', run_dir: null, error: { type: 'interrupted' } });
+    expect(runs()).toEqual([]);
+  });
+});
+
 /** Runs bounce with its stdout a pipe whose reader has already gone, as in `bounce scan big.md | head -1`. */
 function runClosedStdout(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
