@@ -1,10 +1,13 @@
-// Replay in npm run bench: a recorded 10-pass run replayed against the same run made with the
+#!/usr/bin/env node
+// Replay in npm run bench (or alone: npm run build, then node bench/replay.mjs; BENCH_ROUNDS
+// sets the rounds): a recorded 10-pass run replayed against the same run made with the
 // built-in mock (alternating, whole processes), and 20 recorded runs replayed as one batch.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { alternate, compare, median, timeOnce } from './timing.mjs';
+import { document } from './document.mjs';
 
 const BIN = fileURLToPath(new URL('../bin/bounce.js', import.meta.url));
 
@@ -67,4 +70,11 @@ export function replayRows(document, rounds) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const rounds = Number(process.env.BENCH_ROUNDS || 7);
+  console.log(`replay, ${rounds} rounds, alternating; ratio: the median of per-round ratios`);
+  for (const [what, a, b, r, goal] of replayRows(document, rounds))
+    console.log(`${what.padEnd(60)} ${a.padStart(9)} ${b.padStart(9)} ${r.padStart(6)}   ${goal}`.trimEnd());
 }

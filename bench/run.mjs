@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { main } from '../dist/src/cli.js';
 import { scanNotes } from '../dist/src/protocol/scanner.js';
 import { median } from './timing.mjs';
+import { document } from './document.mjs';
 import { wholeRuns } from './whole-runs.mjs';
 import { hostileRows } from './scanner-hostile.mjs';
 import { realClis } from './real-clis.mjs';
@@ -33,13 +34,6 @@ function fakeIo(cwd) {
   const stdin = new PassThrough();
   stdin.end();
   return { cwd, env: { ...process.env, NO_COLOR: '1' }, stdout: sink, stderr: { ...sink, text: '' }, stdin, signal: new AbortController().signal };
-}
-
-function document(paragraphs) {
-  const out = ['# Design notes', ''];
-  for (let i = 0; i < paragraphs; i++)
-    out.push(`Paragraph ${i} explains how part ${i} of the system works, what it depends on, and why it was built this way.`, '');
-  return out.join('\n');
 }
 
 async function runnerOverhead() {

@@ -5,7 +5,8 @@
 //   commonmark.js parse of the same files in one Node process (bench/commonmark-parse.mjs),
 //   timed alternately from spawn to exit, with notes in some files and with none;
 // - the peak memory (maxRSS, reported by the child itself) of `bounce scan` on one 8 MB
-//   line full of markers, against its size, also above that of a scan of a one-line file.
+//   line full of markers (text output and --json), against its size, also above that of a
+//   scan of a one-line file. SCALE_MEMORY_ONLY=1 measures the memory alone.
 // It reports; it never fails.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,11 +66,11 @@ export function scaleRows(rounds = 5, files = Number(process.env.SCALE_FILES || 
   return rows;
 }
 
-/** Peak RSS in MB of `bounce scan FILE` (text to a sink stdout) in a fresh process, as the child reports it, and its exit code. */
-function scanRss(dir, file) {
+/** Peak RSS in MB of `bounce scan FILE [...flags]` (to a sink stdout) in a fresh process, as the child reports it. */
+function scanRss(dir, file, flags = []) {
   const code = `const { main } = await import(${JSON.stringify(CLI)});
 const io = { cwd: process.cwd(), env: {}, stdout: { write: () => true }, stderr: { write: () => true }, stdin: process.stdin, signal: new AbortController().signal };
-const code = await main(['node', 'bounce', 'scan', ${JSON.stringify(file)}], io);
+const code = await main(['node', 'bounce', 'scan', ${JSON.stringify(file)}, ...${JSON.stringify(flags)}], io);
 process.stdout.write(JSON.stringify({ code, maxRssKb: process.resourceUsage().maxRSS }));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: dir, encoding: 'utf8', env: env() });
   const out = JSON.parse(r.stdout.split('\n').filter(Boolean).pop() ?? '{}');
@@ -77,26 +78,36 @@ process.stdout.write(JSON.stringify({ code, maxRssKb: process.resourceUsage().ma
   return out.maxRssKb / 1024;
 }
 
-/** Peak RSS of `bounce scan` on one line of `bytes` bytes full of markers, and above a scan of a one-line file. */
+/**
+ * Peak RSS of `bounce scan` on one line of `bytes` bytes full of markers, with text output
+ * and with --json, against the input's size; and the same above a scan of a one-line file.
+ */
 export function markerLineMemory(bytes = 8_000_000) {
   const dir = mkdtempSync(join(tmpdir(), 'bounce-scan-mem-'));
   const unit = '[CLARIFY] x ';
   writeFileSync(join(dir, 'line.md'), unit.repeat(Math.ceil(bytes / unit.length)).slice(0, bytes));
   writeFileSync(join(dir, 'tiny.md'), unit);
   writeFileSync(join(dir, 'bounce.config.yaml'), `max_bytes: ${bytes + 1}\n`);
-  const base = scanRss(dir, 'tiny.md');
-  const mb = scanRss(dir, 'line.md');
-  rmSync(dir, { recursive: true, force: true });
   const x = (m) => `${((m * 1024 * 1024) / bytes).toFixed(1)}x`;
-  return [
-    ['peak memory of scan on one 8 MB line of markers', `${mb.toFixed(0)} MB`, `${x(mb)} the input`, 'goal: < 10x'],
-    [`  the same above a scan of a one-line file (${base.toFixed(0)} MB)`, `${(mb - base).toFixed(0)} MB`, `${x(mb - base)} the input`, ''],
-  ];
+  const rows = [];
+  for (const [label, flags] of [
+    ['text', []],
+    ['--json', ['--json']],
+  ]) {
+    const base = scanRss(dir, 'tiny.md', flags);
+    const mb = scanRss(dir, 'line.md', flags);
+    rows.push(
+      [`peak memory of scan on one 8 MB line of markers (${label})`, `${mb.toFixed(0)} MB`, `${x(mb)} the input`, 'goal: < 10x'],
+      [`  the same above a scan of a one-line file (${base.toFixed(0)} MB)`, `${(mb - base).toFixed(0)} MB`, `${x(mb - base)} the input`, ''],
+    );
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return rows;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log('whole process, medians of alternating runs; ratio: the median of per-round ratios');
-  for (const [what, a, b, r, goal] of scaleRows(Number(process.env.BENCH_ROUNDS || 5)))
-    console.log(`${what.padEnd(78)} ${a.padStart(8)} ${b.padStart(8)} ${r.padStart(6)}   ${goal}`);
+  const rows = process.env.SCALE_MEMORY_ONLY === '1' ? [] : scaleRows(Number(process.env.BENCH_ROUNDS || 5));
+  for (const [what, a, b, r, goal] of rows) console.log(`${what.padEnd(78)} ${a.padStart(8)} ${b.padStart(8)} ${r.padStart(6)}   ${goal}`);
   for (const [what, value, ratio, goal] of markerLineMemory()) console.log(`${what.padEnd(78)} ${value.padStart(8)} ${ratio.padStart(15)}   ${goal}`);
 }

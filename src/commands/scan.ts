@@ -4,6 +4,7 @@ import { DEFAULT_MARKERS, noteStream } from '../protocol/scanner.js';
 import { fingerprints, plural, type FileFindings, type Finding, type Report, type RuleInfo } from '../formats/finding.js';
 import { pushAll } from '../arrays.js';
 import { textLine } from '../formats/text.js';
+import { JsonReport, jsonNote } from '../formats/json.js';
 
 import {
   emitReport,
@@ -32,7 +33,7 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
   const format = outputFormat(opts);
   if (opts.rules !== undefined && !opts.lint) throw usageError('--rules chooses lint rules', 'add --lint, or use bounce lint');
   const ruleIds = opts.lint ? (await import('../formats/lint-findings.js')).selectRules(opts.rules) : undefined;
-  if (format === 'text' && !opts.lint && opts.output === undefined) return streamText(await readInputs(opts, io), opts, io);
+  if ((format === 'text' || format === 'json') && !opts.lint && opts.output === undefined) return streamReport(await readInputs(opts, io), format, opts, io);
   const files = await scanInputs(opts, io);
   const total = files.reduce((sum, f) => sum + f.notes.length, 0);
   const exitCode = total === 0 ? EXIT.ok : EXIT.notConverged;
@@ -49,28 +50,42 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
   return exitCode;
 }
 
-/** Text to stdout, the common case: each note printed as it is found and none kept, so a file of a million notes needs no more memory than one. */
-function streamText(files: ReadFile[], opts: InputOptions, io: Io): number {
+/**
+ * Text or JSON to stdout, the common cases: each note written as it is found and none kept,
+ * so a file of a million notes needs no more memory than one. The bytes are those the
+ * report's renderer gives (renderText, renderJson).
+ */
+function streamReport(files: ReadFile[], format: 'text' | 'json', opts: InputOptions, io: Io): number {
   let out = '';
+  const write = (s: string): void => {
+    out += s;
+    if (out.length >= 1 << 16) {
+      io.stdout.write(out);
+      out = '';
+    }
+  };
+  const json = format === 'json' ? new JsonReport('scan', write) : undefined;
   let total = 0;
   let withNotes = 0;
   for (const [i, f] of files.entries()) {
     let count = 0;
+    json?.file(f.input.label);
     for (const n of noteStream(f.source, scanOptions(opts, f.input))) {
-      out += textLine('scan', f.input.label, { ...n, ruleId: n.kind, message: n.text });
+      // The fields printed, not a copy of the note: a spread copy of each of a million notes
+      // raised the peak memory of one 8 MB line by about 60 MB.
+      if (json) json.item(jsonNote(n));
+      else write(textLine('scan', f.input.label, { line: n.line, column: n.column, kind: n.kind, ruleId: n.kind, message: n.text }));
       count++;
-      if (out.length >= 1 << 16) {
-        io.stdout.write(out);
-        out = '';
-      }
     }
     total += count;
     if (count > 0) withNotes++;
     files[i] = { input: f.input, source: '' }; // scanned: its text is no longer needed
   }
+  const exitCode = total === 0 ? EXIT.ok : EXIT.notConverged;
+  json?.end(total, exitCode);
   if (out !== '') io.stdout.write(out);
-  io.stderr.write(`${summary(total, withNotes, files.length)}\n`);
-  return total === 0 ? EXIT.ok : EXIT.notConverged;
+  if (!json) io.stderr.write(`${summary(total, withNotes, files.length)}\n`);
+  return exitCode;
 }
 
 function noteFindings(f: ScannedFile): Finding[] {

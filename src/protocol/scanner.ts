@@ -5,7 +5,7 @@
  * literal occurrence. See docs/scanning.md for the user-facing rules.
  */
 import { markdownRegions } from './code-ranges.js';
-import { disguisedMarkers } from './disguise.js';
+import { type DisguisedMarker, disguisedMarkers } from './disguise.js';
 
 export { diffNotes, noteKey } from './notes-diff.js';
 
@@ -78,58 +78,62 @@ function markerPattern(names: string, markdown: boolean): RegExp {
   return new RegExp(`(?:${open})(${names})(?:${close})`, 'g');
 }
 
+/** A grown copy of `a`, twice as long. */
+function grown(a: Int32Array): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
 /**
- * The markers found in a text, in text order, kept in typed arrays: one long line may hold
- * hundreds of thousands of them, and an object each would cost many times the text.
+ * The markers found in a text, in text order: their offsets alone, in a typed array (one
+ * long line may hold hundreds of thousands of them, and an object each would cost many times
+ * the text). What a marker spelled plainly is (its name, its length) is read again from the
+ * text where it is needed (`Candidates.at`); the few disguised ones keep theirs by offset.
  */
 class Candidates {
   size = 0;
   index = new Int32Array(16);
-  /** Length in the text. */
-  length = new Int32Array(16);
-  /** Index into `names`: the name as written (as it reads, when disguised). */
-  name = new Int32Array(16);
-  /** 1 when written `[name]` with plain brackets (the only form read inside an autolink). */
-  plain = new Uint8Array(16);
-  names: string[] = [];
-  /** What disguised the marker at a position, for the few that are. */
-  disguise = new Map<number, string>();
-  private ids = new Map<string, number>();
+  /** The disguised markers by offset: the name as it reads, the length, what disguised it. */
+  disguised = new Map<number, DisguisedMarker>();
 
-  push(index: number, length: number, name: string, plain: boolean, disguise?: string): void {
-    if (this.size === this.index.length) {
-      const grow = <T extends Int32Array | Uint8Array>(a: T): T => {
-        const b = new (a.constructor as new (n: number) => T)(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.index = grow(this.index);
-      this.length = grow(this.length);
-      this.name = grow(this.name);
-      this.plain = grow(this.plain);
+  constructor(private readonly sticky: RegExp) {}
+
+  push(index: number): void {
+    if (this.size === this.index.length) this.index = grown(this.index);
+    this.index[this.size++] = index;
+  }
+
+  /** Keeps the markers `keep` accepts, in order, in place. */
+  retain(keep: (offset: number) => boolean): void {
+    let n = 0;
+    for (let k = 0; k < this.size; k++) {
+      const offset = this.index[k]!;
+      if (keep(offset)) this.index[n++] = offset;
     }
-    let id = this.ids.get(name);
-    if (id === undefined) {
-      id = this.names.push(name) - 1;
-      this.ids.set(name, id);
-    }
-    const k = this.size++;
-    this.index[k] = index;
-    this.length[k] = length;
-    this.name[k] = id;
-    this.plain[k] = plain ? 1 : 0;
-    if (disguise !== undefined) this.disguise.set(k, disguise);
+    this.size = n;
+  }
+
+  /** The marker at `offset`: its name as written (as it reads, when disguised), its length, whether it is the plain `[name]`. */
+  at(text: string, offset: number): { name: string; length: number; plain: boolean; disguise?: string } {
+    const d = this.disguised.get(offset);
+    if (d) return { name: d.name, length: d.end - d.index, plain: false, disguise: d.disguise };
+    this.sticky.lastIndex = offset;
+    const m = this.sticky.exec(text)!;
+    const name = m[1]!;
+    return { name, length: m[0].length, plain: m[0].length === name.length + 2 && text.charCodeAt(offset) === 91 };
   }
 }
 
 /** The last names and patterns built: a scan of many files builds them once. */
-let patterns: { key: string; names: string; markdown: RegExp; plain: RegExp } | undefined;
+let patterns: { key: string; names: string; markdown: RegExp; plain: RegExp; stickyMarkdown: RegExp; stickyPlain: RegExp } | undefined;
 
-function markerPatterns(markers: readonly string[]): { names: string; markdown: RegExp; plain: RegExp } {
+function markerPatterns(markers: readonly string[]): NonNullable<typeof patterns> {
   const key = markers.join('\n');
   if (patterns?.key !== key) {
     const names = markerNames(markers);
-    patterns = { key, names, markdown: markerPattern(names, true), plain: markerPattern(names, false) };
+    const [markdown, plain] = [markerPattern(names, true), markerPattern(names, false)];
+    patterns = { key, names, markdown, plain, stickyMarkdown: new RegExp(markdown.source, 'y'), stickyPlain: new RegExp(plain.source, 'y') };
   }
   return patterns;
 }
@@ -138,25 +142,23 @@ function markerPatterns(markers: readonly string[]): { names: string; markdown: 
 function candidates(text: string, markers: readonly string[], markdown: boolean): Candidates {
   const { names, ...re } = markerPatterns(markers);
   const pattern = markdown ? re.markdown : re.plain;
-  const found = new Candidates();
+  const sticky = markdown ? re.stickyMarkdown : re.stickyPlain;
+  const found = new Candidates(sticky);
   pattern.lastIndex = 0;
-  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
-    const name = m[1]!;
-    found.push(m.index, m[0].length, name, m[0].length === name.length + 2 && text.charCodeAt(m.index) === 91);
-  }
+  for (let m = pattern.exec(text); m; m = pattern.exec(text)) found.push(m.index);
   pattern.lastIndex = 0;
   const disguised = disguisedMarkers(text, found.index.subarray(0, found.size), { markdown, names });
   if (disguised.length === 0) return found;
   // Both are in text order: merge them.
-  const all = new Candidates();
+  const all = new Candidates(sticky);
   let d = 0;
   for (let k = 0; k <= found.size; k++) {
     const next = k < found.size ? found.index[k]! : Number.POSITIVE_INFINITY;
     for (; d < disguised.length && disguised[d]!.index < next; d++) {
-      const x = disguised[d]!;
-      all.push(x.index, x.end - x.index, x.name, false, x.disguise);
+      all.push(disguised[d]!.index);
+      all.disguised.set(disguised[d]!.index, disguised[d]!);
     }
-    if (k < found.size) all.push(found.index[k]!, found.length[k]!, found.names[found.name[k]!]!, found.plain[k] === 1);
+    if (k < found.size) all.push(found.index[k]!);
   }
   return all;
 }
@@ -178,35 +180,27 @@ export function* noteStream(input: string, opts: ScanOptions = {}): Generator<No
   const markdown = (opts.syntax ?? 'markdown') === 'markdown';
   // The cheap pre-check: no marker at all means no parsing at all.
   const c = candidates(text, opts.markers ?? [], markdown);
-  // Positions into c of the markers to read: not escaped references, then not hidden.
-  const pos = new Int32Array(c.size);
-  let n = 0;
-  for (let k = 0; k < c.size; k++) if (!(markdown && escapedReference(text, c.index[k]!))) pos[n++] = k;
-  if (n === 0) return;
-  const offsets = new Int32Array(n);
-  for (let k = 0; k < n; k++) offsets[k] = c.index[pos[k]!]!;
-  const regions = markdown ? markdownRegions(text, offsets, { mdx: opts.mdx ?? false }) : undefined;
+  // The markers to read: not escaped references, then not hidden.
+  if (markdown) c.retain((offset) => !escapedReference(text, offset));
+  if (c.size === 0) return;
+  const regions = markdown ? markdownRegions(text, c.index.subarray(0, c.size), { mdx: opts.mdx ?? false }) : undefined;
   const hidden = regions?.hidden ?? [];
   const literal = regions?.literal ?? [];
-  let visible = 0;
-  for (let k = 0; k < n; k++) {
-    const i = pos[k]!;
-    // In an autolink only the plain `[name]` is a marker.
-    if (!isHidden(hidden, c.index[i]!) && (c.plain[i] === 1 || !isHidden(literal, c.index[i]!))) pos[visible++] = i;
-  }
+  // In an autolink only the plain `[name]` is a marker.
+  c.retain((offset) => !isHidden(hidden, offset) && (!isHidden(literal, offset) || c.at(text, offset).plain));
+  const visible = c.size;
   const lines = lineIndex(text);
   const blocks = regions?.blocks ?? [];
   let block = 0;
   const above = refersToCache(text, lines, markdown);
+  const kinds = new Map<string, string>();
 
   for (let v = 0; v < visible; v++) {
-    const i = pos[v]!;
-    const offset = c.index[i]!;
-    const length = c.length[i]!;
-    const name = c.names[c.name[i]!]!;
+    const offset = c.index[v]!;
+    const { name, length, disguise } = c.at(text, offset);
     const line = lineAt(lines.starts, offset);
     const lineStart = lines.starts[line]!;
-    const limit = v + 1 < visible ? c.index[pos[v + 1]!]! : text.length;
+    const limit = v + 1 < visible ? c.index[v + 1]! : text.length;
     let segs: number[];
     if (markdown) {
       while (block < blocks.length && last(blocks[block]!) <= offset) block++;
@@ -223,8 +217,10 @@ export function* noteStream(input: string, opts: ScanOptions = {}): Generator<No
         : opts.syntax === 'yaml'
           ? YAML_NOTE_START.test(text.slice(lineStart, offset))
           : CANONICAL_PREFIX.lastIndex === offset;
+    let kind = kinds.get(name);
+    if (kind === undefined) kinds.set(name, (kind = name.toUpperCase()));
     const note: Note = {
-      kind: name.toUpperCase(),
+      kind,
       line: line + 1,
       column: offset - lineStart + 1,
       offset,
@@ -233,7 +229,6 @@ export function* noteStream(input: string, opts: ScanOptions = {}): Generator<No
       refersTo: above(line),
       canonical,
     };
-    const disguise = c.disguise.get(i);
     if (disguise !== undefined) note.disguise = disguise;
     yield note;
   }

@@ -67,10 +67,11 @@ export function recordedCalls(runDir: string, m: RunManifest): Map<string, Recor
       if (!d.record) throw new NotReplayable(`dispatch ${d.id} of pass ${p.pass} has no dispatch record`);
       const path = join(dir, d.record);
       if (!existsSync(path)) throw new NotReplayable(`the record of dispatch ${d.id} (pass ${p.pass}) is missing: ${d.record}`);
+      const bytes = readFileSync(path);
       // run.json binds each record by its sha256 (absent in runs made before bounce did).
-      if (d.record_sha256 && sha256(readFileSync(path)) !== d.record_sha256)
+      if (d.record_sha256 && sha256(bytes) !== d.record_sha256)
         throw new NotReplayable(`the record of dispatch ${d.id} (pass ${p.pass}) is not the one run.json names: ${d.record}`, CHANGED);
-      const record = readRecord(path);
+      const record = readRecord(path, bytes.toString('utf8'));
       const answer = answerOf(record, dir, d.id, p.pass);
       if (!answer) continue;
       const promptFile = record.request.context.files.find((f) => f.purpose === 'prompt');

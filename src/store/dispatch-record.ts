@@ -8,7 +8,7 @@ import type { EditReport } from '../text/edit-blocks.js';
 import type { AttemptKind, CostSource, DispatchStatus, EditFormat, NoteFate, Role } from '../vocabulary.js';
 import type { Lines } from '../text/lines.js';
 import { type NoteLike, noteRange } from '../protocol/note-range.js';
-import { toYaml, yamlLib } from '../yaml.js';
+import { readYaml, toYaml } from '../yaml.js';
 import {
   DispatchRecordSchema,
   PROTOCOL_VERSION,
@@ -236,9 +236,9 @@ export function renderRecord(record: DispatchRecord): string {
   return toYaml(DispatchRecordSchema.parse(record));
 }
 
-/** Parses and validates one record file; throws with the file named on any problem. */
-export function readRecord(path: string): DispatchRecord {
-  const doc: unknown = yamlLib().parse(readFileSync(path, 'utf8'));
+/** Parses and validates one record file (its text, when the caller has read it already); throws with the file named on any problem. */
+export function readRecord(path: string, text = readFileSync(path, 'utf8')): DispatchRecord {
+  const doc: unknown = readYaml(text);
   const result = DispatchRecordSchema.safeParse(doc);
   if (!result.success) {
     const first = result.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);

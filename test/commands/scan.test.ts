@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -108,6 +108,41 @@ describe('bounce scan', () => {
       total: 1,
       exitCode: 1,
     });
+  });
+
+  it('streams text and JSON with the bytes of the report written whole (--output), in 64 KB pieces', async () => {
+    const many = Array.from({ length: 3000 }, (_, i) => `Line ${i} says "this".\n[CLARIFY] Which ${i}? (A) \u00fc (B) \ud83d\ude42 \\ "q"\n`).join('\n');
+    const cwd = await workspace({
+      'docs/a.md': many,
+      'docs/clean.md': 'clean\n',
+      'docs/b.txt': '[CONTESTED] plain text\nsecond line\n',
+      'docs/c.json': '{"a": "[CLARIFY] in json"}\n',
+    });
+    for (const json of [false, true]) {
+      let writes = 0;
+      const streamed = await scan(cwd, { patterns: ['docs'], json });
+      const whole = await scan(cwd, { patterns: ['docs'], json, output: json ? 'out.json' : 'out.txt' });
+      expect(streamed.code).toBe(1);
+      expect(whole.code).toBe(1);
+      expect(streamed.stdout).toBe(await readFile(join(cwd, json ? 'out.json' : 'out.txt'), 'utf8'));
+      expect(streamed.stderr).toBe(whole.stderr);
+      // the same, counting the writes: a long report leaves in several
+      const io: Io = {
+        cwd,
+        env: {},
+        stdout: {
+          write: () => {
+            writes++;
+            return true;
+          },
+        },
+        stderr: { write: () => true },
+        stdin: Readable.from([]),
+        signal: new AbortController().signal,
+      };
+      await runScan({ patterns: ['docs'], json }, io);
+      expect(writes).toBeGreaterThan(2);
+    }
   });
 
   it('reports exit 0 in JSON when clean', async () => {

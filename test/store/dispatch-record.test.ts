@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { type DispatchStart, listRecordFiles, readRecord, recordPath } from '../../src/store/dispatch-record.js';
 import { noteRange } from '../../src/protocol/note-range.js';
 import { readManifest } from '../../src/store/manifest.js';
@@ -11,6 +12,7 @@ import { sha256 } from '../../src/store/hash.js';
 import { fixtureNotes, makeFakeRun, ORIGINAL, PASS1, type FakeRun } from '../support/fake-run.js';
 import { recordWriter } from '../support/records.js';
 import { testAgent } from '../support/test-agent.js';
+import { readOwnYaml } from '../../src/yaml.js';
 
 const MOCK = testAgent({ adapter: 'mock', timeoutS: 60 });
 
@@ -116,6 +118,15 @@ describe('dispatch records', () => {
     expect(text.indexOf('response:')).toBeGreaterThan(text.indexOf('priority:'));
     expect(text.indexOf('outcome:')).toBeGreaterThan(text.indexOf('response:'));
     expect(text).toMatch(/lines: \[1, \d+\]/);
+  });
+
+  it('reads its own records without the yaml library, as the library reads them', () => {
+    const run = makeFakeRun(tmp);
+    for (const file of listRecordFiles(run.dir)) {
+      const text = readFileSync(join(run.dir, file), 'utf8');
+      expect(readOwnYaml(text), file).toStrictEqual(parse(text));
+      expect(readRecord(join(run.dir, file), text)).toStrictEqual(readRecord(join(run.dir, file)));
+    }
   });
 
   it('leaves pending after a crash; reopening the run turns it into error and lists it in run.json', () => {
