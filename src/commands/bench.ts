@@ -184,7 +184,7 @@ export async function runBench(opts: BenchOptions, io: Io, refineBatch: RefineBa
       const docs = corpus.documents.map((d) => {
         const path = join(staging, d.file);
         writeFileAtomic(path, readFileSync(d.path));
-        return path;
+        return displayPath(path, io.cwd, 'absolute');
       });
       outcomes = await Promise.all(
         pairs.map(async (p) => {

@@ -4,7 +4,7 @@
  * The same document, seed and count give the same copy and key, byte for byte.
  */
 import { splitLines } from '../text/line-diff.js';
-import { type Defect, type DefectKind, parseAnswerKey } from './key.js';
+import { type Defect, type DefectKind, fixedIn, parseAnswerKey } from './key.js';
 
 /** Defects planted when --count does not say. */
 export const DEFAULT_PLANT_COUNT = 4;
@@ -28,7 +28,9 @@ interface Candidate {
   kind: DefectKind;
   /** 0-based line the defect will be on. */
   line: number;
-  /** The lines that replace `lines[line]` (none: the line is removed). */
+  /** How many lines, from `line`, `replace` takes the place of (1 unless said). */
+  span?: number;
+  /** The lines that replace them. */
   replace: string[];
   description: string;
   fixedWhen: Defect['fixed_when'];
@@ -55,7 +57,8 @@ function proseLines(lines: readonly string[]): boolean[] {
   return prose;
 }
 
-const count = (text: string, part: string): number => text.split(part).length - 1;
+/** How often `part` occurs in `text`, case aside (as fixed_when reads). */
+const count = (text: string, part: string): number => text.toLowerCase().split(part.toLowerCase()).length - 1;
 
 /** The changed part of `line`, [start, end), with up to two words either side: a text a fix is expected to remove. */
 function around(line: string, start: number, end: number): string {
@@ -86,7 +89,7 @@ function swapNumber(lines: readonly string[], prose: boolean[], text: string): C
         kind: 'contradiction',
         line: i,
         replace: [next],
-        description: `line ${i + 1} says ${changed} where line ${first + 1} says ${n}`,
+        description: `says ${changed} where the document says ${n} elsewhere`,
         fixedWhen: { absent: gone },
       });
     }
@@ -122,30 +125,48 @@ function dropDefinition(lines: readonly string[], prose: boolean[], text: string
   return out;
 }
 
-/** drop-step: one step of a numbered list of three or more is removed and the rest renumbered. */
+/** drop-step: one step of a numbered list of three or more is removed (with its continuation lines) and the steps after it renumbered. */
 function dropStep(lines: readonly string[], prose: boolean[], text: string): Candidate[] {
   const out: Candidate[] = [];
   const item = /^(\s*)(\d+)\. (.*)$/;
-  let i = 0;
-  while (i < lines.length) {
-    const run: number[] = [];
-    while (i < lines.length && prose[i] && item.test(lines[i]!)) run.push(i++);
-    i++;
-    if (run.length < 3) continue;
-    for (const at of run.slice(1, -1)) {
-      const step = item.exec(lines[at]!)![3]!;
-      const words = step.match(/[A-Za-z][A-Za-z-]{5,}/g) ?? [];
-      const key = words.find((w) => count(text, w) === 1);
-      if (!key) continue;
+  // The lists: runs of items, each item with the indented lines that continue it.
+  const lists: { start: number; end: number }[][] = [];
+  let current: { start: number; end: number }[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (prose[i] && item.test(l) && (current.length === 0 || item.exec(l)![1] === item.exec(lines[current[0]!.start]!)![1])) current.push({ start: i, end: i });
+    else if (current.length && l.trim() !== '' && /^\s+\S/.test(l) && prose[i]) current.at(-1)!.end = i;
+    else {
+      if (current.length) lists.push(current);
+      current = [];
+    }
+  }
+  if (current.length) lists.push(current);
+  for (const list of lists) {
+    if (list.length < 3) continue;
+    const numbers = list.map((it) => Number(item.exec(lines[it.start]!)![2]));
+    if (numbers.some((n, k) => n !== numbers[0]! + k)) continue;
+    list.slice(1, -1).forEach((it, k) => {
+      const at = k + 1;
+      const step = lines
+        .slice(it.start, it.end + 1)
+        .join(' ')
+        .replace(item, '$3')
+        .replace(/\s+/g, ' ');
+      const key = (step.match(/[A-Za-z][A-Za-z-]{5,}/g) ?? []).find((w) => count(text, w) === 1);
+      if (!key) return;
+      const last = list.at(-1)!.end;
+      const rest = lines.slice(it.end + 1, last + 1).map((l) => l.replace(/^(\s*)(\d+)\. /, (_m, ws: string, n: string) => `${ws}${Number(n) - 1}. `));
       out.push({
         transform: 'drop-step',
         kind: 'missing-step',
-        line: at,
-        replace: [],
-        description: `step ${item.exec(lines[at]!)![2]} ("${step}") was removed`,
+        line: it.start,
+        span: last - it.start + 1,
+        replace: rest,
+        description: `step ${numbers[at]} ("${step}") was removed`,
         fixedWhen: { present: key },
       });
-    }
+    });
   }
   return out;
 }
@@ -202,7 +223,13 @@ export function plantDefects(doc: string, opts: { seed: number; count?: number; 
     const j = Math.floor(random() * (i + 1));
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
-  const pools = new Map(order.map((t) => [t, FINDERS[t](lines, prose, doc)]));
+  // A candidate counts only if its check tells the two apart: it holds in the document as it was, and not once planted.
+  const apart = (c: Candidate): boolean => {
+    const planted = [...lines];
+    planted.splice(c.line, c.span ?? 1, ...c.replace);
+    return fixedIn(c.fixedWhen, doc) && !fixedIn(c.fixedWhen, planted.join('\n'));
+  };
+  const pools = new Map(order.map((t) => [t, FINDERS[t](lines, prose, doc).filter(apart)]));
   const unused = order.filter((t) => pools.get(t)!.length === 0);
   const want = opts.count ?? DEFAULT_PLANT_COUNT;
   const chosen: Candidate[] = [];
@@ -211,7 +238,9 @@ export function plantDefects(doc: string, opts: { seed: number; count?: number; 
     progress = false;
     for (const t of order) {
       if (chosen.length >= want) break;
-      const pool = pools.get(t)!.filter((c) => chosen.every((x) => Math.abs(x.line - c.line) >= SPACING));
+      // Spans apart by SPACING lines at least: no two defects share a line, and a drop-step's renumbered list is its own.
+      const clear = (x: Candidate, c: Candidate): boolean => x.line + (x.span ?? 1) - 1 + SPACING <= c.line || c.line + (c.span ?? 1) - 1 + SPACING <= x.line;
+      const pool = pools.get(t)!.filter((c) => chosen.every((x) => clear(x, c)));
       if (pool.length === 0) continue;
       chosen.push(pool[Math.floor(random() * pool.length)]!);
       progress = true;
@@ -221,8 +250,8 @@ export function plantDefects(doc: string, opts: { seed: number; count?: number; 
   const out = [...lines];
   const defects: Defect[] = [];
   for (const c of [...chosen].sort((a, b) => b.line - a.line)) {
-    out.splice(c.line, 1, ...c.replace);
-    const shift = c.replace.length - 1;
+    out.splice(c.line, c.span ?? 1, ...c.replace);
+    const shift = c.replace.length - (c.span ?? 1);
     for (const d of defects) d.line += shift;
     // A removed line leaves the defect where the next line moved up to (the last line, at the end).
     defects.push({ id: '', line: Math.min(c.line, out.length - 1) + 1, kind: c.kind, description: c.description, fixed_when: c.fixedWhen });
@@ -233,6 +262,6 @@ export function plantDefects(doc: string, opts: { seed: number; count?: number; 
   });
   const text = `${out.join('\n')}${doc.endsWith('\n') ? '\n' : ''}`;
   // The key must hold for the copy as any corpus key must (a bug here is caught before it is written).
-  parseAnswerKey(JSON.stringify(defects), 'planted key', text);
+  if (defects.length > 0) parseAnswerKey(JSON.stringify(defects), 'planted key', text);
   return { text, defects, unused };
 }

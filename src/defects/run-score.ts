@@ -66,7 +66,8 @@ export interface RunScore {
 /** The path of a run's final document, if it wrote one. */
 function finalDocument(m: RunManifest, runDir: string): string | null {
   if (!m.output.written) return null;
-  const path = m.output.path ?? (m.output.target === 'run' ? resolve(runDir, `final.${m.input.ext}`) : null);
+  // A run-folder target records its path relative to the folder; the others, absolute.
+  const path = m.output.path ? resolve(runDir, m.output.path) : m.output.target === 'run' ? resolve(runDir, `final.${m.input.ext}`) : null;
   return path && existsSync(path) ? readFileSync(path, 'utf8') : null;
 }
 
