@@ -26,6 +26,13 @@ describe('the shipped corpus', () => {
     expect(readdirSync(CORPUS).sort()).toEqual(corpus.documents.flatMap((d) => [`${d.name}.defects.yaml`, d.file]).sort());
   });
 
+  it('keeps the defects of a document at least 5 lines apart, so that no note finds two', () => {
+    for (const d of corpus.documents) {
+      const lines = d.defects.map((x) => x.line).sort((a, b) => a - b);
+      for (let i = 1; i < lines.length; i++) expect(lines[i]! - lines[i - 1]!, d.name).toBeGreaterThanOrEqual(5);
+    }
+  });
+
   it('keeps the answers out of the documents: no description is in its document', () => {
     for (const d of defects) expect(d.doc.text.toLowerCase(), `${d.doc.name}/${d.id}`).not.toContain(d.description.toLowerCase());
   });
