@@ -303,9 +303,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--count <n>', 'defects to plant, at most (default: a few, docs/defect-bench.md)')
     .option('--json', 'print one JSON object: the files written and the defects planted')
     .option('-q, --quiet', 'no summary on stderr')
-    .action(async (doc: string, o: Record<string, unknown>) => {
+    .action(async (doc: string, _o: Record<string, unknown>, cmd: Command) => {
       const { runBenchPlant } = await import('./commands/bench.js');
-      setExit(await runBenchPlant(doc, o, io));
+      // --json and -q are bench's too, and commander gives them to the parent: take both.
+      setExit(await runBenchPlant(doc, cmd.optsWithGlobals(), io));
     });
 
   const runsDir = async (o: { runsDir?: string; config?: string }): Promise<string> => {

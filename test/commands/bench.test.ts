@@ -188,3 +188,45 @@ describe('bounce bench with scripted mock agents', () => {
     expect(existsSync(join(dir, 'runs'))).toBe(false);
   });
 });
+
+describe('bounce bench plant', () => {
+  const RUNBOOK = `# Rotating keys
+
+The Key Management Service (KMS) holds the keys; rotate them every 90 days.
+
+1. Create the new key version in KMS.
+2. Publish the new public key to every verifier.
+3. Switch the signers to the new version.
+4. Disable the old version after 90 days.
+
+Ask before skipping a step; see section 2 of the policy.
+`;
+
+  it('writes the planted copy and its key, the same for the same seed, the input untouched', async () => {
+    writeFileSync(join(dir, 'runbook.md'), RUNBOOK);
+    const a = await runMain(['bench', 'plant', 'runbook.md', '--out', 'a', '--seed', '5', '--json'], { cwd: dir });
+    const b = await runMain(['bench', 'plant', 'runbook.md', '--out', 'b', '--seed', '5'], { cwd: dir });
+    expect([a.code, b.code], a.stderr + b.stderr).toEqual([0, 0]);
+    expect(b.stdout).toBe('b/runbook.md\nb/runbook.defects.yaml\n');
+    expect(readFileSync(join(dir, 'runbook.md'), 'utf8')).toBe(RUNBOOK);
+    for (const f of ['runbook.md', 'runbook.defects.yaml']) expect(readFileSync(join(dir, 'b', f), 'utf8')).toBe(readFileSync(join(dir, 'a', f), 'utf8'));
+    expect(readFileSync(join(dir, 'a', 'runbook.md'), 'utf8')).not.toBe(RUNBOOK);
+    expect(JSON.parse(a.stdout)).toMatchObject({ seed: 5, defects: expect.arrayContaining([expect.objectContaining({ id: 'p1' })]) });
+    // The planted copy is a corpus of its own.
+    const bench = await runMain(['bench', '--corpus', 'a', '--pairs', 'mock/mock', '--json'], { cwd: dir });
+    expect(bench.code, bench.stderr).toBe(0);
+  });
+
+  it('overwrites nothing, and refuses a document with no place to plant (exit 2)', async () => {
+    writeFileSync(join(dir, 'runbook.md'), RUNBOOK);
+    expect((await runMain(['bench', 'plant', 'runbook.md', '--out', 'a'], { cwd: dir })).code).toBe(0);
+    const again = await runMain(['bench', 'plant', 'runbook.md', '--out', 'a'], { cwd: dir });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/a\/runbook\.md exists already/);
+    writeFileSync(join(dir, 'plain.md'), '# Title\n\nNothing to change here.\n');
+    const none = await runMain(['bench', 'plant', 'plain.md', '--out', 'p'], { cwd: dir });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no place to plant a defect/);
+    expect(existsSync(join(dir, 'p'))).toBe(false);
+  });
+});
