@@ -17,6 +17,7 @@ const LAYERS = [
   ['cache', '^src/cache/'],
   ['replay', '^src/replay/'],
   ['presentation', '^src/(report|formats|ui)/'],
+  ['defects', '^src/defects/'],
   ['commands', '^src/(commands|request)/'],
   ['cli', '^src/(cli|help)\\.ts$'],
 ];

@@ -29,6 +29,7 @@ const SLOW = [
   'test/adapters/warm.test.ts',
   'test/cli-lazy.test.ts',
   'test/commands/batch.test.ts',
+  'test/commands/bench.cmd.test.ts',
   'test/commands/scan.changed.test.ts',
   'test/commands/init.test.ts',
   'test/commands/runs.test.ts',

@@ -5,6 +5,8 @@ import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
 import { assertContextValues, commaList, repeatable } from './option-values.js';
 import {
+  BENCH_EXAMPLES,
+  BENCH_EXIT_CODES,
   CACHE_EXIT_CODES,
   CHECK_EXIT_CODES,
   commandHelp,
@@ -291,6 +293,47 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       const o = flagsAs<Omit<ReplayOptions, 'runs'>>()(flags);
       const { runReplay } = await import('./commands/replay.js');
       setExit(await runReplay({ runs, ...o }, io));
+    });
+
+  // bounce bench (docs/defect-bench.md): src/commands/bench.ts and src/defects/. Not npm run bench, the project's speed benchmark.
+  const bench = program
+    .command('bench')
+    .description('score reviewer/composer pairs on a corpus of documents with planted defects (recall, fix rate, precision)')
+    .option('--corpus <dir>', 'the corpus: a folder of NAME.md documents, each beside its answer key NAME.defects.yaml')
+    .option('--pairs <pairs>', 'the pairs to run, REVIEWER/COMPOSER, comma-separated or repeated', repeatable)
+    .option('--score-runs <ids...>', 'run nothing: score these batches (ids) or runs (folders, ids, e.g. the replays of a bench)')
+    .option('-p, --passes <n>', 'pass budget of every run, the same for every pair (default as for refine)')
+    .option('--timeout <seconds>', 'deadline of each agent call')
+    .option('--max-repairs <n>', 'repair requests per pass')
+    .option('--max-cost-usd <usd>', "each pair's batch stops before a dispatch that could take its cost over USD")
+    .option('--max-tokens <n>', "each pair's batch stops before a dispatch that could take its tokens over N")
+    .option('--max-dispatches <n>', "each pair's batch stops before its (N+1)th agent call")
+    .option('--lint <mode>', 'what each run does with notes that break a lint rule: off, warn, repair')
+    .option('--edit-format <format>', 'what replies carry: whole, edits or auto')
+    .option('--concurrency <n>', "documents each pair's batch refines at once")
+    .option('--runs-dir <dir>', 'where run folders go, and are looked for (default: runs_dir from config, else ./runs)')
+    .option('--config <file>', 'config file')
+    .option('--json', 'print one JSON object: every pair with recall, fix_rate and precision as fractions from 0 to 1')
+    .option('--html <file>', 'also write the leaderboard as a self-contained HTML page to FILE')
+    .option('-q, --quiet', 'no progress on stderr')
+    .addHelpText('after', commandHelp(BENCH_EXAMPLES, BENCH_EXIT_CODES))
+    .action(async (o: Record<string, unknown>) => {
+      const [{ runBench }, { runBatchRefine }] = await Promise.all([import('./commands/bench.js'), import('./commands/batch.js')]);
+      setExit(await runBench(o, io, (opts, batchIo) => runBatchRefine(opts, batchIo)));
+    });
+  bench
+    .command('plant')
+    .description('write a copy of a document with defects planted by deterministic transformations, and its answer key')
+    .argument('<doc>', 'the Markdown document (NAME.md) to plant defects in; it is never modified')
+    .option('--out <dir>', 'folder to write NAME.md and NAME.defects.yaml into (nothing there is overwritten)')
+    .option('--seed <n>', 'seed of the choices: the same document and seed give the same copy (default 1)')
+    .option('--count <n>', 'defects to plant, at most (default: a few, docs/defect-bench.md)')
+    .option('--json', 'print one JSON object: the files written and the defects planted')
+    .option('-q, --quiet', 'no summary on stderr')
+    .action(async (doc: string, _o: Record<string, unknown>, cmd: Command) => {
+      const { runBenchPlant } = await import('./commands/bench.js');
+      // --json and -q are bench's too, and commander gives them to the parent: take both.
+      setExit(await runBenchPlant(doc, cmd.optsWithGlobals(), io));
     });
 
   const runsDir = async (o: { runsDir?: string; config?: string }): Promise<string> => {

@@ -72,3 +72,16 @@ export const LINT_EXIT_CODES = `Exit codes:
   1    at least one note breaks a rule
   2    usage or input error
   130  interrupted (Ctrl-C)`;
+
+export const BENCH_EXIT_CODES = `Exit codes:
+  0    every pair was run (or scored) and the leaderboard printed
+  1    some pair was not run (its row says not-run and why); the leaderboard is printed all the same
+  2    usage error: a bad corpus or answer key, a bad --pairs, runs that are no corpus's
+  130  interrupted (Ctrl-C); bounce resume --batch finishes the runs, --score-runs scores them`;
+
+export const BENCH_EXAMPLES = [
+  'bounce bench --corpus corpus --pairs claude/codex,codex/claude',
+  'bounce bench --corpus corpus --pairs mock/mock --json',
+  'bounce bench --corpus corpus --score-runs 01JB2Q6 01JB2Q7 --html bench.html',
+  'bounce bench plant docs/runbook.md --out planted --seed 7',
+];
