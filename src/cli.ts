@@ -330,7 +330,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--count <n>', 'defects to plant, at most (default: a few, docs/defect-bench.md)')
     .option('--json', 'print one JSON object: the files written and the defects planted')
     .option('-q, --quiet', 'no summary on stderr')
-    .action(async (doc: string, _o: Record<string, unknown>, cmd: Command) => {
+    .action(async (doc, _o, cmd) => {
       const { runBenchPlant } = await import('./commands/bench.js');
       // --json and -q are bench's too, and commander gives them to the parent: take both.
       setExit(await runBenchPlant(doc, cmd.optsWithGlobals(), io));

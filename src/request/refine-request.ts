@@ -54,7 +54,6 @@ export interface RefineOptions {
   cache?: boolean | string;
 }
 
-
 /** An integer flag in [min, max]; `2.5`, `abc`, `-1` and out-of-range values are usage errors. */
 export function intFlag(flag: string, value: string | number | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
