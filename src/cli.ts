@@ -20,6 +20,7 @@ import {
   SCAN_EXIT_CODES,
 } from './help.js';
 import type { BatchRefineOptions, BatchResumeOptions } from './commands/batch.js';
+import type { BenchOptions } from './commands/bench.js';
 import type { Format, Level } from './formats/finding.js';
 import { FORMATS, LEVELS } from './formats/names.js';
 import type { ForkOptions } from './request/fork-request.js';
@@ -317,7 +318,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--html <file>', 'also write the leaderboard as a self-contained HTML page to FILE')
     .option('-q, --quiet', 'no progress on stderr')
     .addHelpText('after', commandHelp(BENCH_EXAMPLES, BENCH_EXIT_CODES))
-    .action(async (o: Record<string, unknown>) => {
+    .action(async (flags) => {
+      const o = flagsAs<BenchOptions>()(flags);
       const [{ runBench }, { runBatchRefine }] = await Promise.all([import('./commands/bench.js'), import('./commands/batch.js')]);
       setExit(await runBench(o, io, (opts, batchIo) => runBatchRefine(opts, batchIo)));
     });
