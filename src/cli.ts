@@ -8,6 +8,7 @@ import {
   CHECK_EXIT_CODES,
   commandHelp,
   FORMAT_CHOICES,
+  GRADE_EXIT_CODES,
   LEVEL_CHOICES,
   LINT_EXAMPLES,
   LINT_EXIT_CODES,
@@ -334,6 +335,27 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async (run: string, o: { runsDir?: string; config?: string; json?: boolean }) => {
       const { runAudit } = await import('./commands/audit.js');
       setExit(await runAudit({ run, runsDir: await runsDir(o), json: o.json }, io));
+    });
+
+  // Grading (docs/grading.md): src/commands/grade.ts, the grades themselves in src/grade/.
+  program
+    .command('grade')
+    .description("give each note a run raised a verdict (accepted, rejected, skipped), saved in its dispatch record's outcome.grade")
+    .argument(...RUN_ARG)
+    .option('--from <file>', 'the verdicts from a YAML map of finding id to verdict, instead of asking on the terminal')
+    .option('--grader <name>', "who grades, recorded as human:<name> (default: git's user name, else the OS user)")
+    .option('--again', "grade every finding anew (each record's grade so far is kept in grade.history)")
+    .option('--list', "print the run's findings, their fate and verdict; grade nothing")
+    .option('--runs-dir <dir>', 'runs folder')
+    .option('--config <file>', 'config file')
+    .option('--json', 'print one JSON object')
+    .addHelpText(
+      'after',
+      commandHelp(['bounce grade latest', 'bounce grade 7qzk3m --list', 'bounce grade 7qzk3m --from verdicts.yaml --grader ana'], GRADE_EXIT_CODES),
+    )
+    .action(async (run: string, o: { from?: string; grader?: string; again?: boolean; list?: boolean; runsDir?: string; config?: string; json?: boolean }) => {
+      const { runGrade } = await import('./commands/grade.js');
+      setExit(await runGrade({ run, from: o.from, grader: o.grader, again: o.again, list: o.list, json: o.json, runsDir: await runsDir(o) }, io));
     });
 
   // The response cache (docs/reproducible.md, "Response cache"): src/commands/cache.ts.
