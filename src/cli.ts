@@ -9,6 +9,7 @@ import {
   commandHelp,
   FORMAT_CHOICES,
   GRADE_EXIT_CODES,
+  STATS_EXIT_CODES,
   LEVEL_CHOICES,
   LINT_EXAMPLES,
   LINT_EXIT_CODES,
@@ -356,6 +357,22 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async (run: string, o: { from?: string; grader?: string; again?: boolean; list?: boolean; runsDir?: string; config?: string; json?: boolean }) => {
       const { runGrade } = await import('./commands/grade.js');
       setExit(await runGrade({ run, from: o.from, grader: o.grader, again: o.again, list: o.list, json: o.json, runsDir: await runsDir(o) }, io));
+    });
+
+  program
+    .command('stats')
+    .description('per agent and role across runs: notes raised and their fate, precision of the graded ones, repairs, failures, tokens, cost, pass time')
+    .option('--runs-dir <dir>', 'runs folder (default: runs_dir from config, else ./runs)')
+    .option('--since <when>', 'only runs made since a date (2026-05-01) or within an age (30d, 12h, 90m)')
+    .option('--config <file>', 'config file')
+    .option('--json', 'print one JSON object')
+    .option('--write', 'write the grades file (.bounce/grades.yaml beside the config, or --grades FILE)')
+    .option('--grades <file>', 'with --write: the grades file to write')
+    .option('--html <file>', 'write a self-contained scorecard page with a chart per agent to FILE')
+    .addHelpText('after', commandHelp(['bounce stats', 'bounce stats --since 30d --json', 'bounce stats --write --html scorecard.html'], STATS_EXIT_CODES))
+    .action(async (o: { runsDir?: string; since?: string; config?: string; json?: boolean; write?: boolean; grades?: string; html?: string }) => {
+      const { runStats } = await import('./commands/stats.js');
+      setExit(await runStats(o, io));
     });
 
   // The response cache (docs/reproducible.md, "Response cache"): src/commands/cache.ts.
