@@ -103,6 +103,23 @@ describe('bounce grade --from', () => {
     expect(readFileSync(join(runDir, 'run.log'), 'utf8')).toMatch(/graded by human:ana: 2 verdicts \(1 accepted, 1 rejected, 0 skipped\)\n$/);
   });
 
+  it("the HTML report shows the run's grades: each finding's verdict, grader and the counts", async () => {
+    const report = async () => {
+      const r = await runMain(['report', 'latest', '--runs-dir', 'runs'], { cwd: dir, env: cleanEnv() });
+      expect(r.code, r.stderr).toBe(0);
+      return readFileSync(r.stdout.trim(), 'utf8');
+    };
+    expect(await report()).toContain('2 findings: 0 accepted, 0 rejected, 0 skipped, 2 not graded (precision');
+    const [a, b] = await findingIds();
+    expect((await grade(['latest', '--from', verdictFile({ [a!]: 'accepted', [b!]: 'rejected' }), '--grader', 'ana'])).code).toBe(0);
+    const html = await report();
+    expect(html).toContain('2 findings: 1 accepted, 1 rejected, 0 skipped, 0 not graded, precision 50%');
+    expect(html).toContain('<td class="verdict-accepted">accepted</td>');
+    expect(html).toContain('<td class="verdict-rejected">rejected</td>');
+    expect(html.match(/<td>human:ana<\/td>/g)).toHaveLength(2);
+    expect(verifyRun(runDir).problems).toEqual([]);
+  });
+
   it('grading again keeps the earlier grade in grade.history; the same verdicts again change nothing', async () => {
     const [a, b] = await findingIds();
     expect((await grade(['latest', '--from', verdictFile({ [a!]: 'accepted', [b!]: 'accepted' }), '--grader', 'ana'])).code).toBe(0);
