@@ -16,6 +16,7 @@ const LAYERS = [
   ['engine', '^src/engine/'],
   ['cache', '^src/cache/'],
   ['replay', '^src/replay/'],
+  ['grade', '^src/grade/'],
   ['presentation', '^src/(report|formats|ui)/'],
   ['defects', '^src/defects/'],
   ['commands', '^src/(commands|request)/'],

@@ -10,6 +10,8 @@ import {
   CACHE_EXIT_CODES,
   CHECK_EXIT_CODES,
   commandHelp,
+  GRADE_EXIT_CODES,
+  STATS_EXIT_CODES,
   LINT_EXAMPLES,
   LINT_EXIT_CODES,
   LINT_RULE_LIST,
@@ -406,6 +408,43 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async (run, o) => {
       const { runAudit } = await import('./commands/audit.js');
       setExit(await runAudit({ run, runsDir: await runsDir(o), json: o.json }, io));
+    });
+
+  // Grading (docs/grading.md): src/commands/grade.ts, the grades themselves in src/grade/.
+  program
+    .command('grade')
+    .description("give each note a run raised a verdict (accepted, rejected, skipped), saved in its dispatch record's outcome.grade")
+    .argument(...RUN_ARG)
+    .option('--from <file>', 'the verdicts from a YAML map of finding id to verdict, instead of asking on the terminal')
+    .option('--grader <name>', "who grades, recorded as human:<name> (default: git's user name, else the OS user)")
+    .option('--again', "grade every finding anew (each record's grade so far is kept in grade.history)")
+    .option('--list', "print the run's findings, their fate and verdict; grade nothing")
+    .option('--runs-dir <dir>', 'runs folder')
+    .option('--config <file>', 'config file')
+    .option('--json', 'print one JSON object')
+    .addHelpText(
+      'after',
+      commandHelp(['bounce grade latest', 'bounce grade 7qzk3m --list', 'bounce grade 7qzk3m --from verdicts.yaml --grader ana'], GRADE_EXIT_CODES),
+    )
+    .action(async (run: string, o: { from?: string; grader?: string; again?: boolean; list?: boolean; runsDir?: string; config?: string; json?: boolean }) => {
+      const { runGrade } = await import('./commands/grade.js');
+      setExit(await runGrade({ run, from: o.from, grader: o.grader, again: o.again, list: o.list, json: o.json, runsDir: await runsDir(o) }, io));
+    });
+
+  program
+    .command('stats')
+    .description('per agent and role across runs: notes raised and their fate, precision of the graded ones, repairs, failures, tokens, cost, pass time')
+    .option('--runs-dir <dir>', 'runs folder (default: runs_dir from config, else ./runs)')
+    .option('--since <when>', 'only runs made since a date (2026-05-01) or within an age (30d, 12h, 90m)')
+    .option('--config <file>', 'config file')
+    .option('--json', 'print one JSON object')
+    .option('--write', 'write the grades file (.bounce/grades.yaml beside the config, or --grades FILE)')
+    .option('--grades <file>', 'with --write: the grades file to write')
+    .option('--html <file>', 'write a self-contained scorecard page with a chart per agent to FILE')
+    .addHelpText('after', commandHelp(['bounce stats', 'bounce stats --since 30d --json', 'bounce stats --write --html scorecard.html'], STATS_EXIT_CODES))
+    .action(async (o: { runsDir?: string; since?: string; config?: string; json?: boolean; write?: boolean; grades?: string; html?: string }) => {
+      const { runStats } = await import('./commands/stats.js');
+      setExit(await runStats(o, io));
     });
 
   // The response cache (docs/reproducible.md, "Response cache"): src/commands/cache.ts.

@@ -67,6 +67,16 @@ export const CACHE_EXIT_CODES = `Exit codes:
   2    usage error (a bad --older-than, a config that cannot be read)
   130  interrupted (Ctrl-C)`;
 
+export const GRADE_EXIT_CODES = `Exit codes:
+  0    done (also after quitting: every verdict given is saved)
+  2    usage error: no terminal and no --from, an unknown finding id or verdict, a run still running or failing bounce audit
+  130  interrupted (Ctrl-C)`;
+
+export const STATS_EXIT_CODES = `Exit codes:
+  0    done
+  2    usage error (a bad --since, --grades without --write, a config that cannot be read)
+  130  interrupted (Ctrl-C)`;
+
 export const LINT_EXIT_CODES = `Exit codes:
   0    every note conforms (or there are none)
   1    at least one note breaks a rule

@@ -35,3 +35,15 @@ export function assertContextValues(tokens: readonly string[], docs: readonly st
     );
   }
 }
+
+const AGE_UNIT_MS: Readonly<Record<string, number>> = { d: 86_400_000, h: 3_600_000, m: 60_000 };
+
+/** `30d`, `12h`, `90m` in milliseconds; anything else is a usage error naming the form and the flag. */
+export function ageMs(value: string, flag = '--older-than'): number {
+  const m = /^(\d{1,9})([dhm])$/.exec(value.trim());
+  if (!m) {
+    const shown = JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+    throw usageError(`${flag} ${shown} is not an age`, `give a whole number and a unit, d (days), h (hours) or m (minutes): ${flag} 30d`);
+  }
+  return Number(m[1]) * (AGE_UNIT_MS[m[2] as string] as number);
+}

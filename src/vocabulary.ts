@@ -115,6 +115,14 @@ export const NoteFateSchema = z.enum(['acted', 'dismissed']);
 export type NoteFate = z.infer<typeof NoteFateSchema>;
 
 /**
+ * A grader's verdict on one finding (`bounce grade`, docs/grading.md): the note was right
+ * (`accepted`), wrong or not worth raising (`rejected`), or not judged (`skipped`, left out of
+ * precision).
+ */
+export const GradeVerdictSchema = z.enum(['accepted', 'rejected', 'skipped']);
+export type GradeVerdict = z.infer<typeof GradeVerdictSchema>;
+
+/**
  * Config `dismissals`: what a final pass that dismisses a `[CONTESTED]` note gets. `allow`
  * (the default): nothing; `warn`: a warning; `repair`: one repair request to decide the point.
  */

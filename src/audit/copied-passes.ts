@@ -1,8 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readRecord } from '../store/dispatch-record.js';
+import { readRecord, recordAnchor } from '../store/dispatch-record.js';
 import { copiedRunDir } from '../store/fork-links.js';
-import { sha256 } from '../store/hash.js';
 import type { RunManifest } from '../store/manifest.js';
 import type { DispatchRecord } from '../store/record-schema.js';
 
@@ -40,7 +39,7 @@ export function readLinkedRecords(runDir: string, m: RunManifest, problem: Probl
         problem(`the record of copied dispatch ${ref.id} (pass ${p.pass}) is missing from run ${from.run}`, rel);
         continue;
       }
-      if (sha256(readFileSync(path)) !== ref.record_sha256) {
+      if (recordAnchor(readFileSync(path)) !== ref.record_sha256) {
         problem(`the record of copied dispatch ${ref.id} (pass ${p.pass}) is not the one the fork linked: run ${from.run} was changed since`, rel);
         continue;
       }

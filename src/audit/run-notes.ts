@@ -22,6 +22,8 @@ export interface RunNote {
   raisedLine: number;
   /** The pass record (index into pass_records) whose document first held the note; null for the input. */
   raisedIn: number | null;
+  /** The finding that raised it (`response.findings[].id` of its pass's record); null for a note of the input. */
+  finding: string | null;
   /** `open`: still in the last document; null: resolved in a run made before bounce judged notes. */
   fate: NoteFate | 'open' | null;
   resolvedBy: NoteOrigin | null;
@@ -38,12 +40,13 @@ export interface RunLedger {
 }
 
 /** A note as it was raised, still open. */
-const raised = (kind: string, text: string, raisedBy: NoteOrigin, raisedLine: number, raisedIn: number | null): RunNote => ({
+const raised = (kind: string, text: string, raisedBy: NoteOrigin, raisedLine: number, raisedIn: number | null, finding: string | null = null): RunNote => ({
   kind,
   text,
   raisedBy,
   raisedLine,
   raisedIn,
+  finding,
   fate: 'open',
   resolvedBy: null,
   resolvedIn: null,
@@ -105,7 +108,7 @@ export function runLedger(dir: string, m: RunManifest): RunLedger {
         refersTo: r.refers_to ?? null,
       });
     }
-    for (const f of res.findings) add(raised(f.type.toUpperCase(), f.message, by, f.line_range[0], index));
+    for (const f of res.findings) add(raised(f.type.toUpperCase(), f.message, by, f.line_range[0], index, f.id));
   });
   const count = (f: RunNote['fate']): number => notes.filter((n) => n.fate === f).length;
   return { notes, counts: { raised: notes.length, acted: count('acted'), dismissed: count('dismissed'), open: count('open'), unjudged: count(null) } };

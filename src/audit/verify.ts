@@ -8,7 +8,7 @@ import { sha256 } from '../store/hash.js';
 import { manifestProblem } from '../store/resolve-run.js';
 import { combineCostSources } from '../prices.js';
 import { checkChain, type ChainLink } from '../store/binding.js';
-import { listRecordFiles, readRecord, utcDate } from '../store/dispatch-record.js';
+import { listRecordFiles, readRecord, recordAnchor, utcDate } from '../store/dispatch-record.js';
 import type { DispatchRecord } from '../store/record-schema.js';
 import { readLinkedRecords } from './copied-passes.js';
 
@@ -53,6 +53,13 @@ function hashOf(ctx: Ctx, rel: string): string | null {
   return ctx.hashes.get(rel) ?? null;
 }
 
+/** The sha256 a record is anchored by: of its bytes, or for a graded one of its text as its run wrote it (src/store/dispatch-record.ts). */
+function anchorOf(ctx: Ctx, found: Found): string | null {
+  const bytes = hashOf(ctx, found.rel);
+  if (bytes === null || found.rec.outcome.grade === null) return bytes;
+  return recordAnchor(readFileSync(join(ctx.runDir, found.rel)), found.rec);
+}
+
 /** Names a missing file or a sha that does not match it; `where` says who cites it. */
 function checkSha(ctx: Ctx, rel: string, expected: string | null, where: string, source: string): void {
   const actual = hashOf(ctx, rel);
@@ -72,6 +79,23 @@ function checkRecord(ctx: Ctx, rel: string, rec: DispatchRecord): void {
   for (const a of response.artifacts) checkSha(ctx, a.path, a.sha256, 'response.artifacts', rel);
   for (const f of response.findings) for (const e of f.citations.evidence) checkSha(ctx, e.file, e.sha256, `finding ${f.id}`, rel);
   for (const r of response.resolved) for (const e of r.citations.evidence) checkSha(ctx, e.file, e.sha256, 'a resolved note', rel);
+  checkGradeTimes(ctx, rel, rec);
+}
+
+/** A grade comes after the reply it grades, and its history is in the order it was given (the shape itself is the schema's). */
+function checkGradeTimes(ctx: Ctx, rel: string, rec: DispatchRecord): void {
+  const { grade, graded_at } = rec.outcome;
+  if (!grade || !graded_at || !rec.response) return;
+  const times = [...grade.history.map((h) => h.graded_at), graded_at].map((t) => Date.parse(t));
+  if (times[0]! < Date.parse(rec.response.completed_at)) problem(ctx, `the grade is dated before the reply it grades (${rec.response.completed_at})`, rel);
+  if (times.some((t, i) => i > 0 && t < times[i - 1]!)) problem(ctx, 'grade.history is not in the order the grades were given', rel);
+}
+
+/** Only the findings of a reply the run kept are graded (docs/grading.md): a grade on any other record is a hand edit. */
+function checkGradedRecords(ctx: Ctx, m: RunManifest, own: Map<string, Found>): void {
+  const kept = new Set(m.pass_records.filter((p) => p.status === 'completed' && !p.copied_from).map((p) => producerOf(p, own)?.rel));
+  for (const { rel, rec } of own.values())
+    if (rec.outcome.grade && !kept.has(rel)) problem(ctx, 'the record is graded, but its reply is not one the run kept', rel);
 }
 
 /**
@@ -82,7 +106,7 @@ function chainOf(ctx: Ctx, m: RunManifest, records: Map<string, Found>): { chain
   const listed = m.pass_records.flatMap((p) => p.dispatches.map((d) => records.get(d.id))).filter((f): f is Found => f !== undefined);
   const ids = new Set(listed.map((f) => f.rec.request.id));
   const unlisted = [...records.values()].filter((f) => !ids.has(f.rec.request.id));
-  const chain = [...listed, ...unlisted].map((f) => ({ ...f, sha256: hashOf(ctx, f.rel) ?? '' }));
+  const chain = [...listed, ...unlisted].map((f) => ({ ...f, sha256: anchorOf(ctx, f) ?? '' }));
   return { chain, unlisted };
 }
 
@@ -114,7 +138,7 @@ function checkManifest(ctx: Ctx, m: RunManifest, own: Map<string, Found>, files:
     }
     if (ref.record !== null && ref.record !== found.rel) problem(ctx, `run.json names record ${ref.record} for dispatch ${id}`, found.rel);
     // run.json anchors each record as last written: a record edited since no longer matches (a crash may leave a pending entry behind).
-    if (ref.record_sha256 !== undefined && ref.record_sha256 !== hashOf(ctx, found.rel) && !(ctx.resuming && ref.status === 'pending'))
+    if (ref.record_sha256 !== undefined && ref.record_sha256 !== anchorOf(ctx, found) && !(ctx.resuming && ref.status === 'pending'))
       problem(ctx, `the record is not the one run.json's record_sha256 anchors: it was changed after it was written`, found.rel);
     if (found.rec.outcome.status === 'pending' && m.status !== 'running' && !ctx.resuming)
       problem(ctx, `dispatch is still pending in a run that is ${m.status}`, found.rel);
@@ -151,6 +175,7 @@ function checkManifest(ctx: Ctx, m: RunManifest, own: Map<string, Found>, files:
   }
   checkOrigins(ctx, m, records);
   checkFinal(ctx, m, records);
+  checkGradedRecords(ctx, m, own);
   checkSha(ctx, m.original, m.input.sha256, 'run.json input.sha256', 'run.json');
   for (const c of m.context) checkSha(ctx, c.file, c.sha256, `run.json context (${c.source})`, 'run.json');
   if (m.output.written && m.output.path && m.output.target !== 'stdout') checkSha(ctx, m.output.path, m.output.sha256, 'run.json output.sha256', 'run.json');

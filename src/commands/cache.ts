@@ -5,9 +5,11 @@
  */
 import { cacheFolderOf } from '../cache/folder.js';
 import { ResponseCache } from '../cache/entries.js';
-import { usageError } from '../errors.js';
+import { ageMs } from '../option-values.js';
 import type { Io } from '../io.js';
 import { plural } from '../plural.js';
+
+export { ageMs } from '../option-values.js';
 
 export interface CacheOptions {
   /** --cache DIR: the folder, relative to the current directory. */
@@ -19,18 +21,6 @@ export interface CacheOptions {
 export interface CacheClearOptions extends Omit<CacheOptions, 'json'> {
   /** --older-than AGE: only entries last written or used longer ago than that. */
   olderThan?: string;
-}
-
-const AGE_UNIT_MS: Readonly<Record<string, number>> = { d: 86_400_000, h: 3_600_000, m: 60_000 };
-
-/** `30d`, `12h`, `90m` in milliseconds; anything else is a usage error naming the form. */
-export function ageMs(value: string): number {
-  const m = /^(\d{1,9})([dhm])$/.exec(value.trim());
-  if (!m) {
-    const shown = JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
-    throw usageError(`--older-than ${shown} is not an age`, 'give a whole number and a unit, d (days), h (hours) or m (minutes): --older-than 30d');
-  }
-  return Number(m[1]) * (AGE_UNIT_MS[m[2] as string] as number);
 }
 
 function cacheOf(opts: CacheOptions, io: Io): ResponseCache {

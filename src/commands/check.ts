@@ -11,6 +11,7 @@ import { EXIT, isBounceError } from '../errors.js';
 import type { Io } from '../io.js';
 import type { CheckProblemKind } from '../vocabulary.js';
 import { maxOf } from '../arrays.js';
+import { precisionWarnings } from '../grade/grades-file.js';
 
 /** `unknown`: not examined (the program is missing, say); `-`: does not apply (mock, an HTTP API's version). */
 type Level = 'ok' | 'warning' | 'problem' | 'unknown' | '-';
@@ -128,6 +129,15 @@ export async function runCheck(opts: { config?: string; json?: boolean }, io: Io
       return row(spec, agent, source, await reach(agent, await checkAgent(agent, io.env, { probe })));
     }),
   );
+  // An agent below min_precision in the grades file is flagged: a warning, not a failed check (docs/grading.md).
+  const precision = precisionWarnings(
+    rows.map((r) => ({ name: r.agent, adapter: r.adapter, model: typeof r.resolved.model === 'string' ? r.resolved.model : null })),
+    { cwd: io.cwd, configPath: path, minPrecision: config.min_precision },
+  );
+  for (const r of rows) {
+    const mine = precision.filter((line) => line.startsWith(`${r.agent}: `)).map((line) => line.slice(r.agent.length + 2));
+    for (const message of mine) r.warnings.push({ kind: 'config', message, fix: 'grade its notes again, or refresh its prompts or model (docs/grading.md)' });
+  }
   const usable = rows.some((r) => r.problems.length === 0);
   const failing = rows.filter((r) => r.problems.length > 0 && (r.source === 'configured' || !usable));
   // An agent whose login cannot be verified offline is not ready: a refine may wait on it to the deadline.

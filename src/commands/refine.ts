@@ -12,6 +12,8 @@ import { errorJson, printRunResult } from '../ui/run-summary.js';
 import { buildPlan, type RefineOptions } from '../request/refine-request.js';
 import { engineDeps, printStartWarnings } from '../request/engine-deps.js';
 import { cacheFolderOf } from '../cache/folder.js';
+import { findConfig, loadConfigKeys } from '../config/load.js';
+import { precisionWarnings } from '../grade/grades-file.js';
 
 export type { RefineOptions } from '../request/refine-request.js';
 export { errorJson } from '../ui/run-summary.js';
@@ -22,6 +24,7 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   const built = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
   const { plan, warnings, probe } = built;
   if (!opts.quiet) printStartWarnings(io, built, warnings);
+  if (!opts.quiet) for (const line of lowPrecisionAgents(plan, opts, io)) io.stderr.write(`warning: ${line}\n`);
   if (opts.dryRun) return dryRun(plan, opts, io);
   // Ctrl-C while the plan was made (its reads may all have been synchronous): one turn of the
   // event loop delivers a signal that came meanwhile. Nothing was started, so nothing is left behind.
@@ -38,6 +41,17 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe, plan, cache));
   printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
   return result.exitCode;
+}
+
+/** The plan's agents below `min_precision` in the grades file, in words (docs/grading.md): warned of before the first dispatch. */
+function lowPrecisionAgents(plan: RunPlan, opts: RefineOptions, io: Io): string[] {
+  const { config } = loadConfigKeys(io.cwd, io.env, opts.config, ['min_precision']);
+  const roles = plan.passes === 1 ? (['reviewer'] as const) : (['reviewer', 'composer'] as const);
+  const agents = roles.map((role) => {
+    const a = plan.agents[role];
+    return { name: `${role} ${a.spec}`, role, adapter: a.adapter, model: typeof a.options.model === 'string' ? a.options.model : null };
+  });
+  return precisionWarnings(agents, { cwd: io.cwd, configPath: findConfig(io.cwd, io.env, opts.config), minPrecision: config.min_precision });
 }
 
 function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {

@@ -17,3 +17,10 @@ export const TIMEOUT_RANGE_S = { min: 1, max: 2_147_483 } as const;
 
 /** Repair requests a pass may send when --max-repairs is not given. */
 export const DEFAULT_MAX_REPAIRS = 1;
+
+/**
+ * Default of config `min_precision`: the dispatch protocol's line, below which an agent's
+ * high-confidence precision (`bounce stats`, docs/grading.md) is flagged by `bounce check`
+ * and warned of by `bounce refine`.
+ */
+export const MIN_PRECISION = 0.85;

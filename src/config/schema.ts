@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AgentOptionsSchema } from '../contract/contract.js';
 import { PRICE_KEY, PRICE_KEY_RULE, PriceSchema } from '../prices.js';
-import { REPLY_DEFAULTS, TIMEOUT_RANGE_S } from './defaults.js';
+import { MIN_PRECISION, REPLY_DEFAULTS, TIMEOUT_RANGE_S } from './defaults.js';
 import { LintModeSchema } from '../vocabulary.js';
 import { EditFormatSettingSchema } from '../vocabulary.js';
 import { DismissalsSchema } from '../vocabulary.js';
@@ -79,6 +79,8 @@ export const ConfigSchema = z
     prices: z.record(z.string().regex(PRICE_KEY, PRICE_KEY_RULE), PriceSchema).default({}),
     /** What a run does with new notes that break a lint rule (docs/lint.md); `refine --lint` overrides it. */
     lint: LintModeSchema.default('off'),
+    /** An agent whose precision in the grades file is below this is flagged by `bounce check` and warned of by `refine` (docs/grading.md). */
+    min_precision: z.number().min(0).max(1).default(MIN_PRECISION),
     /** The response cache (--cache): on with its default folder (true), off (false), or on with this folder, relative to the config file's. */
     cache: z.union([z.boolean(), z.string().trim().min(1, 'must be a folder, or true or false')]).optional(),
   })

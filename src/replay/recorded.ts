@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promptNonces, setNoncesAside } from '../cache/key.js';
 import type { AdapterSuccess } from '../contract/contract.js';
 import type { HostError } from '../contract/host.js';
-import { readRecord } from '../store/dispatch-record.js';
+import { readRecord, recordAnchor } from '../store/dispatch-record.js';
 import { sha256 } from '../store/hash.js';
 import type { RunManifest } from '../store/manifest.js';
 import { type AttemptKind, HostErrorTypeSchema } from '../vocabulary.js';
@@ -69,7 +69,7 @@ export function recordedCalls(runDir: string, m: RunManifest): Map<string, Recor
       if (!existsSync(path)) throw new NotReplayable(`the record of dispatch ${d.id} (pass ${p.pass}) is missing: ${d.record}`);
       const bytes = readFileSync(path);
       // run.json binds each record by its sha256 (absent in runs made before bounce did).
-      if (d.record_sha256 && sha256(bytes) !== d.record_sha256)
+      if (d.record_sha256 && recordAnchor(bytes) !== d.record_sha256)
         throw new NotReplayable(`the record of dispatch ${d.id} (pass ${p.pass}) is not the one run.json names: ${d.record}`, CHANGED);
       const record = readRecord(path, bytes.toString('utf8'));
       const answer = answerOf(record, dir, d.id, p.pass);

@@ -10,6 +10,7 @@ import { type NoteLines, sideBySide } from './html-diff.js';
 import { netChange, passChanges } from './pass-docs.js';
 import { type RunNote, runLedger, runReading } from '../audit/run-notes.js';
 import { lineChart } from './svg-chart.js';
+import { currentVerdict, gradableRun } from '../grade/gradable.js';
 
 /**
  * The run as one self-contained HTML page: inline CSS, inline SVG, no script and a
@@ -33,7 +34,7 @@ td.note{background:var(--note);box-shadow:inset 3px 0 0 #e0a800}tr.skip td{color
 .legend span{display:inline-block;padding:0 6px;margin-right:8px;border-radius:3px}.stats{color:var(--muted);margin:2px 0 8px}
 .fate-acted{color:#1a7f37;font-weight:600}.fate-dismissed{color:#b42318;font-weight:600}.fate-open{color:#8a6d00;font-weight:600}
 table.notes td.text{max-width:60em}pre.document{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre-wrap;word-break:break-word;border:1px solid var(--line);border-radius:6px;padding:8px 12px;background:#fbfcfd}
-.files a{margin-right:6px}
+.files a{margin-right:6px}.verdict-accepted{color:#1a7f37;font-weight:600}.verdict-rejected{color:#b42318;font-weight:600}.verdict-skipped,.verdict-none{color:#68707a}
 `;
 
 function agentText(a: AgentRecord): string {
@@ -178,6 +179,27 @@ function notesTable(dir: string, m: RunManifest): string {
   return rows.length ? `${counts}<table class="data notes"><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>` : '<p class="muted">no notes</p>';
 }
 
+/** The run's grades (bounce grade, docs/grading.md): each graded finding's verdict and grader, and the counts. */
+function gradesTable(dir: string, m: RunManifest): string {
+  const run = gradableRun(dir, m);
+  if (run.findings.length === 0) return '<p class="muted" id="grades-none">the run kept no findings to grade</p>';
+  const rows = run.findings.map((f) => {
+    const rec = run.records.get(f.record);
+    const verdict = currentVerdict(rec, f.id);
+    const grader = verdict ? (rec?.outcome.grade?.grader ?? '-') : '-';
+    const when = verdict ? fmtTime(rec?.outcome.graded_at) : '-';
+    return `<tr><td class="verdict-${esc(verdict ?? 'none')}">${esc(verdict ?? 'not graded')}</td><td>${esc(f.kind)}</td><td class="text">${esc(f.message)}</td><td>pass ${f.pass} ${esc(f.agent)}</td><td class="fate-${esc(f.fate ?? 'resolved')}">${esc(f.fate ?? 'resolved')}</td><td>${esc(grader)}</td><td>${esc(when)}</td><td><code>${esc(f.id)}</code></td></tr>`;
+  });
+  const verdicts = run.findings.map((f) => currentVerdict(run.records.get(f.record), f.id));
+  const n = (v: string | null): number => verdicts.filter((x) => x === v).length;
+  const accepted = n('accepted');
+  const rejected = n('rejected');
+  const precision = accepted + rejected ? `, precision ${Math.round((accepted / (accepted + rejected)) * 100)}%` : '';
+  const counts = `<p class="muted" id="grades-counts">${run.findings.length} findings: ${accepted} accepted, ${rejected} rejected, ${n('skipped')} skipped, ${n(null)} not graded${precision} (precision: accepted / (accepted + rejected)).</p>`;
+  const head = '<tr><th>verdict</th><th>kind</th><th>note</th><th>raised by</th><th>fate</th><th>grader</th><th>graded</th><th>finding</th></tr>';
+  return `${counts}<table class="data grades"><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
 /** The original against the final document (the last one when the run did not converge), then the final document itself. */
 function netSections(dir: string, m: RunManifest): string {
   const net = netChange(dir, m);
@@ -209,6 +231,8 @@ ${summary(m)}
 ${charts(m)}
 <h2 id="notes">Notes</h2>
 ${notesTable(dir, m)}
+<h2 id="grades">Grades</h2>
+${gradesTable(dir, m)}
 ${legend}
 ${netSections(dir, m)}
 <h2>Passes</h2>

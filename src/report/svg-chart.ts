@@ -84,3 +84,48 @@ export function lineChart(title: string, xLabels: string[], s: Series): string {
     `<title>${esc(title)}</title><text x="${PAD.left}" y="16" class="ctitle">${esc(title)}</text>${axis}${labels}${line}${dots}${gaps}</svg>`
   );
 }
+
+export interface Bar {
+  label: string;
+  value: number;
+  color: string;
+}
+
+const BAR_W = 34;
+const BAR_GAP = 18;
+
+/**
+ * A small inline bar chart: one bar per label, its value on top; as wide as its labels need,
+ * so none is cut off or overlaps its neighbour.
+ */
+export function barChart(title: string, bars: readonly Bar[]): string {
+  const max = maxOf(
+    1,
+    bars.map((b) => b.value),
+  );
+  const widest = maxOf(
+    0,
+    bars.map((b) => b.label.length * CHAR_PX),
+  );
+  const step = Math.max(BAR_W + BAR_GAP, widest + 10);
+  const left = PAD.left;
+  const W = Math.max(MIN_W, Math.ceil(left + step * bars.length + 16));
+  const base = H - PAD.bottom;
+  const y = (v: number): number => base - ((base - PAD.top) * v) / max;
+  const body = bars
+    .map((b, i) => {
+      const cx = left + step * i + step / 2;
+      const top = y(b.value);
+      return (
+        `<rect x="${(cx - BAR_W / 2).toFixed(1)}" y="${top.toFixed(1)}" width="${BAR_W}" height="${(base - top).toFixed(1)}" fill="${b.color}"><title>${esc(`${b.label}: ${b.value}`)}</title></rect>` +
+        `<text x="${cx.toFixed(1)}" y="${(top - 4).toFixed(1)}" text-anchor="middle" class="val">${b.value}</text>` +
+        `<text x="${cx.toFixed(1)}" y="${base + 16}" text-anchor="middle" class="tick xlabel">${esc(b.label)}</text>`
+      );
+    })
+    .join('');
+  const axis = `<line x1="${left}" y1="${base}" x2="${W - 8}" y2="${base}" class="axis"/>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}">` +
+    `<title>${esc(title)}</title><text x="${PAD.left}" y="16" class="ctitle">${esc(title)}</text>${axis}${body}</svg>`
+  );
+}

@@ -10,7 +10,7 @@ import type { Io } from '../io.js';
 import type { Probe } from '../kit/detect.js';
 import { scanNotes } from '../protocol/scanner.js';
 import { runReading } from '../audit/run-notes.js';
-import { sha256 } from '../store/hash.js';
+import { recordAnchor } from '../store/dispatch-record.js';
 import type { PassRecord, RunManifest } from '../store/manifest.js';
 import type { ForkBase } from '../store/recorder.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
@@ -76,7 +76,7 @@ function copiedPasses(m: RunManifest, runDir: string, k: number): PassRecord[] {
       const from = p.copied_from ?? { run: m.run_id, dir: resolve(runDir) };
       const dispatches = p.dispatches.map((d) => {
         const path = d.record ? join(p.copied_from?.dir ?? runDir, d.record) : null;
-        const sha = d.record_sha256 ?? (path && existsSync(path) ? sha256(readFileSync(path)) : undefined);
+        const sha = d.record_sha256 ?? (path && existsSync(path) ? recordAnchor(readFileSync(path)) : undefined);
         return { ...d, ...(sha ? { record_sha256: sha } : {}) };
       });
       return { ...structuredClone(p), copied_from: from, dispatches };

@@ -9,6 +9,7 @@ import type { AttemptKind, CostSource, DispatchStatus, EditFormat, NoteFate, Rol
 import type { Lines } from '../text/lines.js';
 import { type NoteLike, noteRange } from '../protocol/note-range.js';
 import { readYaml, toYaml } from '../yaml.js';
+import { sha256 } from './hash.js';
 import {
   DispatchRecordSchema,
   PROTOCOL_VERSION,
@@ -234,6 +235,34 @@ export function buildResponse(end: DispatchEnd, passInput: { file: string; sha25
 /** Keys in the schema's order, so every record reads the same way; line ranges as `[1, 40]`. */
 export function renderRecord(record: DispatchRecord): string {
   return toYaml(DispatchRecordSchema.parse(record));
+}
+
+/** A record as its run wrote it: the same, with the grading fields (`outcome.graded_at`, `outcome.grade`) back to null. */
+export function ungradedRecord(record: DispatchRecord): DispatchRecord {
+  return { ...record, outcome: { ...record.outcome, graded_at: null, grade: null } };
+}
+
+/** How the recorder writes an ungraded outcome's last two lines: only outcome has these keys, at this depth. */
+const UNGRADED = '\n  graded_at: null\n  grade: null\n';
+
+/**
+ * The sha256 a record is anchored by (run.json's `record_sha256`, the next record's
+ * `binding.previous`, a fork's link to it): the sha256 of the record as its run wrote it. A
+ * run writes every record ungraded, and `bounce grade` changes only the grading fields, so for
+ * an ungraded record this is the sha256 of its bytes, and for a graded one the sha256 of its
+ * text rendered again with those fields back to null (`bounce grade` refuses a record whose
+ * text that does not give back). docs/grading.md, "Grades and the chain of records".
+ * A file that is no valid record is anchored by its bytes: audit names it.
+ */
+export function recordAnchor(bytes: Buffer | string, parsed?: DispatchRecord): string {
+  if (parsed ? parsed.outcome.grade === null && parsed.outcome.graded_at === null : bytes.includes(UNGRADED)) return sha256(bytes);
+  let record = parsed;
+  if (!record) {
+    const result = DispatchRecordSchema.safeParse(readYaml(bytes.toString()));
+    if (!result.success) return sha256(bytes);
+    record = result.data;
+  }
+  return sha256(renderRecord(ungradedRecord(record)));
 }
 
 /** Parses and validates one record file (its text, when the caller has read it already); throws with the file named on any problem. */

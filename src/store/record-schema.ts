@@ -6,6 +6,7 @@ import {
   CostSourceSchema,
   DispatchStatusSchema,
   EditFormatSchema,
+  GradeVerdictSchema,
   NoteFateSchema,
   StopReasonSchema,
 } from '../vocabulary.js';
@@ -211,13 +212,35 @@ export const ResponseSchema = z
   .strict();
 export type DispatchResponse = z.infer<typeof ResponseSchema>;
 
+/** Who graded: `human:<name>` (`bounce grade`, the name from --grader or the git or OS user). */
+export const GRADER = /^human:\S(?:[^\n\r]*\S)?$/;
+export const GRADER_RULE = 'a grader is human:<name>, the name one line of text';
+
+/** One verdict of a grade: the finding (`response.findings[].id`) and what the grader said of it. */
+export const GradeVerdictEntrySchema = z.object({ finding: z.string().min(1), verdict: GradeVerdictSchema }).strict();
+export type GradeVerdictEntry = z.infer<typeof GradeVerdictEntrySchema>;
+
+/** An earlier grade of the record, as it stood when it was replaced (grade.history). */
+export const PastGradeSchema = z.object({ grader: z.string().regex(GRADER, GRADER_RULE), graded_at: Iso, verdicts: z.array(GradeVerdictEntrySchema) }).strict();
+export type PastGrade = z.infer<typeof PastGradeSchema>;
+
+/**
+ * `outcome.grade`, filled by `bounce grade` (docs/grading.md): one verdict per finding graded
+ * so far (a finding with none is not graded yet), who gave them, and the grades it replaced,
+ * oldest first. `outcome.graded_at` is when its last verdict was given.
+ */
+export const GradeSchema = z
+  .object({ grader: z.string().regex(GRADER, GRADER_RULE), verdicts: z.array(GradeVerdictEntrySchema), history: z.array(PastGradeSchema) })
+  .strict();
+export type Grade = z.infer<typeof GradeSchema>;
+
 export const OutcomeSchema = z
   .object({
     status: DispatchStatusSchema,
     reason: z.string().nullable(),
-    /** Left for an offline grader; bounce never fills them. */
-    graded_at: z.null(),
-    grade: z.null(),
+    /** Filled by `bounce grade`, never by a run: when the grade's last verdict was given, and the grade. */
+    graded_at: Iso.nullable(),
+    grade: GradeSchema.nullable(),
   })
   .strict();
 export type DispatchOutcome = z.infer<typeof OutcomeSchema>;
@@ -256,6 +279,34 @@ export const RunBindingSchema = z
   .strict();
 export type RunBinding = z.infer<typeof RunBindingSchema>;
 
+type RecordShape = { response: { findings: { id: string }[] } | null; outcome: { graded_at: string | null; grade: Grade | null } };
+
+/** A grade's verdicts each name one of the record's findings, once; graded_at is set exactly when a grade is. */
+function checkGradeShape(rec: RecordShape, ctx: z.RefinementCtx): void {
+  const { grade, graded_at } = rec.outcome;
+  if ((grade === null) !== (graded_at === null))
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['outcome', 'graded_at'],
+      message: `is ${graded_at ? 'set' : 'null'} but grade is ${grade ? 'set' : 'null'}`,
+    });
+  if (!grade) return;
+  const ids = new Set(rec.response?.findings.map((f) => f.id) ?? []);
+  if (ids.size === 0) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['outcome', 'grade'], message: 'is set on a record with no findings' });
+  const check = (verdicts: readonly GradeVerdictEntry[], path: (string | number)[]): void => {
+    const seen = new Set<string>();
+    verdicts.forEach((v, i) => {
+      if (!ids.has(v.finding))
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: [...path, i, 'finding'], message: `${v.finding} is no finding of this record` });
+      else if (seen.has(v.finding))
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: [...path, i, 'finding'], message: `${v.finding} has more than one verdict` });
+      seen.add(v.finding);
+    });
+  };
+  check(grade.verdicts, ['outcome', 'grade', 'verdicts']);
+  for (const [i, h] of grade.history.entries()) check(h.verdicts, ['outcome', 'grade', 'history', i, 'verdicts']);
+}
+
 export const DispatchRecordSchema = z
   .object({
     request: RequestSchema,
@@ -272,5 +323,6 @@ export const DispatchRecordSchema = z
       // A pending record has no response yet; a finished one has one (a stale pending turned error may not).
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['response'], message: `is ${rec.response ? 'set' : 'missing'} for status ${rec.outcome.status}` });
     }
+    checkGradeShape(rec, ctx);
   });
 export type DispatchRecord = z.infer<typeof DispatchRecordSchema>;

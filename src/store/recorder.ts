@@ -1,6 +1,6 @@
 import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { buildRequest, buildResponse, type DispatchEnd, readRecord, type DispatchStart, recordPath, renderRecord } from './dispatch-record.js';
+import { buildRequest, buildResponse, type DispatchEnd, readRecord, recordAnchor, type DispatchStart, recordPath, renderRecord } from './dispatch-record.js';
 import { countLines, type Lines, lineView } from '../text/lines.js';
 import { BINDING_FILE, boundFields, type Redact, renderRunBinding } from './binding.js';
 import type { DispatchRecord, DispatchRequest, RecordBinding } from './record-schema.js';
@@ -303,7 +303,7 @@ export class RunRecorder {
       });
       // The records reconciling rewrote or adopted are anchored again as they now stand.
       for (const ref of manifest.pass_records.flatMap((p) => p.dispatches))
-        if (reconciled.includes(ref.id) && ref.record && existsSync(rec.path(ref.record))) ref.record_sha256 = sha256(readFileSync(rec.path(ref.record)));
+        if (reconciled.includes(ref.id) && ref.record && existsSync(rec.path(ref.record))) ref.record_sha256 = recordAnchor(readFileSync(rec.path(ref.record)));
       rec.chainTip = rec.findChainTip();
       if (resume.extension) extend(manifest, resume.extension, new Date());
       manifest.status = 'running';
@@ -521,7 +521,7 @@ export class RunRecorder {
     const newest = rels.at(-1);
     if (newest) {
       if (!existsSync(this.path(BINDING_FILE))) this.saveBinding();
-      return sha256(readFileSync(this.path(newest)));
+      return recordAnchor(readFileSync(this.path(newest)));
     }
     if (existsSync(this.path(BINDING_FILE))) return sha256(readFileSync(this.path(BINDING_FILE)));
     return this.saveBinding();
@@ -576,7 +576,7 @@ function writeGitignore(runsDir: string): void {
 }
 
 /** Appends one timestamped line; a symlink planted at run.log is refused, not followed. */
-function appendLog(path: string, line: string): void {
+export function appendLog(path: string, line: string): void {
   const flag = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
   let fd: number;
   try {

@@ -159,6 +159,7 @@ describe('parseConfig', () => {
       prices: {},
       lint: 'off',
       dismissals: 'allow',
+      min_precision: 0.85,
     });
   });
 
@@ -198,6 +199,7 @@ describe('parseConfig', () => {
         '  openai/gpt-5: { input: 1, output: 8, cache_read: 0.1, cache_write: 1 }',
         'lint: repair',
         'dismissals: repair',
+        'min_precision: 0.9',
         '',
       ].join('\n'),
       'c.yaml',
@@ -230,6 +232,7 @@ describe('parseConfig', () => {
       prices: { 'local/llama3.1:8b': { input: 0, output: 0 }, 'openai/gpt-5': { input: 1, output: 8, cache_read: 0.1, cache_write: 1 } },
       lint: 'repair',
       dismissals: 'repair',
+      min_precision: 0.9,
     });
   });
 
