@@ -80,6 +80,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--changed <git-ref>', 'batch: only documents changed since that git ref (committed, staged, unstaged and untracked)')
     .option('--cache [dir]', CACHE_HELP)
     .option('--no-cache', NO_CACHE_HELP)
+    .option('--judge <agent>', 'after converging, a third agent compares the original and the final document blind, twice (docs/judge-and-gate.md)')
+    .option('--require-judge', "exit 1 unless both of the judge's calls prefer the final document")
+    .option('--gate', 'check each agent live on a known fixture before the first dispatch, and refuse a failing one (config gate: live)')
     .addHelpText('after', commandHelp(REFINE_EXAMPLES))
     .action(async (docs: string[], o: Record<string, unknown>, cmd: Command) => {
       // rawArgs: the words as typed (commander keeps them on the program; its typings leave them out).

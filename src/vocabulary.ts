@@ -12,6 +12,17 @@ export const RoleSchema = z.enum(['reviewer', 'composer']);
 export type Role = z.infer<typeof RoleSchema>;
 export const ROLES = RoleSchema.options;
 
+/**
+ * Who makes a side dispatch, one outside the passes (src/side/dispatch.ts): the judge of a
+ * run (`refine --judge`) or a grader of its findings (`bounce grade --judge`).
+ */
+export const SideRoleSchema = z.enum(['judge', 'grader']);
+export type SideRole = z.infer<typeof SideRoleSchema>;
+
+/** What a judge prefers (run.json `judge.prefers`): the final document, the original, or neither. */
+export const JudgePreferenceSchema = z.enum(['final', 'original', 'tie']);
+export type JudgePreference = z.infer<typeof JudgePreferenceSchema>;
+
 /** Which call of a pass a dispatch is: the first, a resend of the same prompt, or a repair. */
 export const AttemptKindSchema = z.enum(['pass', 'retry', 'repair']);
 export type AttemptKind = z.infer<typeof AttemptKindSchema>;

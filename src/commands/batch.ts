@@ -85,6 +85,8 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
   if (opts.name !== undefined)
     throw usageError('--name names one run, and a batch makes one run per document', 'drop --name: each run is named after its document');
   if (opts.docs.includes('-')) throw usageError('stdin (-) cannot be one document of a batch', 'refine it on its own: bounce refine - < doc.md');
+  if (opts.judge !== undefined || opts.requireJudge)
+    throw usageError('--judge judges one run, and a batch makes one run per document', 'refine each document on its own with --judge, or drop --judge');
   const settings = await refineSettings({ ...opts, doc: '' }, io);
   const shard = opts.shard === undefined ? null : parseShard(opts.shard);
   if (opts.concurrency !== undefined) intFlag('--concurrency', opts.concurrency, BATCH_CONCURRENCY.cli, 1, MAX_CONCURRENCY);

@@ -52,6 +52,12 @@ export interface RefineOptions {
   syntax?: Syntax;
   /** --cache [dir] / --no-cache: the response cache (config `cache`; src/cache/folder.ts). */
   cache?: boolean | string;
+  /** --judge <agent>: a third agent compares the original and the final document (docs/judge-and-gate.md). */
+  judge?: string;
+  /** --require-judge: exit 1 unless both of the judge's calls prefer the final document. */
+  requireJudge?: boolean;
+  /** --gate: the live gate checks each agent before the first dispatch (config `gate: live`). */
+  gate?: boolean;
 }
 
 export const DEFAULT_PASSES = 2;
