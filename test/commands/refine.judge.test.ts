@@ -61,6 +61,8 @@ describe('refine --judge with a mock judge', () => {
     expect(rec.outcome.status).toBe('completed');
     const audit = await runMain(['audit', runDir], { cwd: dir });
     expect(audit.code, audit.stdout + audit.stderr).toBe(0);
+    const show = await runMain(['show', runDir], { cwd: dir });
+    expect(show.stdout).toMatch(/^judge +mock:j\.yaml: prefers neither document \(tie\), both orders agreeing \(original-first tie, final-first tie\)$/m);
     // A judge's record is anchored like a pass's: edited afterwards, audit names it.
     const recPath = join(runDir, m.side_dispatches[1].record);
     writeFileSync(recPath, readFileSync(recPath, 'utf8').replace('completed', 'rejected'));
