@@ -142,11 +142,12 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     });
   program
     .command('check')
-    .description("run every configured and default agent's check (no API call)")
+    .description("run every configured and default agent's check (no API call; --live sends each a small fixture)")
     .option('--config <file>', 'config file')
     .option('--json', 'print one JSON object')
-    .addHelpText('after', commandHelp(['bounce check', 'bounce check --json'], CHECK_EXIT_CODES))
-    .action(async (o: { config?: string; json?: boolean }) => {
+    .option('--live', "also send each agent the live gate's fixture through its real adapter and check its reply (costs a call each)")
+    .addHelpText('after', commandHelp(['bounce check', 'bounce check --json', 'bounce check --live'], CHECK_EXIT_CODES))
+    .action(async (o: { config?: string; json?: boolean; live?: boolean }) => {
       const { runCheck } = await import('./commands/check.js');
       setExit(await runCheck(o, io));
     });

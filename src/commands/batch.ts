@@ -31,7 +31,8 @@ import { readInput } from '../request/input.js';
 import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } from '../request/plan-request.js';
 import { engineDeps, printStartWarnings } from '../request/engine-deps.js';
 import { cacheFolderFor } from '../cache/folder.js';
-import { intFlag, type RefineOptions, refineAgents, refineRequest, refineSettings } from '../request/refine-request.js';
+import { agentsCalled, gateOn, intFlag, type RefineOptions, refineAgents, refineRequest, refineSettings } from '../request/refine-request.js';
+import { assertGate } from '../request/gate-request.js';
 import { isResumable, readForResume, type ResumeOptions, resumePlan } from '../request/resume-request.js';
 import { batchBudget, budgetFromFlags, unpricedWarnings } from '../request/budget-flags.js';
 import { parseShard, type Shard, shardOf } from '../request/shard.js';
@@ -148,6 +149,9 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
       `batch ${batchId}: ${plural(plans.length, 'document')}${part}, concurrency ${concurrency}; reviewer: ${a.reviewer.spec}, composer: ${a.composer.spec}\n`,
     );
   }
+  // The live gate, once per agent for the whole batch, before any real dispatch and before any run folder is made.
+  if (plans[0] && gateOn(opts, settings.config))
+    await assertGate(agentsCalled(plans[0]), plans[0].templates, io, { probe: chosen.probe, quiet: Boolean(opts.quiet) });
   const froms = createRuns(plans, io, chosen.probe);
   return runBatch(
     plans.map((plan, i) => ({ plan, from: froms[i]!, label: labels[i]! })),

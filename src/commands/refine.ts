@@ -9,7 +9,8 @@ import { type RunResult, runDocument } from '../engine/run-document.js';
 import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
 import { errorJson, printRunResult } from '../ui/run-summary.js';
-import { buildPlan, type RefineOptions, secondsFlag } from '../request/refine-request.js';
+import { agentsCalled, buildPlan, gateOn, type RefineOptions, secondsFlag } from '../request/refine-request.js';
+import { assertGate } from '../request/gate-request.js';
 import { planJudge } from '../request/judge-request.js';
 import { judgeAfterRun } from '../judge/after-run.js';
 import { judgePassed } from '../judge/judge.js';
@@ -46,6 +47,8 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
     const a = plan.agents;
     io.stderr.write(`reviewer: ${a.reviewer.spec} (${plan.chosenBy.reviewer}), composer: ${a.composer.spec} (${plan.chosenBy.composer})\n`);
   }
+  // The live gate, before any real dispatch: a failing agent is refused and nothing is written.
+  if (gateOn(opts, built.config)) await assertGate(agentsCalled(plan, judge ? [judge.agent] : []), plan.templates, io, { probe, quiet: Boolean(opts.quiet) });
   const cache = cacheFolderOf(opts.cache, io, opts.config);
   const deps = engineDeps(io, Boolean(opts.quiet), probe, plan, cache, judge ? [judge.agent] : []);
   if (judge) deps.afterRun = judgeAfterRun(judge, deps);

@@ -5,6 +5,7 @@ import { REPLY_DEFAULTS } from './defaults.js';
 import { LintModeSchema } from '../vocabulary.js';
 import { EditFormatSettingSchema } from '../vocabulary.js';
 import { DismissalsSchema } from '../vocabulary.js';
+import { GateModeSchema } from '../vocabulary.js';
 
 /**
  * The range of a call deadline in seconds (`timeout_s`, `--timeout`): a timer holds at most
@@ -82,6 +83,8 @@ export const ConfigSchema = z
     lint: LintModeSchema.default('off'),
     /** The response cache (--cache): on with its default folder (true), off (false), or on with this folder, relative to the config file's. */
     cache: z.union([z.boolean(), z.string().trim().min(1, 'must be a folder, or true or false')]).optional(),
+    /** `live`: refine checks each agent on the live gate's fixture before its first dispatch, as --gate does (docs/judge-and-gate.md). */
+    gate: GateModeSchema.default('off'),
   })
   .strict();
 export type Config = z.infer<typeof ConfigSchema>;

@@ -220,7 +220,7 @@ export async function buildPlan(
   opts: RefineOptions,
   io: Io,
   { checkAgents }: { checkAgents: boolean },
-): Promise<{ plan: RunPlan; warnings: CheckProblem[]; probe: Probe; skipped: SkippedAgent[]; unverified: SkippedAgent[] }> {
+): Promise<{ plan: RunPlan; warnings: CheckProblem[]; probe: Probe; skipped: SkippedAgent[]; unverified: SkippedAgent[]; config: Config }> {
   const settings = await refineSettings(opts, io);
   const output = outputTarget({ out: opts.out, inPlace: opts.inPlace, json: opts.json }, opts.doc === '-' ? null : resolve(io.cwd, opts.doc), io.cwd);
   const input = await readInput(opts.doc, io, settings.config.max_bytes);
@@ -232,5 +232,16 @@ export async function buildPlan(
     probe: chosen.probe,
     skipped: chosen.skipped,
     unverified: chosen.unverified,
+    config: settings.config,
   };
+}
+
+/** Whether refine runs the live gate first: --gate, else config `gate: live`. */
+export function gateOn(opts: Pick<RefineOptions, 'gate'>, config: Config): boolean {
+  return Boolean(opts.gate) || config.gate === 'live';
+}
+
+/** The distinct agents a run calls: the reviewer, the composer when a second pass runs, and any other (a judge). */
+export function agentsCalled(plan: Pick<RunPlan, 'agents' | 'passes'>, others: readonly ResolvedAgent[] = []): ResolvedAgent[] {
+  return [plan.agents.reviewer, ...(plan.passes > 1 ? [plan.agents.composer] : []), ...others];
 }
