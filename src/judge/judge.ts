@@ -122,7 +122,7 @@ export function familyWarning(
   const same = (['reviewer', 'composer'] as const).filter((role) => modelFamily(agents[role]) === family);
   if (same.length === 0) return null;
   const who = same.map((role) => `the ${role} ${agents[role].spec}`).join(' and ');
-  return `the judge ${judge.spec} is of the ${family} model family, as ${who} is: judges tend to prefer text of their own family, so its verdict may lean to the final document; pick a judge of another family`;
+  return `the judge ${judge.spec} is of the ${family} model family, as ${who} ${same.length > 1 ? 'are' : 'is'}: judges tend to prefer text of their own family, so its verdict may lean to the final document; pick a judge of another family`;
 }
 
 export interface JudgeRequest {

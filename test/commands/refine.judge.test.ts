@@ -116,7 +116,7 @@ describe('refine --judge with a mock judge', () => {
     const r = await runMain(['refine', 'doc.md', ...MOCKS, '--judge', 'mock:j.yaml'], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/judge mock:j\.yaml: prefers neither document \(tie\)/);
-    expect(r.stderr).toMatch(/warning: the judge mock:j\.yaml is of the mock model family, as the reviewer mock and the composer mock is/);
+    expect(r.stderr).toMatch(/warning: the judge mock:j\.yaml is of the mock model family, as the reviewer mock and the composer mock are/);
     expect(manifest().judge.warning).toContain('mock model family');
   });
 
