@@ -83,8 +83,8 @@ export const ConfigSchema = z
     lint: LintModeSchema.default('off'),
     /** The response cache (--cache): on with its default folder (true), off (false), or on with this folder, relative to the config file's. */
     cache: z.union([z.boolean(), z.string().trim().min(1, 'must be a folder, or true or false')]).optional(),
-    /** `live`: refine checks each agent on the live gate's fixture before its first dispatch, as --gate does (docs/judge-and-gate.md). */
-    gate: GateModeSchema.default('off'),
+    /** `live`: refine checks each agent on the live gate's fixture before its first dispatch, as --gate does (docs/judge-and-gate.md); absent or `off`: it does not. */
+    gate: GateModeSchema.optional(),
   })
   .strict();
 export type Config = z.infer<typeof ConfigSchema>;
