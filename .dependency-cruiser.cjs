@@ -14,6 +14,8 @@ const LAYERS = [
   ['preflight', '^src/preflight/'],
   ['audit', '^src/audit/'],
   ['engine', '^src/engine/'],
+  ['side', '^src/side/'],
+  ['judge', '^src/(judge|gate)/'],
   ['cache', '^src/cache/'],
   ['replay', '^src/replay/'],
   ['grade', '^src/grade/'],

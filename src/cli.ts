@@ -103,6 +103,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--changed <git-ref>', 'batch: only documents changed since that git ref (committed, staged, unstaged and untracked)')
     .option('--cache [dir]', CACHE_HELP)
     .option('--no-cache', NO_CACHE_HELP)
+    .option('--judge <agent>', 'after converging, a third agent compares the original and the final document blind, twice (docs/judge-and-gate.md)')
+    .option('--require-judge', "exit 1 unless both of the judge's calls prefer the final document")
+    .option('--gate', 'check each agent live on a known fixture before the first dispatch, and refuse a failing one (config gate: live)')
     .addHelpText('after', commandHelp(REFINE_EXAMPLES))
     .action(async (docs, flags, cmd) => {
       const o = flagsAs<Omit<BatchRefineOptions, 'docs'>>()(flags);
@@ -165,10 +168,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     });
   program
     .command('check')
-    .description("run every configured and default agent's check (no API call)")
+    .description("run every configured and default agent's check (no API call; --live sends each a small fixture)")
     .option('--config <file>', 'config file')
     .option('--json', 'print one JSON object')
-    .addHelpText('after', commandHelp(['bounce check', 'bounce check --json'], CHECK_EXIT_CODES))
+    .option('--live', "also send each agent the live gate's fixture through its real adapter and check its reply (costs a call each)")
+    .addHelpText('after', commandHelp(['bounce check', 'bounce check --json', 'bounce check --live'], CHECK_EXIT_CODES))
     .action(async (o) => {
       const { runCheck } = await import('./commands/check.js');
       setExit(await runCheck(o, io));

@@ -10,13 +10,17 @@ export const REFINE_EXAMPLES = [
   'bounce refine spec.md --dry-run                # show the plan and the first prompt',
   'bounce refine docs/ --concurrency 4 --json      # a batch: one run per document',
   "bounce refine 'docs/**/*.md' --shard 2/4       # this CI job's quarter of the batch",
+  'bounce refine spec.md --judge gemini --require-judge  # exit 1 unless a third agent prefers the result',
+  'bounce refine spec.md --gate                    # check each agent live on a fixture first',
 ];
 
 export const EXIT_CODES_HELP = `Exit codes:
   0    converged
-  1    not converged after the final pass and its repair
+  1    not converged after the final pass and its repair; with --require-judge, also
+       converged but the judge did not prefer the final document in both calls
   2    usage, input, config or credential error (no run folder is created)
-  3    agent failure: adapter error, timeout, truncation, malformed reply, breaker
+  3    agent failure: adapter error, timeout, truncation, malformed reply, breaker;
+       with --gate, an agent refused by the live gate (no run folder is created)
   130  interrupted (Ctrl-C); finish the run with bounce resume
 A batch exits 130 if interrupted, else 3 if any document failed, else 1 if any did not
 converge, else 0; 2 before any dispatch when any document has a usage or input problem.`;
@@ -27,7 +31,7 @@ export function commandHelp(examples: string[], exitCodes = EXIT_CODES_HELP): st
 
 export const CHECK_EXIT_CODES = `Exit codes:
   0    all good
-  1    problems found (each is named)
+  1    problems found (each is named); with --live, also any agent that failed the live gate
   2    usage error
   130  interrupted (Ctrl-C)`;
 

@@ -12,6 +12,22 @@ export const RoleSchema = z.enum(['reviewer', 'composer']);
 export type Role = z.infer<typeof RoleSchema>;
 export const ROLES = RoleSchema.options;
 
+/**
+ * Who makes a side dispatch, one outside the passes (src/side/dispatch.ts): the judge of a
+ * run (`refine --judge`), a grader of its findings (`bounce grade --judge`), or the live
+ * gate's check of an agent (`bounce check --live`; no run keeps it).
+ */
+export const SideRoleSchema = z.enum(['judge', 'grader', 'gate']);
+export type SideRole = z.infer<typeof SideRoleSchema>;
+
+/** Config `gate`: `live` has refine check every agent on the gate's fixture before its first dispatch (as --gate does); `off`, the default, does not. */
+export const GateModeSchema = z.enum(['off', 'live']);
+export type GateMode = z.infer<typeof GateModeSchema>;
+
+/** What a judge prefers (run.json `judge.prefers`): the final document, the original, or neither. */
+export const JudgePreferenceSchema = z.enum(['final', 'original', 'tie']);
+export type JudgePreference = z.infer<typeof JudgePreferenceSchema>;
+
 /** Which call of a pass a dispatch is: the first, a resend of the same prompt, or a repair. */
 export const AttemptKindSchema = z.enum(['pass', 'retry', 'repair']);
 export type AttemptKind = z.infer<typeof AttemptKindSchema>;

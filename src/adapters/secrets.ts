@@ -35,7 +35,11 @@ export function secretValues(agents: readonly ResolvedAgent[], env: NodeJS.Proce
   return [...values].sort((a, b) => b.length - a.length);
 }
 
-/** What the recorder blanks for a run of these two agents: their key values worth looking for (redact.ts's secretsOf). */
-export function runSecrets(agents: { reviewer: ResolvedAgent; composer: ResolvedAgent }, env: NodeJS.ProcessEnv): string[] {
-  return secretsOf(secretValues([agents.reviewer, agents.composer], env));
+/** What the recorder blanks for a run of these two agents (and any other it calls, a judge): their key values worth looking for (redact.ts's secretsOf). */
+export function runSecrets(
+  agents: { reviewer: ResolvedAgent; composer: ResolvedAgent },
+  env: NodeJS.ProcessEnv,
+  others: readonly ResolvedAgent[] = [],
+): string[] {
+  return secretsOf(secretValues([agents.reviewer, agents.composer, ...others], env));
 }

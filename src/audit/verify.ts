@@ -103,18 +103,34 @@ function checkGradedRecords(ctx: Ctx, m: RunManifest, own: Map<string, Found>): 
  * list yet (a crash between a record and run.json leaves one such record, the newest).
  */
 function chainOf(ctx: Ctx, m: RunManifest, records: Map<string, Found>): { chain: ChainLink[]; unlisted: Found[] } {
-  const listed = m.pass_records.flatMap((p) => p.dispatches.map((d) => records.get(d.id))).filter((f): f is Found => f !== undefined);
+  const listed = writeOrder(m)
+    .map((id) => records.get(id))
+    .filter((f): f is Found => f !== undefined);
   const ids = new Set(listed.map((f) => f.rec.request.id));
   const unlisted = [...records.values()].filter((f) => !ids.has(f.rec.request.id));
   const chain = [...listed, ...unlisted].map((f) => ({ ...f, sha256: anchorOf(ctx, f) ?? '' }));
   return { chain, unlisted };
 }
 
+/** The ids of run.json's dispatches in the order their records were written: the passes', with each side dispatch after as many of them as it says. */
+function writeOrder(m: RunManifest): string[] {
+  const passIds = m.pass_records.flatMap((p) => p.dispatches.map((d) => d.id));
+  const side = [...(m.side_dispatches ?? [])];
+  const out: string[] = [];
+  passIds.forEach((id, i) => {
+    while (side[0] && side[0].after <= i) out.push(side.shift()!.id);
+    out.push(id);
+  });
+  return [...out, ...side.map((d) => d.id)];
+}
+
 /** Checks run.json against the records; returns why the run is unbound, if it is. */
 function checkManifest(ctx: Ctx, m: RunManifest, own: Map<string, Found>, files: string[]): string | null {
-  const refs = new Map<string, { ref: DispatchRef; pass: number }>();
+  const refs = new Map<string, { ref: DispatchRef; pass: number | null }>();
   // A fork's copied passes list dispatches whose records the original holds: checked there, not counted here.
   for (const p of m.pass_records) if (!p.copied_from) for (const ref of p.dispatches) refs.set(ref.id, { ref, pass: p.pass });
+  // A side dispatch (a judge's, a grader's) belongs to no pass: pass null.
+  for (const ref of m.side_dispatches ?? []) refs.set(ref.id, { ref, pass: null });
   const linked = readLinkedRecords(ctx.runDir, m, (message, file) => problem(ctx, message, file));
   // What the documents, fates and origins are checked against: the run's own records and the linked ones.
   const records = new Map<string, Found>([...linked, ...own]);
@@ -133,7 +149,7 @@ function checkManifest(ctx: Ctx, m: RunManifest, own: Map<string, Found>, files:
       if (unreadable.has(id)) continue; // already named as an invalid record
       // A pending dispatch with no record never reached its agent (runs of older bounce); resume drops it.
       if (ctx.resuming && ref.status === 'pending') continue;
-      problem(ctx, `dispatch ${id} (pass ${pass}) has no record`, ref.record ?? 'run.json');
+      problem(ctx, `dispatch ${id} (${pass === null ? 'a side dispatch' : `pass ${pass}`}) has no record`, ref.record ?? 'run.json');
       continue;
     }
     if (ref.record !== null && ref.record !== found.rel) problem(ctx, `run.json names record ${ref.record} for dispatch ${id}`, found.rel);
@@ -146,7 +162,7 @@ function checkManifest(ctx: Ctx, m: RunManifest, own: Map<string, Found>, files:
     const lagging = ctx.resuming && ref.status === 'pending';
     if (ref.status !== found.rec.outcome.status && !lagging)
       problem(ctx, `outcome.status ${found.rec.outcome.status} differs from run.json's ${ref.status}`, found.rel);
-    if (found.rec.request.plan_ancestry.pass !== pass)
+    if (pass !== null && found.rec.request.plan_ancestry.pass !== pass)
       problem(ctx, `plan_ancestry.pass ${found.rec.request.plan_ancestry.pass} differs from run.json's pass ${pass}`, found.rel);
     if (found.rec.request.plan_ancestry.run_id !== m.run_id)
       problem(ctx, `plan_ancestry.run_id ${found.rec.request.plan_ancestry.run_id} is not this run`, found.rel);
@@ -293,7 +309,7 @@ function checkCostTotals(ctx: Ctx, m: RunManifest): void {
       problem(ctx, `pass ${p.pass}'s cost (${p.usage.cost_usd}, ${p.usage.cost_source}) is not the sum of its dispatches' (${s.usd}, ${s.source})`, 'run.json');
   }
   // The totals are what the run spent itself: a fork's copied passes were paid for by the original.
-  const all = sum(m.pass_records.filter((p) => !p.copied_from).flatMap((p) => p.dispatches));
+  const all = sum([...m.pass_records.filter((p) => !p.copied_from).flatMap((p) => p.dispatches), ...(m.side_dispatches ?? [])]);
   if (!sameUsd(all.usd, m.totals.cost_usd) || all.source !== m.totals.cost_source)
     problem(ctx, `totals cost (${m.totals.cost_usd}, ${m.totals.cost_source}) is not the sum of the dispatches' (${all.usd}, ${all.source})`, 'run.json');
 }

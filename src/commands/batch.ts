@@ -31,7 +31,8 @@ import { readInput } from '../request/input.js';
 import { completePlan, type PlanRequest, perRole, runProbe, unlessInterrupted } from '../request/plan-request.js';
 import { engineDeps, printStartWarnings } from '../request/engine-deps.js';
 import { cacheFolderFor } from '../cache/folder.js';
-import { intFlag, type RefineOptions, refineAgents, refineRequest, refineSettings } from '../request/refine-request.js';
+import { agentsCalled, gateOn, intFlag, type RefineOptions, refineAgents, refineRequest, refineSettings } from '../request/refine-request.js';
+import { assertGate } from '../request/gate-request.js';
 import { isResumable, readForResume, type ResumeOptions, resumePlan } from '../request/resume-request.js';
 import { batchBudget, budgetFromFlags, unpricedWarnings } from '../request/budget-flags.js';
 import { parseShard, type Shard, shardOf } from '../request/shard.js';
@@ -85,6 +86,8 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
   if (opts.name !== undefined)
     throw usageError('--name names one run, and a batch makes one run per document', 'drop --name: each run is named after its document');
   if (opts.docs.includes('-')) throw usageError('stdin (-) cannot be one document of a batch', 'refine it on its own: bounce refine - < doc.md');
+  if (opts.judge !== undefined || opts.requireJudge)
+    throw usageError('--judge judges one run, and a batch makes one run per document', 'refine each document on its own with --judge, or drop --judge');
   const settings = await refineSettings({ ...opts, doc: '' }, io);
   const shard = opts.shard === undefined ? null : parseShard(opts.shard);
   if (opts.concurrency !== undefined) intFlag('--concurrency', opts.concurrency, BATCH_CONCURRENCY.cli, 1, MAX_CONCURRENCY);
@@ -146,6 +149,9 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
       `batch ${batchId}: ${plural(plans.length, 'document')}${part}, concurrency ${concurrency}; reviewer: ${a.reviewer.spec}, composer: ${a.composer.spec}\n`,
     );
   }
+  // The live gate, once per agent for the whole batch, before any real dispatch and before any run folder is made.
+  if (plans[0] && gateOn(opts, settings.config))
+    await assertGate(agentsCalled(plans[0]), plans[0].templates, io, { probe: chosen.probe, quiet: Boolean(opts.quiet) });
   const froms = createRuns(plans, io, chosen.probe);
   return runBatch(
     plans.map((plan, i) => ({ plan, from: froms[i]!, label: labels[i]! })),

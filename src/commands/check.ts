@@ -12,6 +12,9 @@ import type { Io } from '../io.js';
 import type { CheckProblemKind } from '../vocabulary.js';
 import { maxOf } from '../arrays.js';
 import { precisionWarnings } from '../grade/grades-file.js';
+import { loadTemplates } from '../engine/prompt.js';
+import type { GateResult } from '../gate/live.js';
+import { gateAgents, gateLine } from '../request/gate-request.js';
 
 /** `unknown`: not examined (the program is missing, say); `-`: does not apply (mock, an HTTP API's version). */
 type Level = 'ok' | 'warning' | 'problem' | 'unknown' | '-';
@@ -29,6 +32,8 @@ interface Row {
   problems: CheckProblem[];
   warnings: CheckProblem[];
   resolved: CheckResult['resolved'];
+  /** `--live`: the live gate's result; null when it was not run (no --live, or the agent has a problem already). */
+  live?: GateResult | null;
 }
 
 /** Which column of the table each kind of finding belongs to. */
@@ -111,10 +116,11 @@ function agentSpecs(config: ReturnType<typeof loadConfig>['config']): Map<string
  * problem and warning with its fix. Configured agents with problems fail the check; a
  * default CLI that is not installed only fails it when no usable agent is left at all.
  */
-export async function runCheck(opts: { config?: string; json?: boolean }, io: Io): Promise<number> {
+export async function runCheck(opts: { config?: string; json?: boolean; live?: boolean }, io: Io): Promise<number> {
   const { config, path } = loadConfig(io.cwd, io.env, opts.config);
   const configDir = path ? dirname(path) : null;
   const probe = createProbe();
+  const agents = new Map<Row, ResolvedAgent>();
   const rows: Row[] = await Promise.all(
     [...agentSpecs(config)].map(async ([spec, source]) => {
       let agent: ResolvedAgent;
@@ -126,7 +132,9 @@ export async function runCheck(opts: { config?: string; json?: boolean }, io: Io
         const problem: CheckProblem = { kind: 'config', message, ...(hint ? { fix: hint } : {}) };
         return row(spec, null, source, { ok: false, version: null, problems: [problem], warnings: [], resolved: {} });
       }
-      return row(spec, agent, source, await reach(agent, await checkAgent(agent, io.env, { probe })));
+      const r = row(spec, agent, source, await reach(agent, await checkAgent(agent, io.env, { probe })));
+      agents.set(r, agent);
+      return r;
     }),
   );
   // An agent below min_precision in the grades file is flagged: a warning, not a failed check (docs/grading.md).
@@ -138,15 +146,35 @@ export async function runCheck(opts: { config?: string; json?: boolean }, io: Io
     const mine = precision.filter((line) => line.startsWith(`${r.agent}: `)).map((line) => line.slice(r.agent.length + 2));
     for (const message of mine) r.warnings.push({ kind: 'config', message, fix: 'grade its notes again, or refresh its prompts or model (docs/grading.md)' });
   }
+  if (opts.live) await checkLive(rows, agents, io, probe, Boolean(opts.json));
   const usable = rows.some((r) => r.problems.length === 0);
   const failing = rows.filter((r) => r.problems.length > 0 && (r.source === 'configured' || !usable));
   // An agent whose login cannot be verified offline is not ready: a refine may wait on it to the deadline.
   const ready = rows.filter((r) => r.problems.length === 0 && !r.warnings.some((w) => w.kind === 'login_unverified'));
-  const exitCode = failing.length || ready.length === 0 ? EXIT.notConverged : EXIT.ok;
-  const next = nextStep({ usable, failing: failing.length > 0, ready }, invokedAs(io.launcher, io.env, io.cwd));
+  // With --live, an agent that fails the gate fails the check, configured or default: a refine would pick it.
+  const liveFailed = rows.filter((r) => r.live && !r.live.ok);
+  const exitCode = failing.length || liveFailed.length || ready.length === 0 ? EXIT.notConverged : EXIT.ok;
+  const next = nextStep({ usable, failing: failing.length > 0 || liveFailed.length > 0, ready }, invokedAs(io.launcher, io.env, io.cwd));
   if (opts.json) io.stdout.write(`${JSON.stringify({ ok: exitCode === 0, agents: rows, next })}\n`);
-  else io.stdout.write(report(rows, new Set(failing), next));
+  else io.stdout.write(report(rows, new Set(failing), next, Boolean(opts.live)));
   return exitCode;
+}
+
+/**
+ * `--live`: the gate's fixture sent to every agent without a problem, one at a time, through
+ * its real adapter (src/gate/live.ts); each result goes in its row and, a pass, in today's
+ * cache for `refine --gate`. Progress on stderr unless --json.
+ */
+async function checkLive(rows: Row[], agents: ReadonlyMap<Row, ResolvedAgent>, io: Io, probe: ReturnType<typeof createProbe>, json: boolean): Promise<void> {
+  const templates = await loadTemplates();
+  for (const r of rows) {
+    const agent = agents.get(r);
+    r.live = null;
+    if (!agent || r.problems.length > 0 || io.signal.aborted) continue;
+    const [result] = await gateAgents([agent], templates, io, { probe, cached: false });
+    r.live = result ?? null;
+    if (!json && result) io.stderr.write(`${gateLine(result)}\n`);
+  }
 }
 
 /** What to do after the check: with no agent ready, the ways to get one (a CLI, a local model, the mock agents, bounce init). */
@@ -165,8 +193,17 @@ function nextStep(s: { usable: boolean; failing: boolean; ready: Row[] }, bounce
   return null;
 }
 
-function report(rows: Row[], failing: ReadonlySet<Row>, next: string | null): string {
-  const head = ['AGENT', 'ADAPTER', 'SOURCE', 'FOUND', 'VERSION', 'CONFIG', 'CREDENTIALS'];
+function report(rows: Row[], failing: ReadonlySet<Row>, next: string | null, live: boolean): string {
+  const head = ['AGENT', 'ADAPTER', 'SOURCE', 'FOUND', 'VERSION', 'CONFIG', 'CREDENTIALS', ...(live ? ['LIVE', 'TIME', 'TOKENS', 'COST'] : [])];
+  const liveCells = (l: GateResult | null | undefined): string[] =>
+    !l
+      ? ['skipped', '-', '-', '-']
+      : [
+          l.ok ? 'pass' : 'fail',
+          `${(l.duration_ms / 1000).toFixed(1)}s`,
+          l.tokens === null ? '-' : String(l.tokens),
+          l.cost_usd === null ? '-' : `$${l.cost_usd.toFixed(4)}`,
+        ];
   const body = rows.map((r) => [
     r.agent,
     r.adapter,
@@ -175,6 +212,7 @@ function report(rows: Row[], failing: ReadonlySet<Row>, next: string | null): st
     r.version ?? '-',
     r.config,
     r.credentials,
+    ...(live ? liveCells(r.live) : []),
   ]);
   const widths = head.map((h, i) =>
     maxOf(
@@ -195,6 +233,7 @@ function report(rows: Row[], failing: ReadonlySet<Row>, next: string | null): st
   const findings = rows.flatMap((r) => [
     ...r.problems.map((p) => `${failing.has(r) ? 'problem' : 'skipped'}: ${r.agent}: ${problemLine(p)}`),
     ...r.warnings.map((w) => `warning: ${r.agent}: ${problemLine(w)}`),
+    ...(r.live && !r.live.ok ? [`problem: ${r.agent}: the live gate failed: ${r.live.reason ?? 'no reason given'}`] : []),
   ]);
   const blocks = [[line(head), ...body.map(line)], details, findings, next ? [`next: ${next}`] : []].filter((b) => b.length > 0);
   return `${blocks.map((b) => b.join('\n')).join('\n\n')}\n`;

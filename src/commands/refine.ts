@@ -5,11 +5,16 @@ import { buildPassPrompt } from '../engine/prompt.js';
 import { replyMode } from '../engine/reply.js';
 import { PRICES_AS_OF } from '../prices.js';
 import { estimateRun } from '../engine/budget.js';
-import { runDocument } from '../engine/run-document.js';
+import { type RunResult, runDocument } from '../engine/run-document.js';
 import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
 import { errorJson, printRunResult } from '../ui/run-summary.js';
-import { buildPlan, type RefineOptions } from '../request/refine-request.js';
+import { agentsCalled, buildPlan, gateOn, type RefineOptions, secondsFlag } from '../request/refine-request.js';
+import { assertGate } from '../request/gate-request.js';
+import { planJudge } from '../request/judge-request.js';
+import { judgeAfterRun } from '../judge/after-run.js';
+import { judgePassed } from '../judge/judge.js';
+import { judgeLines } from '../ui/run-summary.js';
 import { engineDeps, printStartWarnings } from '../request/engine-deps.js';
 import { cacheFolderOf } from '../cache/folder.js';
 import { findConfig, loadConfigKeys } from '../config/load.js';
@@ -22,7 +27,15 @@ export { errorJson } from '../ui/run-summary.js';
 export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   // A problem found here throws: src/cli.ts prints it (and the --json error object).
   const built = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
-  const { plan, warnings, probe } = built;
+  const { plan, probe } = built;
+  const judged = opts.dryRun
+    ? null
+    : await planJudge(
+        { ...opts, timeoutS: secondsFlag(opts.timeout), promptsDir: plan.promptsDir },
+        { cwd: io.cwd, env: io.env, probe, ...(opts.config ? { configFile: opts.config } : {}) },
+      );
+  const judge = judged?.judge ?? null;
+  const warnings = [...built.warnings, ...(judged?.warnings ?? [])];
   if (!opts.quiet) printStartWarnings(io, built, warnings);
   if (!opts.quiet) for (const line of lowPrecisionAgents(plan, opts, io)) io.stderr.write(`warning: ${line}\n`);
   if (opts.dryRun) return dryRun(plan, opts, io);
@@ -37,8 +50,14 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
     const a = plan.agents;
     io.stderr.write(`reviewer: ${a.reviewer.spec} (${plan.chosenBy.reviewer}), composer: ${a.composer.spec} (${plan.chosenBy.composer})\n`);
   }
+  // The live gate, before any real dispatch: a failing agent is refused and nothing is written.
+  if (gateOn(opts, built.config)) await assertGate(agentsCalled(plan, judge ? [judge.agent] : []), plan.templates, io, { probe, quiet: Boolean(opts.quiet) });
   const cache = cacheFolderOf(opts.cache, io, opts.config);
-  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe, plan, cache));
+  const deps = engineDeps(io, Boolean(opts.quiet), probe, plan, cache, judge ? [judge.agent] : []);
+  if (judge) deps.afterRun = judgeAfterRun(judge, deps);
+  const ran = await runDocument(plan, deps);
+  const result = opts.requireJudge ? requireJudge(ran) : ran;
+  if (!opts.quiet && result.manifest.judge) io.stderr.write(judgeLines(result.manifest.judge));
   printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
   return result.exitCode;
 }
@@ -52,6 +71,21 @@ function lowPrecisionAgents(plan: RunPlan, opts: RefineOptions, io: Io): string[
     return { name: `${role} ${a.spec}`, role, adapter: a.adapter, model: typeof a.options.model === 'string' ? a.options.model : null };
   });
   return precisionWarnings(agents, { cwd: io.cwd, configPath: findConfig(io.cwd, io.env, opts.config), minPrecision: config.min_precision });
+}
+
+/**
+ * `--require-judge`: a converged run whose judge did not prefer the final document in both
+ * calls ends with exit 1 and error type `judge` (run.json keeps the run's own exit code and the verdict).
+ */
+function requireJudge(r: RunResult): RunResult {
+  if (r.status !== 'converged' || r.exitCode !== EXIT.ok || judgePassed(r.manifest.judge)) return r;
+  const v = r.manifest.judge;
+  const said = !v
+    ? 'the run was not judged'
+    : v.prefers === null
+      ? `the judge gave no verdict (${v.error?.message ?? 'no reply'})`
+      : `the judge preferred ${v.prefers === 'tie' ? 'neither document' : `the ${v.prefers} document`}${v.agreed ? '' : ' (its two calls disagreed)'}`;
+  return { ...r, exitCode: EXIT.notConverged, error: { type: 'judge', message: `--require-judge: ${said}; both calls must prefer the final document` } };
 }
 
 function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {

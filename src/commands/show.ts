@@ -1,5 +1,6 @@
 import { plural } from '../plural.js';
 import type { Io } from '../io.js';
+import { judgeLines } from '../ui/run-summary.js';
 import { fmtCost, fmtDuration, fmtTime, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from '../report/format.js';
 import type { AgentRecord, PassRecord } from '../store/manifest.js';
 import { loadRun } from '../store/load-run.js';
@@ -90,6 +91,14 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
   if (shown.status === 'crashed')
     out.push(`crashed   run.json says running, but its process ${shown.lock?.pid} is gone`, `next      bounce resume ${m.run_id}`);
   if (m.breaker.open) out.push(`breaker   open: ${m.breaker.last_error ?? ''}`);
+  if (m.judge)
+    pushAll(
+      out,
+      judgeLines(m.judge)
+        .trimEnd()
+        .split('\n')
+        .map((line, i) => `${i === 0 ? 'judge    ' : '         '} ${line.replace(/^judge /, '')}`),
+    );
   for (const p of m.pass_records) pushAll(out, ['', ...passLines(p)]);
   pushAll(out, ['', ...ledgerLines(ledger)]);
   io.stdout.write(`${out.join('\n')}\n`);

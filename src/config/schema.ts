@@ -5,6 +5,7 @@ import { MIN_PRECISION, REPLY_DEFAULTS, TIMEOUT_RANGE_S } from './defaults.js';
 import { LintModeSchema } from '../vocabulary.js';
 import { EditFormatSettingSchema } from '../vocabulary.js';
 import { DismissalsSchema } from '../vocabulary.js';
+import { GateModeSchema } from '../vocabulary.js';
 
 /**
  * The range of a call deadline in seconds (`timeout_s`, `--timeout`): a timer holds at most
@@ -83,6 +84,8 @@ export const ConfigSchema = z
     min_precision: z.number().min(0).max(1).default(MIN_PRECISION),
     /** The response cache (--cache): on with its default folder (true), off (false), or on with this folder, relative to the config file's. */
     cache: z.union([z.boolean(), z.string().trim().min(1, 'must be a folder, or true or false')]).optional(),
+    /** `live`: refine checks each agent on the live gate's fixture before its first dispatch, as --gate does (docs/judge-and-gate.md); absent or `off`: it does not. */
+    gate: GateModeSchema.optional(),
   })
   .strict();
 export type Config = z.infer<typeof ConfigSchema>;

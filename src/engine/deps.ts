@@ -1,13 +1,14 @@
 import type { AdapterRequest } from '../contract/contract.js';
 import type { CallOptions, HostResult } from '../contract/host.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
-import type { RecorderOptions } from '../store/recorder.js';
+import type { RecorderOptions, RunRecorder } from '../store/recorder.js';
 import type { CacheHit, ReplayHit } from '../store/record-schema.js';
 import type { BudgetAccount } from './budget.js';
 import type { AttemptKind, DispatchStatus, FinalStatus, Role } from '../vocabulary.js';
 import type { Clock } from './clock.js';
 import type { AgentThrottle } from './throttle.js';
 import type { LintFinding } from './lint-notes.js';
+import type { RunPlan } from './plan.js';
 
 /**
  * Calls one agent once: the adapter host for programs, the in-process runner for built-ins.
@@ -44,6 +45,19 @@ export type EngineEvent =
   | { type: 'run-finished'; runId: string; status: FinalStatus; exitCode: number };
 
 export type EventSink = (event: EngineEvent) => void;
+
+/** A run that has converged and been recorded, its lock still held: what EngineDeps.afterRun gets. */
+export interface FinishedRun {
+  plan: RunPlan;
+  rec: RunRecorder;
+  /** final.<ext>, relative to the run folder, and its text. */
+  finalFile: string;
+  document: string;
+  /** The run's budgets (its own first, then any shared ones), as the passes left them. */
+  budgets: readonly BudgetAccount[];
+  /** Aborted when the run returns. */
+  released: AbortSignal;
+}
 
 /** Everything a run needs from outside; two runs in one process share nothing else. */
 export interface EngineDeps {
@@ -82,4 +96,10 @@ export interface EngineDeps {
    * charges none). A yes must hold: the dispatch that follows is then answered from the cache.
    */
   cached?: (agent: ResolvedAgent, prompt: string) => boolean;
+  /**
+   * Called once a run has converged and its end is recorded, before its lock is let go: side
+   * dispatches over the finished run (the judge, src/judge/), written through `run.rec`. An
+   * agent's failure is the hook's to record; what it throws ends the run as a crash would.
+   */
+  afterRun?: (run: FinishedRun) => Promise<void>;
 }

@@ -121,7 +121,10 @@ export async function runDocument(plan: RunPlan, deps: EngineDeps, from?: Resume
       totalPasses: plan.passes,
     });
     const end = await loop(ctx, resumedAfter ?? 0);
-    return finish(ctx, end);
+    const result = finish(ctx, end);
+    if (deps.afterRun && result.status === 'converged' && result.document !== null)
+      await deps.afterRun({ plan, rec, finalFile: `final.${plan.input.ext}`, document: result.document, budgets, released: release.signal });
+    return result;
   } catch (err) {
     const cause = storageProblem(err);
     if (cause && ctx) return storageFailure(ctx, cause);

@@ -52,7 +52,8 @@ export async function preflight(agents: Record<Role, ResolvedAgent>, env: NodeJS
   return { reviewer: reviewer ?? UNCHECKED, composer: composer ?? UNCHECKED };
 }
 
-async function checkOne(agent: ResolvedAgent, env: NodeJS.ProcessEnv, probe: Probe): Promise<AgentCheck> {
+/** One agent checked as a run checks its agents (no API call); a problem is a usage error naming the fix. */
+export async function checkOne(agent: ResolvedAgent, env: NodeJS.ProcessEnv, probe: Probe): Promise<AgentCheck> {
   const result = await checkAgent(agent, env, { probe, askProgram: false });
   if (!result.ok) {
     const problems = result.problems.length ? result.problems : [{ kind: 'config' as const, message: 'its check failed' }];

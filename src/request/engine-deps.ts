@@ -12,6 +12,7 @@ import type { EngineDeps } from '../engine/deps.js';
 import type { RunPlan } from '../engine/plan.js';
 import type { Io } from '../io.js';
 import type { Probe } from '../kit/detect.js';
+import type { ResolvedAgent } from '../adapters/registry.js';
 import type { RecorderOptions } from '../store/recorder.js';
 import { createProgress, progressEvents } from '../ui/progress.js';
 import { cachingDispatcher } from '../cache/dispatcher.js';
@@ -33,10 +34,18 @@ function killAtWrite(env: NodeJS.ProcessEnv): Pick<RecorderOptions, 'beforeWrite
  * What the engine gets from a command run in this process: the real dispatcher, the Io's
  * signal and env, progress on stderr. `cacheFolder`: the response cache's folder (--cache), or none.
  */
-export function engineDeps(io: Io, quiet: boolean, probe: Probe, plan: RunPlan, cacheFolder: string | null = null): EngineDeps {
+export function engineDeps(
+  io: Io,
+  quiet: boolean,
+  probe: Probe,
+  plan: RunPlan,
+  cacheFolder: string | null = null,
+  /** Agents the run calls besides its reviewer and composer (a judge): their keys are blanked too. */
+  others: readonly ResolvedAgent[] = [],
+): EngineDeps {
   // The run's CLIs started ahead of their dispatches (the engine says when, and closes it).
   const warm = new WarmStarts(io.env, probe);
-  const secrets = runSecrets(plan.agents, io.env);
+  const secrets = runSecrets(plan.agents, io.env, others);
   // Built-in adapters run in this process; cmd: programs are spawned. The probe holds what preflight found (CLI versions).
   const dispatch: EngineDeps['dispatch'] = (agent, request, opts) => callAgent(agent, request, { ...opts, probe, warm });
   return {

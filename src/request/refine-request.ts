@@ -52,6 +52,12 @@ export interface RefineOptions {
   syntax?: Syntax;
   /** --cache [dir] / --no-cache: the response cache (config `cache`; src/cache/folder.ts). */
   cache?: boolean | string;
+  /** --judge <agent>: a third agent compares the original and the final document (docs/judge-and-gate.md). */
+  judge?: string;
+  /** --require-judge: exit 1 unless both of the judge's calls prefer the final document. */
+  requireJudge?: boolean;
+  /** --gate: the live gate checks each agent before the first dispatch (config `gate: live`). */
+  gate?: boolean;
 }
 
 /** An integer flag in [min, max]; `2.5`, `abc`, `-1` and out-of-range values are usage errors. */
@@ -210,7 +216,7 @@ export async function buildPlan(
   opts: RefineOptions,
   io: Io,
   { checkAgents }: { checkAgents: boolean },
-): Promise<{ plan: RunPlan; warnings: CheckProblem[]; probe: Probe; skipped: SkippedAgent[]; unverified: SkippedAgent[] }> {
+): Promise<{ plan: RunPlan; warnings: CheckProblem[]; probe: Probe; skipped: SkippedAgent[]; unverified: SkippedAgent[]; config: Config }> {
   const settings = await refineSettings(opts, io);
   const output = outputTarget({ out: opts.out, inPlace: opts.inPlace, json: opts.json }, opts.doc === '-' ? null : resolve(io.cwd, opts.doc), io.cwd);
   const input = await readInput(opts.doc, io, settings.config.max_bytes);
@@ -222,5 +228,16 @@ export async function buildPlan(
     probe: chosen.probe,
     skipped: chosen.skipped,
     unverified: chosen.unverified,
+    config: settings.config,
   };
+}
+
+/** Whether refine runs the live gate first: --gate, else config `gate: live`. */
+export function gateOn(opts: Pick<RefineOptions, 'gate'>, config: Config): boolean {
+  return Boolean(opts.gate) || config.gate === 'live';
+}
+
+/** The distinct agents a run calls: the reviewer, the composer when a second pass runs, and any other (a judge). */
+export function agentsCalled(plan: Pick<RunPlan, 'agents' | 'passes'>, others: readonly ResolvedAgent[] = []): ResolvedAgent[] {
+  return [plan.agents.reviewer, ...(plan.passes > 1 ? [plan.agents.composer] : []), ...others];
 }

@@ -5,7 +5,7 @@ import { CONTRACT_VERSION } from '../contract/contract.js';
 import type { HostError } from '../contract/host.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import type { EditReport } from '../text/edit-blocks.js';
-import type { AttemptKind, CostSource, DispatchStatus, EditFormat, NoteFate, Role } from '../vocabulary.js';
+import type { AttemptKind, CostSource, DispatchStatus, EditFormat, NoteFate, Role, SideRole } from '../vocabulary.js';
 import type { Lines } from '../text/lines.js';
 import { type NoteLike, noteRange } from '../protocol/note-range.js';
 import { readYaml, toYaml } from '../yaml.js';
@@ -56,7 +56,18 @@ export interface DispatchStart {
   documentGoal?: string | null;
   /** The run's reference files (--context) as its run folder keeps them. */
   context?: readonly { file: string; source: string; sha256: string; lines: number }[];
+  /** A side dispatch: what it asks, in the record's `goal`, instead of a pass's wording. */
+  goalText?: string;
+  /** A side dispatch: the reply it expects, in the record's `expected_output.contract`. */
+  contract?: string;
+  /** Further documents the agent was shown (a judge's second one), cited with purpose `document`. */
+  documents?: readonly { file: string; sha256: string; lines: number }[];
 }
+
+/** A side dispatch's start (a judge's, a grader's: src/side/dispatch.ts): a pass's, under a side role. */
+export type SideStart = Omit<DispatchStart, 'role'> & { role: SideRole };
+/** A side dispatch's end. */
+export type SideEnd = Omit<DispatchEnd, 'start'> & { start: SideStart };
 
 /** What the engine knows after the call (written after it). */
 export interface DispatchEnd {
@@ -118,7 +129,7 @@ export type FileFacts = (rel: string) => { sha256: string | null; lines: number 
 /** A run-folder file split into lines, or null when missing. */
 export type FileLines = (rel: string) => Lines | null;
 
-export function buildRequest(start: DispatchStart, facts: FileFacts): DispatchRequest {
+export function buildRequest(start: DispatchStart | SideStart, facts: FileFacts): DispatchRequest {
   const prompt = facts(start.promptFile);
   const what =
     start.kind === 'pass' ? 'revise' : start.kind === 'retry' ? `resend (retry ${start.index}) to revise` : `repair (repair ${start.index}) of the reply to`;
@@ -128,7 +139,9 @@ export function buildRequest(start: DispatchStart, facts: FileFacts): DispatchRe
     issued_by: 'bounce',
     issued_at: start.issuedAt.toISOString(),
     target_agent: `${start.role}/${start.agent.spec}`,
-    goal: `As ${start.role}, ${what} ${start.documentFile} on pass ${start.pass} of ${start.totalPasses}${start.final ? ' (final pass: resolve every note, add none)' : ''}.${start.documentGoal ? ` The document's purpose: ${start.documentGoal}` : ''}`,
+    goal:
+      start.goalText ??
+      `As ${start.role}, ${what} ${start.documentFile} on pass ${start.pass} of ${start.totalPasses}${start.final ? ' (final pass: resolve every note, add none)' : ''}.${start.documentGoal ? ` The document's purpose: ${start.documentGoal}` : ''}`,
     plan_ancestry: {
       run_id: start.runId,
       document: start.inputPath,
@@ -140,6 +153,7 @@ export function buildRequest(start: DispatchStart, facts: FileFacts): DispatchRe
     context: {
       files: [
         { path: start.documentFile, purpose: 'document', sha256: start.documentSha256, lines: [1, start.documentLines] },
+        ...(start.documents ?? []).map((d) => ({ path: d.file, purpose: 'document' as const, sha256: d.sha256, lines: [1, d.lines] as [number, number] })),
         { path: start.promptFile, purpose: 'prompt', sha256: prompt.sha256, lines: [1, prompt.lines] },
         ...(start.context ?? []).map((c) => ({
           path: c.file,
@@ -152,7 +166,7 @@ export function buildRequest(start: DispatchStart, facts: FileFacts): DispatchRe
     },
     effort_budget: { max_subagents: 0, deadline_seconds: start.deadlineSeconds, max_output_tokens: start.maxOutputTokens },
     expected_output: {
-      contract: REPLY_CONTRACT[start.editFormat ?? 'whole'],
+      contract: start.contract ?? REPLY_CONTRACT[start.editFormat ?? 'whole'],
       contract_version: CONTRACT_VERSION,
       final: start.final,
       repair_error: start.repairError,
@@ -166,7 +180,7 @@ export function buildRequest(start: DispatchStart, facts: FileFacts): DispatchRe
  * `passInput` is the document the pass began with: resolved notes are counted against it,
  * and a repair may have been sent a rejected reply instead.
  */
-export function buildResponse(end: DispatchEnd, passInput: { file: string; sha256: string }, facts: FileFacts, lines: FileLines): DispatchResponse {
+export function buildResponse(end: DispatchEnd | SideEnd, passInput: { file: string; sha256: string }, facts: FileFacts, lines: FileLines): DispatchResponse {
   const { start, response, document } = end;
   const artifacts = [`${start.stem}.reply.txt`, `${start.stem}.stderr.log`].flatMap((path) => {
     const sha = facts(path).sha256;

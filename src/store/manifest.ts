@@ -8,12 +8,14 @@ import {
   DismissalsSchema,
   DispatchStatusSchema,
   EvidenceSchema,
+  JudgePreferenceSchema,
   LintModeSchema,
   OutputKindSchema,
   PassStatusSchema,
   RoleSchema,
   RunEvidenceSchema,
   RunStatusSchema,
+  SideRoleSchema,
   SyntaxSchema,
 } from '../vocabulary.js';
 
@@ -80,6 +82,53 @@ export const DispatchRefSchema = z
   })
   .strict();
 export type DispatchRef = z.infer<typeof DispatchRefSchema>;
+
+/**
+ * A dispatch outside the passes (src/side/dispatch.ts): a judge's or a grader's. Its record
+ * is in audit/dispatches like any other; `after` is how many pass dispatches run.json listed
+ * when it was written, which places it in the chain of records.
+ */
+export const SideDispatchRefSchema = DispatchRefSchema.extend({
+  role: SideRoleSchema,
+  /** The agent's spec. */
+  agent: z.string().min(1),
+  after: z.number().int().nonnegative(),
+}).strict();
+export type SideDispatchRef = z.infer<typeof SideDispatchRefSchema>;
+
+/** One of the judge's two calls: which document it was shown as A, and what its reply preferred (null: no usable reply). */
+export const JudgeCallSchema = z
+  .object({
+    /** `original-first`: A was the original and B the final document; `final-first`: the other way round. */
+    order: z.enum(['original-first', 'final-first']),
+    prefers: JudgePreferenceSchema.nullable(),
+    /** The call's dispatches (its first, then any retry or repair), in order. */
+    dispatches: z.array(z.string()),
+  })
+  .strict();
+export type JudgeCall = z.infer<typeof JudgeCallSchema>;
+
+/**
+ * `refine --judge <agent>`: a third agent's blind comparison of the original and the final
+ * document, asked twice with the order swapped (docs/judge-and-gate.md). `prefers` is the
+ * calls' common answer, `tie` when they differ; null when a call got no usable reply (`error` says why).
+ */
+export const JudgeVerdictSchema = z
+  .object({
+    agent: z.string().min(1),
+    prefers: JudgePreferenceSchema.nullable(),
+    agreed: z.boolean(),
+    /** The final document judged, by sha256: a run extended afterwards has another. */
+    final_sha256: z.string(),
+    calls: z.array(JudgeCallSchema),
+    /** Every dispatch of both calls, in order (side_dispatches holds their refs). */
+    dispatches: z.array(z.string()),
+    /** The warning given when the judge's model family is a reviewer's or composer's; null: none. */
+    warning: z.string().nullable(),
+    error: z.object({ type: z.string(), message: z.string() }).strict().nullable(),
+  })
+  .strict();
+export type JudgeVerdict = z.infer<typeof JudgeVerdictSchema>;
 
 export const PassRecordSchema = z
   .object({
@@ -234,6 +283,10 @@ export const RunManifestSchema = z
     /** Each time the run was extended or given other agents; absent for a run never extended. */
     extensions: z.array(RunExtensionSchema).optional(),
     pass_records: z.array(PassRecordSchema),
+    /** Dispatches outside the passes (a judge's, a grader's); absent when there were none. */
+    side_dispatches: z.array(SideDispatchRefSchema).optional(),
+    /** The judge's verdict (`refine --judge`); absent when the run was not judged. */
+    judge: JudgeVerdictSchema.optional(),
     totals: UsageTotalsSchema.extend({ duration_ms: z.number().int().nonnegative(), dispatches: z.number().int().nonnegative() }).strict(),
     breaker: z
       .object({

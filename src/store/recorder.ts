@@ -1,6 +1,17 @@
 import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { buildRequest, buildResponse, type DispatchEnd, readRecord, recordAnchor, type DispatchStart, recordPath, renderRecord } from './dispatch-record.js';
+import {
+  buildRequest,
+  buildResponse,
+  type DispatchEnd,
+  readRecord,
+  recordAnchor,
+  type DispatchStart,
+  recordPath,
+  renderRecord,
+  type SideEnd,
+  type SideStart,
+} from './dispatch-record.js';
 import { countLines, type Lines, lineView } from '../text/lines.js';
 import { BINDING_FILE, boundFields, type Redact, renderRunBinding } from './binding.js';
 import type { DispatchRecord, DispatchRequest, RecordBinding } from './record-schema.js';
@@ -16,6 +27,7 @@ import {
   addUsage,
   type DispatchRef,
   type ForkOrigin,
+  type JudgeVerdict,
   MANIFEST_FILE,
   type PassRecord,
   type RunExtension,
@@ -387,24 +399,7 @@ export class RunRecorder {
 
   /** Before the call: the record (pending), then run.json listing it. The prompt artifact is written already. */
   startDispatch(passIndex: number, start: DispatchStart): void {
-    const request = buildRequest(start, (rel) => this.factsOf(rel));
-    const rel = recordPath(start.id, start.issuedAt);
-    const binding: RecordBinding = { previous: this.chainTip, run: boundFields(this.m, (t) => this.redact(t)) };
-    const recordSha = this.writeRecord(rel, { request, response: null, outcome: { status: 'pending', reason: null, graded_at: null, grade: null }, binding });
-    this.requests.set(start.id, request);
-    this.bindings.set(start.id, binding);
-    const ref: DispatchRef = {
-      id: start.id,
-      kind: start.kind,
-      index: start.index,
-      stem: start.stem,
-      status: 'pending',
-      reason: null,
-      duration_ms: null,
-      usage: null,
-      record: rel,
-      record_sha256: recordSha,
-    };
+    const ref = this.openRecord(start);
     this.pass(passIndex).dispatches.push(ref);
     this.m.totals.dispatches += 1;
     this.saveManifest();
@@ -414,20 +409,8 @@ export class RunRecorder {
   /** After the call: the record's response and outcome, then run.json. Artifacts are written already. */
   finishDispatch(passIndex: number, end: DispatchEnd, tally: DispatchTally): void {
     const { id } = end.start;
-    const rel = recordPath(id, end.start.issuedAt);
-    const request = this.requests.get(id) ?? buildRequest(end.start, (r) => this.factsOf(r));
-    this.requests.delete(id);
     const input = this.passInputs.get(passIndex) ?? { file: end.start.documentFile, sha256: end.start.documentSha256 };
-    const response = buildResponse(
-      end,
-      input,
-      (r) => this.factsOf(r),
-      (r) => this.linesOf(r),
-    );
-    // The outcome keeps the binding its pending record was written with.
-    const binding = this.bindings.get(id) ?? readRecord(this.path(rel)).binding;
-    this.bindings.delete(id);
-    const recordSha = this.writeRecord(rel, { request, response, outcome: { status: end.status, reason: end.reason, graded_at: null, grade: null }, binding });
+    const recordSha = this.closeRecord(end, input);
     const pass = this.pass(passIndex);
     const ref = pass.dispatches.find((d) => d.id === id);
     if (!ref) throw new Error(`dispatch ${id} was never started`);
@@ -447,6 +430,86 @@ export class RunRecorder {
     this.m.breaker = { ...tally.breaker };
     this.saveManifest();
     this.log(`dispatch ${id} ${end.status}${end.reason ? `: ${end.reason}` : ''} (${ref.duration_ms} ms)`);
+  }
+
+  /**
+   * A side dispatch (src/side/dispatch.ts), before the call: its record (pending), then
+   * run.json listing it in `side_dispatches`. The prompt artifact is written already.
+   */
+  startSide(start: SideStart): void {
+    const ref = this.openRecord(start);
+    const after = this.m.pass_records.reduce((n, p) => n + p.dispatches.length, 0);
+    this.m.side_dispatches = [...(this.m.side_dispatches ?? []), { ...ref, role: start.role, agent: start.agent.spec, after }];
+    this.m.totals.dispatches += 1;
+    this.saveManifest();
+    this.log(`${start.role} dispatch ${start.id} ${start.stem} -> ${start.agent.spec}`);
+  }
+
+  /** A side dispatch, after the call: the record's response and outcome, then run.json (its usage in the totals). */
+  finishSide(end: SideEnd, usage: UsageTotals | null): void {
+    const { id } = end.start;
+    const recordSha = this.closeRecord(end, { file: end.start.documentFile, sha256: end.start.documentSha256 });
+    const ref = this.m.side_dispatches?.find((d) => d.id === id);
+    if (!ref) throw new Error(`side dispatch ${id} was never started`);
+    ref.status = end.status;
+    ref.reason = end.reason;
+    ref.record_sha256 = recordSha;
+    ref.duration_ms = Math.max(0, Math.round(end.durationMs));
+    if (usage) {
+      ref.usage = { ...usage };
+      addUsage(this.m.totals, usage);
+    }
+    this.saveManifest();
+    this.log(`${end.start.role} dispatch ${id} ${end.status}${end.reason ? `: ${end.reason}` : ''} (${ref.duration_ms} ms)`);
+  }
+
+  /** The judge's verdict (`refine --judge`), in run.json's `judge`. */
+  recordJudge(verdict: JudgeVerdict): void {
+    this.m.judge = verdict;
+    this.saveManifest(true);
+    this.log(
+      `judge ${verdict.agent}: ${verdict.prefers === null ? `no verdict (${verdict.error?.message ?? 'unknown'})` : `prefers ${verdict.prefers}${verdict.agreed ? '' : ' (the two orders disagreed)'}`}`,
+    );
+  }
+
+  /** A dispatch's pending record, bound into the chain; returns its entry for run.json. */
+  private openRecord(start: DispatchStart | SideStart): DispatchRef {
+    const request = buildRequest(start, (rel) => this.factsOf(rel));
+    const rel = recordPath(start.id, start.issuedAt);
+    const binding: RecordBinding = { previous: this.chainTip, run: boundFields(this.m, (t) => this.redact(t)) };
+    const recordSha = this.writeRecord(rel, { request, response: null, outcome: { status: 'pending', reason: null, graded_at: null, grade: null }, binding });
+    this.requests.set(start.id, request);
+    this.bindings.set(start.id, binding);
+    return {
+      id: start.id,
+      kind: start.kind,
+      index: start.index,
+      stem: start.stem,
+      status: 'pending',
+      reason: null,
+      duration_ms: null,
+      usage: null,
+      record: rel,
+      record_sha256: recordSha,
+    };
+  }
+
+  /** A dispatch's record with its response and outcome, under the binding its pending record had; returns the record's sha256. */
+  private closeRecord(end: DispatchEnd | SideEnd, input: { file: string; sha256: string }): string {
+    const { id } = end.start;
+    const rel = recordPath(id, end.start.issuedAt);
+    const request = this.requests.get(id) ?? buildRequest(end.start, (r) => this.factsOf(r));
+    this.requests.delete(id);
+    const response = buildResponse(
+      end,
+      input,
+      (r) => this.factsOf(r),
+      (r) => this.linesOf(r),
+    );
+    // The outcome keeps the binding its pending record was written with.
+    const binding = this.bindings.get(id) ?? readRecord(this.path(rel)).binding;
+    this.bindings.delete(id);
+    return this.writeRecord(rel, { request, response, outcome: { status: end.status, reason: end.reason, graded_at: null, grade: null }, binding });
   }
 
   /** Ends a pass; `run` carries what the run learnt from it. */

@@ -2,7 +2,7 @@ import { plural } from '../plural.js';
 import { createColors } from 'picocolors';
 import type { RunResult } from '../engine/run-document.js';
 import type { ManifestView } from '../store/recorder.js';
-import { cacheHitsOf } from '../store/manifest.js';
+import { cacheHitsOf, type JudgeVerdict } from '../store/manifest.js';
 import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
 import { join } from 'node:path';
@@ -44,6 +44,8 @@ export interface RefineJson {
   error: { type: string; message: string; resets_at?: string | null } | null;
   /** The command or step that goes on from here; null when the run converged or none applies. */
   next: string | null;
+  /** The judge's verdict (`--judge`, run.json `judge`); absent when the run was not judged. */
+  judge?: JudgeVerdict;
 }
 
 const sumTokens = (u: { input_tokens: number | null; output_tokens: number | null }): number | null =>
@@ -79,8 +81,23 @@ export function runJson(r: RunResult): RefineJson {
     evidence: m.evidence,
     error: r.error,
     next: nextStep(r, null),
+    ...(m.judge ? { judge: structuredClone(m.judge) as JudgeVerdict } : {}),
   };
 }
+
+/** The judge's verdict in words, for stderr (refine) and `bounce show`: what it preferred, whether the two orders agreed, its warning. */
+export function judgeLines(v: DeepJudge): string {
+  const calls = v.calls.map((c) => `${c.order} ${c.prefers ?? 'no answer'}`).join(', ');
+  const verdict =
+    v.prefers === null
+      ? `no verdict: ${v.error?.message ?? 'no usable reply'}`
+      : `prefers ${v.prefers === 'tie' ? 'neither document (tie)' : `the ${v.prefers} document`}${v.agreed ? ', both orders agreeing' : ', the two orders disagreeing'}`;
+  const lines = [`judge ${v.agent}: ${verdict}${calls ? ` (${calls})` : ''}`];
+  if (v.warning) lines.push(`warning: ${v.warning}`);
+  return `${lines.join('\n')}\n`;
+}
+
+type DeepJudge = NonNullable<ManifestView['judge']>;
 
 /**
  * The step that works from here, as a command where there is one. `cwd` makes the paths it
