@@ -67,8 +67,11 @@ function saveCache(script, cacheFile) {
 }
 
 const { exports: cli, script, cacheFile } = load();
+// main() takes over the signals before it returns its promise; only then does this listener go,
+// so that there is always one (removing a signal's last listener resets it to the default, which ends the process).
+const ran = cli.main(process.argv, undefined, { signals });
 for (const sig of SIGNALS) process.off(sig, early);
-cli.main(process.argv, undefined, { signals }).then((code) => {
+ran.then((code) => {
   process.exitCode = code;
   if (script) saveCache(script, cacheFile);
 });

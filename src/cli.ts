@@ -634,7 +634,11 @@ export async function main(argv: string[], io?: Io, startup: Startup = {}): Prom
     (line) => theIo.stderr.write(theIo.stderr.isTTY ? `\r\u001b[2K${line}` : line),
     () => void forceStop(theIo, jsonObject),
   );
-  if (!io) for (const sig of SIGNALS) process.on(sig, stop.onSignal);
+  // One listener for the life of the process, whose meaning changes when the command ends:
+  // removing a signal's last listener closes Node's watcher, and a signal already caught but
+  // not yet handled would be lost with it (and one in between would end the process).
+  let onSignal = stop.onSignal;
+  if (!io) for (const sig of SIGNALS) process.on(sig, () => onSignal());
   for (let i = 0; i < (startup.signals ?? 0); i++) stop.onSignal();
   let code: number = EXIT.ok;
   try {
@@ -655,12 +659,8 @@ export async function main(argv: string[], io?: Io, startup: Startup = {}): Prom
     }
   } finally {
     stop.dispose();
-    for (const sig of SIGNALS) process.off(sig, stop.onSignal);
     // Until the process exits: a signal now must not cut off what is still being written.
-    if (!io) {
-      const late = lateSignals(stop.count, (line) => process.stderr.write(line), endUnread);
-      for (const sig of SIGNALS) process.on(sig, late);
-    }
+    if (!io) onSignal = lateSignals(stop.count, (line) => process.stderr.write(line), endUnread);
   }
   return code;
 }
