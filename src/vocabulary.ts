@@ -151,3 +151,25 @@ export type Dismissals = z.infer<typeof DismissalsSchema>;
  */
 export const ErrorCodeSchema = z.enum(['usage', 'input', 'config', 'credentials', 'agent', 'locked', 'storage', 'replay', 'tampered', 'resume', 'interrupted']);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
+
+/**
+ * run.json's `error.type`: why a run did not converge. An agent call's failure keeps its
+ * type (HostErrorType); an error raised before a dispatch its code (ErrorCode); and the
+ * engine's own: `not-converged` (notes left after the last pass), `malformed` (no usable
+ * reply after the repairs), `truncated` (a reply cut at its output limit), `breaker` (the
+ * circuit breaker opened), `budget` (a limit was reached), `judge` (`--require-judge`),
+ * `internal` (a bug). docs/run-folder.md lists them for scripts.
+ */
+const RUN_ERROR_TYPES = [
+  ...HostErrorTypeSchema.options,
+  ...ErrorCodeSchema.options,
+  'not-converged',
+  'malformed',
+  'truncated',
+  'breaker',
+  'budget',
+  'judge',
+  'internal',
+] as const;
+export const RunErrorTypeSchema = z.enum([...new Set(RUN_ERROR_TYPES)] as [(typeof RUN_ERROR_TYPES)[number], ...(typeof RUN_ERROR_TYPES)[number][]]);
+export type RunErrorType = z.infer<typeof RunErrorTypeSchema>;

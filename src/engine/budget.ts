@@ -1,14 +1,14 @@
 import { estimateTokens, replyTokens } from '../preflight/preflight.js';
 import { combineCostSources, type PriceOverrides, priceFor, tokensCost } from '../prices.js';
 import { adapterInfo } from '../adapters/builtins.js';
-import type { BudgetLimit, CostSource, Role } from '../vocabulary.js';
+import type { BudgetLimit, CostSource, Role, RunErrorType } from '../vocabulary.js';
 import { type BudgetLimits, type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt } from './prompt.js';
 import { replyMode } from './reply.js';
 import { framingOf } from './plan.js';
 
 /** `error.type` of a run a budget stopped (run.json, --json). */
-export const BUDGET_ERROR = 'budget';
+export const BUDGET_ERROR = 'budget' satisfies RunErrorType;
 
 /** Whether any limit is set: a budget may then refuse a dispatch, which is then no certain thing. */
 export function hasLimit(limits: BudgetLimits | undefined): boolean {

@@ -12,7 +12,7 @@ import { sha256 } from '../store/hash.js';
 import type { RunManifest } from '../store/manifest.js';
 import { openClosing, type PassClosing, type RunRecorder } from '../store/recorder.js';
 import { dispatchStem } from '../store/run-folder.js';
-import { type AttemptKind, type PassStatus, type Role, TRANSIENT_ERROR_TYPES } from '../vocabulary.js';
+import { type AttemptKind, type PassStatus, type Role, type RunErrorType, TRANSIENT_ERROR_TYPES } from '../vocabulary.js';
 import { backoffMs, nextTurn } from './backoff.js';
 import { BUDGET_ERROR, type BudgetHold, type BudgetAccount, estimateDispatch, expectedModel, hasLimit } from './budget.js';
 import { type LintFinding, lintAdded, lintLines, lintRepairReason } from './lint-notes.js';
@@ -54,7 +54,7 @@ export interface RunContext {
 export type PassOutcome =
   | { kind: 'accepted'; current: Current }
   | { kind: 'not-converged'; notes: Note[]; reason: string }
-  | { kind: 'failed'; type: string; message: string; resetsAt?: string | null }
+  | { kind: 'failed'; type: RunErrorType; message: string; resetsAt?: string | null }
   | { kind: 'interrupted' };
 
 /** What one dispatch led to: the pass is over, or another attempt follows. */

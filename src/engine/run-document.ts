@@ -3,7 +3,7 @@ import { nextTurn } from './backoff.js';
 import { EXIT, isBounceError, usageError } from '../errors.js';
 import { cacheHitsOf, type RunExtension } from '../store/manifest.js';
 import { type ForkBase, type ManifestView, RecorderCrashed, RunRecorder } from '../store/recorder.js';
-import type { FinalStatus } from '../vocabulary.js';
+import type { FinalStatus, RunErrorType } from '../vocabulary.js';
 import { BudgetAccount, hasLimit, spentOf } from './budget.js';
 import { type Clock, systemClock } from './clock.js';
 import type { EngineDeps } from './deps.js';
@@ -36,7 +36,7 @@ export interface RunResult {
   /** Where the converged document was written (final.<ext>, --out FILE or the input); null for --out - or no output. */
   outputPath: string | null;
   notesLeft: number | null;
-  error: { type: string; message: string; resets_at?: string | null } | null;
+  error: { type: RunErrorType; message: string; resets_at?: string | null } | null;
   /** run.json as the run left it. */
   manifest: ManifestView;
 }
@@ -71,7 +71,7 @@ interface LoopEnd {
   status: FinalStatus;
   document: string | null;
   notesLeft: number | null;
-  error: { type: string; message: string; resets_at?: string | null } | null;
+  error: { type: RunErrorType; message: string; resets_at?: string | null } | null;
 }
 
 /**
@@ -151,7 +151,7 @@ export function storageProblem(err: unknown): string | null {
  */
 function storageFailure(ctx: RunContext, cause: string): RunResult {
   const { rec } = ctx;
-  const error = { type: 'storage', message: `cannot write to the run folder ${rec.dir}: ${cause}` };
+  const error = { type: 'storage' as const, message: `cannot write to the run folder ${rec.dir}: ${cause}` };
   try {
     rec.finishRun({ status: 'failed', exit_code: EXIT.agent, error, notes_left: rec.manifest.notes_left, output: null }, ctx.runMs());
   } catch {
@@ -181,7 +181,7 @@ function storageFailure(ctx: RunContext, cause: string): RunResult {
 function recordCrash(rec: RunRecorder, err: unknown, runMs: number): void {
   if (err instanceof RecorderCrashed) return;
   const what = isBounceError(err) ? err.line : err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  const error = {
+  const error: { type: RunErrorType; message: string } = {
     type: isBounceError(err) ? err.code : 'internal',
     message: rec.redact(`${isBounceError(err) ? '' : 'internal error (a bug; please report it): '}${what}`),
   };

@@ -5,7 +5,7 @@
  * one place that tells not-converged from failed.
  */
 import { plural } from '../plural.js';
-import type { HostErrorType } from '../vocabulary.js';
+import type { HostErrorType, RunErrorType } from '../vocabulary.js';
 
 /** At most this many transient retries (rate limit, network, 5xx) per pass. */
 export const MAX_TRANSIENT_RETRIES = 2;
@@ -67,7 +67,7 @@ export type Decision =
   | { kind: 'repair'; from: RepairFrom; reason: string; summary: string }
   /** The final pass ends with notes or a broken document: exit 1, the run keeps the pass's input. */
   | { kind: 'not-converged'; reason: string }
-  | { kind: 'failed'; type: string; message: string; resetsAt?: string | null }
+  | { kind: 'failed'; type: RunErrorType; message: string; resetsAt?: string | null }
   | { kind: 'interrupted' };
 
 const repairsLeft = (s: PassState): boolean => s.repairs < s.maxRepairs;

@@ -24,7 +24,7 @@ import { MAX_TRANSIENT_RETRIES } from '../engine/verdict.js';
 import type { SideStart } from '../store/dispatch-record.js';
 import type { UsageTotals } from '../store/manifest.js';
 import type { RunRecorder } from '../store/recorder.js';
-import type { AttemptKind, CostSource, SideRole } from '../vocabulary.js';
+import type { AttemptKind, CostSource, RunErrorType, SideRole } from '../vocabulary.js';
 
 /** What a reply reads as: the caller's value, or why it is malformed (sent back in the repair). */
 export type SideRead<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -100,7 +100,7 @@ export type SideOutcome<T> = { ids: string[]; spend: SideSpend; reply: string | 
   | {
       ok: false;
       /** `malformed` (no usable reply after the repairs), `budget`, `breaker`, `interrupted`, or the agent's error type. */
-      type: string;
+      type: RunErrorType;
       message: string;
     }
 );
@@ -133,7 +133,7 @@ export async function sideDispatch<T>(ctx: SideContext, call: SideCall<T>): Prom
   let transient = 0;
   let repairs = 0;
   let lastReply: string | null = null;
-  const fail = (type: string, message: string): SideOutcome<T> => ({ ok: false, type, message, ids, spend, reply: lastReply });
+  const fail = (type: RunErrorType, message: string): SideOutcome<T> => ({ ok: false, type, message, ids, spend, reply: lastReply });
   for (;;) {
     if (ctx.signal.aborted) return fail('interrupted', 'interrupted by the user');
     if (ctx.breaker.open) return fail('breaker', `${call.agent.spec} failed ${BREAKER_THRESHOLD} times in a row (last: ${ctx.breaker.lastError ?? 'unknown'})`);

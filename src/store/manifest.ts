@@ -5,6 +5,7 @@ import { combineCostSources } from '../prices.js';
 import {
   AttemptKindSchema,
   CostSourceSchema,
+  RunErrorTypeSchema,
   DismissalsSchema,
   DispatchStatusSchema,
   EvidenceSchema,
@@ -125,7 +126,7 @@ export const JudgeVerdictSchema = z
     dispatches: z.array(z.string()),
     /** The warning given when the judge's model family is a reviewer's or composer's; null: none. */
     warning: z.string().nullable(),
-    error: z.object({ type: z.string(), message: z.string() }).strict().nullable(),
+    error: z.object({ type: RunErrorTypeSchema, message: z.string() }).strict().nullable(),
   })
   .strict();
 export type JudgeVerdict = z.infer<typeof JudgeVerdictSchema>;
@@ -302,7 +303,7 @@ export const RunManifestSchema = z
     notes_left: z.number().int().nonnegative().nullable(),
     error: z
       .object({
-        type: z.string(),
+        type: RunErrorTypeSchema,
         message: z.string(),
         /** When an agent's quota or subscription limit resets, if it said so (ISO 8601). */
         resets_at: z.string().nullable().optional(),

@@ -7,6 +7,7 @@ import {
   DispatchStatusSchema,
   EditFormatSchema,
   GradeVerdictSchema,
+  HostErrorTypeSchema,
   NoteFateSchema,
   StopReasonSchema,
 } from '../vocabulary.js';
@@ -203,7 +204,7 @@ export const ResponseSchema = z
         model: z.string().nullable(),
       })
       .strict(),
-    error: z.object({ type: z.string(), message: z.string() }).strict().nullable(),
+    error: z.object({ type: HostErrorTypeSchema, message: z.string() }).strict().nullable(),
     /** Set when the reply came from the response cache (`--cache`); absent for a reply an agent gave. */
     cache: CacheHitSchema.optional(),
     /** Set when `bounce replay` took the reply from a recorded run; absent for a reply an agent gave. */

@@ -40,7 +40,7 @@ describe('the next step after a run', () => {
     expect(nextStep(ended('failed', { type: 'quota', message: 'q' }), null)).toBe(`${resume} once the agent's limit has reset`);
     expect(nextStep(ended('failed', { type: 'auth', message: 'a' }), null)).toBe(`fix the cause above, then ${resume}`);
     expect(nextStep(ended('failed', { type: 'truncated', message: 'x' }), null)).toMatch(/^raise the agent's max_output_tokens/);
-    expect(nextStep(ended('failed', { type: 'transient', message: 'x' }), null)).toBe(resume);
+    expect(nextStep(ended('failed', { type: 'network', message: 'x' }), null)).toBe(resume);
   });
 });
 
