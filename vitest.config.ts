@@ -10,8 +10,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const SLOW = [
   'test/e2e/**',
   'test/integration/**',
-  'test/adapters/*-live.test.ts',
-  'test/adapters/anthropic-cache.test.ts',
+  'test/adapters/*/program.live.test.ts',
+  'test/adapters/anthropic/program.cache.test.ts',
   'test/adapters/anthropic/program.test.ts',
   'test/adapters/call-agent.test.ts',
   'test/preflight/check-agent.test.ts',

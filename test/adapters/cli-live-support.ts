@@ -1,4 +1,4 @@
-/** Helpers shared by the live CLI adapter tests (claude-, codex-, gemini- and opencode-live). */
+/** Helpers shared by the live CLI adapter tests (test/adapters/<cli>/program.live.test.ts). */
 import { readFileSync, readdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { callAdapter, type HostResult } from '../../src/contract/host.js';

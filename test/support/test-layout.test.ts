@@ -9,7 +9,7 @@ import { ROOT } from './cli.js';
 import { moduleNamed, sourcesOf, tsFiles, unitTestCoverage } from './test-layout.js';
 
 /** Folders whose tests drive the whole program (or the test tools), not one module: their shape is their own. */
-const WHOLE_PROGRAM = ['test/integration/', 'test/e2e/', 'test/examples/', 'test/docs/', 'test/support/', 'test/adapters/'];
+const WHOLE_PROGRAM = ['test/integration/', 'test/e2e/', 'test/examples/', 'test/docs/', 'test/support/'];
 
 /** Test files among the unit tests that test no one module, and what they test instead. */
 const NOT_ONE_MODULE: Record<string, string> = {

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { scanNotes } from '../../src/protocol/scanner.js';
-import { yamlLib } from '../../src/yaml.js';
-import { tempDir } from '../support/cli.js';
-import { runMain } from '../support/run-main.js';
+import { scanNotes } from '../../../src/protocol/scanner.js';
+import { yamlLib } from '../../../src/yaml.js';
+import { tempDir } from '../../support/cli.js';
+import { runMain } from '../../support/run-main.js';
 
 /** The built-in mock agent through `bounce refine`: what a newcomer runs first. */
 

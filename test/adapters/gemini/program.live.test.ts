@@ -6,12 +6,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adapterRequest, runAdapterProgram, type AdapterRun } from '../support/adapter-process.js';
-import { agentBin } from '../support/agents.js';
-import { tempDir } from '../support/cli.js';
-import { cliHomeEnv, writeGeminiHome } from '../support/cli-homes.js';
-import { CONTESTED_NOTE, insertNote, startModelServer, type Behaviour, type ModelServer } from '../support/model-server.js';
-import { bouncePrompt, DOC, interruptedDispatch } from './cli-live-support.js';
+import { adapterRequest, runAdapterProgram, type AdapterRun } from '../../support/adapter-process.js';
+import { agentBin } from '../../support/agents.js';
+import { tempDir } from '../../support/cli.js';
+import { cliHomeEnv, writeGeminiHome } from '../../support/cli-homes.js';
+import { CONTESTED_NOTE, insertNote, startModelServer, type Behaviour, type ModelServer } from '../../support/model-server.js';
+import { bouncePrompt, DOC, interruptedDispatch } from '../cli-live-support.js';
 
 const KEY = 'gm-test-FAKEGEMINIKEY789';
 

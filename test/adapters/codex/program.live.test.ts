@@ -7,12 +7,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adapterRequest, runAdapterProgram, type AdapterRun } from '../support/adapter-process.js';
-import { agentBin } from '../support/agents.js';
-import { scriptedProviderToml } from '../support/codex-config.js';
-import { CONTESTED_NOTE, insertNote, removeNotes, startModelServer, type Behaviour, type ModelServer } from '../support/model-server.js';
-import { waitFor } from '../support/wait-for.js';
-import { bouncePrompt, DOC, interruptedDispatch, newMarker, processesLeft, processesWith } from './cli-live-support.js';
+import { adapterRequest, runAdapterProgram, type AdapterRun } from '../../support/adapter-process.js';
+import { agentBin } from '../../support/agents.js';
+import { scriptedProviderToml } from '../../support/codex-config.js';
+import { CONTESTED_NOTE, insertNote, removeNotes, startModelServer, type Behaviour, type ModelServer } from '../../support/model-server.js';
+import { waitFor } from '../../support/wait-for.js';
+import { bouncePrompt, DOC, interruptedDispatch, newMarker, processesLeft, processesWith } from '../cli-live-support.js';
 
 const BIN = agentBin('codex');
 const KEY = 'sk-test-FAKECODEXKEY456';

@@ -7,12 +7,12 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adapterRequest, runAdapterProgram, type AdapterRun } from '../support/adapter-process.js';
-import { writeClaudeSubscription } from '../support/cli-homes.js';
-import { agentBin } from '../support/agents.js';
-import { CONTESTED_NOTE, estimateTokens, insertNote, startModelServer, type Behaviour, type ModelServer } from '../support/model-server.js';
-import { waitFor } from '../support/wait-for.js';
-import { bouncePrompt, DOC, interruptedDispatch, newMarker, processesLeft, processesWith } from './cli-live-support.js';
+import { adapterRequest, runAdapterProgram, type AdapterRun } from '../../support/adapter-process.js';
+import { writeClaudeSubscription } from '../../support/cli-homes.js';
+import { agentBin } from '../../support/agents.js';
+import { CONTESTED_NOTE, estimateTokens, insertNote, startModelServer, type Behaviour, type ModelServer } from '../../support/model-server.js';
+import { waitFor } from '../../support/wait-for.js';
+import { bouncePrompt, DOC, interruptedDispatch, newMarker, processesLeft, processesWith } from '../cli-live-support.js';
 
 const BIN = agentBin('claude');
 const KEY = 'sk-ant-test-FAKEKEY123';

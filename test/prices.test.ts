@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { combineCostSources, dispatchCost, normalizeModel, PRICE_KEY, PRICE_TABLE, PRICES_AS_OF, priceFor } from '../../src/prices.js';
+import { combineCostSources, dispatchCost, normalizeModel, PRICE_KEY, PRICE_TABLE, PRICES_AS_OF, priceFor } from '../src/prices.js';
 
 describe('the built-in price table', () => {
   it('is dated and keys every entry <provider>/<model> with all four prices', () => {

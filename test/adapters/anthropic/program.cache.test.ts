@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { adapterRequest, runAdapterProgram } from '../support/adapter-process.js';
-import { cleanEnv, tempDir } from '../support/cli.js';
-import { startModelServer, type ModelServer } from '../support/model-server.js';
-import { runMain } from '../support/run-main.js';
+import { adapterRequest, runAdapterProgram } from '../../support/adapter-process.js';
+import { cleanEnv, tempDir } from '../../support/cli.js';
+import { startModelServer, type ModelServer } from '../../support/model-server.js';
+import { runMain } from '../../support/run-main.js';
 
 const KEY = { ANTHROPIC_API_KEY: 'sk-ant-test-cache' };
 const STABLE = 'Protocol line.\nGoal line.\n';
