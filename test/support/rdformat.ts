@@ -40,3 +40,37 @@ export async function rdjsonlProblems(text: string): Promise<string[]> {
 export function rdjsonProblems(text: string): Promise<string[]> {
   return problems(JSON.parse(text), 'DiagnosticResult');
 }
+
+interface Position {
+  line: number;
+  column?: number;
+}
+
+/**
+ * Applies Reviewdog suggestions to a text as the format defines them: each range from its
+ * start to its end (exclusive), lines 1-based, columns 1-based UTF-8 bytes. Ranges must not
+ * overlap; they are applied from the last.
+ */
+export function applyRdSuggestions(text: string, suggestions: readonly { range: { start: Position; end?: Position }; text: string }[]): string {
+  const bytes = Buffer.from(text, 'utf8');
+  const lineStarts = [0];
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0x0a) lineStarts.push(i + 1);
+  const offset = (p: Position): number => {
+    const start = lineStarts[p.line - 1];
+    if (start === undefined) throw new Error(`line ${p.line} is past the end (${lineStarts.length} lines)`);
+    const at = start + (p.column ?? 1) - 1;
+    if (at > bytes.length) throw new Error(`column ${p.column} of line ${p.line} is past the end`);
+    return at;
+  };
+  const edits = suggestions
+    .map((s) => ({ from: offset(s.range.start), to: offset(s.range.end ?? s.range.start), text: s.text }))
+    .sort((x, y) => y.from - x.from);
+  let out = bytes;
+  let limit = Number.POSITIVE_INFINITY;
+  for (const e of edits) {
+    if (e.to > limit || e.to < e.from) throw new Error(`overlapping or reversed range ${e.from}..${e.to}`);
+    out = Buffer.concat([out.subarray(0, e.from), Buffer.from(e.text, 'utf8'), out.subarray(e.to)]);
+    limit = e.from;
+  }
+  return out.toString('utf8');
+}
