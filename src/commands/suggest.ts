@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { docsUrl, ruleUrl } from '../formats/docs-url.js';
+import { ruleUrl, SUGGEST_DOCS_URL } from '../formats/docs-url.js';
 import { RD_SOURCE, type RdDiagnostic, rdjsonLines, rdjsonResult } from '../formats/rdjson.js';
 import type { Io } from '../io.js';
 import { loadRun } from '../store/load-run.js';
@@ -44,8 +44,6 @@ function documentPath(m: RunManifest, cwd: string): string {
   return m.input.path === null ? m.input.display : relative(cwd, m.input.path).split('\\').join('/');
 }
 
-const SUGGEST_DOCS = docsUrl('docs/ci.md', 'suggestions-in-review');
-
 function diagnostics(s: RunSuggestions, path: string): RdDiagnostic[] {
   return s.hunks.map(({ hunk, causes }) => {
     const suggestion = rdSuggestion(s.original, hunk);
@@ -55,7 +53,7 @@ function diagnostics(s: RunSuggestions, path: string): RdDiagnostic[] {
       location: { path, range: suggestion.range },
       severity: 'INFO',
       source: RD_SOURCE,
-      code: kind ? { value: kind, url: ruleUrl(kind) } : { value: 'bounce-suggest', url: SUGGEST_DOCS },
+      code: kind ? { value: kind, url: ruleUrl(kind) } : { value: 'bounce-suggest', url: SUGGEST_DOCS_URL },
       suggestions: [suggestion],
     };
   });

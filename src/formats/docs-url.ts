@@ -25,3 +25,6 @@ export function ruleUrl(ruleId: string): string {
   if (ruleId === 'CLARIFY') return docsUrl('BOUNCE-PROTOCOL.md', 'clarify-ambiguity');
   return docsUrl('BOUNCE-PROTOCOL.md', 'extra-markers');
 }
+
+/** What `bounce suggest` prints, for a suggestion no note asked for. */
+export const SUGGEST_DOCS_URL = docsUrl('docs/ci.md', 'suggestions-in-review');
