@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,6 +76,23 @@ describe('bounce suggest', () => {
     expect(out.code).toBe(0);
     expect(out.stdout).toContain('<!-- bounce-suggestion path="plan.md" start_line=3 line=3 -->\n**plan.md** line 3\n\n');
     expect(out.stdout).toContain('\n\n```suggestion\nWe ship the feature to every user on Tuesday.\n```\n');
+  });
+
+  it("the path is the input's, relative to here; an input changed since the run is named on stderr", async () => {
+    const doc = join(runs, 'docs', 'plan.md');
+    mkdirSync(join(runs, 'docs'));
+    writeFileSync(doc, DOC);
+    const plan = await testPlan(runs, { passes: 2 });
+    const r = await runDocument({ ...plan, input: { ...plan.input, path: doc } }, engineDeps(fakeDispatcher([{ reply: REVIEWED }, { reply: MIXED }])));
+    const clean = await runMain(['suggest', r.runDir], { cwd: runs });
+    expect(diagnosticsOf(clean.stdout)[0].location.path).toBe('docs/plan.md');
+    expect(clean.stderr).not.toContain('has changed');
+    writeFileSync(doc, `${DOC}More.\n`);
+    const changed = await runMain(['suggest', r.runDir], { cwd: runs });
+    expect(changed.code).toBe(0);
+    expect(changed.stderr).toContain(
+      `bounce: docs/plan.md has changed since run ${readManifest(r.runDir).run_id} read it; the suggestions are on the run's original`,
+    );
   });
 
   it('a run that has not converged: one line naming its status, exit 1', async () => {
