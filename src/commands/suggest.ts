@@ -6,7 +6,8 @@ import type { Io } from '../io.js';
 import { loadRun } from '../store/load-run.js';
 import type { RunManifest } from '../store/manifest.js';
 import type { SuggestFormat } from '../suggestions/formats.js';
-import { rdSuggestion, wholeLines } from '../suggestions/hunks.js';
+import { githubSuggestions } from '../suggestions/github.js';
+import { rdSuggestion } from '../suggestions/hunks.js';
 import { type RunSuggestions, runSuggestions, suggestionMessage } from '../suggestions/run-suggestions.js';
 
 export interface SuggestOptions {
@@ -57,24 +58,4 @@ function diagnostics(s: RunSuggestions, path: string): RdDiagnostic[] {
       suggestions: [suggestion],
     };
   });
-}
-
-/** A fence longer than any run of backticks in the text, as GitHub wants around a suggestion. */
-function fence(lines: readonly string[]): string {
-  const longest = Math.max(2, ...lines.map((l) => Math.max(0, ...[...l.matchAll(/`+/g)].map((m) => m[0].length))));
-  return '`'.repeat(longest + 1);
-}
-
-/** One Markdown review comment a hunk: a machine-readable header, the message, a suggestion block of whole lines. */
-function githubSuggestions(s: RunSuggestions, path: string): string {
-  return s.hunks
-    .map(({ hunk, causes }) => {
-      const w = wholeLines(s.original, hunk);
-      const f = fence(w.lines);
-      const where = w.start === w.end ? `line ${w.start}` : `lines ${w.start}-${w.end}`;
-      const body = w.lines.length === 0 ? '' : `${w.lines.join('\n')}\n`;
-      const message = suggestionMessage(s.runId, causes).split('\n').join('  \n');
-      return `<!-- bounce-suggestion path=${JSON.stringify(path)} start_line=${w.start} line=${w.end} -->\n**${path}** ${where}\n\n${message}\n\n${f}suggestion\n${body}${f}\n`;
-    })
-    .join('\n');
 }
