@@ -19,12 +19,15 @@ import {
   REPLAY_EXIT_CODES,
   RESUME_EXIT_CODES,
   SCAN_EXAMPLES,
+  SUGGEST_EXAMPLES,
+  SUGGEST_EXIT_CODES,
   SCAN_EXIT_CODES,
 } from './help.js';
 import type { BatchRefineOptions, BatchResumeOptions } from './commands/batch.js';
 import type { BenchOptions } from './commands/bench.js';
 import type { Format, Level } from './formats/finding.js';
 import { FORMATS, LEVELS } from './formats/names.js';
+import { SUGGEST_FORMATS } from './suggestions/formats.js';
 import type { ForkOptions } from './request/fork-request.js';
 import type { ReplayOptions } from './request/replay-request.js';
 import { LINT_MODES } from './lint-modes.js';
@@ -387,6 +390,19 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       const { runDiff } = await import('./commands/diff.js');
       const color = o.color === false ? false : undefined;
       setExit(await runDiff({ run, runsDir: await runsDir(o), pass, color, net: o.net, json: o.json }, io));
+    });
+
+  program
+    .command('suggest')
+    .description("a converged run's net change as suggestions on its original document, one per changed hunk (for reviewdog or a review bot)")
+    .argument(...RUN_ARG)
+    .addOption(new Option('-f, --format <format>', 'output format').choices(SUGGEST_FORMATS).default('rdjsonl'))
+    .option('--runs-dir <dir>', 'runs folder')
+    .option('--config <file>', 'config file')
+    .addHelpText('after', commandHelp(SUGGEST_EXAMPLES, SUGGEST_EXIT_CODES))
+    .action(async (run, o) => {
+      const { runSuggest } = await import('./commands/suggest.js');
+      setExit(await runSuggest({ run, runsDir: await runsDir(o), format: o.format }, io));
     });
 
   program

@@ -53,6 +53,16 @@ export const REPLAY_EXIT_CODES = `Exit codes:
 
 export const LINT_RULE_LIST = LINT_RULE_IDS.join(', ');
 
+export const SUGGEST_EXIT_CODES = `Exit codes:
+  0    suggestions printed (none when the run changed nothing)
+  1    the run has not converged (not-converged, failed, interrupted, running): no final document
+  2    usage error (no such run, an unreadable run.json)`;
+
+export const SUGGEST_EXAMPLES = [
+  'bounce suggest latest | reviewdog -f=rdjsonl -reporter=github-pr-review -filter-mode=added',
+  'bounce suggest 7QZK3M --format github-suggestions',
+];
+
 export const SCAN_EXAMPLES = [
   'bounce scan docs/',
   "bounce scan 'docs/**/*.md' --json",

@@ -4,6 +4,7 @@ import { DEFAULT_MARKERS, noteStream } from '../protocol/scanner.js';
 import { fingerprints, plural, type FileFindings, type Finding, type Report, type RuleInfo } from '../formats/finding.js';
 import { pushAll } from '../arrays.js';
 import { textLine } from '../formats/text.js';
+import { byteColumns } from '../formats/byte-columns.js';
 import { JsonReport, jsonNote } from '../formats/json.js';
 
 import {
@@ -93,11 +94,16 @@ function noteFindings(f: ScannedFile): Finding[] {
     f.path,
     f.notes.map((n) => ({ ruleId: n.kind, kind: n.kind, text: n.text })),
   );
+  const bytes = byteColumns(
+    f.source,
+    f.notes.map((n) => n.offset),
+  );
   return f.notes.map((n, i) => ({
     ruleId: n.kind,
     kind: n.kind,
     line: n.line,
     column: n.column,
+    bytes: bytes[i]!,
     text: n.text,
     message: n.text,
     fingerprint: prints[i]!,

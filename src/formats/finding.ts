@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 
+import type { ByteColumns } from './byte-columns.js';
 import type { Level } from './names.js';
 
 export type { Format, Level } from './names.js';
@@ -16,6 +17,8 @@ export interface Finding {
   /** 1-based line and column (UTF-16 code units) of the marker. */
   line: number;
   column: number;
+  /** The marker's column and its line's end, in UTF-8 bytes (rdjson counts those). */
+  bytes: ByteColumns;
   /** The note's text, whitespace-normalised, starting with its marker. */
   text: string;
   /** What to show: the note's text for scan, the rule's complaint and the note for lint. */

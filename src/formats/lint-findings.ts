@@ -6,6 +6,7 @@ import { usageError } from '../errors.js';
 import { LINT_RULES, LINT_RULE_IDS, lintNotes, unknownRules } from '../protocol/lint.js';
 import type { Note } from '../protocol/scanner.js';
 import { didYouMean } from '../suggest.js';
+import { byteColumns } from './byte-columns.js';
 import { fingerprints, type Finding, type RuleInfo } from './finding.js';
 
 /** A file read for linting: its path, its text and the notes found in it. */
@@ -37,11 +38,17 @@ export function lintFindings(file: LintedFile, rules: readonly string[]): Findin
     file.path,
     problems.map((p) => ({ ruleId: p.rule, kind: p.note.kind, text: p.note.text })),
   );
+  const columns = byteColumns(
+    file.source,
+    file.notes.map((n) => n.offset),
+  );
+  const bytes = new Map(file.notes.map((n, i) => [n, columns[i]!]));
   return problems.map((p, i) => ({
     ruleId: p.rule,
     kind: p.note.kind,
     line: p.note.line,
     column: p.note.column,
+    bytes: bytes.get(p.note) ?? byteColumns(file.source, [p.note.offset])[0]!,
     text: p.note.text,
     message: `${p.message}: ${p.note.text}`,
     fingerprint: prints[i]!,

@@ -3,6 +3,7 @@ import type { Format, Report } from './finding.js';
 import { renderGithub } from './github.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
+import { renderRdjson, renderRdjsonl } from './rdjson.js';
 import { renderSarif } from './sarif.js';
 import { renderText } from './text.js';
 
@@ -13,6 +14,8 @@ const RENDERERS: Record<Format, (report: Report) => string> = {
   sarif: renderSarif,
   codequality: renderCodeQuality,
   junit: renderJunit,
+  rdjsonl: renderRdjsonl,
+  rdjson: renderRdjson,
 };
 
 export function render(format: Format, report: Report): string {

@@ -5,7 +5,19 @@ import type { Level } from '../../src/formats/names.js';
 /** A finding of a note of `kind` on `line`, with every other field made up from those. */
 export function testFinding(line: number, kind = 'CONTESTED', over: Partial<Finding> = {}): Finding {
   const text = `[${kind}] note on line ${line}`;
-  return { ruleId: kind, kind, line, column: 1, text, message: text, fingerprint: `fp-${line}`, canonical: true, refersTo: null, ...over };
+  return {
+    ruleId: kind,
+    kind,
+    line,
+    column: 1,
+    bytes: { column: 1, endColumn: Buffer.byteLength(text) + 1 },
+    text,
+    message: text,
+    fingerprint: `fp-${line}`,
+    canonical: true,
+    refersTo: null,
+    ...over,
+  };
 }
 
 export function testReport(files: FileFindings[], over: Partial<Report> = {}): Report {
