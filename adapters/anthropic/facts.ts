@@ -6,6 +6,7 @@ export const ANTHROPIC: AdapterFacts<'anthropic'> = {
   description: 'Anthropic Messages API with an API key',
   kind: 'http',
   provider: 'anthropic',
+  family: 'anthropic',
   options: ['model', 'base_url', 'api_key_env', 'max_output_tokens', 'temperature'],
   defaultModel: 'claude-sonnet-4-5',
   defaultBaseUrl: 'https://api.anthropic.com',

@@ -14,6 +14,7 @@ export const CLAUDE: CliAdapterFacts<'claude'> = {
   description: 'Claude Code CLI (claude -p), uses your Claude login',
   kind: 'cli',
   provider: 'anthropic',
+  family: 'anthropic',
   options: ['model', 'max_output_tokens', 'max_budget_usd', 'args'],
   defaultModel: null,
   defaultBaseUrl: null,

@@ -9,6 +9,7 @@ export const CODEX: CliAdapterFacts<'codex'> = {
   description: 'Codex CLI (codex exec), uses your Codex login and config',
   kind: 'cli',
   provider: 'openai',
+  family: 'openai',
   options: ['model', 'args'],
   defaultModel: null,
   defaultBaseUrl: null,

@@ -14,6 +14,7 @@ export const GEMINI: CliAdapterFacts<'gemini'> = {
   description: 'Gemini CLI (gemini -p), uses your Gemini API key, Vertex AI or Google login',
   kind: 'cli',
   provider: 'google',
+  family: 'google',
   options: ['model', 'args'],
   // Named on every call: with no model Gemini CLI first asks a router model which one to use (a second call).
   defaultModel: 'gemini-2.5-pro',

@@ -6,6 +6,7 @@ export const MOCK: AdapterFacts<'mock'> = {
   description: 'scripted replies for tests and dry pipelines (mock evidence, never a live result)',
   kind: 'mock',
   provider: 'mock',
+  family: 'mock',
   options: ['script', 'model'],
   defaultModel: null,
   defaultBaseUrl: null,

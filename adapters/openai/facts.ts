@@ -6,6 +6,7 @@ export const OPENAI: AdapterFacts<'openai'> = {
   description: 'any OpenAI-compatible Chat Completions endpoint (Ollama, vLLM, llama.cpp, OpenRouter)',
   kind: 'http',
   provider: 'openai-compatible',
+  family: null,
   options: ['model', 'base_url', 'api_key_env', 'max_output_tokens', 'temperature'],
   defaultModel: null,
   // Ollama's default port: a local server needs no configuration.

@@ -14,6 +14,7 @@ export const OPENCODE: CliAdapterFacts<'opencode'> = {
   description: 'opencode (opencode run), uses your opencode config and providers',
   kind: 'cli',
   provider: 'opencode',
+  family: null,
   options: ['model', 'args'],
   defaultModel: null,
   defaultBaseUrl: null,

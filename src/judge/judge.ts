@@ -4,6 +4,7 @@
  * order swapped (position bias is judges' best-known failure). Each call is a side dispatch
  * (src/side/dispatch.ts) with its own record; run.json's `judge` keeps the verdict.
  */
+import { modelFamily } from '../adapters/family.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import { GOAL_HEADING, makeDelimiters, promptDocument } from '../engine/prompt.js';
 import type { AgentRecord, JudgeCall, JudgeVerdict } from '../store/manifest.js';
@@ -86,30 +87,6 @@ export function combine(calls: readonly (JudgePreference | null)[]): { prefers: 
 /** `--require-judge` holds only when both calls preferred the final document. */
 export function judgePassed(v: Pick<JudgeVerdict, 'prefers' | 'agreed'> | undefined): boolean {
   return v?.prefers === 'final' && v.agreed;
-}
-
-/** Who makes a model, by its name, else its provider, else the adapter (docs/judge-and-gate.md, "Model family"). */
-const FAMILIES: readonly [RegExp, string][] = [
-  [/claude|anthropic/, 'anthropic'],
-  [/gemini|gemma|google/, 'google'],
-  [/(^|[/:_-])(gpt|o[1-9]|chatgpt|codex|davinci)|openai/, 'openai'],
-  [/llama|meta/, 'meta'],
-  [/mistral|mixtral|codestral|magistral|ministral/, 'mistral'],
-  [/qwen|qwq/, 'qwen'],
-  [/deepseek/, 'deepseek'],
-  [/grok|xai/, 'xai'],
-  [/^mock/, 'mock'],
-];
-const ADAPTER_FAMILY: Readonly<Record<string, string>> = { claude: 'anthropic', anthropic: 'anthropic', codex: 'openai', gemini: 'google', mock: 'mock' };
-
-/**
- * An agent's model family: from its model's name when known (`claude-…`, `gpt-…`, `gemini-…`,
- * `llama…`, an opencode `provider/model`), else its provider, else its adapter; null when none
- * says (a `cmd:` program, an OpenAI-compatible server with an unnamed model).
- */
-export function modelFamily(a: { adapter: string; provider: string; model: string | null }): string | null {
-  const match = (text: string): string | null => FAMILIES.find(([re]) => re.test(text.toLowerCase()))?.[1] ?? null;
-  return (a.model ? match(a.model) : null) ?? (a.provider !== 'openai-compatible' ? match(a.provider) : null) ?? ADAPTER_FAMILY[a.adapter] ?? null;
 }
 
 /** The warning when the judge is of the reviewer's or the composer's family (judges prefer their own family's text); null otherwise. */

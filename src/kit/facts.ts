@@ -23,6 +23,11 @@ export interface AdapterFacts<N extends string = string> {
   description: string;
   kind: AdapterKind;
   provider: string;
+  /**
+   * Who makes the models it runs (`anthropic`, `openai`, `google`, ...), when the adapter alone
+   * says so; null when the model's name decides (an OpenAI-compatible server, opencode).
+   */
+  family: string | null;
   /** Options the adapter reads; anything else in config is rejected. */
   options: readonly (keyof AgentOptions)[];
   /** The model used when none is configured; null: the adapter needs one (openai) or its CLI decides. */

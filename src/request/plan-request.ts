@@ -6,7 +6,8 @@ import { runSecrets } from '../adapters/secrets.js';
 import { diskVersionCache, versionCachePath } from '../preflight/version-cache.js';
 import { resolveAgent, type ResolvedAgent } from '../adapters/registry.js';
 import type { Config } from '../config/schema.js';
-import { BounceError, EXIT } from '../errors.js';
+import { BounceError, EXIT, usageError } from '../errors.js';
+import { crossFamilyCheck } from '../adapters/family.js';
 import { loadConfig } from '../config/load.js';
 import type { OutputTarget, RunPlan } from '../engine/plan.js';
 import { assertFrameTakes, loadTemplates } from '../engine/prompt.js';
@@ -78,7 +79,7 @@ export async function completePlan(
   req: PlanRequest,
   config: Config,
   env: NodeJS.ProcessEnv,
-  opts: { checkAgents: boolean; probe: Probe },
+  opts: { checkAgents: boolean; probe: Probe; replay?: boolean },
 ): Promise<{ plan: RunPlan; warnings: CheckProblem[] }> {
   const templates = await loadTemplates(req.promptsDir ?? undefined);
   assertParses(req.input);
@@ -89,6 +90,9 @@ export async function completePlan(
   const contextTexts = [req.input.text, ...context.flatMap((c) => [c.text, c.source])];
   const used = ROLES.filter((role) => role === 'reviewer' || req.passes > 1);
   for (const role of used) assertFitsBudget(req.input.text, role, req.agents[role]);
+  // A replay calls no agent: the family rule is for runs that dispatch.
+  const families = req.passes > 1 && !opts.replay ? crossFamilyCheck(req.agents, config.require_cross_family) : {};
+  if (families.refusal) throw usageError(families.refusal, undefined, 'config');
   const checks = opts.checkAgents ? await unlessInterrupted(preflight(req.agents, env, { roles: used, probe: opts.probe }), opts.probe.signal) : null;
   const plan: RunPlan = {
     input: req.input,
@@ -119,7 +123,8 @@ export async function completePlan(
     goal: req.goal,
     context: { nonce: makeContextNonce(contextTexts), budget: config.context_max_bytes, files: contextFiles(context) },
   };
-  return { plan, warnings: [...blanked.warnings, ...checkWarnings(checks), ...unpricedWarnings(plan, [plan.budget])] };
+  const familyWarning: CheckProblem[] = families.warning ? [{ kind: 'config', message: families.warning }] : [];
+  return { plan, warnings: [...blanked.warnings, ...checkWarnings(checks), ...unpricedWarnings(plan, [plan.budget]), ...familyWarning] };
 }
 
 /**

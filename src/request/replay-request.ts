@@ -78,7 +78,7 @@ export async function replayPlan(
   delete request.batchId;
   if (opts.prompts !== undefined) request.promptsDir = resolve(io.cwd, opts.prompts);
   assertRunsDirWritable(request.runsDir);
-  const { plan } = await completePlan(request, config, io.env, { checkAgents: false, probe });
+  const { plan } = await completePlan(request, config, io.env, { checkAgents: false, probe, replay: true });
   // It costs nothing, so no budget of today's config may stop it where the recording did not stop.
   return { plan: { ...plan, budget: {}, replayOf: m.run_id }, original: m, calls };
 }

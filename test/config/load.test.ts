@@ -160,6 +160,7 @@ describe('parseConfig', () => {
       lint: 'off',
       dismissals: 'allow',
       min_precision: 0.85,
+      require_cross_family: false,
     });
   });
 
@@ -200,6 +201,7 @@ describe('parseConfig', () => {
         'lint: repair',
         'dismissals: repair',
         'min_precision: 0.9',
+        'require_cross_family: true',
         '',
       ].join('\n'),
       'c.yaml',
@@ -233,6 +235,7 @@ describe('parseConfig', () => {
       lint: 'repair',
       dismissals: 'repair',
       min_precision: 0.9,
+      require_cross_family: true,
     });
   });
 

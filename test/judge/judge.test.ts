@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildJudgePrompt,
-  combine,
-  familyWarning,
-  judgePassed,
-  judgeTemplateProblem,
-  modelFamily,
-  parsePreference,
-  preferenceOf,
-} from '../../src/judge/judge.js';
+import { buildJudgePrompt, combine, familyWarning, judgePassed, judgeTemplateProblem, parsePreference, preferenceOf } from '../../src/judge/judge.js';
 import { packageTemplate } from '../../src/prompt-files.js';
 
 describe('parsePreference', () => {
@@ -84,19 +75,7 @@ describe('buildJudgePrompt', () => {
   });
 });
 
-describe('modelFamily and familyWarning', () => {
-  it('reads the family from the model name, else the provider, else the adapter', () => {
-    expect(modelFamily({ adapter: 'claude', provider: 'anthropic', model: null })).toBe('anthropic');
-    expect(modelFamily({ adapter: 'openai', provider: 'openai-compatible', model: 'gpt-4o-mini' })).toBe('openai');
-    expect(modelFamily({ adapter: 'openai', provider: 'openai-compatible', model: 'llama3.1:8b' })).toBe('meta');
-    expect(modelFamily({ adapter: 'opencode', provider: 'opencode', model: 'anthropic/claude-sonnet-4' })).toBe('anthropic');
-    expect(modelFamily({ adapter: 'opencode', provider: 'opencode', model: 'openrouter/qwen/qwen3-coder' })).toBe('qwen');
-    expect(modelFamily({ adapter: 'codex', provider: 'openai', model: 'o4-mini' })).toBe('openai');
-    expect(modelFamily({ adapter: 'gemini', provider: 'google', model: null })).toBe('google');
-    expect(modelFamily({ adapter: 'openai', provider: 'openai-compatible', model: null })).toBeNull();
-    expect(modelFamily({ adapter: 'cmd', provider: 'cmd', model: null })).toBeNull();
-  });
-
+describe('familyWarning', () => {
   const agent = (spec: string, adapter: string, provider: string, model: string | null) => ({ spec, adapter, provider, model });
 
   it("warns when the judge shares the reviewer's or the composer's family, naming them", () => {
