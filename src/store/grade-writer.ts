@@ -7,7 +7,7 @@ import { sha256 } from './hash.js';
 import { acquireLock } from './lock.js';
 import { readManifest } from './manifest.js';
 import type { DispatchOutcome, DispatchRecord } from './record-schema.js';
-import { appendLog } from './recorder.js';
+import { appendLog, type RecorderOptions, RunRecorder } from './recorder.js';
 import { RUN_FILE_MODE } from './run-folder.js';
 
 /**
@@ -67,6 +67,11 @@ export class GradeWriter {
     const next: DispatchRecord = { ...current, outcome: { ...current.outcome, graded_at: grading.graded_at, grade: grading.grade } };
     writeFileAtomic(path, renderRecord(next), RUN_FILE_MODE);
     this.writes += 1;
+  }
+
+  /** A recorder for side dispatches made under this writer's lock (an agent grading, `bounce grade --judge`). */
+  sideRecorder(opts: RecorderOptions): RunRecorder {
+    return RunRecorder.underLock(this.dir, opts);
   }
 
   /** Appends a line to run.log (once a session, when it wrote anything) and releases the lock. */

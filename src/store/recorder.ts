@@ -26,6 +26,7 @@ import {
   type AgentRecord,
   addUsage,
   type DispatchRef,
+  dispatchesInWriteOrder,
   type ForkOrigin,
   type JudgeVerdict,
   MANIFEST_FILE,
@@ -335,6 +336,18 @@ export class RunRecorder {
     }
   }
 
+  /**
+   * Takes an ended run for side dispatches made after its end (`bounce grade --judge`), its
+   * lock held by the caller (GradeWriter.sideRecorder): their records chain on from the run's
+   * newest, run.json lists them in `side_dispatches` and counts them in `totals`; its status,
+   * exit code and passes stay as they are.
+   */
+  static underLock(runDir: string, opts: RecorderOptions = {}): RunRecorder {
+    const rec = new RunRecorder(runDir, readManifest(runDir), opts, () => {});
+    rec.chainTip = rec.findChainTip();
+    return rec;
+  }
+
   /** run.json as it stands, read-only: change it through the recorder's methods. */
   get manifest(): ManifestView {
     return this.m;
@@ -576,11 +589,13 @@ export class RunRecorder {
 
   /**
    * Where a resumed run's chain goes on from: its newest record (run.json lists them in the
-   * order they were written, once reconciled), else audit/binding.yaml, written now for a run
+   * order they were written, once reconciled, a judge's or a grader's included), else audit/binding.yaml, written now for a run
    * made before bounce bound its runs.
    */
   private findChainTip(): string | null {
-    const rels = this.m.pass_records.flatMap((p) => p.dispatches.map((d) => d.record)).filter((r): r is string => r !== null && existsSync(this.path(r)));
+    const rels = dispatchesInWriteOrder(this.m)
+      .map((d) => d.record)
+      .filter((r): r is string => r !== null && existsSync(this.path(r)));
     const newest = rels.at(-1);
     if (newest) {
       if (!existsSync(this.path(BINDING_FILE))) this.saveBinding();
