@@ -92,6 +92,11 @@ describe('bounce grade --judge with a mock agent', () => {
     expect(verifyRun(runDir).problems).toEqual([]);
     const audit = await runMain(['audit', runDir], { cwd: dir });
     expect(audit.code, audit.stdout + audit.stderr).toBe(0);
+    // The HTML report lists the grader's calls with the run's dispatches, and its grades.
+    const report = await runMain(['report', runDir], { cwd: dir });
+    const html = readFileSync(report.stdout.trim(), 'utf8');
+    expect(html.match(/<td>grader\/mock:g\.yaml<\/td>/g)).toHaveLength(2);
+    expect(html.match(/<td>agent:mock:g\.yaml<\/td>/g)).toHaveLength(2);
 
     // Resumable: with every finding graded, nothing is asked.
     const again = await grade(['--judge', agent]);

@@ -63,6 +63,15 @@ describe('refine --judge with a mock judge', () => {
     expect(audit.code, audit.stdout + audit.stderr).toBe(0);
     const show = await runMain(['show', runDir], { cwd: dir });
     expect(show.stdout).toMatch(/^judge +mock:j\.yaml: prefers neither document \(tie\), both orders agreeing \(original-first tie, final-first tie\)$/m);
+    // The HTML report carries the verdict in its summary and both calls in its dispatches.
+    const report = await runMain(['report', runDir], { cwd: dir });
+    expect(report.code, report.stderr).toBe(0);
+    const html = readFileSync(report.stdout.trim(), 'utf8');
+    // The mock judge is of the mock agents' family: the warning follows on a line of its own.
+    expect(html).toMatch(
+      /<dt>judge<\/dt><dd><span id="judge">mock:j\.yaml: prefers neither document \(tie\), both orders agreeing \(original-first tie, final-first tie\)<br>warning: the judge mock:j\.yaml is of the mock model family[^<]*<\/span><\/dd>/,
+    );
+    expect(html.match(/<td>judge\/mock:j\.yaml<\/td>/g)).toHaveLength(2);
     // A judge's record is anchored like a pass's: edited afterwards, audit names it.
     const recPath = join(runDir, m.side_dispatches[1].record);
     writeFileSync(recPath, readFileSync(recPath, 'utf8').replace('completed', 'rejected'));
