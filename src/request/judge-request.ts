@@ -13,6 +13,8 @@ export interface JudgeFlags {
   timeoutS?: number;
   /** --prompts, resolved: a judge.md there replaces the package's. */
   promptsDir: string | null;
+  /** A dry run resolves the judge and reads its template, and runs no check. */
+  dryRun?: boolean;
 }
 
 /**
@@ -35,6 +37,7 @@ export async function planJudge(
       template: { name: JUDGE_TEMPLATE, problem: judgeTemplateProblem, doc: 'docs/judge-and-gate.md' },
       ...(flags.timeoutS !== undefined ? { timeoutS: flags.timeoutS } : {}),
       promptsDir: flags.promptsDir,
+      check: !flags.dryRun,
     },
     where,
   );

@@ -23,11 +23,13 @@ export interface SideAgentFlags {
   timeoutS?: number;
   /** --prompts, resolved: a <name>.md there replaces the package's. */
   promptsDir: string | null;
+  /** False for a dry run: the agent is resolved but not checked (no program is run). */
+  check?: boolean;
 }
 
 /**
  * The agent resolved from config, its template read and checked, and the agent checked
- * ready. An empty or unknown agent, a template with a wrong placeholder and an agent that is
+ * ready (unless `check` is false). An empty or unknown agent, a template with a wrong placeholder and an agent that is
  * not ready are usage errors (exit 2), found before any call.
  */
 export async function planSideAgent(
@@ -44,7 +46,8 @@ export async function planSideAgent(
     const file = flags.promptsDir ? `${flags.promptsDir}/${flags.template.name}.md` : `${flags.template.name}.md`;
     throw usageError(`${file}: ${problem}`, `fix the template (${flags.template.doc} lists its placeholders)`, 'usage');
   }
-  const check = await checkOne(agent, where.env, where.probe);
+  const check =
+    flags.check === false ? { version: null, warnings: [], resolved: {} as Record<string, unknown> } : await checkOne(agent, where.env, where.probe);
   const resolvedModel = check.resolved.model;
   return {
     planned: {

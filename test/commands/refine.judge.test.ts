@@ -148,4 +148,24 @@ describe('refine --judge with a mock judge', () => {
     expect(JSON.parse(r.stdout).judge).toBeUndefined();
     expect(manifest().side_dispatches).toBeUndefined();
   });
+
+  it('--dry-run says the judge will be called twice after a converged run, and checks its flags; nothing is called or written', async () => {
+    const r = await runMain(['refine', 'doc.md', ...MOCKS, '--judge', 'mock', '--require-judge', '--dry-run', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).judge).toEqual({
+      agent: 'mock',
+      adapter: 'mock',
+      calls: 2,
+      orders: ['original-first', 'final-first'],
+      require: true,
+      timeout_s: expect.any(Number),
+    });
+    const text = await runMain(['refine', 'doc.md', ...MOCKS, '--judge', 'mock', '--dry-run'], { cwd: dir });
+    expect(text.stdout).toMatch(/^judge: mock, 2 calls after the run converges \(original-first, then final-first\), not in the estimate$/m);
+    expect(JSON.parse((await runMain(['refine', 'doc.md', ...MOCKS, '--dry-run', '--json'], { cwd: dir })).stdout).judge).toBeNull();
+    const bad = await runMain(['refine', 'doc.md', ...MOCKS, '--require-judge', '--dry-run'], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--require-judge needs a judge');
+    expect(readdirSync(dir)).toEqual(['doc.md']);
+  });
 });
