@@ -315,8 +315,7 @@ export class RunRecorder {
         writeRecord: (rel, record) => rec.writeRecord(rel, record),
       });
       // The records reconciling rewrote or adopted are anchored again as they now stand.
-      for (const ref of manifest.pass_records.flatMap((p) => p.dispatches))
-        if (reconciled.includes(ref.id) && ref.record && existsSync(rec.path(ref.record))) ref.record_sha256 = recordAnchor(readFileSync(rec.path(ref.record)));
+      rec.anchorAgain(reconciled);
       rec.chainTip = rec.findChainTip();
       if (resume.extension) extend(manifest, resume.extension, new Date());
       manifest.status = 'running';
@@ -346,6 +345,33 @@ export class RunRecorder {
     const rec = new RunRecorder(runDir, readManifest(runDir), opts, () => {});
     rec.chainTip = rec.findChainTip();
     return rec;
+  }
+
+  /**
+   * Makes an ended run's run.json and records agree again after a side dispatch made after its
+   * end was cut short (`bounce grade --judge` killed mid-call), as a resume does for a run
+   * (src/store/reconcile.ts): its record still pending becomes `error`, one run.json does not
+   * list yet is adopted. The caller holds the lock. Returns the ids it changed; none: nothing is written.
+   */
+  static reconcileEnded(runDir: string, opts: RecorderOptions = {}): string[] {
+    const m = readManifest(runDir);
+    const rec = new RunRecorder(runDir, m, opts, () => {});
+    try {
+      const changed = reconcile(runDir, m, { writeRecord: (rel, record) => rec.writeRecord(rel, record) });
+      if (changed.length === 0) return changed;
+      rec.anchorAgain(changed);
+      rec.saveManifest(true);
+      rec.log(`reconciled ${changed.length} dispatch record(s) a process that stopped early left behind: ${changed.join(', ')}`);
+      return changed;
+    } finally {
+      rec.close();
+    }
+  }
+
+  /** The records reconciling rewrote or adopted, anchored again in run.json as they now stand. */
+  private anchorAgain(ids: readonly string[]): void {
+    for (const ref of dispatchesInWriteOrder(this.m))
+      if (ids.includes(ref.id) && ref.record && existsSync(this.path(ref.record))) ref.record_sha256 = recordAnchor(readFileSync(this.path(ref.record)));
   }
 
   /** run.json as it stands, read-only: change it through the recorder's methods. */

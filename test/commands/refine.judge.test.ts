@@ -168,4 +168,17 @@ describe('refine --judge with a mock judge', () => {
     expect(bad.stderr).toContain('--require-judge needs a judge');
     expect(readdirSync(dir)).toEqual(['doc.md']);
   });
+
+  it("a judged run resumed with more passes: the judge's records stay side dispatches, the chain goes on from them, audit passes", async () => {
+    judgeScript({ default: 'PREFER: TIE' });
+    expect((await runMain(['refine', 'doc.md', ...MOCKS, '--judge', 'mock:j.yaml', '--json'], { cwd: dir })).code).toBe(0);
+    const r = await runMain(['resume', 'latest', '--passes', '4', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const m = manifest();
+    expect(m.pass_records.map((p: { dispatches: unknown[] }) => p.dispatches.length)).toEqual([1, 1, 1, 1]);
+    expect(m.side_dispatches.map((d: { role: string; after: number }) => `${d.role}:${d.after}`)).toEqual(['judge:2', 'judge:2']);
+    expect(m.totals.dispatches).toBe(6);
+    const audit = await runMain(['audit', onlyRun()], { cwd: dir });
+    expect(audit.code, audit.stdout + audit.stderr).toBe(0);
+  });
 });
