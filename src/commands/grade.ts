@@ -301,8 +301,10 @@ async function gradeByAgent(dir: string, opts: GradeOptions, io: Io): Promise<nu
             dispatches.push(...outcome.ids);
             addSpend(spend, outcome.spend);
             if (!outcome.ok) return;
-            for (const [id, reason] of outcome.value.reasons) reasons[id] = reason;
-            const next = nextGrading(writer.read(batch.record), outcome.value.verdicts, grader, new Date(), opts.again ? 'fresh' : 'auto');
+            // A reason is the agent's text: the run's key values are blanked out of it, as in every file the recorder writes.
+            const kept = new Map([...outcome.value.reasons].map(([id, reason]) => [id, rec.redact(reason)]));
+            for (const [id, reason] of kept) reasons[id] = reason;
+            const next = nextGrading(writer.read(batch.record), outcome.value.verdicts, grader, new Date(), opts.again ? 'fresh' : 'auto', kept);
             if (next) writer.write(batch.record, next);
             for (const v of outcome.value.verdicts.values()) given[v] += 1;
           },

@@ -201,7 +201,10 @@ function gradesTable(dir: string, m: RunManifest): string {
     const verdict = currentVerdict(rec, f.id);
     const grader = verdict ? (rec?.outcome.grade?.grader ?? '-') : '-';
     const when = verdict ? fmtTime(rec?.outcome.graded_at) : '-';
-    return `<tr><td class="verdict-${esc(verdict ?? 'none')}">${esc(verdict ?? 'not graded')}</td><td>${esc(f.kind)}</td><td class="text">${esc(f.message)}</td><td>pass ${f.pass} ${esc(f.agent)}</td><td class="fate-${esc(f.fate ?? 'resolved')}">${esc(f.fate ?? 'resolved')}</td><td>${esc(grader)}</td><td>${esc(when)}</td><td><code>${esc(f.id)}</code></td></tr>`;
+    // An agent's reason for its verdict (bounce grade --judge), under the verdict.
+    const reason = rec?.outcome.grade?.verdicts.find((v) => v.finding === f.id)?.reason;
+    const why = reason ? `<br><span class="muted reason">${esc(reason)}</span>` : '';
+    return `<tr><td class="verdict-${esc(verdict ?? 'none')}">${esc(verdict ?? 'not graded')}${why}</td><td>${esc(f.kind)}</td><td class="text">${esc(f.message)}</td><td>pass ${f.pass} ${esc(f.agent)}</td><td class="fate-${esc(f.fate ?? 'resolved')}">${esc(f.fate ?? 'resolved')}</td><td>${esc(grader)}</td><td>${esc(when)}</td><td><code>${esc(f.id)}</code></td></tr>`;
   });
   const verdicts = run.findings.map((f) => currentVerdict(run.records.get(f.record), f.id));
   const n = (v: string | null): number => verdicts.filter((x) => x === v).length;

@@ -61,11 +61,12 @@ describe('bounce grade --judge with a mock agent', () => {
       error: null,
     });
     expect(out.usage.input_tokens).toBeGreaterThan(0);
+    // Each verdict keeps the reason the agent gave after it.
     expect(gradedRecord().outcome.grade).toEqual({
       grader: 'agent:mock:g.yaml',
       verdicts: [
-        { finding: a, verdict: 'accepted' },
-        { finding: b, verdict: 'rejected' },
+        { finding: a, verdict: 'accepted', reason: 'five is a lot' },
+        { finding: b, verdict: 'rejected', reason: 'the text says all' },
       ],
       history: [],
     });
@@ -97,6 +98,7 @@ describe('bounce grade --judge with a mock agent', () => {
     const html = readFileSync(report.stdout.trim(), 'utf8');
     expect(html.match(/<td>grader\/mock:g\.yaml<\/td>/g)).toHaveLength(2);
     expect(html.match(/<td>agent:mock:g\.yaml<\/td>/g)).toHaveLength(2);
+    expect(html).toContain('<td class="verdict-accepted">accepted<br><span class="muted reason">five is a lot</span></td>');
 
     // Resumable: with every finding graded, nothing is asked.
     const again = await grade(['--judge', agent]);

@@ -52,7 +52,11 @@ describe('bounce grade --judge with the real CLIs', () => {
     expect(m.side_dispatches[0].usage.input_tokens).toBeGreaterThan(0);
     expect(m.totals.dispatches).toBe(3);
     const graded = parseYaml(readFileSync(join(runDir, m.pass_records[0].dispatches[0].record), 'utf8'));
-    expect(graded.outcome.grade).toEqual({ grader: 'agent:claude', verdicts: [{ finding: id, verdict: 'accepted' }], history: [] });
+    expect(graded.outcome.grade).toEqual({
+      grader: 'agent:claude',
+      verdicts: [{ finding: id, verdict: 'accepted', reason: 'the launch day needs a condition stated' }],
+      history: [],
+    });
     const side = parseYaml(readFileSync(join(runDir, m.side_dispatches[0].record), 'utf8'));
     expect(side.request.target_agent).toBe('grader/claude');
     expect(side.response.metadata).toMatchObject({ usage_provider_reported: true });
