@@ -23,6 +23,7 @@ import {
   SUGGEST_EXIT_CODES,
   SCAN_EXIT_CODES,
 } from './help.js';
+import type { GradeOptions } from './commands/grade.js';
 import type { BatchRefineOptions, BatchResumeOptions } from './commands/batch.js';
 import type { BenchOptions } from './commands/bench.js';
 import type { Format, Level } from './formats/finding.js';
@@ -439,16 +440,26 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--grader <name>', "who grades, recorded as human:<name> (default: git's user name, else the OS user)")
     .option('--again', "grade every finding anew (each record's grade so far is kept in grade.history)")
     .option('--list', "print the run's findings, their fate and verdict; grade nothing")
+    .option('--judge <agent>', 'an agent grades each finding through its adapter, recorded as agent:<agent> (docs/grading.md)')
+    .option('--prompts <dir>', 'with --judge: a folder whose grader.md replaces the built-in template')
+    .option(
+      '--timeout <seconds>',
+      `with --judge: deadline per agent call in seconds, ${TIMEOUT_RANGE} (default: the agent's timeout_s, else ${DEFAULT_TIMEOUT_S})`,
+    )
     .option('--runs-dir <dir>', 'runs folder')
     .option('--config <file>', 'config file')
     .option('--json', 'print one JSON object')
     .addHelpText(
       'after',
-      commandHelp(['bounce grade latest', 'bounce grade 7qzk3m --list', 'bounce grade 7qzk3m --from verdicts.yaml --grader ana'], GRADE_EXIT_CODES),
+      commandHelp(
+        ['bounce grade latest', 'bounce grade 7qzk3m --list', 'bounce grade 7qzk3m --from verdicts.yaml --grader ana', 'bounce grade latest --judge claude'],
+        GRADE_EXIT_CODES,
+      ),
     )
-    .action(async (run: string, o: { from?: string; grader?: string; again?: boolean; list?: boolean; runsDir?: string; config?: string; json?: boolean }) => {
+    .action(async (run, flags) => {
+      const o = flagsAs<Omit<GradeOptions, 'run'>>()(flags);
       const { runGrade } = await import('./commands/grade.js');
-      setExit(await runGrade({ run, from: o.from, grader: o.grader, again: o.again, list: o.list, json: o.json, runsDir: await runsDir(o) }, io));
+      setExit(await runGrade({ ...o, run, runsDir: await runsDir(o) }, io));
     });
 
   program

@@ -83,7 +83,9 @@ export const CACHE_EXIT_CODES = `Exit codes:
 
 export const GRADE_EXIT_CODES = `Exit codes:
   0    done (also after quitting: every verdict given is saved)
-  2    usage error: no terminal and no --from, an unknown finding id or verdict, a run still running or failing bounce audit
+  2    usage error: no terminal and no --from, an unknown finding id or verdict, a run still running or failing bounce audit,
+       a --judge agent that is unknown or not ready, a grader.md with a wrong placeholder
+  3    --judge: the agent gave no usable grades (a reply still malformed after its repair, or an agent error); the grades given so far are kept
   130  interrupted (Ctrl-C)`;
 
 export const STATS_EXIT_CODES = `Exit codes:

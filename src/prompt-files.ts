@@ -26,3 +26,26 @@ export function sideTemplate(name: string, dir?: string | null): string {
   if (own && existsSync(own)) return normaliseTemplate(readFileSync(own, 'utf8'));
   return packageTemplate(name);
 }
+
+const PLACEHOLDER = /\{\{([^{}\n]*)\}\}/g;
+
+/**
+ * A side template checked (prompts/judge.md, prompts/grader.md): it uses only its own
+ * placeholders, and every required one. Returns the problem in words, or null.
+ */
+export function placeholderProblem(template: string, file: string, allowed: readonly string[], required: readonly string[]): string | null {
+  const used = [...template.matchAll(PLACEHOLDER)].map((m) => (m[1] ?? '').trim());
+  const unknown = used.find((u) => !allowed.includes(u));
+  if (unknown !== undefined) return `unknown placeholder {{${unknown}}}; ${file} may use ${allowed.map((p) => `{{${p}}}`).join(', ')}`;
+  const missing = required.find((p) => !used.includes(p));
+  return missing ? `missing placeholder {{${missing}}}` : null;
+}
+
+/**
+ * A side template filled in, in a single pass (text a value brings in is never expanded). A
+ * line holding only a placeholder whose value is empty goes, with the blank line after it.
+ */
+export function fillPlaceholders(template: string, values: Readonly<Record<string, string>>): string {
+  const source = template.replace(/^[ \t]*\{\{([^{}\n]*)\}\}[ \t]*\n(?:[ \t]*\n)?/gm, (line, key: string) => (values[key.trim()] === '' ? '' : line));
+  return source.replace(PLACEHOLDER, (whole, key: string) => values[key.trim()] ?? whole);
+}

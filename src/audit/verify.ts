@@ -3,7 +3,7 @@ import { basename, isAbsolute, join } from 'node:path';
 import { judgeResolved, NoteOrigins } from '../protocol/ledger.js';
 import { diffNotes, scanNotes } from '../protocol/scanner.js';
 import { runReading } from './run-notes.js';
-import { readManifest, type DispatchRef, type PassRecord, type RunManifest } from '../store/manifest.js';
+import { dispatchesInWriteOrder, readManifest, type DispatchRef, type PassRecord, type RunManifest } from '../store/manifest.js';
 import { sha256 } from '../store/hash.js';
 import { manifestProblem } from '../store/resolve-run.js';
 import { combineCostSources } from '../prices.js';
@@ -103,25 +103,13 @@ function checkGradedRecords(ctx: Ctx, m: RunManifest, own: Map<string, Found>): 
  * list yet (a crash between a record and run.json leaves one such record, the newest).
  */
 function chainOf(ctx: Ctx, m: RunManifest, records: Map<string, Found>): { chain: ChainLink[]; unlisted: Found[] } {
-  const listed = writeOrder(m)
-    .map((id) => records.get(id))
+  const listed = dispatchesInWriteOrder(m)
+    .map((d) => records.get(d.id))
     .filter((f): f is Found => f !== undefined);
   const ids = new Set(listed.map((f) => f.rec.request.id));
   const unlisted = [...records.values()].filter((f) => !ids.has(f.rec.request.id));
   const chain = [...listed, ...unlisted].map((f) => ({ ...f, sha256: anchorOf(ctx, f) ?? '' }));
   return { chain, unlisted };
-}
-
-/** The ids of run.json's dispatches in the order their records were written: the passes', with each side dispatch after as many of them as it says. */
-function writeOrder(m: RunManifest): string[] {
-  const passIds = m.pass_records.flatMap((p) => p.dispatches.map((d) => d.id));
-  const side = [...(m.side_dispatches ?? [])];
-  const out: string[] = [];
-  passIds.forEach((id, i) => {
-    while (side[0] && side[0].after <= i) out.push(side.shift()!.id);
-    out.push(id);
-  });
-  return [...out, ...side.map((d) => d.id)];
 }
 
 /** Checks run.json against the records; returns why the run is unbound, if it is. */

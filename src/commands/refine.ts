@@ -12,8 +12,8 @@ import { errorJson, printRunResult } from '../ui/run-summary.js';
 import { agentsCalled, buildPlan, gateOn, type RefineOptions, secondsFlag } from '../request/refine-request.js';
 import { assertGate } from '../request/gate-request.js';
 import { planJudge } from '../request/judge-request.js';
-import { judgeAfterRun } from '../judge/after-run.js';
-import { judgePassed } from '../judge/judge.js';
+import { judgeAfterRun, type PlannedJudge } from '../judge/after-run.js';
+import { judgePassed, ORDERS } from '../judge/judge.js';
 import { judgeLines } from '../ui/run-summary.js';
 import { engineDeps, printStartWarnings } from '../request/engine-deps.js';
 import { cacheFolderOf } from '../cache/folder.js';
@@ -28,17 +28,15 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   // A problem found here throws: src/cli.ts prints it (and the --json error object).
   const built = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
   const { plan, probe } = built;
-  const judged = opts.dryRun
-    ? null
-    : await planJudge(
-        { ...opts, timeoutS: secondsFlag(opts.timeout), promptsDir: plan.promptsDir },
-        { cwd: io.cwd, env: io.env, probe, ...(opts.config ? { configFile: opts.config } : {}) },
-      );
+  const judged = await planJudge(
+    { ...opts, timeoutS: secondsFlag(opts.timeout), promptsDir: plan.promptsDir },
+    { cwd: io.cwd, env: io.env, probe, ...(opts.config ? { configFile: opts.config } : {}) },
+  );
   const judge = judged?.judge ?? null;
   const warnings = [...built.warnings, ...(judged?.warnings ?? [])];
   if (!opts.quiet) printStartWarnings(io, built, warnings);
   if (!opts.quiet) for (const line of lowPrecisionAgents(plan, opts, io)) io.stderr.write(`warning: ${line}\n`);
-  if (opts.dryRun) return dryRun(plan, opts, io);
+  if (opts.dryRun) return dryRun(plan, opts, io, judge);
   // Ctrl-C while the plan was made (its reads may all have been synchronous): one turn of the
   // event loop delivers a signal that came meanwhile. Nothing was started, so nothing is left behind.
   await nextTurn();
@@ -88,7 +86,7 @@ function requireJudge(r: RunResult): RunResult {
   return { ...r, exitCode: EXIT.notConverged, error: { type: 'judge', message: `--require-judge: ${said}; both calls must prefer the final document` } };
 }
 
-function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
+function dryRun(plan: RunPlan, opts: RefineOptions, io: Io, judge: PlannedJudge | null): number {
   const { prompt } = buildPassPrompt(plan.templates, {
     document: plan.input.text,
     pass: 1,
@@ -137,6 +135,17 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
     },
     budget: { max_cost_usd: plan.budget?.costUsd ?? null, max_tokens: plan.budget?.tokens ?? null, max_dispatches: plan.budget?.dispatches ?? null },
     estimate: { ...estimateRun(plan), prices_as_of: PRICES_AS_OF },
+    // The judge's calls come after a run that converges, and are not in the estimate.
+    judge: judge
+      ? {
+          agent: judge.agent.spec,
+          adapter: judge.agent.adapter,
+          calls: ORDERS.length,
+          orders: ORDERS,
+          require: Boolean(opts.requireJudge),
+          timeout_s: judge.timeoutMs / 1000,
+        }
+      : null,
   };
   if (opts.json) {
     io.stdout.write(`${JSON.stringify({ ...summary, first_prompt: prompt })}\n`);
@@ -151,6 +160,11 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io): number {
     `context: ${plural(plan.context.files.length, 'file')}, ${contextBytes} of ${plan.context.budget} bytes (context_max_bytes), sent with every prompt`,
     ...plan.context.files.map((f) => `  ${f.source} (${plural(f.bytes, 'byte')}, ${plural(f.lines, 'line')})`),
     ...estimateLines(summary.estimate, summary.budget),
+    ...(judge
+      ? [
+          `judge: ${judge.agent.spec}, ${ORDERS.length} calls after the run converges (${ORDERS.join(', then ')}), not in the estimate${opts.requireJudge ? '; --require-judge: exit 1 unless both prefer the final document' : ''}`,
+        ]
+      : []),
     `--- first prompt (pass 1, ${plan.agents.reviewer.spec}) ---`,
     prompt,
   ];

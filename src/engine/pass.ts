@@ -1,8 +1,8 @@
 import { ulid } from 'ulid';
-import { type AdapterRequest, type AdapterSuccess, CONTRACT_VERSION, type Usage } from '../contract/contract.js';
+import { type AdapterRequest, type AdapterSuccess, CONTRACT_VERSION } from '../contract/contract.js';
 import type { HostError } from '../contract/host.js';
 import { agentSettingFix, timeoutFix } from '../adapters/agent-entry.js';
-import { dispatchCost } from '../prices.js';
+import { settleDispatch } from './settle.js';
 import type { DispatchEnd, DispatchStart } from '../store/dispatch-record.js';
 import type { NoteOrigins } from '../protocol/ledger.js';
 import { diffNotes, mdxForPath, type Note, scanNotes } from '../protocol/scanner.js';
@@ -339,20 +339,8 @@ class PassRun {
     doc?: { file: string; text: string; added: Note[]; resolved: Note[]; ledger?: PassLedger },
   ): void {
     const { host } = d;
-    const usage: Usage | undefined = host.ok ? host.response.usage : host.usage;
     const model = (host.ok ? host.response.model : null) ?? this.model;
-    // A reply from the response cache or a recorded run called no agent: it costs nothing and no budget counts it.
-    const free = host.cache ? ('cache' as const) : host.replay ? ('replay' as const) : null;
-    const cost = free
-      ? { cost_usd: 0, cost_source: free }
-      : usage
-        ? dispatchCost(usage, model, this.ctx.plan.prices)
-        : { cost_usd: null, cost_source: 'unknown' as const };
-    const tokens = usage && (usage.input_tokens !== null || usage.output_tokens !== null) ? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) : null;
-    for (const { account, hold } of d.holds) {
-      if (free) account.release(hold);
-      else account.charge({ tokens, costUsd: cost.cost_usd }, hold);
-    }
+    const { usage, cost, totals } = settleDispatch(host, model, this.ctx.plan.prices, d.holds);
     const end: DispatchEnd = {
       start: d.start,
       completedAt: new Date(this.ctx.deps.clock.now()),
@@ -372,16 +360,7 @@ class PassRun {
     };
     this.replyEdits = null;
     this.ctx.rec.finishDispatch(this.index, end, {
-      usage: usage
-        ? {
-            input_tokens: usage.input_tokens,
-            output_tokens: usage.output_tokens,
-            ...(typeof usage.cache_read_tokens === 'number' ? { cache_read_tokens: usage.cache_read_tokens } : {}),
-            ...(typeof usage.cache_write_tokens === 'number' ? { cache_write_tokens: usage.cache_write_tokens } : {}),
-            cost_usd: cost.cost_usd,
-            cost_source: cost.cost_source,
-          }
-        : null,
+      usage: totals,
       providerReported: usage ? usage.provider_reported : null,
       model: host.ok ? host.response.model : null,
       agentVersion: host.ok ? host.response.agent_version : null,

@@ -1,4 +1,4 @@
-import type { DispatchOutcome, DispatchRecord, Grade, GradeVerdictEntry } from '../store/record-schema.js';
+import { type DispatchOutcome, type DispatchRecord, type Grade, type GradeVerdictEntry, MAX_REASON_CHARS } from '../store/record-schema.js';
 import type { GradeVerdict } from '../vocabulary.js';
 
 /**
@@ -13,27 +13,35 @@ import type { GradeVerdict } from '../vocabulary.js';
  */
 export type GradeMode = 'continue' | 'auto' | 'fresh';
 
-/** The record's findings, in order, that `verdicts` names. */
-function inOrder(rec: DispatchRecord, verdicts: ReadonlyMap<string, GradeVerdict>): GradeVerdictEntry[] {
+/** The record's findings, in order, that `entries` names. */
+function inOrder(rec: DispatchRecord, entries: ReadonlyMap<string, GradeVerdictEntry>): GradeVerdictEntry[] {
   return (rec.response?.findings ?? []).flatMap((f) => {
-    const v = verdicts.get(f.id);
-    return v ? [{ finding: f.id, verdict: v }] : [];
+    const e = entries.get(f.id);
+    return e ? [e] : [];
   });
 }
 
 /** `base` with `changes` put in, in the order of the record's findings. */
 function merged(rec: DispatchRecord, base: readonly GradeVerdictEntry[], changes: readonly GradeVerdictEntry[]): GradeVerdictEntry[] {
-  const all = new Map<string, GradeVerdict>(base.map((v) => [v.finding, v.verdict]));
-  for (const c of changes) all.set(c.finding, c.verdict);
+  const all = new Map<string, GradeVerdictEntry>(base.map((v) => [v.finding, v]));
+  for (const c of changes) all.set(c.finding, c);
   return inOrder(rec, all);
 }
 
 const same = (a: readonly GradeVerdictEntry[], b: readonly GradeVerdictEntry[]): boolean =>
-  a.length === b.length && a.every((v, i) => v.finding === b[i]?.finding && v.verdict === b[i]?.verdict);
+  a.length === b.length && a.every((v, i) => v.finding === b[i]?.finding && v.verdict === b[i]?.verdict && v.reason === b[i]?.reason);
+
+/** A reason kept with a verdict: one line, cut at MAX_REASON_CHARS. */
+function keptReason(reason: string | undefined): string | undefined {
+  const line = reason?.replace(/\s+/g, ' ').trim();
+  if (!line) return undefined;
+  return line.length > MAX_REASON_CHARS ? `${line.slice(0, MAX_REASON_CHARS - 1).trimEnd()}…` : line;
+}
 
 /**
  * The record's grading fields once `verdicts` (finding id to verdict; ids of other records
- * are ignored) are given by `grader` at `at`; null when nothing changes.
+ * are ignored) are given by `grader` at `at`, each with its reason in `reasons` if it has one
+ * (an agent's); null when nothing changes.
  */
 export function nextGrading(
   rec: DispatchRecord,
@@ -41,8 +49,14 @@ export function nextGrading(
   grader: string,
   at: Date,
   mode: GradeMode,
+  reasons: ReadonlyMap<string, string> = new Map(),
 ): Pick<DispatchOutcome, 'graded_at' | 'grade'> | null {
-  const given = inOrder(rec, verdicts);
+  const entries = new Map<string, GradeVerdictEntry>();
+  for (const [finding, verdict] of verdicts) {
+    const reason = keptReason(reasons.get(finding));
+    entries.set(finding, { finding, verdict, ...(reason ? { reason } : {}) });
+  }
+  const given = inOrder(rec, entries);
   if (given.length === 0) return null;
   const cur = rec.outcome.grade;
   const stamp = at.toISOString();

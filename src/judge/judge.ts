@@ -10,6 +10,7 @@ import { GOAL_HEADING, makeDelimiters, promptDocument } from '../engine/prompt.j
 import type { AgentRecord, JudgeCall, JudgeVerdict } from '../store/manifest.js';
 import type { JudgePreference } from '../vocabulary.js';
 import { type SideContext, type SideRead, sideDispatch } from '../side/dispatch.js';
+import { fillPlaceholders, placeholderProblem } from '../prompt-files.js';
 
 export const JUDGE_TEMPLATE = 'judge';
 /** The placeholders prompts/judge.md may use; both documents are required. */
@@ -24,11 +25,7 @@ const PREFER_LINE = /^PREFER:[ \t]*(A|B|TIE)[ \t]*$/;
 
 /** The template checked: only its own placeholders, and both documents. Returns the problem in words, or null. */
 export function judgeTemplateProblem(template: string): string | null {
-  const used = [...template.matchAll(/\{\{([^{}\n]*)\}\}/g)].map((m) => (m[1] ?? '').trim());
-  const unknown = used.find((u) => !(JUDGE_PLACEHOLDERS as readonly string[]).includes(u));
-  if (unknown !== undefined) return `unknown placeholder {{${unknown}}}; judge.md may use ${JUDGE_PLACEHOLDERS.map((p) => `{{${p}}}`).join(', ')}`;
-  const missing = ['document_a', 'document_b'].find((p) => !used.includes(p));
-  return missing ? `missing placeholder {{${missing}}}` : null;
+  return placeholderProblem(template, 'judge.md', JUDGE_PLACEHOLDERS, ['document_a', 'document_b']);
 }
 
 /**
@@ -44,10 +41,7 @@ export function buildJudgePrompt(template: string, input: { a: string; b: string
     document_a: `${d.open}\n${a}\n${d.close}`,
     document_b: `${d.open}\n${b}\n${d.close}`,
   };
-  // A line holding only an empty {{goal}} goes, with the blank line after it.
-  const source = input.goal ? template : template.replace(/^[ \t]*\{\{[ \t]*goal[ \t]*\}\}[ \t]*\n(?:[ \t]*\n)?/gm, '');
-  // Single pass: text a document brings in is never expanded.
-  return source.replace(/\{\{([^{}\n]*)\}\}/g, (whole, key: string) => values[key.trim()] ?? whole);
+  return fillPlaceholders(template, values);
 }
 
 /** A reply's first line read as a label; anything else is malformed, with the reason the repair sends. */

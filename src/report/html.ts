@@ -11,6 +11,7 @@ import { netChange, passChanges } from './pass-docs.js';
 import { type RunNote, runLedger, runReading } from '../audit/run-notes.js';
 import { lineChart } from './svg-chart.js';
 import { currentVerdict, gradableRun } from '../grade/gradable.js';
+import { judgeLines } from '../ui/run-summary.js';
 
 /**
  * The run as one self-contained HTML page: inline CSS, inline SVG, no script and a
@@ -74,6 +75,16 @@ function summary(m: RunManifest): string {
   const replay = replayOrigin(m);
   if (replay) rows.splice(1, 0, ['replay', `<span id="replay-of">${esc(replay)}</span>`]);
   if (m.error) rows.push(['error', esc(`${m.error.type}: ${m.error.message}`)]);
+  // The judge's verdict (refine --judge), as bounce show words it; its warning on a line of its own.
+  if (m.judge)
+    rows.push([
+      'judge',
+      `<span id="judge">${judgeLines(m.judge)
+        .trimEnd()
+        .split('\n')
+        .map((line) => esc(line.replace(/^judge /, '')))
+        .join('<br>')}</span>`,
+    ]);
   return `<dl class="summary">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`;
 }
 
@@ -150,12 +161,14 @@ function artifactLinks(dir: string, m: RunManifest, d: DispatchRef): string {
   return links.length ? links.join(' ') : '-';
 }
 
+/** Every dispatch: the passes', then the side dispatches (a judge's, a grader's), which belong to no pass. */
 function dispatches(dir: string, m: RunManifest): string {
-  const rows = m.pass_records.flatMap((p) =>
-    p.dispatches.map((d) => {
-      return `<tr><td><code>${esc(d.id)}</code></td><td>${p.pass}</td><td>${esc(d.kind)}${d.kind === 'pass' ? '' : ` ${d.index}`}</td><td>${esc(`${p.role}/${p.agent}`)}</td><td>${esc(d.status)}${d.reason ? ` <span class="muted">${esc(d.reason)}</span>` : ''}</td><td>${fmtDuration(d.duration_ms)}</td><td>${fmtTokens(totalTokens(d.usage))}</td><td class="files">${artifactLinks(dir, m, d)}</td></tr>`;
-    }),
-  );
+  const row = (d: DispatchRef, pass: string, agent: string): string =>
+    `<tr><td><code>${esc(d.id)}</code></td><td>${pass}</td><td>${esc(d.kind)}${d.kind === 'pass' ? '' : ` ${d.index}`}</td><td>${esc(agent)}</td><td>${esc(d.status)}${d.reason ? ` <span class="muted">${esc(d.reason)}</span>` : ''}</td><td>${fmtDuration(d.duration_ms)}</td><td>${fmtTokens(totalTokens(d.usage))}</td><td class="files">${artifactLinks(dir, m, d)}</td></tr>`;
+  const rows = [
+    ...m.pass_records.flatMap((p) => p.dispatches.map((d) => row(d, String(p.pass), `${p.role}/${p.agent}`))),
+    ...(m.side_dispatches ?? []).map((d) => row(d, '-', `${d.role}/${d.agent}`)),
+  ];
   const head = '<tr><th>id</th><th>pass</th><th>kind</th><th>agent</th><th>status</th><th>duration</th><th>tokens</th><th>files</th></tr>';
   return rows.length ? `<table class="data dispatches"><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>` : '<p class="muted">no dispatches</p>';
 }
@@ -188,7 +201,10 @@ function gradesTable(dir: string, m: RunManifest): string {
     const verdict = currentVerdict(rec, f.id);
     const grader = verdict ? (rec?.outcome.grade?.grader ?? '-') : '-';
     const when = verdict ? fmtTime(rec?.outcome.graded_at) : '-';
-    return `<tr><td class="verdict-${esc(verdict ?? 'none')}">${esc(verdict ?? 'not graded')}</td><td>${esc(f.kind)}</td><td class="text">${esc(f.message)}</td><td>pass ${f.pass} ${esc(f.agent)}</td><td class="fate-${esc(f.fate ?? 'resolved')}">${esc(f.fate ?? 'resolved')}</td><td>${esc(grader)}</td><td>${esc(when)}</td><td><code>${esc(f.id)}</code></td></tr>`;
+    // An agent's reason for its verdict (bounce grade --judge), under the verdict.
+    const reason = rec?.outcome.grade?.verdicts.find((v) => v.finding === f.id)?.reason;
+    const why = reason ? `<br><span class="muted reason">${esc(reason)}</span>` : '';
+    return `<tr><td class="verdict-${esc(verdict ?? 'none')}">${esc(verdict ?? 'not graded')}${why}</td><td>${esc(f.kind)}</td><td class="text">${esc(f.message)}</td><td>pass ${f.pass} ${esc(f.agent)}</td><td class="fate-${esc(f.fate ?? 'resolved')}">${esc(f.fate ?? 'resolved')}</td><td>${esc(grader)}</td><td>${esc(when)}</td><td><code>${esc(f.id)}</code></td></tr>`;
   });
   const verdicts = run.findings.map((f) => currentVerdict(run.records.get(f.record), f.id));
   const n = (v: string | null): number => verdicts.filter((x) => x === v).length;

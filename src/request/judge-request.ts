@@ -1,15 +1,10 @@
 /** `refine --judge <agent>` and `--require-judge`: the judge resolved, checked and planned before the first dispatch. */
-import { dirname } from 'node:path';
-import { resolveAgent } from '../adapters/registry.js';
-import { loadConfig } from '../config/load.js';
 import { usageError } from '../errors.js';
 import type { Probe } from '../kit/detect.js';
-import { checkOne, outputBudget } from '../preflight/preflight.js';
-import { sideTemplate } from '../prompt-files.js';
 import { JUDGE_TEMPLATE, judgeTemplateProblem } from '../judge/judge.js';
 import type { PlannedJudge } from '../judge/after-run.js';
-import { DEFAULT_TIMEOUT_S } from '../config/defaults.js';
 import type { CheckProblem } from '../contract/contract.js';
+import { planSideAgent } from './side-agent.js';
 
 export interface JudgeFlags {
   judge?: string;
@@ -18,6 +13,8 @@ export interface JudgeFlags {
   timeoutS?: number;
   /** --prompts, resolved: a judge.md there replaces the package's. */
   promptsDir: string | null;
+  /** A dry run resolves the judge and reads its template, and runs no check. */
+  dryRun?: boolean;
 }
 
 /**
@@ -33,27 +30,16 @@ export async function planJudge(
     if (flags.requireJudge) throw usageError('--require-judge needs a judge', 'pass --judge <agent> too, e.g. --judge claude --require-judge', 'usage');
     return null;
   }
-  const spec = flags.judge.trim();
-  if (spec === '') throw usageError('--judge is empty', 'name an agent, e.g. --judge claude (see bounce adapters)', 'usage');
-  const { config, path } = loadConfig(where.cwd, where.env, where.configFile);
-  const agent = resolveAgent(spec, config, where.cwd, path ? dirname(path) : null);
-  const template = sideTemplate(JUDGE_TEMPLATE, flags.promptsDir);
-  const problem = judgeTemplateProblem(template);
-  if (problem) {
-    const where = flags.promptsDir ? `${flags.promptsDir}/judge.md` : 'judge.md';
-    throw usageError(`${where}: ${problem}`, 'fix the template (docs/judge-and-gate.md lists its placeholders)', 'usage');
-  }
-  const check = await checkOne(agent, where.env, where.probe);
-  const resolvedModel = check.resolved.model;
-  return {
-    judge: {
-      agent,
-      agentVersion: check.version,
-      model: agent.options.model ?? (typeof resolvedModel === 'string' ? resolvedModel : null),
-      template,
-      timeoutMs: Math.round((flags.timeoutS ?? agent.timeoutS ?? DEFAULT_TIMEOUT_S) * 1000),
-      maxOutputTokens: outputBudget(agent),
+  const { planned, warnings } = await planSideAgent(
+    {
+      flag: '--judge',
+      spec: flags.judge,
+      template: { name: JUDGE_TEMPLATE, problem: judgeTemplateProblem, doc: 'docs/judge-and-gate.md' },
+      ...(flags.timeoutS !== undefined ? { timeoutS: flags.timeoutS } : {}),
+      promptsDir: flags.promptsDir,
+      check: !flags.dryRun,
     },
-    warnings: check.warnings,
-  };
+    where,
+  );
+  return { judge: planned, warnings };
 }

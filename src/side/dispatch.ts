@@ -11,9 +11,10 @@
  * back is the value read from the reply, or why there is none.
  */
 import { ulid } from 'ulid';
-import { type AdapterRequest, CONTRACT_VERSION, type Usage } from '../contract/contract.js';
+import { type AdapterRequest, CONTRACT_VERSION } from '../contract/contract.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
-import { dispatchCost, type PriceOverrides } from '../prices.js';
+import type { PriceOverrides } from '../prices.js';
+import { type Settled, settleDispatch } from '../engine/settle.js';
 import { packageTemplate } from '../prompt-files.js';
 import { backoffMs, nextTurn } from '../engine/backoff.js';
 import { BUDGET_ERROR, type BudgetHold, type BudgetAccount, estimateDispatch } from '../engine/budget.js';
@@ -22,7 +23,6 @@ import type { DispatchResult, Dispatcher } from '../engine/deps.js';
 import { BREAKER_THRESHOLD, isTransient } from '../engine/pass.js';
 import { MAX_TRANSIENT_RETRIES } from '../engine/verdict.js';
 import type { SideStart } from '../store/dispatch-record.js';
-import type { UsageTotals } from '../store/manifest.js';
 import type { RunRecorder } from '../store/recorder.js';
 import type { AttemptKind, CostSource, RunErrorType, SideRole } from '../vocabulary.js';
 
@@ -179,7 +179,7 @@ export async function sideDispatch<T>(ctx: SideContext, call: SideCall<T>): Prom
 }
 
 /** Every budget's hold on the call, or the first refusal in words. */
-function admit<T>(ctx: SideContext, call: SideCall<T>, prompt: string): { ledger: BudgetAccount; hold: BudgetHold }[] | string {
+function admit<T>(ctx: SideContext, call: SideCall<T>, prompt: string): { account: BudgetAccount; hold: BudgetHold }[] | string {
   const estimate = estimateDispatch({
     prompt,
     document: '',
@@ -191,7 +191,7 @@ function admit<T>(ctx: SideContext, call: SideCall<T>, prompt: string): { ledger
     const refused = ledger.admit(estimate);
     if (refused) return refused;
   }
-  return ctx.budgets.map((ledger) => ({ ledger, hold: ledger.reserve(estimate) }));
+  return ctx.budgets.map((account) => ({ account, hold: account.reserve(estimate) }));
 }
 
 const stemOf = (stem: string, a: Attempt): string => (a.kind === 'pass' ? stem : `${stem}.${a.kind}-${a.index}`);
@@ -202,7 +202,7 @@ async function send<T>(
   call: SideCall<T>,
   attempt: Attempt,
   id: string,
-  holds: { ledger: BudgetAccount; hold: BudgetHold }[],
+  holds: { account: BudgetAccount; hold: BudgetHold }[],
   spend: SideSpend,
 ): Promise<Sent> {
   const now = ctx.clock.now();
@@ -255,31 +255,20 @@ async function send<T>(
     if (text) rec.artifact(`${start.stem}.reply.txt`, text);
     rec.artifact(`${start.stem}.stderr.log`, host.stderr);
   }
-  const usage: Usage | undefined = host.ok ? host.response.usage : host.usage;
   const model = (host.ok ? host.response.model : null) ?? call.agent.options.model ?? null;
-  const free = host.cache ? ('cache' as const) : host.replay ? ('replay' as const) : null;
-  const cost = free ? { cost_usd: 0, cost_source: free } : usage ? dispatchCost(usage, model, ctx.prices) : { cost_usd: null, cost_source: 'unknown' as const };
-  const tokens = usage && (usage.input_tokens !== null || usage.output_tokens !== null) ? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) : null;
-  for (const { ledger, hold } of holds) {
-    if (free) ledger.release(hold);
-    else ledger.charge({ tokens, costUsd: cost.cost_usd }, hold);
-  }
+  const settled = settleDispatch(host, model, ctx.prices, holds);
+  const { usage, cost } = settled;
   spend.durationMs += host.durationMs;
   if (usage?.input_tokens != null) spend.inputTokens = (spend.inputTokens ?? 0) + usage.input_tokens;
   if (usage?.output_tokens != null) spend.outputTokens = (spend.outputTokens ?? 0) + usage.output_tokens;
   if (cost.cost_usd !== null) spend.costUsd = (spend.costUsd ?? 0) + cost.cost_usd;
   spend.costSource = spend.costSource === null || spend.costSource === cost.cost_source ? cost.cost_source : 'unknown';
   spend.model ??= model;
-  return { host, start, usage, cost };
+  return { host, start, ...settled };
 }
 
 /** One call as sent: its result, its start as recorded (null when no run keeps it), what it used and cost. */
-interface Sent {
-  host: DispatchResult;
-  start: SideStart | null;
-  usage: Usage | undefined;
-  cost: { cost_usd: number | null; cost_source: CostSource };
-}
+type Sent = { host: DispatchResult; start: SideStart | null } & Settled;
 
 function startOf<T>(ctx: SideContext, rec: RunRecorder, call: SideCall<T>, attempt: Attempt, id: string, stem: string, now: number): SideStart {
   const promptFile = rec.artifact(`${stem}.prompt.md`, attempt.prompt);
@@ -317,18 +306,8 @@ function startOf<T>(ctx: SideContext, rec: RunRecorder, call: SideCall<T>, attem
 }
 
 function finish(ctx: SideContext, sent: Sent, status: 'completed' | 'rejected' | 'timeout' | 'error', reason: string | null): void {
-  const { host, start, usage, cost } = sent;
+  const { host, start, cost, totals } = sent;
   if (!ctx.rec || !start) return;
-  const totals: UsageTotals | null = usage
-    ? {
-        input_tokens: usage.input_tokens,
-        output_tokens: usage.output_tokens,
-        ...(typeof usage.cache_read_tokens === 'number' ? { cache_read_tokens: usage.cache_read_tokens } : {}),
-        ...(typeof usage.cache_write_tokens === 'number' ? { cache_write_tokens: usage.cache_write_tokens } : {}),
-        cost_usd: cost.cost_usd,
-        cost_source: cost.cost_source,
-      }
-    : null;
   ctx.rec.finishSide(
     {
       start,

@@ -2,13 +2,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic.js';
 import { usageError } from '../errors.js';
-import { readRecord, recordAnchor, renderRecord, ungradedRecord } from './dispatch-record.js';
+import { listRecordFiles, readRecord, recordAnchor, renderRecord, ungradedRecord } from './dispatch-record.js';
 import { sha256 } from './hash.js';
 import { acquireLock } from './lock.js';
-import { readManifest } from './manifest.js';
+import { readManifest, type RunManifest } from './manifest.js';
 import type { DispatchOutcome, DispatchRecord } from './record-schema.js';
-import { appendLog } from './recorder.js';
+import { appendLog, type RecorderOptions, RunRecorder } from './recorder.js';
 import { RUN_FILE_MODE } from './run-folder.js';
+
+/** Whether a side dispatch made after the run ended was cut short: still pending in run.json, or a record run.json does not list. */
+function sideLeftOver(runDir: string, m: RunManifest): boolean {
+  const listed = m.pass_records.filter((p) => !p.copied_from).reduce((n, p) => n + p.dispatches.length, 0) + (m.side_dispatches?.length ?? 0);
+  return (m.side_dispatches ?? []).some((d) => d.status === 'pending') || listRecordFiles(runDir).length > listed;
+}
 
 /**
  * The recorder's side of `bounce grade` (docs/grading.md): the one writer of a record's
@@ -36,6 +42,8 @@ export class GradeWriter {
           'grade it once it has ended; bounce resume finishes a crashed run',
           'locked',
         );
+      // An agent's grading cut short leaves its last record pending, or unlisted: made consistent first.
+      if (sideLeftOver(runDir, m)) RunRecorder.reconcileEnded(runDir);
       return new GradeWriter(runDir, unlock);
     } catch (err) {
       unlock();
@@ -67,6 +75,11 @@ export class GradeWriter {
     const next: DispatchRecord = { ...current, outcome: { ...current.outcome, graded_at: grading.graded_at, grade: grading.grade } };
     writeFileAtomic(path, renderRecord(next), RUN_FILE_MODE);
     this.writes += 1;
+  }
+
+  /** A recorder for side dispatches made under this writer's lock (an agent grading, `bounce grade --judge`). */
+  sideRecorder(opts: RecorderOptions): RunRecorder {
+    return RunRecorder.underLock(this.dir, opts);
   }
 
   /** Appends a line to run.log (once a session, when it wrote anything) and releases the lock. */

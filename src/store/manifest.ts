@@ -330,6 +330,22 @@ export function cacheHitsOf(m: {
   return m.pass_records.reduce((n, p) => n + p.dispatches.filter((d) => d.usage?.cost_source === 'cache').length, 0);
 }
 
+/**
+ * run.json's dispatches in the order their records were written: the passes', with each side
+ * dispatch after as many of them as its `after` says (the chain of records follows this order).
+ */
+export function dispatchesInWriteOrder(m: Pick<RunManifest, 'pass_records' | 'side_dispatches'>): DispatchRef[] {
+  const side = [...(m.side_dispatches ?? [])];
+  const out: DispatchRef[] = [];
+  m.pass_records
+    .flatMap((p) => p.dispatches)
+    .forEach((ref, i) => {
+      while (side[0] && side[0].after <= i) out.push(side.shift()!);
+      out.push(ref);
+    });
+  return [...out, ...side];
+}
+
 export function addUsage(into: UsageTotals, add: UsageTotals): void {
   if (add.input_tokens !== null) into.input_tokens = (into.input_tokens ?? 0) + add.input_tokens;
   if (add.output_tokens !== null) into.output_tokens = (into.output_tokens ?? 0) + add.output_tokens;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { listRecordFiles, readRecord } from './dispatch-record.js';
 import type { DispatchRecord } from './record-schema.js';
 import { addUsage, type DispatchRef, type PassRecord, type RunManifest, type UsageTotals } from './manifest.js';
+import { SideRoleSchema, type SideRole } from '../vocabulary.js';
 
 export const STALE_REASON = 'the runner stopped before this dispatch finished';
 
@@ -18,6 +19,13 @@ function stemOf(record: DispatchRecord): string {
   return prompt ? prompt.path.replace(/\.prompt\.md$/, '') : record.request.id;
 }
 
+/** The side role (a judge's, a grader's) of a record whose `target_agent` is `<side role>/<agent>`; null for a pass's. */
+function sideOf(record: DispatchRecord): { role: SideRole; agent: string } | null {
+  const [role, ...rest] = record.request.target_agent.split('/');
+  const side = SideRoleSchema.safeParse(role);
+  return side.success && rest.length > 0 ? { role: side.data, agent: rest.join('/') } : null;
+}
+
 /** The pass record a dispatch of pass `pass` belongs to: the newest one with that number. */
 function passFor(m: RunManifest, pass: number): PassRecord | undefined {
   return [...m.pass_records].reverse().find((p) => p.pass === pass);
@@ -30,13 +38,16 @@ function passFor(m: RunManifest, pass: number): PassRecord | undefined {
  * - a record run.json does not list is adopted into its pass;
  * - an outcome run.json has not caught up with is copied into it, usage included;
  * - a pass still `running` was cut short: it becomes `interrupted` (its rerun gets a new record).
+ * A side dispatch's record (a judge's, a grader's: `target_agent` `<role>/<agent>`) belongs to
+ * no pass: it is caught up with in, or adopted into, `side_dispatches`, its usage in the totals only.
  * Writing is idempotent, so a crash during reconciliation is reconciled by the next resume.
  * Returns the ids of the dispatches it changed.
  */
 export function reconcile(runDir: string, m: RunManifest, io: { writeRecord(rel: string, record: DispatchRecord): void }): string[] {
   const changed: string[] = [];
-  const refs = new Map<string, { ref: DispatchRef; pass: PassRecord }>();
+  const refs = new Map<string, { ref: DispatchRef; pass: PassRecord | null }>();
   for (const pass of m.pass_records) for (const ref of pass.dispatches) refs.set(ref.id, { ref, pass });
+  for (const ref of m.side_dispatches ?? []) refs.set(ref.id, { ref, pass: null });
   const seen = new Set<string>();
   for (const rel of listRecordFiles(runDir)) {
     let record: DispatchRecord;
@@ -62,18 +73,16 @@ export function reconcile(runDir: string, m: RunManifest, io: { writeRecord(rel:
       if (ref.usage === null) {
         ref.usage = usageOf(record);
         if (ref.usage) {
-          addUsage(pass.usage, ref.usage);
+          if (pass) addUsage(pass.usage, ref.usage);
           addUsage(m.totals, ref.usage);
         }
       }
       if (!changed.includes(id)) changed.push(id);
       continue;
     }
-    const pass = passFor(m, record.request.plan_ancestry.pass);
-    if (!pass) continue; // a record of no pass in run.json: audit names it
     const usage = usageOf(record);
     const { kind, index } = record.request.plan_ancestry.attempt;
-    pass.dispatches.push({
+    const entry: DispatchRef = {
       id,
       kind,
       index,
@@ -83,7 +92,20 @@ export function reconcile(runDir: string, m: RunManifest, io: { writeRecord(rel:
       duration_ms: record.response?.duration_ms ?? null,
       usage,
       record: rel,
-    });
+    };
+    const side = sideOf(record);
+    if (side) {
+      // The newest record (a crash between it and run.json): after every pass dispatch listed.
+      const after = m.pass_records.reduce((n, p) => n + p.dispatches.length, 0);
+      m.side_dispatches = [...(m.side_dispatches ?? []), { ...entry, ...side, after }];
+      if (usage) addUsage(m.totals, usage);
+      m.totals.dispatches += 1;
+      if (!changed.includes(id)) changed.push(id);
+      continue;
+    }
+    const pass = passFor(m, record.request.plan_ancestry.pass);
+    if (!pass) continue; // a record of no pass in run.json: audit names it
+    pass.dispatches.push(entry);
     if (usage) {
       addUsage(pass.usage, usage);
       addUsage(m.totals, usage);
@@ -94,7 +116,8 @@ export function reconcile(runDir: string, m: RunManifest, io: { writeRecord(rel:
   // A dispatch run.json lists without any record never reached its agent (older runs only).
   for (const [id, { ref, pass }] of refs) {
     if (seen.has(id) || ref.status !== 'pending') continue;
-    pass.dispatches = pass.dispatches.filter((d) => d !== ref);
+    if (pass) pass.dispatches = pass.dispatches.filter((d) => d !== ref);
+    else m.side_dispatches = (m.side_dispatches ?? []).filter((d) => d !== ref);
     m.totals.dispatches -= 1;
     changed.push(id);
   }

@@ -213,12 +213,31 @@ export const ResponseSchema = z
   .strict();
 export type DispatchResponse = z.infer<typeof ResponseSchema>;
 
-/** Who graded: `human:<name>` (`bounce grade`, the name from --grader or the git or OS user). */
-export const GRADER = /^human:\S(?:[^\n\r]*\S)?$/;
-export const GRADER_RULE = 'a grader is human:<name>, the name one line of text';
+/**
+ * Who graded: `human:<name>` (`bounce grade`, the name from --grader or the git or OS user),
+ * or `agent:<agent>` (`bounce grade --judge <agent>`, the agent as it was named).
+ */
+export const GRADER = /^(?:human|agent):\S(?:[^\n\r]*\S)?$/;
+export const GRADER_RULE = 'a grader is human:<name> or agent:<agent>, one line of text';
 
-/** One verdict of a grade: the finding (`response.findings[].id`) and what the grader said of it. */
-export const GradeVerdictEntrySchema = z.object({ finding: z.string().min(1), verdict: GradeVerdictSchema }).strict();
+/** The longest reason a verdict keeps (an agent's, `bounce grade --judge`); a longer one is cut. */
+export const MAX_REASON_CHARS = 500;
+
+/**
+ * One verdict of a grade: the finding (`response.findings[].id`), what the grader said of it,
+ * and the reason an agent grading gave after its verdict, if any (one line).
+ */
+export const GradeVerdictEntrySchema = z
+  .object({
+    finding: z.string().min(1),
+    verdict: GradeVerdictSchema,
+    reason: z
+      .string()
+      .regex(/^\S(?:[^\n\r]*\S)?$/, 'a reason is one line of text')
+      .max(MAX_REASON_CHARS)
+      .optional(),
+  })
+  .strict();
 export type GradeVerdictEntry = z.infer<typeof GradeVerdictEntrySchema>;
 
 /** An earlier grade of the record, as it stood when it was replaced (grade.history). */

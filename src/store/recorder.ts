@@ -26,6 +26,7 @@ import {
   type AgentRecord,
   addUsage,
   type DispatchRef,
+  dispatchesInWriteOrder,
   type ForkOrigin,
   type JudgeVerdict,
   MANIFEST_FILE,
@@ -314,8 +315,7 @@ export class RunRecorder {
         writeRecord: (rel, record) => rec.writeRecord(rel, record),
       });
       // The records reconciling rewrote or adopted are anchored again as they now stand.
-      for (const ref of manifest.pass_records.flatMap((p) => p.dispatches))
-        if (reconciled.includes(ref.id) && ref.record && existsSync(rec.path(ref.record))) ref.record_sha256 = recordAnchor(readFileSync(rec.path(ref.record)));
+      rec.anchorAgain(reconciled);
       rec.chainTip = rec.findChainTip();
       if (resume.extension) extend(manifest, resume.extension, new Date());
       manifest.status = 'running';
@@ -333,6 +333,45 @@ export class RunRecorder {
       unlock();
       throw err;
     }
+  }
+
+  /**
+   * Takes an ended run for side dispatches made after its end (`bounce grade --judge`), its
+   * lock held by the caller (GradeWriter.sideRecorder): their records chain on from the run's
+   * newest, run.json lists them in `side_dispatches` and counts them in `totals`; its status,
+   * exit code and passes stay as they are.
+   */
+  static underLock(runDir: string, opts: RecorderOptions = {}): RunRecorder {
+    const rec = new RunRecorder(runDir, readManifest(runDir), opts, () => {});
+    rec.chainTip = rec.findChainTip();
+    return rec;
+  }
+
+  /**
+   * Makes an ended run's run.json and records agree again after a side dispatch made after its
+   * end was cut short (`bounce grade --judge` killed mid-call), as a resume does for a run
+   * (src/store/reconcile.ts): its record still pending becomes `error`, one run.json does not
+   * list yet is adopted. The caller holds the lock. Returns the ids it changed; none: nothing is written.
+   */
+  static reconcileEnded(runDir: string, opts: RecorderOptions = {}): string[] {
+    const m = readManifest(runDir);
+    const rec = new RunRecorder(runDir, m, opts, () => {});
+    try {
+      const changed = reconcile(runDir, m, { writeRecord: (rel, record) => rec.writeRecord(rel, record) });
+      if (changed.length === 0) return changed;
+      rec.anchorAgain(changed);
+      rec.saveManifest(true);
+      rec.log(`reconciled ${changed.length} dispatch record(s) a process that stopped early left behind: ${changed.join(', ')}`);
+      return changed;
+    } finally {
+      rec.close();
+    }
+  }
+
+  /** The records reconciling rewrote or adopted, anchored again in run.json as they now stand. */
+  private anchorAgain(ids: readonly string[]): void {
+    for (const ref of dispatchesInWriteOrder(this.m))
+      if (ids.includes(ref.id) && ref.record && existsSync(this.path(ref.record))) ref.record_sha256 = recordAnchor(readFileSync(this.path(ref.record)));
   }
 
   /** run.json as it stands, read-only: change it through the recorder's methods. */
@@ -576,11 +615,13 @@ export class RunRecorder {
 
   /**
    * Where a resumed run's chain goes on from: its newest record (run.json lists them in the
-   * order they were written, once reconciled), else audit/binding.yaml, written now for a run
+   * order they were written, once reconciled, a judge's or a grader's included), else audit/binding.yaml, written now for a run
    * made before bounce bound its runs.
    */
   private findChainTip(): string | null {
-    const rels = this.m.pass_records.flatMap((p) => p.dispatches.map((d) => d.record)).filter((r): r is string => r !== null && existsSync(this.path(r)));
+    const rels = dispatchesInWriteOrder(this.m)
+      .map((d) => d.record)
+      .filter((r): r is string => r !== null && existsSync(this.path(r)));
     const newest = rels.at(-1);
     if (newest) {
       if (!existsSync(this.path(BINDING_FILE))) this.saveBinding();

@@ -63,6 +63,15 @@ describe('refine --judge with a mock judge', () => {
     expect(audit.code, audit.stdout + audit.stderr).toBe(0);
     const show = await runMain(['show', runDir], { cwd: dir });
     expect(show.stdout).toMatch(/^judge +mock:j\.yaml: prefers neither document \(tie\), both orders agreeing \(original-first tie, final-first tie\)$/m);
+    // The HTML report carries the verdict in its summary and both calls in its dispatches.
+    const report = await runMain(['report', runDir], { cwd: dir });
+    expect(report.code, report.stderr).toBe(0);
+    const html = readFileSync(report.stdout.trim(), 'utf8');
+    // The mock judge is of the mock agents' family: the warning follows on a line of its own.
+    expect(html).toMatch(
+      /<dt>judge<\/dt><dd><span id="judge">mock:j\.yaml: prefers neither document \(tie\), both orders agreeing \(original-first tie, final-first tie\)<br>warning: the judge mock:j\.yaml is of the mock model family[^<]*<\/span><\/dd>/,
+    );
+    expect(html.match(/<td>judge\/mock:j\.yaml<\/td>/g)).toHaveLength(2);
     // A judge's record is anchored like a pass's: edited afterwards, audit names it.
     const recPath = join(runDir, m.side_dispatches[1].record);
     writeFileSync(recPath, readFileSync(recPath, 'utf8').replace('completed', 'rejected'));
@@ -138,5 +147,38 @@ describe('refine --judge with a mock judge', () => {
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).judge).toBeUndefined();
     expect(manifest().side_dispatches).toBeUndefined();
+  });
+
+  it('--dry-run says the judge will be called twice after a converged run, and checks its flags; nothing is called or written', async () => {
+    const r = await runMain(['refine', 'doc.md', ...MOCKS, '--judge', 'mock', '--require-judge', '--dry-run', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).judge).toEqual({
+      agent: 'mock',
+      adapter: 'mock',
+      calls: 2,
+      orders: ['original-first', 'final-first'],
+      require: true,
+      timeout_s: expect.any(Number),
+    });
+    const text = await runMain(['refine', 'doc.md', ...MOCKS, '--judge', 'mock', '--dry-run'], { cwd: dir });
+    expect(text.stdout).toMatch(/^judge: mock, 2 calls after the run converges \(original-first, then final-first\), not in the estimate$/m);
+    expect(JSON.parse((await runMain(['refine', 'doc.md', ...MOCKS, '--dry-run', '--json'], { cwd: dir })).stdout).judge).toBeNull();
+    const bad = await runMain(['refine', 'doc.md', ...MOCKS, '--require-judge', '--dry-run'], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--require-judge needs a judge');
+    expect(readdirSync(dir)).toEqual(['doc.md']);
+  });
+
+  it("a judged run resumed with more passes: the judge's records stay side dispatches, the chain goes on from them, audit passes", async () => {
+    judgeScript({ default: 'PREFER: TIE' });
+    expect((await runMain(['refine', 'doc.md', ...MOCKS, '--judge', 'mock:j.yaml', '--json'], { cwd: dir })).code).toBe(0);
+    const r = await runMain(['resume', 'latest', '--passes', '4', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const m = manifest();
+    expect(m.pass_records.map((p: { dispatches: unknown[] }) => p.dispatches.length)).toEqual([1, 1, 1, 1]);
+    expect(m.side_dispatches.map((d: { role: string; after: number }) => `${d.role}:${d.after}`)).toEqual(['judge:2', 'judge:2']);
+    expect(m.totals.dispatches).toBe(6);
+    const audit = await runMain(['audit', onlyRun()], { cwd: dir });
+    expect(audit.code, audit.stdout + audit.stderr).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nextGrading } from '../../src/grade/apply.js';
-import type { DispatchRecord, Grade } from '../../src/store/record-schema.js';
+import { type DispatchRecord, type Grade, GradeSchema, MAX_REASON_CHARS } from '../../src/store/record-schema.js';
 import type { GradeVerdict } from '../../src/vocabulary.js';
 
 const T0 = '2026-05-01T10:00:00.000Z';
@@ -59,5 +59,36 @@ describe('nextGrading', () => {
     const fresh = nextGrading(rec(ana), v({ 'D/001': 'accepted' }), 'human:ana', AT, 'fresh')!.grade!;
     expect(fresh.verdicts).toEqual(ana.verdicts);
     expect(fresh.history).toHaveLength(1);
+  });
+
+  it("keeps each verdict's reason, one line and at most MAX_REASON_CHARS; a new reason for the same verdict is written in place", () => {
+    const long = `${'word '.repeat(200)}end`;
+    const first = nextGrading(
+      rec(null),
+      v({ 'D/001': 'accepted', 'D/002': 'rejected' }),
+      'agent:claude',
+      AT,
+      'auto',
+      new Map([
+        ['D/001', ' a real\n gap '],
+        ['D/002', long],
+      ]),
+    );
+    const [a, b] = first!.grade!.verdicts;
+    expect(a).toEqual({ finding: 'D/001', verdict: 'accepted', reason: 'a real gap' });
+    expect(b!.reason!.length).toBe(MAX_REASON_CHARS);
+    expect(b!.reason!.endsWith('…')).toBe(true);
+    expect(GradeSchema.safeParse(first!.grade).success).toBe(true);
+    const graded = rec(first!.grade);
+    // The same verdicts and reasons change nothing; a new reason only is the same grade, in place.
+    expect(nextGrading(graded, v({ 'D/001': 'accepted' }), 'agent:claude', AT, 'auto', new Map([['D/001', 'a real gap']]))).toBeNull();
+    const again = nextGrading(graded, v({ 'D/001': 'accepted' }), 'agent:claude', AT, 'auto', new Map([['D/001', 'still a gap']]));
+    expect(again!.grade!.history).toEqual([]);
+    expect(again!.grade!.verdicts[0]).toEqual({ finding: 'D/001', verdict: 'accepted', reason: 'still a gap' });
+    // No reason given: none kept.
+    expect(nextGrading(rec(null), v({ 'D/001': 'accepted' }), 'agent:claude', AT, 'auto', new Map([['D/001', '  ']]))!.grade!.verdicts[0]).toEqual({
+      finding: 'D/001',
+      verdict: 'accepted',
+    });
   });
 });
