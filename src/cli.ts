@@ -97,6 +97,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--goal <text>', 'what the document is for and what the refinement should aim at (config goal)')
     .option('--goal-file <file>', 'read the goal from FILE')
     .option('--context <path>', 'a read-only reference file, folder or glob given to every pass; repeat for more (config context)', repeatable)
+    .option(
+      '--lens <names>',
+      'review lenses the reviewer passes take in turn: security, performance, correctness, clarity, api-docs or a prompt file (comma-separated or repeated; config lenses)',
+      commaList,
+    )
     .addOption(new Option('--syntax <syntax>', 'read the document as this syntax instead of by its extension').choices([...SYNTAXES]))
     .option('--config <file>', 'config file (default: bounce.config.yaml here or above, or BOUNCE_CONFIG)')
     .option('--json', 'print one JSON object on stdout, whatever the outcome')

@@ -93,7 +93,7 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io, judge: PlannedJudge 
     totalPasses: plan.passes,
     role: 'reviewer',
     final: plan.passes === 1,
-    ...framingOf(plan),
+    ...framingOf(plan, 1),
     editFormat: replyMode(plan.replyMode).editFormat,
   });
   const contextBytes = plan.context.files.reduce((n, f) => n + f.bytes, 0);

@@ -86,6 +86,8 @@ export const ConfigSchema = z
     cache: z.union([z.boolean(), z.string().trim().min(1, 'must be a folder, or true or false')]).optional(),
     /** `live`: refine checks each agent on the live gate's fixture before its first dispatch, as --gate does (docs/judge-and-gate.md); absent or `off`: it does not. */
     gate: GateModeSchema.optional(),
+    /** The reviewer passes' lenses, taken in turn (--lens): built-in names or prompt files relative to this file's folder (docs/prompts.md). */
+    lenses: z.array(z.string().trim().min(1)).max(16).optional(),
     /** true: a run whose reviewer and composer are of one model family (or of one bounce cannot tell) is refused before any dispatch (docs/configuration.md). */
     require_cross_family: z.boolean().default(false),
   })

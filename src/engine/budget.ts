@@ -207,7 +207,7 @@ export function estimateRun(plan: RunPlan): { passes: PassEstimate[]; tokens: nu
       totalPasses: plan.passes,
       role,
       final: pass === plan.passes,
-      ...framingOf(plan),
+      ...framingOf(plan, pass),
       editFormat: replyMode(plan.replyMode).editFormat,
     });
     const model = expectedModel(plan, role);

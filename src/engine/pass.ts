@@ -18,7 +18,7 @@ import { BUDGET_ERROR, type BudgetHold, type BudgetAccount, estimateDispatch, ex
 import { type LintFinding, lintAdded, lintLines, lintRepairReason } from './lint-notes.js';
 import type { Clock } from './clock.js';
 import type { DispatchResult, EngineDeps, EventSink } from './deps.js';
-import { framingOf, type RunPlan, roleForPass } from './plan.js';
+import { framingOf, lensForPass, type RunPlan, roleForPass } from './plan.js';
 import { buildPassPrompt, buildRepairPrompt, type Delimiters, type PassPromptInput, promptDocument } from './prompt.js';
 import { dismissedContested, type PassLedger, passLedger } from './notes-ledger.js';
 import { type ReplyMode, replyMode } from './reply.js';
@@ -143,6 +143,7 @@ class PassRun {
       final: this.final,
       notes_before: current.notes.length,
       words_before: current.words,
+      ...lensField(plan, pass),
       input: { file: current.file, sha256: this.shaOf(current.file, current.text) },
     });
     this.closing = openClosing();
@@ -153,7 +154,7 @@ class PassRun {
       totalPasses: plan.passes,
       role: this.role,
       final: this.final,
-      ...framingOf(plan),
+      ...framingOf(plan, pass),
       editFormat: this.mode.editFormat,
     };
     const first = buildPassPrompt(plan.templates, this.promptInput);
@@ -680,4 +681,10 @@ class PassRun {
     });
     return outcome;
   }
+}
+
+/** The pass record's `lens`: present only on a reviewer pass that has one. */
+function lensField(plan: RunPlan, pass: number): { lens?: string } {
+  const lens = lensForPass(plan.lenses, pass);
+  return lens ? { lens: lens.name } : {};
 }

@@ -72,11 +72,30 @@ export interface RunPlan {
   context: { nonce: string; budget: number; files: ContextFile[] };
   /** `bounce replay`: the id of the run this one replays (run.json `replay_of`); absent for any other run. */
   replayOf?: string;
+  /** The reviewer passes' lenses (--lens, config `lenses`), taken in turn; empty: none. Part of the policy when not empty. */
+  lenses: readonly Lens[];
 }
 
-/** What every prompt of a run carries besides the pass's own part: markers, goal, context, substrate. */
-export function framingOf(plan: RunPlan): Pick<PassPromptInput, 'markers' | 'goal' | 'context' | 'syntax'> {
-  return { markers: plan.markers, goal: plan.goal, context: plan.context, syntax: plan.input.syntax };
+/** A review lens: its name (a built-in one, or a prompt file's name) and the instructions a reviewer pass is given. */
+export interface Lens {
+  name: string;
+  text: string;
+}
+
+/**
+ * The lens of pass `pass`: reviewer passes take the run's lenses in turn (the first reviewer
+ * pass the first lens, the next the second, and round again); composer passes, and a run with
+ * none, have none. `varies`: whether other reviewer passes get another one.
+ */
+export function lensForPass(lenses: readonly Lens[], pass: number): (Lens & { varies: boolean }) | null {
+  if (lenses.length === 0 || roleForPass(pass) !== 'reviewer') return null;
+  const lens = lenses[Math.floor((pass - 1) / 2) % lenses.length] as Lens;
+  return { ...lens, varies: lenses.length > 1 };
+}
+
+/** What a prompt of pass `pass` carries besides the document and the pass's place: markers, goal, context, substrate, its lens. */
+export function framingOf(plan: RunPlan, pass: number): Pick<PassPromptInput, 'markers' | 'goal' | 'context' | 'syntax' | 'focus'> {
+  return { markers: plan.markers, goal: plan.goal, context: plan.context, syntax: plan.input.syntax, focus: lensForPass(plan.lenses, pass) };
 }
 
 export function roleForPass(pass: number): Role {

@@ -22,6 +22,8 @@ export function policyOf(plan: RunPlan): RunManifest['policy'] {
     reply_mode: plan.replyMode,
     // Only when it changes behaviour: the version of a run made before it existed stays the same.
     ...(plan.dismissals && plan.dismissals !== 'allow' ? { dismissals: plan.dismissals } : {}),
+    // The reviewer passes' lenses, whole: a resume gives the same passes the same instructions.
+    ...(plan.lenses.length === 0 ? {} : { lenses: plan.lenses.map(({ name, text }) => ({ name, text })) }),
   };
   const identity = {
     ...body,

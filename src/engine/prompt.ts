@@ -171,7 +171,12 @@ export interface PassPromptInput {
   syntax?: Syntax;
   /** What the reply is asked to be; absent: the whole document. */
   editFormat?: EditFormat;
+  /** This reviewer pass's review lens (--lens), after the role's own instructions; null or absent: none. */
+  focus?: { name: string; text: string; varies: boolean } | null;
 }
+
+/** The heading a pass's review lens is given under, after the role's instructions. */
+export const LENS_HEADING = 'Review lens of this pass';
 
 export interface BuiltPrompt {
   prompt: string;
@@ -267,7 +272,8 @@ function frameVars(
     ['markers', formatMarkers(input.markers)],
   ]);
   // Fragments are expanded first, with trusted scalars only, so the frame pass stays single-pass.
-  const lens = render(t[input.role], vars, input.role).trim();
+  const role = render(t[input.role], vars, input.role).trim();
+  const lens = input.focus ? `${role}\n\n${LENS_HEADING} (${input.focus.name}):\n${input.focus.text.trim()}` : role;
   const finalRule = input.final ? render(t.final, vars, 'final').trim() : NOT_FINAL_RULE;
   const substrate = input.syntax === undefined ? undefined : SUBSTRATE_TEMPLATES[input.syntax];
   vars.set('substrate', substrate ? render(t[substrate], vars, substrate).trim() : '');
@@ -280,7 +286,7 @@ function frameVars(
   vars.set('reply_format', render(t[format], vars, format).trim());
   vars.set('failed_blocks', '');
   // A lens that names the pass changes every pass: no cache can reuse it.
-  return { vars, delimiters, lensVaries: uses(t[input.role], 'pass') };
+  return { vars, delimiters, lensVaries: uses(t[input.role], 'pass') || Boolean(input.focus?.varies) };
 }
 
 /** Single-pass substitution: text that a value brings in (the document) is never expanded. */

@@ -9,7 +9,7 @@ import type { Config } from '../config/schema.js';
 import { BounceError, EXIT, usageError } from '../errors.js';
 import { crossFamilyCheck } from '../adapters/family.js';
 import { loadConfig } from '../config/load.js';
-import type { OutputTarget, RunPlan } from '../engine/plan.js';
+import type { Lens, OutputTarget, RunPlan } from '../engine/plan.js';
 import { assertFrameTakes, loadTemplates } from '../engine/prompt.js';
 import { makeContextNonce } from '../engine/context-frames.js';
 import { assertParses } from './input.js';
@@ -69,6 +69,8 @@ export interface PlanRequest {
   goal: string | null;
   /** The reference files, read (refine) or read back from the run folder's copies (resume). */
   context: ContextSource[];
+  /** The reviewer passes' lenses (--lens, config `lenses`); resume takes the recorded ones. Absent: none. */
+  lenses?: Lens[];
 }
 
 /**
@@ -122,6 +124,7 @@ export async function completePlan(
     dismissals: req.dismissals ?? config.dismissals,
     goal: req.goal,
     context: { nonce: makeContextNonce(contextTexts), budget: config.context_max_bytes, files: contextFiles(context) },
+    lenses: req.lenses ?? [],
   };
   const familyWarning: CheckProblem[] = families.warning ? [{ kind: 'config', message: families.warning }] : [];
   return { plan, warnings: [...blanked.warnings, ...checkWarnings(checks), ...unpricedWarnings(plan, [plan.budget]), ...familyWarning] };
@@ -212,6 +215,7 @@ export function requestFromManifest(
     // The run's goal and its copies of the context files: what it was asked to do, whatever became of the sources since.
     goal: m.goal,
     context: recordedContext(m.context, runDir, m.run_id),
+    lenses: m.policy.lenses ?? [],
   };
   return { request, config, recordedAgents };
 }

@@ -10,7 +10,8 @@ import { DEFAULT_MAX_REPAIRS, DEFAULT_PASSES, TIMEOUT_RANGE_S } from '../config/
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { outputTarget } from './output-target.js';
-import type { OutputTarget, RunPlan } from '../engine/plan.js';
+import type { Lens, OutputTarget, RunPlan } from '../engine/plan.js';
+import { readLenses } from './lenses.js';
 import { budgetFromFlags } from './budget-flags.js';
 import type { BudgetLimits } from '../engine/plan.js';
 import { readInput } from './input.js';
@@ -43,6 +44,8 @@ export interface RefineOptions {
   maxTokens?: string | number;
   maxDispatches?: string | number;
   editFormat?: string;
+  /** --lens NAME[,NAME...], repeatable: the reviewer passes' lenses, taken in turn (config `lenses`). */
+  lens?: string[];
   /** --goal TEXT / --goal-file FILE: what the document is for (config `goal`). */
   goal?: string;
   goalFile?: string;
@@ -110,6 +113,8 @@ export interface RefineSettings {
   goal: string | null;
   /** The reference files --context (else config `context`) names, read once for every document. */
   context: ContextSource[];
+  /** The reviewer passes' lenses (--lens, else config `lenses`), read once for every document. */
+  lenses: Lens[];
 }
 
 /**
@@ -134,7 +139,11 @@ export async function refineSettings(opts: RefineOptions, io: Io): Promise<Refin
     ...(opts.editFormat === undefined ? {} : { editFormat: editFormatFlag(opts.editFormat) }),
     goal: readGoal(opts, config.goal, io.cwd),
     context: [],
+    lenses: [],
   };
+  const promptsDir = settings.promptsDir;
+  if (opts.lens?.length) settings.lenses = readLenses(opts.lens, io.cwd, promptsDir, '--lens');
+  else if (config.lenses?.length) settings.lenses = readLenses(config.lenses, configPath ? dirname(configPath) : io.cwd, promptsDir, `lenses in ${configPath}`);
   if (patterns.length) settings.context = await readContext(patterns, base, io.cwd, config.context_max_bytes);
   return settings;
 }
@@ -197,6 +206,7 @@ export function refineRequest(
     lint: s.lint,
     goal: s.goal,
     context: contextForDocument(s.context, read, s.config.context_max_bytes),
+    lenses: s.lenses,
   };
 }
 

@@ -147,6 +147,8 @@ export const PassRecordSchema = z
     dismissed: z.number().int().nonnegative().nullable().default(null),
     misplaced_after: z.number().int().nonnegative().nullable(),
     words_before: z.number().int().nonnegative(),
+    /** The review lens this reviewer pass was given (--lens); absent: none. */
+    lens: z.string().min(1).optional(),
     words_after: z.number().int().nonnegative().nullable(),
     /** The document after this pass, relative to the run folder. */
     document: z.string().nullable(),
@@ -275,6 +277,11 @@ export const RunManifestSchema = z
         lint: LintModeSchema.optional(),
         /** Config `dismissals`; absent for `allow` (so the policy of a run made before it existed is unchanged). */
         dismissals: DismissalsSchema.optional(),
+        /** The reviewer passes' lenses (--lens, config `lenses`), taken in turn, with their text; absent: none. */
+        lenses: z
+          .array(z.object({ name: z.string().min(1), text: z.string().min(1) }).strict())
+          .min(1)
+          .optional(),
       })
       .strict(),
     /** The run this one was forked from and at which pass; absent for a run that is no fork. */

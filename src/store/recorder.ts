@@ -125,7 +125,7 @@ function extend(m: RunManifest, ext: NonNullable<ResumeSettings['extension']>, a
   m.policy = ext.policy;
 }
 
-export type PassOpening = Pick<PassRecord, 'pass' | 'role' | 'agent' | 'final' | 'notes_before' | 'words_before'> & {
+export type PassOpening = Pick<PassRecord, 'pass' | 'role' | 'agent' | 'final' | 'notes_before' | 'words_before' | 'lens'> & {
   /** The document the pass revises: resolved notes are cited against it. */
   input: { file: string; sha256: string };
 };

@@ -44,6 +44,7 @@ describe('policyOf', () => {
       lint: 'off',
       goal: null,
       context: { nonce: 'c0c0c0c0c0c0', budget: 262_144, files: [] },
+      lenses: [],
       ...over,
     };
   }

@@ -45,6 +45,7 @@ export async function testPlan(runsDir: string, over: Partial<RunPlan> = {}, tex
     lint: 'off',
     goal: null,
     context: { nonce: 'c0c0c0c0c0c0', budget: 262_144, files: [] },
+    lenses: [],
     ...over,
   };
 }
