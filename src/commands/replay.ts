@@ -7,7 +7,9 @@ import { plural } from '../plural.js';
 import { replayDifferences } from '../replay/compare.js';
 import { attemptName, type Drift, driftMessage, replayDispatcher } from '../replay/dispatcher.js';
 import { engineDeps } from '../request/engine-deps.js';
-import { runProbe } from '../request/plan-request.js';
+import { perRole, runProbe } from '../request/plan-request.js';
+import { readForResume, resumePlan } from '../request/resume-request.js';
+import type { RunExtension } from '../store/manifest.js';
 import { type ReplayOptions, replayPlan } from '../request/replay-request.js';
 import { selectRunDirs } from '../store/resolve-run.js';
 import { unifiedDiff } from '../text/line-diff.js';
@@ -72,6 +74,12 @@ async function replayOne(runDir: string, opts: ReplayOptions, io: Io, quiet: boo
   }
   const { plan, original, calls } = planned;
   report.run = original.run_id;
+  const extensions = original.extensions ?? [];
+  const replaced = extensions.find((e) => Object.keys(e.agents).length > 0);
+  if (replaced) {
+    report.error = `run ${original.run_id} cannot be replayed: a resume at pass ${replaced.after_pass} gave it other agents, and a replay follows only a run's extensions to more passes`;
+    return report;
+  }
   const drifts: Drift[] = [];
   const deps = {
     ...engineDeps(io, quiet, probe, plan),
@@ -80,7 +88,16 @@ async function replayOne(runDir: string, opts: ReplayOptions, io: Io, quiet: boo
     warm: undefined,
     retryBaseMs: 0,
   };
-  const result = await runDocument(plan, deps);
+  // An extended run is replayed as it was made: its first passes with the pass budget it began
+  // with (the prompts say "pass 1 of 2" and which pass is final), then each `resume --passes N`.
+  let result = await runDocument(extensions.length ? { ...plan, passes: (extensions[0] as RunExtension).passes.from } : plan, deps);
+  for (const ext of extensions) {
+    if (result.status === 'interrupted' || drifts.some((d) => !d.accepted)) break;
+    const m = result.manifest;
+    const recorded = { versions: perRole((r) => m.agents[r].version), resolved: perRole((r) => m.agents[r].resolved) };
+    const next = await resumePlan(readForResume(result.runDir), result.runDir, { passes: ext.passes.to, quiet: true }, io, probe, recorded);
+    result = await runDocument({ ...next, budget: {}, replayOf: original.run_id }, deps, { runDir: result.runDir, extend: true });
+  }
   Object.assign(report, {
     replay_id: result.runId,
     replay_dir: result.runDir,

@@ -110,6 +110,28 @@ describe('bounce replay', () => {
     expect(p.out.runs[0].outcome).toBe('reproduced');
   });
 
+  it('replays a run extended by resume --passes as it was made: its first passes under their own budget, then the extension', async () => {
+    server.script(['edit', 'edit', 'leave-note', 'edit']);
+    const first = await runMain(
+      ['refine', 'plan.md', '--reviewer', 'openai:mock-model', '--composer', 'openai:mock-model', '--passes', '2', '--all-passes', '--json'],
+      {
+        cwd: dir,
+        env: live(),
+      },
+    );
+    expect(first.code, first.stderr).toBe(0);
+    const id = JSON.parse(first.stdout).run_id;
+    const extended = await runMain(['resume', id, '--passes', '4', '--json'], { cwd: dir, env: live() });
+    expect(extended.code, extended.stderr).toBe(0);
+    expect(manifestOf(id).extensions).toHaveLength(1);
+    const r = await replay([id]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.out.runs[0]).toMatchObject({ outcome: 'reproduced', dispatches: 4, differences: [], drift: [] });
+    const m = manifestOf(r.out.runs[0].replay_id);
+    expect(m.extensions.map((e: { passes: unknown }) => e.passes)).toEqual([{ from: 2, to: 4 }]);
+    expect((await runMain(['audit', m.run_id], { cwd: dir, env: offline() })).code).toBe(0);
+  });
+
   it('stops at a prompt that changed, with the pass, the attempt and a diff (exit 1); --accept-drift uses the recorded reply and marks it', async () => {
     const id = await recorded();
     const prompts = join(dir, 'prompts');
