@@ -97,6 +97,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--goal <text>', 'what the document is for and what the refinement should aim at (config goal)')
     .option('--goal-file <file>', 'read the goal from FILE')
     .option('--context <path>', 'a read-only reference file, folder or glob given to every pass; repeat for more (config context)', repeatable)
+    .option('--alternate', "swap the agents' roles every two passes, so each reviews the other's work")
     .option(
       '--lens <names>',
       'review lenses the reviewer passes take in turn: security, performance, correctness, clarity, api-docs or a prompt file (comma-separated or repeated; config lenses)',

@@ -2,7 +2,7 @@ import { estimateTokens, replyTokens } from '../preflight/preflight.js';
 import { combineCostSources, type PriceOverrides, priceFor, tokensCost } from '../prices.js';
 import { adapterInfo } from '../adapters/builtins.js';
 import type { BudgetLimit, CostSource, Role, RunErrorType } from '../vocabulary.js';
-import { type BudgetLimits, type RunPlan, roleForPass } from './plan.js';
+import { type BudgetLimits, type RunPlan, roleForPass, seatForPass } from './plan.js';
 import { buildPassPrompt } from './prompt.js';
 import { replyMode } from './reply.js';
 import { framingOf } from './plan.js';
@@ -201,6 +201,7 @@ export function estimateRun(plan: RunPlan): { passes: PassEstimate[]; tokens: nu
   const passes = Array.from({ length: plan.passes }, (_, i): PassEstimate => {
     const pass = i + 1;
     const role = roleForPass(pass);
+    const seat = seatForPass(plan, pass);
     const { prompt } = buildPassPrompt(plan.templates, {
       document: plan.input.text,
       pass,
@@ -210,14 +211,14 @@ export function estimateRun(plan: RunPlan): { passes: PassEstimate[]; tokens: nu
       ...framingOf(plan, pass),
       editFormat: replyMode(plan.replyMode).editFormat,
     });
-    const model = expectedModel(plan, role);
-    const e = estimateDispatch({ prompt, document: plan.input.text, outputBudget: plan.maxOutputTokens[role], model, prices: plan.prices });
+    const model = expectedModel(plan, seat);
+    const e = estimateDispatch({ prompt, document: plan.input.text, outputBudget: plan.maxOutputTokens[seat], model, prices: plan.prices });
     refused ??= account.admit(e);
     if (!refused) account.charge({ tokens: e.tokens, costUsd: e.costUsd });
     return {
       pass,
       role,
-      agent: plan.agents[role].spec,
+      agent: plan.agents[seat].spec,
       model,
       prompt_tokens: e.promptTokens,
       output_tokens: e.outputTokens,

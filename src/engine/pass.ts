@@ -18,7 +18,7 @@ import { BUDGET_ERROR, type BudgetHold, type BudgetAccount, estimateDispatch, ex
 import { type LintFinding, lintAdded, lintLines, lintRepairReason } from './lint-notes.js';
 import type { Clock } from './clock.js';
 import type { DispatchResult, EngineDeps, EventSink } from './deps.js';
-import { framingOf, lensForPass, type RunPlan, roleForPass } from './plan.js';
+import { framingOf, lensForPass, type RunPlan, roleForPass, seatForPass } from './plan.js';
 import { buildPassPrompt, buildRepairPrompt, type Delimiters, type PassPromptInput, promptDocument } from './prompt.js';
 import { dismissedContested, type PassLedger, passLedger } from './notes-ledger.js';
 import { type ReplyMode, replyMode } from './reply.js';
@@ -109,6 +109,8 @@ export function runPass(ctx: RunContext, pass: number): Promise<PassOutcome> {
 
 class PassRun {
   private readonly role: Role;
+  /** Whose agent plays this pass (seatForPass): the role itself, unless --alternate swapped them. */
+  private readonly seat: Role;
   private readonly final: boolean;
   private readonly sent: Current;
   private readonly index: number;
@@ -132,6 +134,7 @@ class PassRun {
   ) {
     const { plan, rec, current } = ctx;
     this.role = roleForPass(pass);
+    this.seat = seatForPass(plan, pass);
     this.final = pass === plan.passes;
     this.sent = current;
     this.started = ctx.deps.clock.now();
@@ -177,7 +180,7 @@ class PassRun {
   }
 
   private get agent(): string {
-    return this.ctx.plan.agents[this.role].spec;
+    return this.ctx.plan.agents[this.seat].spec;
   }
 
   async run(): Promise<PassOutcome> {
@@ -211,18 +214,18 @@ class PassRun {
 
   /** The model this role's replies name so far, else the one it is expected to use: what a dispatch is priced for. */
   private get model(): string | null {
-    return this.ctx.rec.manifest.agents[this.role].model ?? expectedModel(this.ctx.plan, this.role);
+    return this.ctx.rec.manifest.agents[this.seat].model ?? expectedModel(this.ctx.plan, this.seat);
   }
 
   /** Every budget's hold on the next dispatch (none for a cache hit), or the first refusal (in words). */
   private admit(): Dispatched['holds'] | string {
     const { plan, deps } = this.ctx;
     // A dispatch the response cache answers is free: no budget is asked, none holds anything for it.
-    if (deps.cached?.(plan.agents[this.role], this.attempt.prompt)) return [];
+    if (deps.cached?.(plan.agents[this.seat], this.attempt.prompt)) return [];
     const estimate = estimateDispatch({
       prompt: this.attempt.prompt,
       document: this.attempt.documentText,
-      outputBudget: plan.maxOutputTokens[this.role],
+      outputBudget: plan.maxOutputTokens[this.seat],
       model: this.model,
       prices: plan.prices,
     });
@@ -240,11 +243,11 @@ class PassRun {
    */
   private async dispatch(holds: Dispatched['holds']): Promise<Dispatched> {
     const { plan, rec, deps } = this.ctx;
-    const agent = plan.agents[this.role];
+    const agent = plan.agents[this.seat];
     const now = deps.clock.now();
     const id = ulid(now);
     const stem = rec.freeStem(dispatchStem(this.pass, this.role, agent.slug, this.attempt.kind, this.attempt.index));
-    const timeoutMs = plan.timeoutMs[this.role];
+    const timeoutMs = plan.timeoutMs[this.seat];
     const request: AdapterRequest = {
       contract_version: CONTRACT_VERSION,
       dispatch_id: id,
@@ -300,7 +303,7 @@ class PassRun {
   /** The prompt artifact, then the pending record and run.json listing it. */
   private recordStart(id: string, stem: string, now: number, timeoutMs: number): DispatchStart {
     const { plan, rec } = this.ctx;
-    const agent = plan.agents[this.role];
+    const agent = plan.agents[this.seat];
     const promptFile = rec.artifact(`${stem}.prompt.md`, this.attempt.prompt);
     const start: DispatchStart = {
       id,
@@ -310,7 +313,7 @@ class PassRun {
       totalPasses: plan.passes,
       role: this.role,
       agent,
-      agentVersion: plan.agentVersions[this.role],
+      agentVersion: plan.agentVersions[this.seat],
       final: this.final,
       kind: this.attempt.kind,
       index: this.attempt.index,
@@ -322,7 +325,7 @@ class PassRun {
       inputPath: plan.input.path,
       issuedAt: new Date(now),
       deadlineSeconds: Math.round(timeoutMs / 1000),
-      maxOutputTokens: plan.maxOutputTokens[this.role],
+      maxOutputTokens: plan.maxOutputTokens[this.seat],
       repairError: this.attempt.repairError,
       editFormat: this.mode.editFormat,
       documentGoal: plan.goal,
@@ -391,7 +394,7 @@ class PassRun {
       transient: isTransient(error),
       breakerOpen: b.open,
       breakerThreshold: BREAKER_THRESHOLD,
-      ...(error.type === 'timeout' ? { timeoutFix: timeoutFix(this.ctx.plan.agents[this.role], this.ctx.plan.timeoutMs[this.role]) } : {}),
+      ...(error.type === 'timeout' ? { timeoutFix: timeoutFix(this.ctx.plan.agents[this.seat], this.ctx.plan.timeoutMs[this.seat]) } : {}),
     };
     const decision = decide(found, this.state);
     if (decision.kind !== 'retry') return this.conclude(decision, d);
@@ -466,7 +469,7 @@ class PassRun {
 
   /** A failure in a few words for a retry line: `HTTP 500 from api.example.com`, `network error from claude`. */
   private cause(error: HostError): string {
-    const resolved = this.ctx.plan.resolved[this.role].base_url;
+    const resolved = this.ctx.plan.resolved[this.seat].base_url;
     let host: string = this.agent;
     if (typeof resolved === 'string') {
       try {
@@ -486,8 +489,8 @@ class PassRun {
     for (const w of response.warnings ?? []) this.warn(`${this.agent}: ${w}`);
     if (response.stop === 'truncated') {
       this.finish(d, 'rejected', 'reply cut at the output limit');
-      const budget = plan.maxOutputTokens[this.role] ?? null;
-      const fix = agentSettingFix(plan.agents[this.role], 'max_output_tokens', budget ? budget * 2 : 32_000);
+      const budget = plan.maxOutputTokens[this.seat] ?? null;
+      const fix = agentSettingFix(plan.agents[this.seat], 'max_output_tokens', budget ? budget * 2 : 32_000);
       return this.conclude(decide({ kind: 'truncated', outputBudget: budget, fix }, this.state), d);
     }
     // Edit blocks are written against the document in this attempt's frame (a repair's may differ from the pass's).
@@ -604,7 +607,7 @@ class PassRun {
     if (!deps.warm || this.final || (notesLeft === 0 && !plan.allPasses)) return;
     // A budget may refuse the next dispatch: then it is no certain thing.
     if (this.ctx.budgets.some((b) => hasLimit(b.limits))) return;
-    deps.warm.start(plan.agents[roleForPass(this.pass + 1)]);
+    deps.warm.start(plan.agents[seatForPass(plan, this.pass + 1)]);
     await nextTurn();
   }
 

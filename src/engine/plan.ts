@@ -74,6 +74,8 @@ export interface RunPlan {
   replayOf?: string;
   /** The reviewer passes' lenses (--lens, config `lenses`), taken in turn; empty: none. Part of the policy when not empty. */
   lenses: readonly Lens[];
+  /** --alternate: the two agents swap roles every two passes, so each reviews the other's work. Part of the policy when on. */
+  alternate?: boolean;
 }
 
 /** A review lens: its name (a built-in one, or a prompt file's name) and the instructions a reviewer pass is given. */
@@ -100,4 +102,16 @@ export function framingOf(plan: RunPlan, pass: number): Pick<PassPromptInput, 'm
 
 export function roleForPass(pass: number): Role {
   return pass % 2 === 1 ? 'reviewer' : 'composer';
+}
+
+/**
+ * Whose agent plays pass `pass`: the key of `plan.agents` (and of every per-agent setting:
+ * timeouts, output budgets, versions). Its role in the protocol is always roleForPass(pass);
+ * with --alternate the agents swap every two passes, so passes 3 and 4 (7 and 8, ...) are
+ * played by the composer's agent reviewing and the reviewer's agent composing.
+ */
+export function seatForPass(plan: Pick<RunPlan, 'alternate'>, pass: number): Role {
+  const role = roleForPass(pass);
+  if (!plan.alternate || Math.floor((pass - 1) / 2) % 2 === 0) return role;
+  return role === 'reviewer' ? 'composer' : 'reviewer';
 }

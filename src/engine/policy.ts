@@ -24,6 +24,8 @@ export function policyOf(plan: RunPlan): RunManifest['policy'] {
     ...(plan.dismissals && plan.dismissals !== 'allow' ? { dismissals: plan.dismissals } : {}),
     // The reviewer passes' lenses, whole: a resume gives the same passes the same instructions.
     ...(plan.lenses.length === 0 ? {} : { lenses: plan.lenses.map(({ name, text }) => ({ name, text })) }),
+    // Who plays which pass: the agents swap roles every two passes.
+    ...(plan.alternate ? { alternate: true as const } : {}),
   };
   const identity = {
     ...body,

@@ -15,7 +15,7 @@ import { diffNotes } from '../protocol/scanner.js';
 import { replayOrigins } from './notes-ledger.js';
 import { resumePoint } from './resume-point.js';
 import { type Current, type RunContext, runPass, scan } from './pass.js';
-import { type RunPlan, roleForPass } from './plan.js';
+import { type RunPlan, roleForPass, seatForPass } from './plan.js';
 import { countWords } from '../text/words.js';
 
 export const EXIT_FOR_STATUS: Readonly<Record<FinalStatus, number>> = {
@@ -276,7 +276,7 @@ async function loop(ctx: RunContext, done: number): Promise<LoopEnd> {
     switch (outcome.kind) {
       case 'accepted': {
         const { added, resolved } = diffNotes(ctx.current.notes, outcome.current.notes);
-        ctx.origins.advance(resolved, added, { pass, agent: plan.agents[roleForPass(pass)].spec });
+        ctx.origins.advance(resolved, added, { pass, agent: plan.agents[seatForPass(plan, pass)].spec });
         ctx.current = outcome.current;
         const left = outcome.current.notes.length;
         deps.events({ type: 'pass-finished', pass, notesAfter: left, outcome: 'done' });

@@ -71,6 +71,8 @@ export interface PlanRequest {
   context: ContextSource[];
   /** The reviewer passes' lenses (--lens, config `lenses`); resume takes the recorded ones. Absent: none. */
   lenses?: Lens[];
+  /** --alternate: the agents swap roles every two passes; resume takes the recorded choice. */
+  alternate?: boolean;
 }
 
 /**
@@ -125,6 +127,7 @@ export async function completePlan(
     goal: req.goal,
     context: { nonce: makeContextNonce(contextTexts), budget: config.context_max_bytes, files: contextFiles(context) },
     lenses: req.lenses ?? [],
+    ...(req.alternate ? { alternate: true } : {}),
   };
   const familyWarning: CheckProblem[] = families.warning ? [{ kind: 'config', message: families.warning }] : [];
   return { plan, warnings: [...blanked.warnings, ...checkWarnings(checks), ...unpricedWarnings(plan, [plan.budget]), ...familyWarning] };
@@ -216,6 +219,7 @@ export function requestFromManifest(
     goal: m.goal,
     context: recordedContext(m.context, runDir, m.run_id),
     lenses: m.policy.lenses ?? [],
+    alternate: m.policy.alternate === true,
   };
   return { request, config, recordedAgents };
 }

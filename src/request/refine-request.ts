@@ -44,6 +44,8 @@ export interface RefineOptions {
   maxTokens?: string | number;
   maxDispatches?: string | number;
   editFormat?: string;
+  /** --alternate: the agents swap roles every two passes. */
+  alternate?: boolean;
   /** --lens NAME[,NAME...], repeatable: the reviewer passes' lenses, taken in turn (config `lenses`). */
   lens?: string[];
   /** --goal TEXT / --goal-file FILE: what the document is for (config `goal`). */
@@ -207,6 +209,7 @@ export function refineRequest(
     goal: s.goal,
     context: contextForDocument(s.context, read, s.config.context_max_bytes),
     lenses: s.lenses,
+    alternate: Boolean(opts.alternate),
   };
 }
 

@@ -282,6 +282,8 @@ export const RunManifestSchema = z
           .array(z.object({ name: z.string().min(1), text: z.string().min(1) }).strict())
           .min(1)
           .optional(),
+        /** --alternate: the agents swap roles every two passes; absent: they keep them. */
+        alternate: z.literal(true).optional(),
       })
       .strict(),
     /** The run this one was forked from and at which pass; absent for a run that is no fork. */
