@@ -3,6 +3,8 @@ import type { ErrorCode } from './vocabulary.js';
 export const EXIT = {
   ok: 0,
   notConverged: 1,
+  /** What a gate found: notes or lint problems (scan, lint), agents not ready (check), a run that does not verify (audit). The same number as notConverged. */
+  problems: 1,
   usage: 2,
   agent: 3,
   interrupted: 130,

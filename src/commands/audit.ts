@@ -32,5 +32,5 @@ export async function runAudit(opts: AuditOptions, io: Io): Promise<number> {
       : `audit failed: ${result.runId}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'} in ${result.records} record${result.records === 1 ? '' : 's'}\n`;
     io.stderr.write(summary);
   }
-  return ok ? EXIT.ok : EXIT.notConverged;
+  return ok ? EXIT.ok : EXIT.problems;
 }

@@ -153,7 +153,7 @@ export async function runCheck(opts: { config?: string; json?: boolean; live?: b
   const ready = rows.filter((r) => r.problems.length === 0 && !r.warnings.some((w) => w.kind === 'login_unverified'));
   // With --live, an agent that fails the gate fails the check, configured or default: a refine would pick it.
   const liveFailed = rows.filter((r) => r.live && !r.live.ok);
-  const exitCode = failing.length || liveFailed.length || ready.length === 0 ? EXIT.notConverged : EXIT.ok;
+  const exitCode = failing.length || liveFailed.length || ready.length === 0 ? EXIT.problems : EXIT.ok;
   const next = nextStep({ usable, failing: failing.length > 0 || liveFailed.length > 0, ready }, invokedAs(io.launcher, io.env, io.cwd));
   if (opts.json) io.stdout.write(`${JSON.stringify({ ok: exitCode === 0, agents: rows, next })}\n`);
   else io.stdout.write(report(rows, new Set(failing), next, Boolean(opts.live)));

@@ -17,7 +17,7 @@ export async function runLint(opts: LintCommandOptions, io: Io): Promise<number>
   const files = await scanInputs(opts, io);
   const findings: FileFindings[] = files.map((f) => ({ path: f.path, findings: lintFindings(f, rules) }));
   const problems = findings.reduce((sum, f) => sum + f.findings.length, 0);
-  const exitCode = problems === 0 ? EXIT.ok : EXIT.notConverged;
+  const exitCode = problems === 0 ? EXIT.ok : EXIT.problems;
   const report: Report = { command: 'lint', files: findings, rules: lintRuleInfo(rules), level: opts.level ?? 'warning', exitCode };
   await emitReport(report, format, opts, io);
   if (format !== 'json') {

@@ -37,7 +37,7 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
   if ((format === 'text' || format === 'json') && !opts.lint && opts.output === undefined) return streamReport(await readInputs(opts, io), format, opts, io);
   const files = await scanInputs(opts, io);
   const total = files.reduce((sum, f) => sum + f.notes.length, 0);
-  const exitCode = total === 0 ? EXIT.ok : EXIT.notConverged;
+  const exitCode = total === 0 ? EXIT.ok : EXIT.problems;
   const findings: FileFindings[] = files.map((f) => ({ path: f.path, findings: noteFindings(f) }));
   const rules = markerRules(opts.markers ?? []);
   if (ruleIds) {
@@ -82,7 +82,7 @@ function streamReport(files: ReadFile[], format: 'text' | 'json', opts: InputOpt
     if (count > 0) withNotes++;
     files[i] = { input: f.input, source: '' }; // scanned: its text is no longer needed
   }
-  const exitCode = total === 0 ? EXIT.ok : EXIT.notConverged;
+  const exitCode = total === 0 ? EXIT.ok : EXIT.problems;
   json?.end(total, exitCode);
   if (out !== '') io.stdout.write(out);
   if (!json) io.stderr.write(`${summary(total, withNotes, files.length)}\n`);
