@@ -16,6 +16,7 @@ const LAYERS = [
   ['engine', '^src/engine/'],
   ['side', '^src/side/'],
   ['judge', '^src/(judge|gate)/'],
+  ['attest', '^src/attest/'],
   ['cache', '^src/cache/'],
   ['replay', '^src/replay/'],
   ['grade', '^src/grade/'],

@@ -17,6 +17,7 @@ import { document } from './document.mjs';
 import { wholeRuns } from './whole-runs.mjs';
 import { hostileRows } from './scanner-hostile.mjs';
 import { realClis } from './real-clis.mjs';
+import { verifyPerDocument } from './verify.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS || 15);
 /** Rounds of each whole-process comparison. */
@@ -118,6 +119,7 @@ const rows = [
   [`scan of ${(scan.bytes / 1e6).toFixed(1)} MB markdown (${scan.notes} notes)`, `${scan.ms.toFixed(0)} ms`, 'target: < 1000 ms'],
   ['scan of one 1.9 MB quoted paragraph, 100k notes', `${quoted.toFixed(0)} ms`, 'target: < 1000 ms'],
   ['scan of 2 MB markdown without markers', `${noMarkers.toFixed(0)} ms`, 'target: < 50 ms'],
+  ['verify, per document (10 attested 2-pass runs)', `${(await verifyPerDocument(RUNS)).toFixed(1)} ms`, 'target: < 100 ms'],
   ['peak memory of a run on a 1.9 MB document', `${memoryMb.toFixed(0)} MB`, 'target: < 300 MB'],
   // Hostile documents must not stall a CI gate: time stays linear in the size.
   ...hostileRows([1_000_000]),

@@ -5,6 +5,7 @@ import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
 import { assertContextValues, commaList, repeatable } from './option-values.js';
 import {
+  ATTEST_EXIT_CODES,
   BENCH_EXAMPLES,
   BENCH_EXIT_CODES,
   CACHE_EXIT_CODES,
@@ -12,6 +13,7 @@ import {
   commandHelp,
   GRADE_EXIT_CODES,
   STATS_EXIT_CODES,
+  VERIFY_EXIT_CODES,
   LINT_EXAMPLES,
   LINT_EXIT_CODES,
   LINT_RULE_LIST,
@@ -26,6 +28,7 @@ import {
 import type { GradeOptions } from './commands/grade.js';
 import type { BatchRefineOptions, BatchResumeOptions } from './commands/batch.js';
 import type { BenchOptions } from './commands/bench.js';
+import type { VerifyCommandOptions } from './commands/verify.js';
 import type { Format, Level } from './formats/finding.js';
 import { FORMATS, LEVELS } from './formats/names.js';
 import { SUGGEST_FORMATS } from './suggestions/formats.js';
@@ -435,6 +438,37 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async (run, o) => {
       const { runAudit } = await import('./commands/audit.js');
       setExit(await runAudit({ run, runsDir: await runsDir(o), json: o.json }, io));
+    });
+
+  // Provenance (docs/provenance.md): src/commands/attest.ts and verify.ts, the attestation itself in src/attest/.
+  program
+    .command('attest')
+    .description('write an in-toto attestation of a converged run beside the document it wrote (NAME.bounce.json)')
+    .argument(...RUN_ARG)
+    .option('--out <dir>', 'write the attestation into DIR instead of beside the document')
+    .option('--runs-dir <dir>', 'runs folder')
+    .option('--config <file>', 'config file')
+    .option('--json', 'print one JSON object')
+    .addHelpText('after', commandHelp(['bounce attest latest', 'bounce attest 7qzk3m --out attestations'], ATTEST_EXIT_CODES))
+    .action(async (run, o) => {
+      const { runAttest } = await import('./commands/attest.js');
+      setExit(await runAttest({ run, out: o.out, runsDir: await runsDir(o), json: o.json }, io));
+    });
+
+  program
+    .command('verify')
+    .description("check that each document's bytes match an attestation whose run audits clean and keeps config verify:'s policies")
+    .argument('<paths...>', 'files, folders or globs')
+    .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
+    .option('--attestations <dir>', 'the attestations are in DIR (as bounce attest --out wrote them), not beside each document')
+    .option('--runs-dir <dir>', 'runs folder (default: runs_dir from config, else ./runs)')
+    .option('--config <file>', 'config file')
+    .option('--json', 'print one JSON object')
+    .addHelpText('after', commandHelp(['bounce verify docs/', 'bounce verify docs/ --changed origin/main --json'], VERIFY_EXIT_CODES))
+    .action(async (paths, flags) => {
+      const o = flagsAs<Omit<VerifyCommandOptions, 'paths'>>()(flags);
+      const { runVerify } = await import('./commands/verify.js');
+      setExit(await runVerify({ paths, ...o }, io));
     });
 
   // Grading (docs/grading.md): src/commands/grade.ts, the grades themselves in src/grade/.

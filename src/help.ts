@@ -88,6 +88,17 @@ export const GRADE_EXIT_CODES = `Exit codes:
   3    --judge: the agent gave no usable grades (a reply still malformed after its repair, or an agent error); the grades given so far are kept
   130  interrupted (Ctrl-C)`;
 
+export const ATTEST_EXIT_CODES = `Exit codes:
+  0    the attestation was written (its path on stdout)
+  2    usage error: run not found, not converged, not auditing clean, its document changed since, or nowhere to write (give --out)
+  130  interrupted (Ctrl-C)`;
+
+export const VERIFY_EXIT_CODES = `Exit codes:
+  0    every document matches an attestation whose run audits clean and keeps config verify:'s policies
+  1    a document matches none, or its attestation breaks a policy (each is named)
+  2    usage error (a bad path or --changed ref, a config that cannot be read)
+  130  interrupted (Ctrl-C)`;
+
 export const STATS_EXIT_CODES = `Exit codes:
   0    done
   2    usage error (a bad --since, --grades without --write, a config that cannot be read)

@@ -50,6 +50,17 @@ const budgetLimits = {
 export const BudgetConfigSchema = z.object({ ...budgetLimits, batch: z.object(budgetLimits).strict().optional() }).strict();
 export type BudgetConfig = z.infer<typeof BudgetConfigSchema>;
 
+/** `verify:`: what `bounce verify` asks of an attested run besides its audit (docs/provenance.md). */
+export const VerifyConfigSchema = z
+  .object({
+    /** The reviewer and the composer are of different model families (both known). */
+    require_cross_family: z.boolean().default(false),
+    /** No [CONTESTED] note was dismissed (deleted with the text it refers to left as it was). */
+    forbid_dismissed_contested: z.boolean().default(false),
+  })
+  .strict();
+export type VerifyConfig = z.infer<typeof VerifyConfigSchema>;
+
 export const ConfigSchema = z
   .object({
     reviewer: z.string().min(1).optional(),
@@ -90,6 +101,7 @@ export const ConfigSchema = z
     lenses: z.array(z.string().trim().min(1)).max(16).optional(),
     /** true: a run whose reviewer and composer are of one model family (or of one bounce cannot tell) is refused before any dispatch (docs/configuration.md). */
     require_cross_family: z.boolean().default(false),
+    verify: VerifyConfigSchema.default({}),
   })
   .strict();
 export type Config = z.infer<typeof ConfigSchema>;
