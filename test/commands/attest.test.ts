@@ -145,6 +145,22 @@ describe('bounce verify', () => {
     expect(r.stdout).toMatch(new RegExp(`^fail: doc\\.md: its run ${runId} does not audit clean: `));
   });
 
+  it('still passes after a human grades the run (a grade leaves the records digest as it was)', async () => {
+    const r0 = await runMain(['refine', 'doc.md', '--reviewer', 'mock', '--composer', 'mock', '--in-place', '--quiet'], { cwd: dir });
+    expect(r0.code, r0.stderr).toBe(0);
+    expect((await runMain(['attest', 'latest'], { cwd: dir })).code).toBe(0);
+    const list = JSON.parse((await runMain(['grade', 'latest', '--list', '--json'], { cwd: dir })).stdout);
+    const record = join(dir, 'runs', lastRun(), list.findings[0].record);
+    const before = readFileSync(record, 'utf8');
+    expect(list.findings.length).toBeGreaterThan(0);
+    writeFileSync(join(dir, 'verdicts.yaml'), list.findings.map((f: { id: string }) => `"${f.id}": accepted\n`).join(''));
+    const graded = await runMain(['grade', 'latest', '--from', 'verdicts.yaml', '--grader', 'ana'], { cwd: dir });
+    expect(graded.code, graded.stderr).toBe(0);
+    expect(readFileSync(record, 'utf8')).not.toBe(before);
+    const r = await runMain(['verify', 'doc.md'], { cwd: dir });
+    expect(r.code, r.stdout).toBe(0);
+  });
+
   it('finds attestations in --attestations DIR and runs in --runs-dir', async () => {
     await refineInPlace();
     expect((await runMain(['attest', 'latest', '--out', 'att'], { cwd: dir })).code).toBe(0);
