@@ -145,7 +145,7 @@ describe('parseConfig', () => {
     expect(parseConfig('# nothing but a comment\n', 'c.yaml')).toEqual(DEFAULT_CONFIG);
   });
 
-  it('the defaults are 10 passes, 2 000 000 bytes, no extra markers, no agents, summary under 30% of over 50 words, edit format auto, dismissals allowed', () => {
+  it('the defaults are 10 passes, 2 000 000 bytes, no extra markers, no agents, summary under 30% of over 50 words, edit format auto, dismissals allowed, no verify policy', () => {
     expect(DEFAULT_CONFIG).toEqual({
       agents: {},
       max_passes: 10,
@@ -161,6 +161,7 @@ describe('parseConfig', () => {
       dismissals: 'allow',
       min_precision: 0.85,
       require_cross_family: false,
+      verify: { require_cross_family: false, forbid_dismissed_contested: false },
     });
   });
 
@@ -202,6 +203,7 @@ describe('parseConfig', () => {
         'dismissals: repair',
         'min_precision: 0.9',
         'require_cross_family: true',
+        'verify: { require_cross_family: true, forbid_dismissed_contested: true }',
         '',
       ].join('\n'),
       'c.yaml',
@@ -236,6 +238,7 @@ describe('parseConfig', () => {
       dismissals: 'repair',
       min_precision: 0.9,
       require_cross_family: true,
+      verify: { require_cross_family: true, forbid_dismissed_contested: true },
     });
   });
 
