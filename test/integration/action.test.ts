@@ -159,6 +159,32 @@ describe('the action, run as the runner runs it', () => {
     expect(r.code).toBe(2);
   });
 
+  it("runs the scan job of docs/ci.md's workflow as written: only the changed documents since the base branch", () => {
+    const ciMd = readFileSync(join(ROOT, 'docs', 'ci.md'), 'utf8');
+    const block = [...ciMd.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.startsWith('# .github/workflows/bounce-action.yml\n'));
+    const workflow = parse(block!) as { jobs: Record<string, { steps: { uses?: string; with?: Record<string, string> }[] }> };
+    const step = workflow.jobs.scan!.steps.find((s) => s.uses?.endsWith('/bounce-runner@REF'))!;
+    const given = Object.fromEntries(Object.entries(step.with!).map(([k, v]) => [k, String(v).replace('${{ github.base_ref }}', 'main')]));
+    const git = (...args: string[]) => {
+      const r = spawnSync('git', args, { cwd: workspace, encoding: 'utf8', env: cleanEnv({ GIT_CONFIG_NOSYSTEM: '1', HOME: workspace }) });
+      expect(r.status, r.stderr).toBe(0);
+    };
+    writeFileSync(join(workspace, '.gitignore'), 'node_modules/\n');
+    git('init', '-q', '-b', 'main');
+    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'add', '.');
+    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'docs');
+    git('init', '-q', '--bare', '-b', 'main', join(temp, 'origin.git'));
+    git('remote', 'add', 'origin', join(temp, 'origin.git'));
+    git('push', '-q', 'origin', 'main');
+    git('checkout', '-qb', 'feature');
+    writeFileSync(join(workspace, 'docs', 'clean.md'), '# Clean\n\nDeploys happen on Tuesdays.\n[CLARIFY] Which time? (A) morning (B) evening\n');
+    const r = runAction(given);
+    expect(r.code, r.log).toBe(1);
+    expect(r.outputs.notes).toBe('1');
+    expect(r.log).toMatch(/::notice file=docs\/clean\.md|::warning file=docs\/clean\.md/);
+    expect(r.log).not.toContain('docs/noted.md');
+  });
+
   it('refuses an unknown command or fail-on with one error annotation, exit 2', () => {
     const r = runAction({ command: 'publish' });
     expect(r.code).toBe(2);
