@@ -164,7 +164,7 @@ describe('the action, run as the runner runs it', () => {
     const block = [...ciMd.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.startsWith('# .github/workflows/bounce-action.yml\n'));
     const workflow = parse(block!) as { jobs: Record<string, { steps: { uses?: string; with?: Record<string, string> }[] }> };
     const step = workflow.jobs.scan!.steps.find((s) => s.uses?.endsWith('/bounce-runner@REF'))!;
-    const given = Object.fromEntries(Object.entries(step.with!).map(([k, v]) => [k, String(v).replace('${{ github.base_ref }}', 'main')]));
+    const given = Object.fromEntries(Object.entries(step.with!).map(([k, v]) => [k, String(v).replace(/\$\{\{\s*github\.base_ref\s*\}\}/, 'main')]));
     const git = (...args: string[]) => {
       const r = spawnSync('git', args, { cwd: workspace, encoding: 'utf8', env: cleanEnv({ GIT_CONFIG_NOSYSTEM: '1', HOME: workspace }) });
       expect(r.status, r.stderr).toBe(0);
