@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { runLedger } from '../audit/run-notes.js';
-import { modelFamily } from '../judge/judge.js';
+import { modelFamily } from '../adapters/family.js';
 import { listRecordFiles, recordAnchor } from '../store/dispatch-record.js';
 import { sha256 } from '../store/hash.js';
 import type { AgentRecord, RunManifest } from '../store/manifest.js';
