@@ -144,6 +144,22 @@ describe('the action, run as the runner runs it', () => {
     for (const run of report.runs) expect(r.summary).toContain(`| ${run.run_id} | converged | 0 |`);
   });
 
+  it("suggest: a converged run's net change as reviewdog diagnostics in the report file", () => {
+    writeFileSync(join(workspace, 'r.yaml'), `steps:\n  "1": ${JSON.stringify('# Clean\n\nDeploys happen on Tuesdays and Thursdays.\n')}\n`);
+    const refined = runAction({ command: 'refine', paths: 'docs/clean.md', passes: '1', reviewer: 'mock:r.yaml' });
+    expect(refined.code, refined.log).toBe(0);
+    const runDir = JSON.parse(readFileSync(refined.outputs.report!, 'utf8')).run_dir as string;
+    const r = runAction({ command: 'suggest', paths: runDir });
+    expect(r.code, r.log).toBe(0);
+    expect(r.outputs.report).toMatch(/suggestions\.jsonl$/);
+    const diagnostics = readFileSync(r.outputs.report!, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0].suggestions[0].text).toContain('Tuesdays and Thursdays');
+  });
+
   it('refine that does not converge fails under fail-on not-converged and passes under never', () => {
     writeFileSync(join(workspace, 'echo.yaml'), 'steps:\n  "1": { action: echo }\n  "1.repair": { action: echo }\n');
     const failing = runAction({ command: 'refine', paths: 'docs/noted.md', passes: '1', reviewer: 'mock:echo.yaml', 'fail-on': 'not-converged' });
