@@ -128,8 +128,14 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS).default('text'))
     .option('--json', 'print one JSON object with every note (same as --format json)')
     .option('--output <file>', 'write the report to FILE (atomically) instead of stdout')
-    .addOption(new Option('--level <level>', 'severity of each note in github, sarif and codequality output').choices(LEVELS).default('warning'))
-    .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
+    .addOption(
+      new Option(
+        '--level <level>',
+        'severity of each note in github, sarif and codequality output (default: warning; github: CONTESTED warning, CLARIFY notice)',
+      ).choices(LEVELS),
+    )
+    .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked); github: notes on changed lines first')
+    .option('--max-annotations <n>', 'github: annotations per level (default 10), then one notice counting the rest')
     .option('--lint', "also report each note that breaks the protocol's conformance rules (see bounce lint)")
     .option('--rules <ids>', 'with --lint: the lint rules to apply (comma-separated or repeated; default all)', repeatable)
     .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
@@ -154,7 +160,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--json', 'print one JSON object with every problem (same as --format json)')
     .option('--output <file>', 'write the report to FILE (atomically) instead of stdout')
     .addOption(new Option('--level <level>', 'severity of each problem in github, sarif and codequality output').choices(LEVELS).default('warning'))
-    .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
+    .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked); github: problems on changed lines first')
+    .option('--max-annotations <n>', 'github: annotations per level (default 10), then one notice counting the rest')
     .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices([...SYNTAXES]))
     .option('--config <file>', 'config file to read markers and max_bytes from')
@@ -483,8 +490,9 @@ interface ScanFlags {
   format: Format;
   json?: boolean;
   output?: string;
-  level: Level;
+  level?: Level;
   changed?: string;
+  maxAnnotations?: string;
   rules?: string[];
   marker?: string[];
   syntax?: Syntax;
@@ -494,7 +502,15 @@ interface ScanFlags {
 
 function scanFlags(o: ScanFlags) {
   // --format defaults to text, so --json alone still means JSON.
-  return { format: o.json ? undefined : o.format, json: o.json, output: o.output, level: o.level, changed: o.changed, syntax: o.syntax };
+  return {
+    format: o.json ? undefined : o.format,
+    json: o.json,
+    output: o.output,
+    level: o.level,
+    changed: o.changed,
+    maxAnnotations: o.maxAnnotations,
+    syntax: o.syntax,
+  };
 }
 
 /** The config's markers and the `--marker` names, each checked by the config's rule for a marker name, and its `max_bytes`. */

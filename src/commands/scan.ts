@@ -44,7 +44,7 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
     for (const [i, f] of findings.entries()) pushAll(f.findings, lintFindings(files[i]!, ruleIds));
     rules.push(...lintRuleInfo(ruleIds));
   }
-  const report: Report = { command: 'scan', files: findings, rules, level: opts.level ?? 'warning', exitCode };
+  const report: Report = { command: 'scan', files: findings, rules, level: opts.level ?? 'warning', levelByKind: opts.level === undefined, exitCode };
   await emitReport(report, format, opts, io);
   if (format !== 'json') io.stderr.write(`${summary(total, files.filter((f) => f.notes.length > 0).length, files.length)}\n`);
   return exitCode;

@@ -53,6 +53,8 @@ export interface Report {
   files: FileFindings[];
   rules: RuleInfo[];
   level: Level;
+  /** `--level` was not given: github annotations take a scan note's level from its kind (github.ts NOTE_LEVELS). */
+  levelByKind?: boolean;
   exitCode: number;
 }
 

@@ -120,6 +120,46 @@ describe('--output and the job summary', () => {
   });
 });
 
+describe("annotations and the job summary within GitHub's limits", () => {
+  it('--max-annotations caps each level, and the notice names the job summary when it lists every note', async () => {
+    const summary = join(dir, 'capped-summary.md');
+    const r = await runMain(['scan', 'docs', '-f', 'github', '--max-annotations', '1'], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } });
+    expect(r.code).toBe(1);
+    const out = r.stdout.split('\n').filter(Boolean);
+    expect(out.filter((l) => l.startsWith('::warning ')).length).toBe(1);
+    expect(out.at(-1)).toMatch(
+      /^::notice title=bounce scan::\d+ more notes not shown as annotations \(.*GitHub shows 1 per level per step\): every note is listed in the job summary$/,
+    );
+  });
+
+  it('--max-annotations takes a whole number from 1 to 1000, and only with --format github: a one-line usage error otherwise', async () => {
+    for (const bad of ['0', 'ten', '1001', '-3']) {
+      const r = await runMain(['scan', 'docs', '-f', 'github', `--max-annotations=${bad}`], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `bounce: --max-annotations "${bad}" is not a whole number from 1 to 1000: give the annotations to print per level, e.g. --max-annotations 10\n`,
+      );
+    }
+    const r = await runMain(['lint', 'docs', '--max-annotations', '5'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('bounce: --max-annotations applies to --format github, not text: add --format github, or drop --max-annotations\n');
+  });
+
+  it('a job summary the step has nearly filled gets only what fits, a count of the rest, and a warning on stderr', async () => {
+    const summary = join(dir, 'full-summary.md');
+    const earlier = 'x'.repeat(1024 * 1024 - 64 * 1024 - 400);
+    writeFileSync(summary, earlier);
+    const r = await runMain(['scan', 'docs', '-f', 'github'], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } });
+    expect(r.code).toBe(1);
+    const added = readFileSync(summary, 'utf8').slice(earlier.length);
+    expect(Buffer.byteLength(added)).toBeLessThanOrEqual(400);
+    expect(added).toMatch(/\n\d+ more notes left out: GitHub drops a job summary over 1 MiB\. bounce scan --format text lists them all\.\n\n$/);
+    expect(r.stderr).toMatch(/^bounce: the job summary leaves out \d+ rows to stay under GitHub's 1 MiB limit$/m);
+    // The annotations' notice does not send the reader to a summary that lacks some notes.
+    expect(r.stdout).not.toContain('listed in the job summary');
+  });
+});
+
 describe('SARIF is valid for GitHub code scanning', () => {
   for (const command of ['scan', 'lint']) {
     it(`${command}: the SARIF multitool's validate reports no error or warning with the Sarif and Gh rules`, async () => {
