@@ -1,9 +1,11 @@
 /**
- * SARIF 2.1.0 (OASIS) as GitHub code scanning reads it: a rule per marker kind or lint rule,
+ * SARIF 2.1.0 (OASIS) as GitHub code scanning reads it: a rule per marker kind or lint rule
+ * (with `helpUri`, its section of the docs),
  * relative URIs, 1-based UTF-16 columns, and partialFingerprints that stay put when a note
  * moves, so code scanning tracks one alert across commits.
  */
 import { VERSION } from '../version.js';
+import { PACKAGE_URL, ruleUrl } from './docs-url.js';
 import type { Level, Report } from './finding.js';
 
 const SARIF_LEVEL: Record<Level, string> = { error: 'error', warning: 'warning', notice: 'note' };
@@ -23,6 +25,7 @@ export function renderSarif(report: Report): string {
     shortDescription: { text: r.short },
     fullDescription: { text: r.full },
     help: { text: r.help },
+    helpUri: ruleUrl(r.id),
     defaultConfiguration: { level },
   }));
   const results = report.files.flatMap((f) =>
@@ -46,7 +49,7 @@ export function renderSarif(report: Report): string {
             fullName: `bounce ${report.command}`,
             version: VERSION,
             semanticVersion: VERSION,
-            informationUri: 'https://www.npmjs.com/package/bounce-runner',
+            informationUri: PACKAGE_URL,
             rules,
           },
         },

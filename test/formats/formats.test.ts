@@ -24,7 +24,7 @@ beforeAll(() => {
 /** Compares with test/fixtures/formats/golden/<name>; UPDATE_GOLDEN=1 rewrites the file instead. */
 function golden(name: string, actual: string): void {
   const file = join(GOLDEN, name);
-  const normal = actual.replaceAll(`"${VERSION}"`, '"<version>"');
+  const normal = actual.replaceAll(`"${VERSION}"`, '"<version>"').replaceAll(`@${VERSION}/`, '@<version>/');
   if (process.env.UPDATE_GOLDEN === '1') writeFileSync(file, normal);
   expect(normal).toBe(readFileSync(file, 'utf8'));
 }
