@@ -136,6 +136,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     )
     .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked); github: notes on changed lines first')
     .option('--max-annotations <n>', 'github: annotations per level (default 10), then one notice counting the rest')
+    .option('--fixes-from <run>', 'sarif: a converged run of a scanned document; its changes become fixes of the notes it resolved (repeatable)', repeatable)
     .option('--lint', "also report each note that breaks the protocol's conformance rules (see bounce lint)")
     .option('--rules <ids>', 'with --lint: the lint rules to apply (comma-separated or repeated; default all)', repeatable)
     .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
@@ -144,11 +145,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('-q, --quiet', 'no summary on stderr (notes still go to stdout, errors to stderr)')
     .addHelpText('after', commandHelp(SCAN_EXAMPLES, SCAN_EXIT_CODES))
     .action(async (paths, flags) => {
-      const o = flagsAs<ScanFlags & { lint?: boolean }>()(flags);
+      const o = flagsAs<ScanFlags & { lint?: boolean; fixesFrom?: string[] }>()(flags);
       const [{ runScan }, config] = await Promise.all([import('./commands/scan.js'), scanConfig(io, o.config, o.marker ?? [])]);
       // runScan writes only its summary to stderr; its errors are thrown and printed by main.
       const scanIo = o.quiet ? { ...io, stderr: { write: () => true } } : io;
-      setExit(await runScan({ patterns: paths, ...scanFlags(o), ...config, lint: o.lint, rules: o.rules }, scanIo));
+      setExit(await runScan({ patterns: paths, ...scanFlags(o), ...config, lint: o.lint, rules: o.rules, fixesFrom: o.fixesFrom }, scanIo));
     });
 
   program

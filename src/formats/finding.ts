@@ -26,6 +26,16 @@ export interface Finding {
   canonical: boolean;
   /** The nearest non-blank line above the note. */
   refersTo: { line: number; text: string } | null;
+  /** A note a run resolved (`scan --fixes-from`): the change it made there, a SARIF fix. */
+  fix?: RunFix;
+}
+
+/** What a run resolved a note with (src/formats/run-fixes.ts): replace `length` UTF-16 units at `offset` of the document with `inserted`. */
+export interface RunFix {
+  runId: string;
+  offset: number;
+  length: number;
+  inserted: string;
 }
 
 export interface FileFindings {

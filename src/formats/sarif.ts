@@ -6,7 +6,7 @@
  */
 import { VERSION } from '../version.js';
 import { PACKAGE_URL, ruleUrl } from './docs-url.js';
-import type { Level, Report } from './finding.js';
+import type { Level, Report, RunFix } from './finding.js';
 
 const SARIF_LEVEL: Record<Level, string> = { error: 'error', warning: 'warning', notice: 'note' };
 export const FINGERPRINT_KEY = 'bounceFinding/v1';
@@ -14,6 +14,19 @@ export const FINGERPRINT_KEY = 'bounceFinding/v1';
 /** A relative URI reference: each path segment percent-encoded, `/` kept. */
 export function pathUri(path: string): string {
   return path.split('/').map(encodeURIComponent).join('/');
+}
+
+/** A run's change at a note, as a SARIF fix (offsets in UTF-16 units, the run's columnKind). */
+function sarifFix(path: string, fix: RunFix) {
+  return {
+    description: { text: `What bounce run ${fix.runId} wrote here when it resolved this note.` },
+    artifactChanges: [
+      {
+        artifactLocation: { uri: pathUri(path) },
+        replacements: [{ deletedRegion: { charOffset: fix.offset, charLength: fix.length }, insertedContent: { text: fix.inserted } }],
+      },
+    ],
+  };
 }
 
 export function renderSarif(report: Report): string {
@@ -36,6 +49,7 @@ export function renderSarif(report: Report): string {
       message: { text: n.message },
       locations: [{ physicalLocation: { artifactLocation: { uri: pathUri(f.path) }, region: { startLine: n.line, startColumn: n.column } } }],
       partialFingerprints: { [FINGERPRINT_KEY]: n.fingerprint },
+      ...(n.fix ? { fixes: [sarifFix(f.path, n.fix)] } : {}),
     })),
   );
   const log = {

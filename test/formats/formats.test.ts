@@ -6,6 +6,7 @@ import { xmlAttr, xmlText } from '../../src/formats/junit.js';
 import { VERSION } from '../../src/version.js';
 import { FIXTURES, tempDir } from '../support/cli.js';
 import { runMain } from '../support/run-main.js';
+import { makeFakeRun, PASS1, PASS2 } from '../support/fake-run.js';
 import { validateSarif } from '../support/sarif.js';
 
 const HERE = join(FIXTURES, 'formats');
@@ -172,4 +173,37 @@ describe('SARIF is valid for GitHub code scanning', () => {
       expect(log.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('docs/a%2Cb%3Ac%25.md');
     }, 90_000);
   }
+});
+
+describe('SARIF fixes from a converged run (--fixes-from)', () => {
+  it("each note the run resolved carries the run's change as a fix; the multitool finds the log valid; the fixes applied give final.md", async () => {
+    const work = tempDir();
+    const run = makeFakeRun(join(work, 'runs'));
+    // The run's original is the document as it stands in the branch, notes and all.
+    writeFileSync(join(run.dir, 'original.md'), PASS1);
+    writeFileSync(join(work, 'retry.md'), PASS1);
+    const sarif = join(work, 'fixes.sarif');
+    const r = await runMain(['scan', 'retry.md', '-f', 'sarif', '--fixes-from', run.runId, '--output', sarif], { cwd: work });
+    expect(r.code).toBe(1);
+    expect(validateSarif(sarif)).toEqual([]);
+    const results = JSON.parse(readFileSync(sarif, 'utf8')).runs[0].results;
+    expect(results.length).toBe(2);
+    const replacements = results.map((x: { fixes: { artifactChanges: { artifactLocation: { uri: string }; replacements: unknown[] }[] }[] }) => {
+      expect(x.fixes[0]!.artifactChanges[0]!.artifactLocation.uri).toBe('retry.md');
+      return x.fixes[0]!.artifactChanges[0]!.replacements[0] as {
+        deletedRegion: { charOffset: number; charLength: number };
+        insertedContent: { text: string };
+      };
+    });
+    let text = PASS1;
+    for (const x of [...replacements].sort((p, q) => q.deletedRegion.charOffset - p.deletedRegion.charOffset))
+      text = text.slice(0, x.deletedRegion.charOffset) + x.insertedContent.text + text.slice(x.deletedRegion.charOffset + x.deletedRegion.charLength);
+    expect(text).toBe(PASS2);
+  }, 90_000);
+
+  it('--fixes-from with another format is a one-line usage error', async () => {
+    const r = await runMain(['scan', 'docs', '--fixes-from', 'latest'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('bounce: --fixes-from applies to --format sarif, not text: add --format sarif, or drop --fixes-from\n');
+  });
 });
