@@ -136,6 +136,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     )
     .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked); github: notes on changed lines first')
     .option('--max-annotations <n>', 'github: annotations per level (default 10), then one notice counting the rest')
+    .option('--sarif <file>', 'github: also write the SARIF report to FILE (the notice of annotations left out names it)')
     .option('--fixes-from <run>', 'sarif: a converged run of a scanned document; its changes become fixes of the notes it resolved (repeatable)', repeatable)
     .option('--lint', "also report each note that breaks the protocol's conformance rules (see bounce lint)")
     .option('--rules <ids>', 'with --lint: the lint rules to apply (comma-separated or repeated; default all)', repeatable)
@@ -163,6 +164,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addOption(new Option('--level <level>', 'severity of each problem in github, sarif and codequality output').choices(LEVELS).default('warning'))
     .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked); github: problems on changed lines first')
     .option('--max-annotations <n>', 'github: annotations per level (default 10), then one notice counting the rest')
+    .option('--sarif <file>', 'github: also write the SARIF report to FILE (the notice of annotations left out names it)')
     .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices([...SYNTAXES]))
     .option('--config <file>', 'config file to read markers and max_bytes from')
@@ -494,6 +496,7 @@ interface ScanFlags {
   level?: Level;
   changed?: string;
   maxAnnotations?: string;
+  sarif?: string;
   rules?: string[];
   marker?: string[];
   syntax?: Syntax;
@@ -510,6 +513,7 @@ function scanFlags(o: ScanFlags) {
     level: o.level,
     changed: o.changed,
     maxAnnotations: o.maxAnnotations,
+    sarif: o.sarif,
     syntax: o.syntax,
   };
 }

@@ -34,8 +34,8 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
   if (opts.patterns.length === 0) throw usageError('bounce scan needs a file, folder or glob', "try 'bounce scan docs/' or 'bounce scan -' for stdin");
   const format = outputFormat(opts);
   if (opts.rules !== undefined && !opts.lint) throw usageError('--rules chooses lint rules', 'add --lint, or use bounce lint');
-  if (opts.fixesFrom !== undefined && format !== 'sarif')
-    throw usageError(`--fixes-from applies to --format sarif, not ${format}`, 'add --format sarif, or drop --fixes-from');
+  if (opts.fixesFrom !== undefined && format !== 'sarif' && opts.sarif === undefined)
+    throw usageError(`--fixes-from applies to --format sarif (or --sarif), not ${format}`, 'add --format sarif, or drop --fixes-from');
   const ruleIds = opts.lint ? (await import('../formats/lint-findings.js')).selectRules(opts.rules) : undefined;
   if ((format === 'text' || format === 'json') && !opts.lint && opts.output === undefined) return streamReport(await readInputs(opts, io), format, opts, io);
   const files = await scanInputs(opts, io);

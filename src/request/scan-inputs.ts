@@ -37,6 +37,8 @@ export interface OutputOptions {
   maxAnnotations?: string;
   /** `--changed`: with the github format, notes on the lines changed since this ref come first. */
   changed?: string;
+  /** `--sarif FILE`: with the github format, also write the SARIF report there (the overflow notice names it). */
+  sarif?: string;
 }
 
 /** A scanned input: its display path, its text and its notes. */
@@ -82,6 +84,11 @@ export function scanOptions(opts: InputOptions, input: Input): ScanOptions {
 export function outputFormat(opts: OutputOptions): Format {
   if (opts.json && opts.format !== undefined && opts.format !== 'json') throw usageError(`--json and --format ${opts.format} disagree`, 'give one of them');
   const format = opts.json ? 'json' : (opts.format ?? 'text');
+  if (opts.sarif !== undefined && format !== 'github')
+    throw usageError(
+      `--sarif applies to --format github, not ${format}`,
+      format === 'sarif' ? 'use --output for the SARIF file' : 'add --format github, or drop --sarif',
+    );
   if (opts.maxAnnotations !== undefined) {
     if (format !== 'github') throw usageError(`--max-annotations applies to --format github, not ${format}`, 'add --format github, or drop --max-annotations');
     annotationsCap(opts.maxAnnotations);
@@ -103,24 +110,28 @@ function annotationsCap(value: string): number {
 export async function emitReport(report: Report, format: Format, opts: OutputOptions, io: Io): Promise<void> {
   const summaryFile = format === 'github' ? io.env.GITHUB_STEP_SUMMARY : undefined;
   const summary = summaryFile ? stepSummary(report, summaryBudget(resolve(io.cwd, summaryFile))) : undefined;
+  if (opts.sarif !== undefined) await writeReport('--sarif', opts.sarif, render('sarif', report), io);
   const body = format === 'github' ? renderGithub(report, await githubOptions(opts, summary, io)) : render(format, report);
   if (opts.output === undefined) io.stdout.write(body);
-  else {
-    // Loaded only here: a plain scan loads nothing from the run store.
-    const { writeFileAtomic } = await import('../atomic.js');
-    try {
-      writeFileAtomic(resolve(io.cwd, opts.output), body);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? 'error';
-      throw usageError(`cannot write --output ${opts.output} (${code})`, 'check that its folder exists and is writable');
-    }
-  }
+  else await writeReport('--output', opts.output, body, io);
   if (summaryFile && summary) {
     // Appending is the step summary's contract: other steps write to the same file.
     await appendFile(resolve(io.cwd, summaryFile), summary.text).catch((err: NodeJS.ErrnoException) => {
       io.stderr.write(`bounce: cannot append to GITHUB_STEP_SUMMARY (${err.code ?? 'error'}); the annotations above are complete\n`);
     });
     if (summary.omitted > 0) io.stderr.write(`bounce: the job summary leaves out ${summary.omitted} rows to stay under GitHub's 1 MiB limit\n`);
+  }
+}
+
+/** A report written atomically to a file a flag names; a failure is a usage error naming the flag. */
+async function writeReport(flag: string, file: string, body: string, io: Io): Promise<void> {
+  // Loaded only here: a plain scan loads nothing from the run store.
+  const { writeFileAtomic } = await import('../atomic.js');
+  try {
+    writeFileAtomic(resolve(io.cwd, file), body);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw usageError(`cannot write ${flag} ${file} (${code})`, 'check that its folder exists and is writable');
   }
 }
 
@@ -137,7 +148,7 @@ function summaryBudget(file: string): number {
 
 /** The annotations' cap, the changed lines (--changed) that come first, and where the full list is. */
 async function githubOptions(opts: OutputOptions, summary: { omitted: number } | undefined, io: Io): Promise<GithubOptions> {
-  const fullList = summary?.omitted === 0 ? ['the job summary'] : [];
+  const fullList = [...(summary?.omitted === 0 ? ['the job summary'] : []), ...(opts.sarif === undefined ? [] : [opts.sarif])];
   const max = opts.maxAnnotations === undefined ? undefined : annotationsCap(opts.maxAnnotations);
   if (opts.changed === undefined) return { max, fullList };
   const { changedLines } = await import('../git/changed-files.js');

@@ -133,6 +133,16 @@ describe("annotations and the job summary within GitHub's limits", () => {
     );
   });
 
+  it('--sarif FILE writes the SARIF report beside the annotations, and the notice names it as holding every note', async () => {
+    const r = await runMain(['scan', 'docs', '-f', 'github', '--max-annotations', '1', '--sarif', 'both.sarif'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/: every note is listed in both\.sarif$/);
+    expect(readFileSync(join(dir, 'both.sarif'), 'utf8')).toBe((await runMain(['scan', 'docs', '-f', 'sarif'], { cwd: dir })).stdout);
+    const wrong = await runMain(['scan', 'docs', '-f', 'sarif', '--sarif', 'x.sarif'], { cwd: dir });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toBe('bounce: --sarif applies to --format github, not sarif: use --output for the SARIF file\n');
+  });
+
   it('--max-annotations takes a whole number from 1 to 1000, and only with --format github: a one-line usage error otherwise', async () => {
     for (const bad of ['0', 'ten', '1001', '-3']) {
       const r = await runMain(['scan', 'docs', '-f', 'github', `--max-annotations=${bad}`], { cwd: dir });
@@ -204,6 +214,6 @@ describe('SARIF fixes from a converged run (--fixes-from)', () => {
   it('--fixes-from with another format is a one-line usage error', async () => {
     const r = await runMain(['scan', 'docs', '--fixes-from', 'latest'], { cwd: dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('bounce: --fixes-from applies to --format sarif, not text: add --format sarif, or drop --fixes-from\n');
+    expect(r.stderr).toBe('bounce: --fixes-from applies to --format sarif (or --sarif), not text: add --format sarif, or drop --fixes-from\n');
   });
 });
