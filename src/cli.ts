@@ -141,8 +141,16 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS).default('text'))
     .option('--json', 'print one JSON object with every note (same as --format json)')
     .option('--output <file>', 'write the report to FILE (atomically) instead of stdout')
-    .addOption(new Option('--level <level>', 'severity of each note in github, sarif and codequality output').choices(LEVELS).default('warning'))
-    .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
+    .addOption(
+      new Option(
+        '--level <level>',
+        'severity of each note in github, sarif and codequality output (default: warning; github: CONTESTED warning, CLARIFY notice)',
+      ).choices(LEVELS),
+    )
+    .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked); github: notes on changed lines first')
+    .option('--max-annotations <n>', 'github: annotations per level (default 10), then one notice counting the rest')
+    .option('--sarif <file>', 'github: also write the SARIF report to FILE (the notice of annotations left out names it)')
+    .option('--fixes-from <run>', 'sarif: a converged run of a scanned document; its changes become fixes of the notes it resolved (repeatable)', repeatable)
     .option('--lint', "also report each note that breaks the protocol's conformance rules (see bounce lint)")
     .option('--rules <ids>', 'with --lint: the lint rules to apply (comma-separated or repeated; default all)', repeatable)
     .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
@@ -151,11 +159,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('-q, --quiet', 'no summary on stderr (notes still go to stdout, errors to stderr)')
     .addHelpText('after', commandHelp(SCAN_EXAMPLES, SCAN_EXIT_CODES))
     .action(async (paths, flags) => {
-      const o = flagsAs<ScanFlags & { lint?: boolean }>()(flags);
+      const o = flagsAs<ScanFlags & { lint?: boolean; fixesFrom?: string[] }>()(flags);
       const [{ runScan }, config] = await Promise.all([import('./commands/scan.js'), scanConfig(io, o.config, o.marker ?? [])]);
       // runScan writes only its summary to stderr; its errors are thrown and printed by main.
       const scanIo = o.quiet ? { ...io, stderr: { write: () => true } } : io;
-      setExit(await runScan({ patterns: paths, ...scanFlags(o), ...config, lint: o.lint, rules: o.rules }, scanIo));
+      setExit(await runScan({ patterns: paths, ...scanFlags(o), ...config, lint: o.lint, rules: o.rules, fixesFrom: o.fixesFrom }, scanIo));
     });
 
   program
@@ -167,7 +175,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--json', 'print one JSON object with every problem (same as --format json)')
     .option('--output <file>', 'write the report to FILE (atomically) instead of stdout')
     .addOption(new Option('--level <level>', 'severity of each problem in github, sarif and codequality output').choices(LEVELS).default('warning'))
-    .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked)')
+    .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked); github: problems on changed lines first')
+    .option('--max-annotations <n>', 'github: annotations per level (default 10), then one notice counting the rest')
+    .option('--sarif <file>', 'github: also write the SARIF report to FILE (the notice of annotations left out names it)')
     .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices([...SYNTAXES]))
     .option('--config <file>', 'config file to read markers and max_bytes from')
@@ -550,8 +560,10 @@ interface ScanFlags {
   format: Format;
   json?: boolean;
   output?: string;
-  level: Level;
+  level?: Level;
   changed?: string;
+  maxAnnotations?: string;
+  sarif?: string;
   rules?: string[];
   marker?: string[];
   syntax?: Syntax;
@@ -561,7 +573,16 @@ interface ScanFlags {
 
 function scanFlags(o: ScanFlags) {
   // --format defaults to text, so --json alone still means JSON.
-  return { format: o.json ? undefined : o.format, json: o.json, output: o.output, level: o.level, changed: o.changed, syntax: o.syntax };
+  return {
+    format: o.json ? undefined : o.format,
+    json: o.json,
+    output: o.output,
+    level: o.level,
+    changed: o.changed,
+    maxAnnotations: o.maxAnnotations,
+    sarif: o.sarif,
+    syntax: o.syntax,
+  };
 }
 
 /** The config's markers and the `--marker` names, each checked by the config's rule for a marker name, and its `max_bytes`. */

@@ -26,6 +26,8 @@ export interface ScanCommandOptions extends InputOptions, OutputOptions {
   lint?: boolean;
   /** Lint rule ids to apply (default: all). */
   rules?: string[];
+  /** `--fixes-from`: converged runs whose changes become SARIF fixes of the notes they resolved. */
+  fixesFrom?: string[];
 }
 
 /** `bounce scan`: lists notes (as `file:line:col KIND text` or a CI format); exit 0 when none, 1 when any. */
@@ -33,19 +35,29 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
   if (opts.patterns.length === 0) throw usageError('bounce scan needs a file, folder or glob', "try 'bounce scan docs/' or 'bounce scan -' for stdin");
   const format = outputFormat(opts);
   if (opts.rules !== undefined && !opts.lint) throw usageError('--rules chooses lint rules', 'add --lint, or use bounce lint');
+  if (opts.fixesFrom !== undefined && format !== 'sarif' && opts.sarif === undefined)
+    throw usageError(`--fixes-from applies to --format sarif (or --sarif), not ${format}`, 'add --format sarif, or drop --fixes-from');
   const ruleIds = opts.lint ? (await import('../formats/lint-findings.js')).selectRules(opts.rules) : undefined;
   if ((format === 'text' || format === 'json') && !opts.lint && opts.output === undefined) return streamReport(await readInputs(opts, io), format, opts, io);
   const files = await scanInputs(opts, io);
   const total = files.reduce((sum, f) => sum + f.notes.length, 0);
   const exitCode = total === 0 ? EXIT.ok : EXIT.problems;
   const findings: FileFindings[] = files.map((f) => ({ path: f.path, findings: noteFindings(f) }));
+  if (opts.fixesFrom?.length) {
+    const { addRunFixes, loadRunDocuments } = await import('../formats/run-fixes.js');
+    addRunFixes(
+      findings,
+      files.map((f) => f.source),
+      loadRunDocuments(opts.fixesFrom, io.cwd),
+    );
+  }
   const rules = markerRules(opts.markers ?? []);
   if (ruleIds) {
     const { lintFindings, lintRuleInfo } = await import('../formats/lint-findings.js');
     for (const [i, f] of findings.entries()) pushAll(f.findings, lintFindings(files[i]!, ruleIds));
     rules.push(...lintRuleInfo(ruleIds));
   }
-  const report: Report = { command: 'scan', files: findings, rules, level: opts.level ?? 'warning', exitCode };
+  const report: Report = { command: 'scan', files: findings, rules, level: opts.level ?? 'warning', levelByKind: opts.level === undefined, exitCode };
   await emitReport(report, format, opts, io);
   if (format !== 'json') io.stderr.write(`${summary(total, files.filter((f) => f.notes.length > 0).length, files.length)}\n`);
   return exitCode;

@@ -29,6 +29,16 @@ export interface Finding {
   canonical: boolean;
   /** The nearest non-blank line above the note. */
   refersTo: { line: number; text: string } | null;
+  /** A note a run resolved (`scan --fixes-from`): the change it made there, a SARIF fix. */
+  fix?: RunFix;
+}
+
+/** What a run resolved a note with (src/formats/run-fixes.ts): replace `length` UTF-16 units at `offset` of the document with `inserted`. */
+export interface RunFix {
+  runId: string;
+  offset: number;
+  length: number;
+  inserted: string;
 }
 
 export interface FileFindings {
@@ -56,6 +66,8 @@ export interface Report {
   files: FileFindings[];
   rules: RuleInfo[];
   level: Level;
+  /** `--level` was not given: github annotations take a scan note's level from its kind (github.ts NOTE_LEVELS). */
+  levelByKind?: boolean;
   exitCode: number;
 }
 

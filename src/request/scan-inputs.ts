@@ -11,7 +11,7 @@ import { DEFAULT_CONFIG, MARKER_NAME, MARKER_NAME_RULE } from '../config/schema.
 import { mdxForPath, scanNotes, syntaxForPath, type Note, type ScanOptions, type Syntax } from '../protocol/scanner.js';
 import type { Format, Level, Report } from '../formats/finding.js';
 import { render } from '../formats/render.js';
-import { stepSummary } from '../formats/github.js';
+import { type GithubOptions, renderGithub, STEP_SUMMARY_LIMIT_BYTES, STEP_SUMMARY_MARGIN_BYTES, stepSummary } from '../formats/github.js';
 import { withoutBom } from '../text/lines.js';
 
 export interface InputOptions {
@@ -31,8 +31,14 @@ export interface OutputOptions {
   format?: Format;
   /** Write the report here (atomically) instead of stdout. */
   output?: string;
-  /** Severity of every finding in github, sarif and codequality output (default warning). */
+  /** Severity of every finding in github, sarif and codequality output (default warning; see github.ts NOTE_LEVELS). */
   level?: Level;
+  /** `--max-annotations`: github annotations per level (default GITHUB_ANNOTATIONS_PER_LEVEL), as typed. */
+  maxAnnotations?: string;
+  /** `--changed`: with the github format, notes on the lines changed since this ref come first. */
+  changed?: string;
+  /** `--sarif FILE`: with the github format, also write the SARIF report there (the overflow notice names it). */
+  sarif?: string;
 }
 
 /** A scanned input: its display path, its text and its notes. */
@@ -77,30 +83,84 @@ export function scanOptions(opts: InputOptions, input: Input): ScanOptions {
 
 export function outputFormat(opts: OutputOptions): Format {
   if (opts.json && opts.format !== undefined && opts.format !== 'json') throw usageError(`--json and --format ${opts.format} disagree`, 'give one of them');
-  return opts.json ? 'json' : (opts.format ?? 'text');
+  const format = opts.json ? 'json' : (opts.format ?? 'text');
+  if (opts.sarif !== undefined && format !== 'github')
+    throw usageError(
+      `--sarif applies to --format github, not ${format}`,
+      format === 'sarif' ? 'use --output for the SARIF file' : 'add --format github, or drop --sarif',
+    );
+  if (opts.maxAnnotations !== undefined) {
+    if (format !== 'github') throw usageError(`--max-annotations applies to --format github, not ${format}`, 'add --format github, or drop --max-annotations');
+    annotationsCap(opts.maxAnnotations);
+  }
+  return format;
+}
+
+/** `--max-annotations N`: a whole number from 1 to 1000. */
+function annotationsCap(value: string): number {
+  const n = /^\d{1,4}$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!(n >= 1 && n <= 1000)) {
+    const shown = JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+    throw usageError(`--max-annotations ${shown} is not a whole number from 1 to 1000`, 'give the annotations to print per level, e.g. --max-annotations 10');
+  }
+  return n;
 }
 
 /** Renders the report to stdout or `--output`, and with the github format appends the job summary. */
 export async function emitReport(report: Report, format: Format, opts: OutputOptions, io: Io): Promise<void> {
-  const body = render(format, report);
+  const summaryFile = format === 'github' ? io.env.GITHUB_STEP_SUMMARY : undefined;
+  const summary = summaryFile ? stepSummary(report, summaryBudget(resolve(io.cwd, summaryFile))) : undefined;
+  if (opts.sarif !== undefined) await writeReport('--sarif', opts.sarif, render('sarif', report), io);
+  const body = format === 'github' ? renderGithub(report, await githubOptions(opts, summary, io)) : render(format, report);
   if (opts.output === undefined) io.stdout.write(body);
-  else {
-    // Loaded only here: a plain scan loads nothing from the run store.
-    const { writeFileAtomic } = await import('../atomic.js');
-    try {
-      writeFileAtomic(resolve(io.cwd, opts.output), body);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? 'error';
-      throw usageError(`cannot write --output ${opts.output} (${code})`, 'check that its folder exists and is writable');
-    }
-  }
-  const summaryFile = io.env.GITHUB_STEP_SUMMARY;
-  if (format === 'github' && summaryFile) {
+  else await writeReport('--output', opts.output, body, io);
+  if (summaryFile && summary) {
     // Appending is the step summary's contract: other steps write to the same file.
-    await appendFile(resolve(io.cwd, summaryFile), stepSummary(report)).catch((err: NodeJS.ErrnoException) => {
+    await appendFile(resolve(io.cwd, summaryFile), summary.text).catch((err: NodeJS.ErrnoException) => {
       io.stderr.write(`bounce: cannot append to GITHUB_STEP_SUMMARY (${err.code ?? 'error'}); the annotations above are complete\n`);
     });
+    if (summary.omitted > 0) io.stderr.write(`bounce: the job summary leaves out ${summary.omitted} rows to stay under GitHub's 1 MiB limit\n`);
   }
+}
+
+/** A report written atomically to a file a flag names; a failure is a usage error naming the flag. */
+async function writeReport(flag: string, file: string, body: string, io: Io): Promise<void> {
+  // Loaded only here: a plain scan loads nothing from the run store.
+  const { writeFileAtomic } = await import('../atomic.js');
+  try {
+    writeFileAtomic(resolve(io.cwd, file), body);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw usageError(`cannot write ${flag} ${file} (${code})`, 'check that its folder exists and is writable');
+  }
+}
+
+/** The bytes the summary may add: GitHub's limit less a margin and what the step already wrote there. */
+function summaryBudget(file: string): number {
+  let written = 0;
+  try {
+    written = statSync(file).size;
+  } catch {
+    // Not written yet: the whole budget.
+  }
+  return Math.max(0, STEP_SUMMARY_LIMIT_BYTES - STEP_SUMMARY_MARGIN_BYTES - written);
+}
+
+/** The annotations' cap, the changed lines (--changed) that come first, and where the full list is. */
+async function githubOptions(opts: OutputOptions, summary: { omitted: number } | undefined, io: Io): Promise<GithubOptions> {
+  const fullList = [...(summary?.omitted === 0 ? ['the job summary'] : []), ...(opts.sarif === undefined ? [] : [opts.sarif])];
+  const max = opts.maxAnnotations === undefined ? undefined : annotationsCap(opts.maxAnnotations);
+  if (opts.changed === undefined) return { max, fullList };
+  const { changedLines } = await import('../git/changed-files.js');
+  const lines = await changedLines(io.cwd, opts.changed);
+  return {
+    max,
+    fullList,
+    changed: (path, line) => {
+      const l = lines.get(resolve(io.cwd, path));
+      return l === 'all' || (l?.has(line) ?? false);
+    },
+  };
 }
 
 /** A character device: something to read as a stream, not a file of a known size. */

@@ -57,6 +57,34 @@ describe('--changed <git-ref>', () => {
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: 'no notes (0 files scanned)\n' });
   });
 
+  it('github: notes on lines changed since the merge base come first (unstaged edits and untracked files count), then the rest', async () => {
+    const lines = ['Intro.', '[CLARIFY] Old one? (A) a (B) b', 'Kept.', '[CLARIFY] Old two? (A) a (B) b'];
+    writeFileSync(join(repo, 'docs/order.md'), `${lines.join('\n')}\n`);
+    git('add', 'docs/order.md');
+    git('commit', '-qm', 'order base');
+    git('checkout', '-qb', 'order');
+    writeFileSync(join(repo, 'docs/order.md'), `${[...lines, 'New text.', '[CONTESTED] New: use two.'].join('\n')}\n`);
+    git('commit', '-qam', 'order');
+    // Unstaged: line 4's note reworded.
+    writeFileSync(
+      join(repo, 'docs/order.md'),
+      `${[...lines.slice(0, 3), '[CLARIFY] Old two, reworded? (A) a (B) b', 'New text.', '[CONTESTED] New: use two.'].join('\n')}\n`,
+    );
+    writeFileSync(join(repo, 'docs/zz-new.md'), 'Text.\n[CLARIFY] Brand new? (A) a (B) b\n');
+    try {
+      const r = await runMain(['scan', 'docs/order.md', 'docs/zz-new.md', 'docs/old.md', '--format', 'github', '--changed', 'HEAD~1'], { cwd: repo });
+      const where = r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => /file=([^,]+),line=(\d+)/.exec(l)!.slice(1).join(':'));
+      expect(where).toEqual(['docs/order.md:4', 'docs/order.md:6', 'docs/zz-new.md:2', 'docs/order.md:2']);
+    } finally {
+      git('checkout', '-q', '--', 'docs/order.md');
+      git('checkout', '-q', 'feature');
+      execFileSync('rm', [join(repo, 'docs/zz-new.md')]);
+    }
+  });
+
   it('an unknown ref is a one-line error naming the fix', async () => {
     const r = await runMain(['scan', 'docs', '--changed', 'origin/mian'], { cwd: repo });
     expect(r.code).toBe(2);

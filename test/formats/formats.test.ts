@@ -6,6 +6,7 @@ import { xmlAttr, xmlText } from '../../src/formats/junit.js';
 import { VERSION } from '../../src/version.js';
 import { FIXTURES, tempDir } from '../support/cli.js';
 import { runMain } from '../support/run-main.js';
+import { makeFakeRun, PASS1, PASS2 } from '../support/fake-run.js';
 import { validateSarif } from '../support/sarif.js';
 
 const HERE = join(FIXTURES, 'formats');
@@ -24,7 +25,7 @@ beforeAll(() => {
 /** Compares with test/fixtures/formats/golden/<name>; UPDATE_GOLDEN=1 rewrites the file instead. */
 function golden(name: string, actual: string): void {
   const file = join(GOLDEN, name);
-  const normal = actual.replaceAll(`"${VERSION}"`, '"<version>"');
+  const normal = actual.replaceAll(`"${VERSION}"`, '"<version>"').replaceAll(`@${VERSION}/`, '@<version>/');
   if (process.env.UPDATE_GOLDEN === '1') writeFileSync(file, normal);
   expect(normal).toBe(readFileSync(file, 'utf8'));
 }
@@ -120,6 +121,56 @@ describe('--output and the job summary', () => {
   });
 });
 
+describe("annotations and the job summary within GitHub's limits", () => {
+  it('--max-annotations caps each level, and the notice names the job summary when it lists every note', async () => {
+    const summary = join(dir, 'capped-summary.md');
+    const r = await runMain(['scan', 'docs', '-f', 'github', '--max-annotations', '1'], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } });
+    expect(r.code).toBe(1);
+    const out = r.stdout.split('\n').filter(Boolean);
+    expect(out.filter((l) => l.startsWith('::warning ')).length).toBe(1);
+    expect(out.at(-1)).toMatch(
+      /^::notice title=bounce scan::\d+ more notes not shown as annotations \(.*GitHub shows 1 per level per step\): every note is listed in the job summary$/,
+    );
+  });
+
+  it('--sarif FILE writes the SARIF report beside the annotations, and the notice names it as holding every note', async () => {
+    const r = await runMain(['scan', 'docs', '-f', 'github', '--max-annotations', '1', '--sarif', 'both.sarif'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/: every note is listed in both\.sarif$/);
+    expect(readFileSync(join(dir, 'both.sarif'), 'utf8')).toBe((await runMain(['scan', 'docs', '-f', 'sarif'], { cwd: dir })).stdout);
+    const wrong = await runMain(['scan', 'docs', '-f', 'sarif', '--sarif', 'x.sarif'], { cwd: dir });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toBe('bounce: --sarif applies to --format github, not sarif: use --output for the SARIF file\n');
+  });
+
+  it('--max-annotations takes a whole number from 1 to 1000, and only with --format github: a one-line usage error otherwise', async () => {
+    for (const bad of ['0', 'ten', '1001', '-3']) {
+      const r = await runMain(['scan', 'docs', '-f', 'github', `--max-annotations=${bad}`], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `bounce: --max-annotations "${bad}" is not a whole number from 1 to 1000: give the annotations to print per level, e.g. --max-annotations 10\n`,
+      );
+    }
+    const r = await runMain(['lint', 'docs', '--max-annotations', '5'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('bounce: --max-annotations applies to --format github, not text: add --format github, or drop --max-annotations\n');
+  });
+
+  it('a job summary the step has nearly filled gets only what fits, a count of the rest, and a warning on stderr', async () => {
+    const summary = join(dir, 'full-summary.md');
+    const earlier = 'x'.repeat(1024 * 1024 - 64 * 1024 - 400);
+    writeFileSync(summary, earlier);
+    const r = await runMain(['scan', 'docs', '-f', 'github'], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } });
+    expect(r.code).toBe(1);
+    const added = readFileSync(summary, 'utf8').slice(earlier.length);
+    expect(Buffer.byteLength(added)).toBeLessThanOrEqual(400);
+    expect(added).toMatch(/\n\d+ more notes left out: GitHub drops a job summary over 1 MiB\. bounce scan --format text lists them all\.\n\n$/);
+    expect(r.stderr).toMatch(/^bounce: the job summary leaves out \d+ rows to stay under GitHub's 1 MiB limit$/m);
+    // The annotations' notice does not send the reader to a summary that lacks some notes.
+    expect(r.stdout).not.toContain('listed in the job summary');
+  });
+});
+
 describe('SARIF is valid for GitHub code scanning', () => {
   for (const command of ['scan', 'lint']) {
     it(`${command}: the SARIF multitool's validate reports no error or warning with the Sarif and Gh rules`, async () => {
@@ -132,4 +183,37 @@ describe('SARIF is valid for GitHub code scanning', () => {
       expect(log.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('docs/a%2Cb%3Ac%25.md');
     }, 90_000);
   }
+});
+
+describe('SARIF fixes from a converged run (--fixes-from)', () => {
+  it("each note the run resolved carries the run's change as a fix; the multitool finds the log valid; the fixes applied give final.md", async () => {
+    const work = tempDir();
+    const run = makeFakeRun(join(work, 'runs'));
+    // The run's original is the document as it stands in the branch, notes and all.
+    writeFileSync(join(run.dir, 'original.md'), PASS1);
+    writeFileSync(join(work, 'retry.md'), PASS1);
+    const sarif = join(work, 'fixes.sarif');
+    const r = await runMain(['scan', 'retry.md', '-f', 'sarif', '--fixes-from', run.runId, '--output', sarif], { cwd: work });
+    expect(r.code).toBe(1);
+    expect(validateSarif(sarif)).toEqual([]);
+    const results = JSON.parse(readFileSync(sarif, 'utf8')).runs[0].results;
+    expect(results.length).toBe(2);
+    const replacements = results.map((x: { fixes: { artifactChanges: { artifactLocation: { uri: string }; replacements: unknown[] }[] }[] }) => {
+      expect(x.fixes[0]!.artifactChanges[0]!.artifactLocation.uri).toBe('retry.md');
+      return x.fixes[0]!.artifactChanges[0]!.replacements[0] as {
+        deletedRegion: { charOffset: number; charLength: number };
+        insertedContent: { text: string };
+      };
+    });
+    let text = PASS1;
+    for (const x of [...replacements].sort((p, q) => q.deletedRegion.charOffset - p.deletedRegion.charOffset))
+      text = text.slice(0, x.deletedRegion.charOffset) + x.insertedContent.text + text.slice(x.deletedRegion.charOffset + x.deletedRegion.charLength);
+    expect(text).toBe(PASS2);
+  }, 90_000);
+
+  it('--fixes-from with another format is a one-line usage error', async () => {
+    const r = await runMain(['scan', 'docs', '--fixes-from', 'latest'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('bounce: --fixes-from applies to --format sarif (or --sarif), not text: add --format sarif, or drop --fixes-from\n');
+  });
 });
