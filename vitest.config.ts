@@ -31,6 +31,7 @@ const SLOW = [
   'test/commands/batch.test.ts',
   'test/commands/bench.cmd.test.ts',
   'test/commands/scan.changed.test.ts',
+  'test/text/line-diff.git.test.ts',
   'test/commands/init.test.ts',
   'test/commands/runs.test.ts',
   'test/docs/ci-examples.test.ts',
