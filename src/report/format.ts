@@ -1,5 +1,6 @@
 import type { PassRecord, RunManifest, UsageTotals } from '../store/manifest.js';
 import { ledgerPasses } from '../audit/run-notes.js';
+import { displayWidth, padColumns } from '../text/display-width.js';
 
 /** Shared summaries of a run for `runs`, `show` and the HTML report. */
 export interface RunSummary {
@@ -100,14 +101,14 @@ export function fmtTime(iso: string | null | undefined): string {
   return Number.isNaN(t) ? iso : new Date(t).toISOString().slice(0, 16).replace('T', ' ');
 }
 
-/** Left-aligned columns separated by two spaces; the last column is not padded. */
+/** Left-aligned columns separated by two spaces, padded to terminal columns (a CJK name takes two a character); the last column is not padded. */
 export function table(rows: string[][]): string {
   const widths: number[] = [];
-  for (const row of rows) for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+  for (const row of rows) for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, displayWidth(cell));
   return `${rows
     .map((row) =>
       row
-        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .map((cell, i) => (i === row.length - 1 ? cell : padColumns(cell, widths[i]!)))
         .join('  ')
         .trimEnd(),
     )
