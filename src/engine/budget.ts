@@ -156,9 +156,12 @@ export function estimateDispatch(o: {
   outputBudget: number | null;
   model: string | null;
   prices?: PriceOverrides;
+  /** Characters a token per model, from the runs folder's records (`RunPlan.charsPerToken`); a model not in it: 4. */
+  charsPerToken?: Readonly<Record<string, number>>;
 }): DispatchEstimate & { promptTokens: number; outputTokens: number; costSource: CostSource } {
-  const promptTokens = estimateTokens(o.prompt);
-  const outputTokens = o.outputBudget ?? replyTokens(o.document);
+  const ratio = o.model === null ? undefined : o.charsPerToken?.[o.model];
+  const promptTokens = estimateTokens(o.prompt, ratio);
+  const outputTokens = o.outputBudget ?? replyTokens(o.document, ratio);
   const found = priceFor(o.model, o.prices);
   const costUsd = found ? tokensCost(found.price, { input: promptTokens, output: outputTokens }) : null;
   return { tokens: promptTokens + outputTokens, costUsd, promptTokens, outputTokens, costSource: found ? 'table' : 'unknown' };
@@ -211,7 +214,14 @@ export function estimateRun(plan: RunPlan): { passes: PassEstimate[]; tokens: nu
       editFormat: replyMode(plan.replyMode).editFormat,
     });
     const model = expectedModel(plan, role);
-    const e = estimateDispatch({ prompt, document: plan.input.text, outputBudget: plan.maxOutputTokens[role], model, prices: plan.prices });
+    const e = estimateDispatch({
+      prompt,
+      document: plan.input.text,
+      outputBudget: plan.maxOutputTokens[role],
+      model,
+      prices: plan.prices,
+      charsPerToken: plan.charsPerToken,
+    });
     refused ??= account.admit(e);
     if (!refused) account.charge({ tokens: e.tokens, costUsd: e.costUsd });
     return {

@@ -224,6 +224,7 @@ class PassRun {
       outputBudget: plan.maxOutputTokens[this.role],
       model: this.model,
       prices: plan.prices,
+      charsPerToken: plan.charsPerToken,
     });
     for (const account of this.ctx.budgets) {
       const refused = account.admit(estimate);

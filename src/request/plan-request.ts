@@ -1,3 +1,4 @@
+import { charsPerTokenByModel } from '../store/token-ratios.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CheckProblem } from '../contract/contract.js';
@@ -114,6 +115,7 @@ export async function completePlan(
     ...(req.batchId ? { batchId: req.batchId } : {}),
     budget: runBudget(req.budget, config.budget),
     prices: config.prices,
+    charsPerToken: charsPerTokenByModel(req.runsDir),
     lint: req.lint,
     dismissals: req.dismissals ?? config.dismissals,
     goal: req.goal,
