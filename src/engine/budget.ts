@@ -142,6 +142,16 @@ export class BudgetAccount {
 export const hasLimits = (l: BudgetLimits | undefined): boolean =>
   l !== undefined && (l.costUsd !== undefined || l.tokens !== undefined || l.dispatches !== undefined);
 
+/** Whether a role's agent logs in with a subscription (its check resolved `auth: subscription`): billed by plan, not by the token. */
+export function bySubscription(plan: Pick<RunPlan, 'resolved'>, role: Role): boolean {
+  return plan.resolved[role]?.auth === 'subscription';
+}
+
+/** A dispatch's cost as `subscription` when its agent logs in with one: the figure, reported or priced, is then list price, not a charge. */
+export function listPriced<T extends { cost_usd: number | null; cost_source: CostSource }>(cost: T, plan: Pick<RunPlan, 'resolved'>, role: Role): T {
+  return cost.cost_usd !== null && bySubscription(plan, role) ? { ...cost, cost_source: 'subscription' } : cost;
+}
+
 /** The model a role's dispatches are expected to use before a reply names one: configured, resolved by the check, else the adapter's default. */
 export function expectedModel(plan: RunPlan, role: Role): string | null {
   const a = plan.agents[role];

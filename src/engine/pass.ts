@@ -14,7 +14,7 @@ import { openClosing, type PassClosing, type RunRecorder } from '../store/record
 import { dispatchStem } from '../store/run-folder.js';
 import { type AttemptKind, type PassStatus, type Role, TRANSIENT_ERROR_TYPES } from '../vocabulary.js';
 import { backoffMs, nextTurn } from './backoff.js';
-import { BUDGET_ERROR, type BudgetHold, type BudgetAccount, estimateDispatch, expectedModel, hasLimit } from './budget.js';
+import { BUDGET_ERROR, type BudgetHold, type BudgetAccount, estimateDispatch, expectedModel, hasLimit, listPriced } from './budget.js';
 import { type LintFinding, lintAdded, lintLines, lintRepairReason } from './lint-notes.js';
 import type { Clock } from './clock.js';
 import type { DispatchResult, EngineDeps, EventSink } from './deps.js';
@@ -347,7 +347,7 @@ class PassRun {
     const cost = free
       ? { cost_usd: 0, cost_source: free }
       : usage
-        ? dispatchCost(usage, model, this.ctx.plan.prices)
+        ? listPriced(dispatchCost(usage, model, this.ctx.plan.prices), this.ctx.plan, this.role)
         : { cost_usd: null, cost_source: 'unknown' as const };
     const tokens = usage && (usage.input_tokens !== null || usage.output_tokens !== null) ? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) : null;
     for (const { account, hold } of d.holds) {

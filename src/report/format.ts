@@ -94,6 +94,11 @@ export function fmtCost(usd: number | null | undefined): string {
   return usd === 0 ? '$0' : usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
 }
 
+/** A run's total cost with what it is: a subscription login's cost is the list price of what it used, not a charge. */
+export function fmtRunCost(totals: { cost_usd: number | null; cost_source?: string | null }): string {
+  return `${fmtCost(totals.cost_usd)}${totals.cost_usd !== null && totals.cost_source === 'subscription' ? ' (list price)' : ''}`;
+}
+
 /** `2026-05-14 12:34` in UTC: runs are named in UTC too. */
 export function fmtTime(iso: string | null | undefined): string {
   if (!iso) return '-';

@@ -5,7 +5,7 @@ import { noteSpans } from '../protocol/ledger.js';
 import { scanNotes } from '../protocol/scanner.js';
 import type { AgentRecord, DispatchRef, RunManifest } from '../store/manifest.js';
 import { esc } from './escape.js';
-import { fmtCost, fmtDuration, fmtTime, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from './format.js';
+import { fmtCost, fmtDuration, fmtRunCost, fmtTime, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from './format.js';
 import { type NoteLines, sideBySide } from './html-diff.js';
 import { netChange, passChanges } from './pass-docs.js';
 import { type RunNote, runLedger, runReading } from '../audit/run-notes.js';
@@ -64,7 +64,7 @@ function summary(m: RunManifest): string {
       `+${s.notes.added} added, -${s.notes.resolved} resolved${s.notes.acted === null ? '' : ` (${s.notes.acted} acted on, ${s.notes.dismissed} dismissed)`}`,
     ],
     ['tokens', `${fmtTokens(s.tokens.total)} <span class="muted">(in ${fmtTokens(s.tokens.input)}, out ${fmtTokens(s.tokens.output)})</span>`],
-    ['cost', fmtCost(s.cost_usd)],
+    ['cost', esc(fmtRunCost(m.totals))],
     ['duration', `${fmtDuration(s.duration_ms)} <span class="muted">started ${esc(fmtTime(m.created_at))} UTC</span>`],
     ['evidence', esc(evidence)],
     ['output', m.output.written ? esc(m.output.path ?? m.output.target) : 'not written'],

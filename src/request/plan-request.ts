@@ -21,7 +21,7 @@ import type { RunManifest } from '../store/manifest.js';
 import { type Dismissals, type LintMode, ROLES, type Role } from '../vocabulary.js';
 import { outputTarget } from './output-target.js';
 import type { BudgetLimits } from '../engine/plan.js';
-import { runBudget, unpricedWarnings } from './budget-flags.js';
+import { runBudget, subscriptionWarnings, unpricedWarnings } from './budget-flags.js';
 import { editFormatFor } from '../text/edit-blocks.js';
 import { replyModeFor } from '../engine/reply.js';
 import type { EditFormatSetting } from '../vocabulary.js';
@@ -121,7 +121,10 @@ export async function completePlan(
     goal: req.goal,
     context: { nonce: makeContextNonce(contextTexts), budget: config.context_max_bytes, files: contextFiles(context) },
   };
-  return { plan, warnings: [...blanked.warnings, ...checkWarnings(checks), ...unpricedWarnings(plan, [plan.budget])] };
+  return {
+    plan,
+    warnings: [...blanked.warnings, ...checkWarnings(checks), ...unpricedWarnings(plan, [plan.budget]), ...subscriptionWarnings(plan, [plan.budget])],
+  };
 }
 
 /**
