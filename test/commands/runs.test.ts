@@ -233,7 +233,9 @@ describe('bounce diff', () => {
     const io = memIo(tmp, { tty: false });
     expect(await runDiff({ run: 'spec', runsDir, net: true, wordDiff: true }, io)).toBe(0);
     const out = io.out();
-    expect(out).toContain('\nThe classifier [-should retry on-]{+retries+} transient errors with exponential [-backoff up to 5 attempts.-]{+backoff, at most 2 attempts, then surfaces the failure.+}\n');
+    expect(out).toContain(
+      '\nThe classifier [-should retry on-]{+retries+} transient errors with exponential [-backoff up to 5 attempts.-]{+backoff, at most 2 attempts, then surfaces the failure.+}\n',
+    );
     // The unchanged lines have no leading space, and no line is a whole line removed and added.
     expect(out).toContain('\n# Retry policy\n');
     expect(out).not.toMatch(/^[-+](?!--|\+\+)/m);
