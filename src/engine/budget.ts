@@ -1,4 +1,5 @@
-import { estimateTokens, replyTokens } from '../preflight/preflight.js';
+import { replyTokens } from '../preflight/preflight.js';
+import { estimateTokens } from '../text/token-estimate.js';
 import { combineCostSources, type PriceOverrides, priceFor, tokensCost } from '../prices.js';
 import { adapterInfo } from '../adapters/builtins.js';
 import type { BudgetLimit, CostSource, Role } from '../vocabulary.js';

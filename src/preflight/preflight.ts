@@ -1,3 +1,4 @@
+import { DEFAULT_CHARS_PER_TOKEN, estimateTokens } from '../text/token-estimate.js';
 import { agentSettingFix } from '../adapters/agent-entry.js';
 import { checkAgent } from './check-agent.js';
 import { type CheckProblem, type Role, ROLES } from '../contract/contract.js';
@@ -70,25 +71,6 @@ export async function checkOne(agent: ResolvedAgent, env: NodeJS.ProcessEnv, pro
 /** The warnings of a run's checks, once each (one agent in both roles has one check, and its warnings are the same objects). */
 export function checkWarnings(checks: Record<Role, AgentCheck> | null): CheckProblem[] {
   return checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
-}
-
-/** Characters a token when nothing better is known: English prose's figure. */
-export const DEFAULT_CHARS_PER_TOKEN = 4;
-
-/**
- * Rough token estimate of a text: its characters over `charsPerToken` (4 for prose, or the
- * model's own ratio from the runs folder's records, src/store/token-ratios.ts), and never
- * fewer than one token for each non-ASCII character (CJK text runs about one a character,
- * where the 4-character rule would count a quarter of it).
- */
-export function estimateTokens(text: string, charsPerToken = DEFAULT_CHARS_PER_TOKEN): number {
-  let nonAscii = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    // A surrogate pair is one character: count its first half only.
-    if (c > 0x7f && (c < 0xdc00 || c > 0xdfff)) nonAscii++;
-  }
-  return Math.max(Math.ceil(text.length / charsPerToken), nonAscii);
 }
 
 /** Tokens of a reply that is the whole document again, with room for its notes. */

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { estimateTokens } from '../../src/preflight/preflight.js';
+import { estimateTokens } from '../../src/text/token-estimate.js';
 import { fmtRunCost } from '../../src/report/format.js';
 import { listRecordFiles, readRecord } from '../../src/store/dispatch-record.js';
 import { verifyRun } from '../../src/audit/verify.js';
