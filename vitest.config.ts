@@ -32,6 +32,7 @@ const SLOW = [
   'test/commands/bench.cmd.test.ts',
   'test/commands/scan.changed.test.ts',
   'test/commands/verify.changed.test.ts',
+  'test/text/line-diff.git.test.ts',
   'test/commands/init.test.ts',
   'test/commands/runs.test.ts',
   'test/docs/ci-examples.test.ts',

@@ -406,10 +406,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--no-color', 'plain output even on a terminal')
     .option('--net', 'one diff from the original to the final document (the last one if the run did not converge)')
     .option('--json', 'with two runs: print the comparison as one JSON object')
+    .option('--word-diff', "changed lines word by word, in git's plain style: [-removed-]{+added+}")
     .action(async (run, pass, o) => {
       const { runDiff } = await import('./commands/diff.js');
       const color = o.color === false ? false : undefined;
-      setExit(await runDiff({ run, runsDir: await runsDir(o), pass, color, net: o.net, json: o.json }, io));
+      setExit(await runDiff({ run, runsDir: await runsDir(o), pass, color, net: o.net, json: o.json, wordDiff: o.wordDiff }, io));
     });
 
   program

@@ -126,9 +126,10 @@ export function dispatchCost(usage: PricedUsage, model: string | null, overrides
 }
 
 /** A cache hit's or a replayed reply's 0 is certain and adds nothing: a sum with a priced part takes that part's source. */
-const CERTAINTY: Readonly<Record<CostSource, number>> = { replay: -1, cache: -1, provider: 0, table: 1, unknown: 2 };
+// A subscription's list price is further from what is billed than a table's price of billed tokens: a sum with one is list price in part.
+const CERTAINTY: Readonly<Record<CostSource, number>> = { replay: -1, cache: -1, provider: 0, table: 1, subscription: 1.5, unknown: 2 };
 
-/** The source of a sum of costs: the least certain of its parts (`unknown` over `table` over `provider` over `cache` and `replay`); null for no parts. */
+/** The source of a sum of costs: the least certain of its parts (`unknown` over `subscription` over `table` over `provider` over `cache` and `replay`); null for no parts. */
 export function combineCostSources(a: CostSource | null | undefined, b: CostSource | null | undefined): CostSource | null {
   if (!a) return b ?? null;
   if (!b) return a;

@@ -67,9 +67,11 @@ export const TRANSIENT_ERROR_TYPES: ReadonlySet<HostErrorType> = new Set(['rate_
  * priced the reported tokens from its price table or config `prices:` (`table`), or
  * neither was possible (`unknown`); or the reply came from the response cache, no agent
  * called (`cache`, cost 0); or `bounce replay` answered it from a recorded run (`replay`,
- * cost 0). Totals take the least certain source of their parts.
+ * cost 0); or the agent logs in with a subscription (a Claude or ChatGPT plan), which bills
+ * no token, so its cost, reported or priced, is the list price of what it used
+ * (`subscription`). Totals take the least certain source of their parts.
  */
-export const CostSourceSchema = z.enum(['provider', 'table', 'unknown', 'cache', 'replay']);
+export const CostSourceSchema = z.enum(['provider', 'table', 'unknown', 'cache', 'replay', 'subscription']);
 export type CostSource = z.infer<typeof CostSourceSchema>;
 
 /** The limits a budget can set (`--max-cost-usd`, `--max-tokens`, `--max-dispatches`); a run stopped by one fails with error type `budget`. */

@@ -72,6 +72,10 @@ describe('priceFor and dispatchCost', () => {
   it('a sum takes the least certain source of its parts', () => {
     expect(combineCostSources('provider', 'table')).toBe('table');
     expect(combineCostSources('table', 'unknown')).toBe('unknown');
+    expect(combineCostSources('table', 'subscription')).toBe('subscription');
+    expect(combineCostSources('provider', 'subscription')).toBe('subscription');
+    expect(combineCostSources('subscription', 'unknown')).toBe('unknown');
+    expect(combineCostSources('cache', 'subscription')).toBe('subscription');
     expect(combineCostSources('unknown', 'provider')).toBe('unknown');
     expect(combineCostSources(null, 'provider')).toBe('provider');
     expect(combineCostSources(null, undefined)).toBeNull();

@@ -5,6 +5,7 @@
  * a tiny deterministic reviewer (adds one [CONTESTED] note) and composer (removes notes),
  * both in src/adapters/mock-text.ts.
  */
+import { estimateTokens } from '../../src/text/token-estimate.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { type AdapterContext, AdapterCrash, type AdapterProgram, isMain, runAdapter } from '../../src/kit/adapter-kit.js';
@@ -92,8 +93,8 @@ function reply(
     reply: text,
     stop,
     usage: {
-      input_tokens: usage?.input_tokens ?? Math.ceil(req.prompt.length / 4),
-      output_tokens: usage?.output_tokens ?? Math.ceil(text.length / 4),
+      input_tokens: usage?.input_tokens ?? estimateTokens(req.prompt),
+      output_tokens: usage?.output_tokens ?? estimateTokens(text),
       cost_usd: null,
       provider_reported: false,
     },

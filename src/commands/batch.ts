@@ -34,7 +34,7 @@ import { cacheFolderFor } from '../cache/folder.js';
 import { agentsCalled, gateOn, intFlag, type RefineOptions, refineAgents, refineRequest, refineSettings } from '../request/refine-request.js';
 import { assertGate } from '../request/gate-request.js';
 import { isResumable, readForResume, type ResumeOptions, resumePlan } from '../request/resume-request.js';
-import { batchBudget, budgetFromFlags, unpricedWarnings } from '../request/budget-flags.js';
+import { batchBudget, budgetFromFlags, subscriptionWarnings, unpricedWarnings } from '../request/budget-flags.js';
 import { parseShard, type Shard, shardOf } from '../request/shard.js';
 
 /** Runs a batch keeps going at once when neither --concurrency nor config `concurrency` says: by the slowest kind of agent it uses. */
@@ -137,6 +137,7 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
     printStartWarnings(io, chosen, [
       ...checkWarnings(checks),
       ...(plans[0] ? unpricedWarnings(plans[0], [plans[0].budget, { ...batchBudget(settings.config.budget), ...settings.budget }]) : []),
+      ...(plans[0] ? subscriptionWarnings(plans[0], [plans[0].budget, { ...batchBudget(settings.config.budget), ...settings.budget }]) : []),
     ]);
   if (opts.dryRun) return dryRunBatch(plans, labels, { shard, concurrency, all: all.length }, opts, io);
   // One turn of the event loop delivers a signal that came while the plans were made.

@@ -1,7 +1,7 @@
 import pc from 'picocolors';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
-import { unifiedDiff } from '../text/line-diff.js';
+import { type UnifiedOptions, unifiedDiff } from '../text/line-diff.js';
 import { netChange, passChanges } from '../report/pass-docs.js';
 import { compareRuns, type RunComparison, type RunSide, sideFork } from '../report/run-compare.js';
 import { fmtCost, fmtTokens, table } from '../report/format.js';
@@ -20,6 +20,8 @@ export interface DiffOptions {
   net?: boolean;
   /** With two runs: one JSON object comparing them. */
   json?: boolean;
+  /** git's plain word diff: changed lines word by word, `[-removed-]{+added+}`. */
+  wordDiff?: boolean;
 }
 
 const PASS_NUMBER = /^[1-9]\d{0,8}$/;
@@ -57,7 +59,7 @@ function sideRows(s: RunSide): string[] {
 const LABELS = ['status', 'passes', 'reviewer', 'composer', 'cost', 'tokens', 'dispatches', 'notes', 'fork', 'final'];
 
 /** The text of `bounce diff <runA> <runB>`: the two runs side by side, the notes whose fate differs, and a diff of the final texts. */
-function comparisonText(c: RunComparison, paint: Parameters<typeof unifiedDiff>[2]['paint'], bold: (s: string) => string): string {
+function comparisonText(c: RunComparison, style: Pick<UnifiedOptions, 'paint' | 'words'>, bold: (s: string) => string): string {
   const [a, b] = [sideRows(c.a), sideRows(c.b)];
   const rows = [['', c.a.run_id, c.b.run_id], ...LABELS.map((label, i) => [label, a[i]!, b[i]!])];
   const out = [bold(`# runs: ${c.a.run_id} vs ${c.b.run_id}`), table(rows).trimEnd()];
@@ -65,7 +67,7 @@ function comparisonText(c: RunComparison, paint: Parameters<typeof unifiedDiff>[
   out.push('', bold(`# notes whose fate differs: ${c.notes.differing.length} (${c.notes.same} the same in both)`));
   for (const n of c.notes.differing) out.push(`  ${fate(n.a)} -> ${fate(n.b)}  ${n.text}`);
   out.push('', bold(`# final: ${c.a.run_id}/${c.a.final.file} -> ${c.b.run_id}/${c.b.final.file}`));
-  const text = unifiedDiff(c.final.a, c.final.b, { aName: `a/${c.a.run_id}/${c.a.final.file}`, bName: `b/${c.b.run_id}/${c.b.final.file}`, paint });
+  const text = unifiedDiff(c.final.a, c.final.b, { aName: `a/${c.a.run_id}/${c.a.final.file}`, bName: `b/${c.b.run_id}/${c.b.final.file}`, ...style });
   out.push(text === '' ? '(the same text)' : text.trimEnd());
   return `${out.join('\n')}\n`;
 }
@@ -79,12 +81,12 @@ export async function runDiff(opts: DiffOptions, io: Io): Promise<number> {
   const { dir, manifest } = loadRun(opts.run, opts.runsDir, io.cwd);
   const color = opts.color ?? (Boolean(io.stdout.isTTY) && !io.env.NO_COLOR);
   const c = pc.createColors(color);
-  const paint = { header: c.bold, hunk: c.cyan, delete: c.red, insert: c.green };
+  const style = { paint: { header: c.bold, hunk: c.cyan, delete: c.red, insert: c.green }, words: opts.wordDiff };
   const other = secondRun(opts.pass, opts.runsDir, io.cwd);
   if (other) {
     if (opts.net) throw usageError('--net is one run from its original to its final document', `drop --net to compare the two runs, or pass one run`);
     const comparison = compareRuns({ dir, manifest }, loadRun(other, undefined, io.cwd));
-    io.stdout.write(opts.json ? `${JSON.stringify(comparison, null, 2)}\n` : comparisonText(comparison, paint, c.bold));
+    io.stdout.write(opts.json ? `${JSON.stringify(comparison, null, 2)}\n` : comparisonText(comparison, style, c.bold));
     return 0;
   }
   if (opts.json)
@@ -101,7 +103,7 @@ export async function runDiff(opts: DiffOptions, io: Io): Promise<number> {
   if (pass !== undefined && chosen.length === 0) throw usageError(`run ${manifest.run_id} has no pass ${pass}`, choose);
   if (opts.net) {
     const net = netChange(dir, manifest);
-    const text = unifiedDiff(net.before, net.after ?? net.before, { aName: `a/${net.beforeFile}`, bName: `b/${net.afterFile}`, paint });
+    const text = unifiedDiff(net.before, net.after ?? net.before, { aName: `a/${net.beforeFile}`, bName: `b/${net.afterFile}`, ...style });
     io.stdout.write(
       `${c.bold(`# net: ${net.beforeFile} -> ${net.afterFile}${net.converged ? '' : ` (the run is ${manifest.status}: its last document)`}`)}\n${text === '' ? '(no changes)' : text.trimEnd()}\n`,
     );
@@ -115,7 +117,7 @@ export async function runDiff(opts: DiffOptions, io: Io): Promise<number> {
       out.push(r.document ? `(${r.document} is missing from the run folder)` : `(pass ${r.pass} produced no document: ${r.status})`);
       continue;
     }
-    const text = unifiedDiff(ch.before, ch.after, { aName: `a/${ch.beforeFile}`, bName: `b/${ch.afterFile}`, paint });
+    const text = unifiedDiff(ch.before, ch.after, { aName: `a/${ch.beforeFile}`, bName: `b/${ch.afterFile}`, ...style });
     out.push(text === '' ? '(no changes)' : text.trimEnd());
   }
   if (chosen.length === 0) io.stderr.write(`run ${manifest.run_id} has no passes\n`);

@@ -1,7 +1,7 @@
 import { plural } from '../plural.js';
 import type { Io } from '../io.js';
 import { judgeLines } from '../ui/run-summary.js';
-import { fmtCost, fmtDuration, fmtTime, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from '../report/format.js';
+import { fmtCost, fmtDuration, fmtRunCost, fmtTime, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from '../report/format.js';
 import type { AgentRecord, PassRecord } from '../store/manifest.js';
 import { loadRun } from '../store/load-run.js';
 import { shownStatus } from '../store/lock.js';
@@ -78,7 +78,7 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
     agentLine('composer', m.agents.composer),
     `status    ${shown.status}, exit code ${m.exit_code ?? '-'}${m.notes_left !== null ? `, ${plural(m.notes_left, 'note')} left` : ''}`,
     `passes    ${m.passes.run}/${m.passes.requested}${m.passes.all_passes ? ' (all passes)' : ''}`,
-    `totals    ${fmtTokens(s.tokens.total)} tokens, ${fmtCost(s.cost_usd)}, ${fmtDuration(s.duration_ms)}, ${plural(m.totals.dispatches, 'dispatch', 'dispatches')}, started ${fmtTime(m.created_at)}`,
+    `totals    ${fmtTokens(s.tokens.total)} tokens, ${fmtRunCost(m.totals)}, ${fmtDuration(s.duration_ms)}, ${plural(m.totals.dispatches, 'dispatch', 'dispatches')}, started ${fmtTime(m.created_at)}`,
     `output    ${m.output.written ? (m.output.path ?? m.output.target) : 'not written'}`,
   ];
   const fork = forkPoint(m);

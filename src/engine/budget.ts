@@ -1,4 +1,5 @@
-import { estimateTokens, replyTokens } from '../preflight/preflight.js';
+import { replyTokens } from '../preflight/preflight.js';
+import { estimateTokens } from '../text/token-estimate.js';
 import { combineCostSources, type PriceOverrides, priceFor, tokensCost } from '../prices.js';
 import { adapterInfo } from '../adapters/builtins.js';
 import type { BudgetLimit, CostSource, Role, RunErrorType } from '../vocabulary.js';
@@ -142,6 +143,11 @@ export class BudgetAccount {
 export const hasLimits = (l: BudgetLimits | undefined): boolean =>
   l !== undefined && (l.costUsd !== undefined || l.tokens !== undefined || l.dispatches !== undefined);
 
+/** Whether a role's agent logs in with a subscription (its check resolved `auth: subscription`): billed by plan, not by the token. */
+export function bySubscription(plan: Pick<RunPlan, 'resolved'>, role: Role): boolean {
+  return plan.resolved[role]?.auth === 'subscription';
+}
+
 /** The model a role's dispatches are expected to use before a reply names one: configured, resolved by the check, else the adapter's default. */
 export function expectedModel(plan: RunPlan, role: Role): string | null {
   const a = plan.agents[role];
@@ -156,9 +162,12 @@ export function estimateDispatch(o: {
   outputBudget: number | null;
   model: string | null;
   prices?: PriceOverrides;
+  /** Characters a token per model, from the runs folder's records (`RunPlan.charsPerToken`); a model not in it: 4. */
+  charsPerToken?: Readonly<Record<string, number>>;
 }): DispatchEstimate & { promptTokens: number; outputTokens: number; costSource: CostSource } {
-  const promptTokens = estimateTokens(o.prompt);
-  const outputTokens = o.outputBudget ?? replyTokens(o.document);
+  const ratio = o.model === null ? undefined : o.charsPerToken?.[o.model];
+  const promptTokens = estimateTokens(o.prompt, ratio);
+  const outputTokens = o.outputBudget ?? replyTokens(o.document, ratio);
   const found = priceFor(o.model, o.prices);
   const costUsd = found ? tokensCost(found.price, { input: promptTokens, output: outputTokens }) : null;
   return { tokens: promptTokens + outputTokens, costUsd, promptTokens, outputTokens, costSource: found ? 'table' : 'unknown' };
@@ -212,7 +221,14 @@ export function estimateRun(plan: RunPlan): { passes: PassEstimate[]; tokens: nu
       editFormat: replyMode(plan.replyMode).editFormat,
     });
     const model = expectedModel(plan, seat);
-    const e = estimateDispatch({ prompt, document: plan.input.text, outputBudget: plan.maxOutputTokens[seat], model, prices: plan.prices });
+    const e = estimateDispatch({
+      prompt,
+      document: plan.input.text,
+      outputBudget: plan.maxOutputTokens[seat],
+      model,
+      prices: plan.prices,
+      charsPerToken: plan.charsPerToken,
+    });
     refused ??= account.admit(e);
     if (!refused) account.charge({ tokens: e.tokens, costUsd: e.costUsd });
     return {

@@ -14,7 +14,7 @@ import { openClosing, type PassClosing, type RunRecorder } from '../store/record
 import { dispatchStem } from '../store/run-folder.js';
 import { type AttemptKind, type PassStatus, type Role, type RunErrorType, TRANSIENT_ERROR_TYPES } from '../vocabulary.js';
 import { backoffMs, nextTurn } from './backoff.js';
-import { BUDGET_ERROR, type BudgetHold, type BudgetAccount, estimateDispatch, expectedModel, hasLimit } from './budget.js';
+import { BUDGET_ERROR, type BudgetHold, type BudgetAccount, estimateDispatch, expectedModel, hasLimit, bySubscription } from './budget.js';
 import { type LintFinding, lintAdded, lintLines, lintRepairReason } from './lint-notes.js';
 import type { Clock } from './clock.js';
 import type { DispatchResult, EngineDeps, EventSink } from './deps.js';
@@ -228,6 +228,7 @@ class PassRun {
       outputBudget: plan.maxOutputTokens[this.seat],
       model: this.model,
       prices: plan.prices,
+      charsPerToken: plan.charsPerToken,
     });
     for (const account of this.ctx.budgets) {
       const refused = account.admit(estimate);
@@ -344,7 +345,7 @@ class PassRun {
   ): void {
     const { host } = d;
     const model = (host.ok ? host.response.model : null) ?? this.model;
-    const { usage, cost, totals } = settleDispatch(host, model, this.ctx.plan.prices, d.holds);
+    const { usage, cost, totals } = settleDispatch(host, model, this.ctx.plan.prices, d.holds, bySubscription(this.ctx.plan, this.seat));
     const end: DispatchEnd = {
       start: d.start,
       completedAt: new Date(this.ctx.deps.clock.now()),

@@ -62,6 +62,8 @@ export interface RunPlan {
   budget?: BudgetLimits;
   /** Config `prices:`, consulted before the built-in price table; absent: the table alone. */
   prices?: PriceOverrides;
+  /** Characters a token per model, measured from the runs folder's records (src/store/token-ratios.ts) when the plan was made; absent or a model not in it: 4. */
+  charsPerToken?: Readonly<Record<string, number>>;
   /** What the run does with the notes a pass adds that break a lint rule. */
   lint: LintMode;
   /** Config `dismissals`: what a final pass that dismisses a [CONTESTED] note gets; absent: `allow`. Part of the policy when not `allow`. */

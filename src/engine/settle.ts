@@ -25,10 +25,19 @@ export function settleDispatch(
   model: string | null,
   prices: PriceOverrides | undefined,
   holds: readonly { account: BudgetAccount; hold: BudgetHold }[],
+  /** The agent logs in with a subscription: a known cost is list price, `cost_source: subscription`. */
+  subscription = false,
 ): Settled {
   const usage: Usage | undefined = host.ok ? host.response.usage : host.usage;
   const free = host.cache ? ('cache' as const) : host.replay ? ('replay' as const) : null;
-  const cost = free ? { cost_usd: 0, cost_source: free } : usage ? dispatchCost(usage, model, prices) : { cost_usd: null, cost_source: 'unknown' as const };
+  const priced = usage ? dispatchCost(usage, model, prices) : null;
+  const cost = free
+    ? { cost_usd: 0, cost_source: free }
+    : priced
+      ? subscription && priced.cost_usd !== null
+        ? { ...priced, cost_source: 'subscription' as const }
+        : priced
+      : { cost_usd: null, cost_source: 'unknown' as const };
   const tokens = usage && (usage.input_tokens !== null || usage.output_tokens !== null) ? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) : null;
   for (const { account, hold } of holds) {
     if (free) account.release(hold);

@@ -1,3 +1,4 @@
+import { DEFAULT_CHARS_PER_TOKEN, estimateTokens } from '../text/token-estimate.js';
 import { agentSettingFix } from '../adapters/agent-entry.js';
 import { checkAgent } from './check-agent.js';
 import { type CheckProblem, type Role, ROLES } from '../contract/contract.js';
@@ -72,14 +73,9 @@ export function checkWarnings(checks: Record<Role, AgentCheck> | null): CheckPro
   return checks ? [...new Set([...checks.reviewer.warnings, ...checks.composer.warnings])] : [];
 }
 
-/** Rough token estimate of a document (about 4 characters a token for prose). */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
-
 /** Tokens of a reply that is the whole document again, with room for its notes. */
-export function replyTokens(documentText: string): number {
-  return Math.ceil(estimateTokens(documentText) * 1.2);
+export function replyTokens(documentText: string, charsPerToken = DEFAULT_CHARS_PER_TOKEN): number {
+  return Math.ceil(estimateTokens(documentText, charsPerToken) * 1.2);
 }
 
 export function outputBudget(agent: ResolvedAgent): number | null {

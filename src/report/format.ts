@@ -1,5 +1,6 @@
 import type { PassRecord, RunManifest, UsageTotals } from '../store/manifest.js';
 import { ledgerPasses } from '../audit/run-notes.js';
+import { displayWidth, padColumns } from '../text/display-width.js';
 
 /** Shared summaries of a run for `runs`, `show` and the HTML report. */
 export interface RunSummary {
@@ -93,6 +94,11 @@ export function fmtCost(usd: number | null | undefined): string {
   return usd === 0 ? '$0' : usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
 }
 
+/** A run's total cost with what it is: a subscription login's cost is the list price of what it used, not a charge. */
+export function fmtRunCost(totals: { cost_usd: number | null; cost_source?: string | null }): string {
+  return `${fmtCost(totals.cost_usd)}${totals.cost_usd !== null && totals.cost_source === 'subscription' ? ' (list price)' : ''}`;
+}
+
 /** `2026-05-14 12:34` in UTC: runs are named in UTC too. */
 export function fmtTime(iso: string | null | undefined): string {
   if (!iso) return '-';
@@ -100,14 +106,14 @@ export function fmtTime(iso: string | null | undefined): string {
   return Number.isNaN(t) ? iso : new Date(t).toISOString().slice(0, 16).replace('T', ' ');
 }
 
-/** Left-aligned columns separated by two spaces; the last column is not padded. */
+/** Left-aligned columns separated by two spaces, padded to terminal columns (a CJK name takes two a character); the last column is not padded. */
 export function table(rows: string[][]): string {
   const widths: number[] = [];
-  for (const row of rows) for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+  for (const row of rows) for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, displayWidth(cell));
   return `${rows
     .map((row) =>
       row
-        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .map((cell, i) => (i === row.length - 1 ? cell : padColumns(cell, widths[i]!)))
         .join('  ')
         .trimEnd(),
     )

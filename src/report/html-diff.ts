@@ -1,7 +1,8 @@
 import { esc } from './escape.js';
-import { diffLines, splitLines, type DiffOp } from '../text/line-diff.js';
+import { diffLines, noWordInCommon, splitLines, type DiffOp, wordChanges } from '../text/line-diff.js';
 
-type Cell = { n: number; text: string; kind: 'eq' | 'del' | 'ins' } | null;
+/** `marks`: the changed words of a changed line, as [start, end) offsets in its text. */
+type Cell = { n: number; text: string; kind: 'eq' | 'del' | 'ins'; marks?: [number, number][] } | null;
 type Row = { left: Cell; right: Cell } | { skipped: number } | { omitted: number };
 
 /**
@@ -11,12 +12,48 @@ type Row = { left: Cell; right: Cell } | { skipped: number } | { omitted: number
  */
 export const MAX_DIFF_ROWS = 5_000;
 
-/** Pairs removed and added lines of one change block so they sit side by side. */
+/** Above this many characters a side of a block is not compared word by word: its lines are marked whole. */
+const MAX_WORD_DIFF_CHARS = 200_000;
+
+/** Each changed line's share of a block's changes: the spans, cut at line ends, as offsets in each line. */
+function markLines(cells: { text: string; marks?: [number, number][] }[], spans: [number, number][]): void {
+  let start = 0;
+  for (const c of cells) {
+    const end = start + c.text.length;
+    const marks = spans.map(([s, e]): [number, number] => [Math.max(s, start) - start, Math.min(e, end) - start]).filter(([s, e]) => e > s);
+    if (marks.length) c.marks = marks;
+    start = end + 1;
+  }
+}
+
+/** The changed words of a block of removed lines and the added lines that replace them, when the two share any word. */
+function markWords(dels: NonNullable<Cell>[], ins: NonNullable<Cell>[]): void {
+  if (dels.length === 0 || ins.length === 0) return;
+  const before = dels.map((c) => c.text).join('\n');
+  const after = ins.map((c) => c.text).join('\n');
+  if (before.length > MAX_WORD_DIFF_CHARS || after.length > MAX_WORD_DIFF_CHARS) return;
+  // Lines that share no word at all (a block rewritten) are not worth the diff.
+  const seen = new Set(before.split(/\s+/));
+  if (!after.split(/\s+/).some((w) => w !== '' && seen.has(w)) && !/[^\x00-\x7f]/.test(after)) return;
+  const changes = wordChanges(before, after);
+  if (changes.length === 0 || noWordInCommon(before, after, changes)) return;
+  markLines(
+    dels,
+    changes.map((c) => c.removed),
+  );
+  markLines(
+    ins,
+    changes.map((c) => c.added),
+  );
+}
+
+/** Pairs removed and added lines of one change block so they sit side by side, their changed words marked. */
 function toRows(ops: DiffOp[]): { left: Cell; right: Cell }[] {
   const rows: { left: Cell; right: Cell }[] = [];
-  let dels: Cell[] = [];
-  let ins: Cell[] = [];
+  let dels: NonNullable<Cell>[] = [];
+  let ins: NonNullable<Cell>[] = [];
   const flush = (): void => {
+    markWords(dels, ins);
     for (let i = 0; i < Math.max(dels.length, ins.length); i++) rows.push({ left: dels[i] ?? null, right: ins[i] ?? null });
     dels = [];
     ins = [];
@@ -72,7 +109,20 @@ function linesIn(rows: readonly Row[]): number {
 function cell(c: Cell, notes: ReadonlySet<number>, id: string | null): string {
   if (!c) return '<td class="ln"></td><td class="tx empty"></td>';
   const cls = `tx ${c.kind}${notes.has(c.n) ? ' note' : ''}`;
-  return `<td class="ln"${id ? ` id="${esc(`${id}${c.n}`)}"` : ''}>${c.n}</td><td class="${cls}">${esc(c.text) || '&nbsp;'}</td>`;
+  return `<td class="ln"${id ? ` id="${esc(`${id}${c.n}`)}"` : ''}>${c.n}</td><td class="${cls}">${marked(c) || '&nbsp;'}</td>`;
+}
+
+/** A line's text escaped, its changed words in `<del>` (a removed line) or `<ins>` (an added one). */
+function marked(c: NonNullable<Cell>): string {
+  if (!c.marks) return esc(c.text);
+  const tag = c.kind === 'del' ? 'del' : 'ins';
+  let out = '';
+  let at = 0;
+  for (const [s, e] of c.marks) {
+    out += `${esc(c.text.slice(at, s))}<${tag}>${esc(c.text.slice(s, e))}</${tag}>`;
+    at = e;
+  }
+  return out + esc(c.text.slice(at));
 }
 
 /**

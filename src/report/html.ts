@@ -5,7 +5,7 @@ import { noteSpans } from '../protocol/ledger.js';
 import { scanNotes } from '../protocol/scanner.js';
 import type { AgentRecord, DispatchRef, RunManifest } from '../store/manifest.js';
 import { esc } from './escape.js';
-import { fmtCost, fmtDuration, fmtTime, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from './format.js';
+import { fmtCost, fmtDuration, fmtRunCost, fmtTime, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from './format.js';
 import { type NoteLines, sideBySide } from './html-diff.js';
 import { netChange, passChanges } from './pass-docs.js';
 import { type RunNote, runLedger, runReading } from '../audit/run-notes.js';
@@ -30,7 +30,7 @@ table{border-collapse:collapse}table.data td,table.data th{border:1px solid var(
 table.diff{width:100%;table-layout:fixed;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;border:1px solid var(--line)}
 table.diff col.lnc{width:3.5em}table.diff th{background:#f4f6f8;text-align:left;padding:4px 8px;font-family:system-ui,sans-serif}
 table.diff td{padding:0 6px;vertical-align:top}td.ln{color:var(--muted);text-align:right;user-select:none;border-right:1px solid var(--line)}
-td.tx{white-space:pre-wrap;word-break:break-word}td.del{background:var(--del)}td.ins{background:var(--ins)}td.empty{background:#f6f7f9}
+td.tx{white-space:pre-wrap;word-break:break-word}td.del{background:var(--del)}td.ins{background:var(--ins)}td.del del{background:#ffc7c7;text-decoration:none}td.ins ins{background:#aceebb;text-decoration:none}td.empty{background:#f6f7f9}
 td.note{background:var(--note);box-shadow:inset 3px 0 0 #e0a800}tr.skip td{color:var(--muted);background:#f6f7f9;text-align:center;font-family:system-ui,sans-serif}
 .legend span{display:inline-block;padding:0 6px;margin-right:8px;border-radius:3px}.stats{color:var(--muted);margin:2px 0 8px}
 .fate-acted{color:#1a7f37;font-weight:600}.fate-dismissed{color:#b42318;font-weight:600}.fate-open{color:#8a6d00;font-weight:600}
@@ -65,7 +65,7 @@ function summary(m: RunManifest): string {
       `+${s.notes.added} added, -${s.notes.resolved} resolved${s.notes.acted === null ? '' : ` (${s.notes.acted} acted on, ${s.notes.dismissed} dismissed)`}`,
     ],
     ['tokens', `${fmtTokens(s.tokens.total)} <span class="muted">(in ${fmtTokens(s.tokens.input)}, out ${fmtTokens(s.tokens.output)})</span>`],
-    ['cost', fmtCost(s.cost_usd)],
+    ['cost', esc(fmtRunCost(m.totals))],
     ['duration', `${fmtDuration(s.duration_ms)} <span class="muted">started ${esc(fmtTime(m.created_at))} UTC</span>`],
     ['evidence', esc(evidence)],
     ['output', m.output.written ? esc(m.output.path ?? m.output.target) : 'not written'],

@@ -1,7 +1,7 @@
 import type { CheckProblem } from '../contract/contract.js';
 import { priceFor } from '../prices.js';
 import { BUDGET_LIMIT_RULES, type BudgetConfig } from '../config/schema.js';
-import { expectedModel } from '../engine/budget.js';
+import { bySubscription, expectedModel } from '../engine/budget.js';
 import type { BudgetLimits } from '../engine/plan.js';
 import type { RunPlan } from '../engine/plan.js';
 import { ROLES } from '../vocabulary.js';
@@ -55,6 +55,29 @@ export function batchBudget(config: BudgetConfig): BudgetLimits {
  * local model): it is estimated at nothing. One warning per such agent the plan uses, naming
  * it and the fix, when any of `limits` (the run's, a batch's) sets a cost.
  */
+/**
+ * A cost limit on a run whose agent logs in with a subscription (a Claude or ChatGPT plan):
+ * such a login bills no token, so the limit holds the list price of what it uses, not a
+ * charge. One notice per such agent, at the start, when any of `limits` sets a cost.
+ */
+export function subscriptionWarnings(plan: RunPlan, limits: readonly (BudgetLimits | undefined)[]): CheckProblem[] {
+  if (!limits.some((l) => l?.costUsd !== undefined)) return [];
+  const roles = ROLES.filter((role) => role === 'reviewer' || plan.passes > 1);
+  const seen = new Set<string>();
+  const out: CheckProblem[] = [];
+  for (const role of roles) {
+    const agent = plan.agents[role];
+    if (seen.has(agent.spec) || !bySubscription(plan, role)) continue;
+    seen.add(agent.spec);
+    out.push({
+      kind: 'config',
+      message: `${agent.spec} logs in with a subscription, billed by plan and not by the token: the cost limit (--max-cost-usd, budget.max_cost_usd) limits its list-price cost`,
+      fix: 'limit it with --max-tokens or --max-dispatches to bound its use of the plan instead',
+    });
+  }
+  return out;
+}
+
 export function unpricedWarnings(plan: RunPlan, limits: readonly (BudgetLimits | undefined)[]): CheckProblem[] {
   if (!limits.some((l) => l?.costUsd !== undefined)) return [];
   const roles = ROLES.filter((role) => role === 'reviewer' || plan.passes > 1);

@@ -1,3 +1,4 @@
+import { charsPerTokenByModel } from '../store/token-ratios.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CheckProblem } from '../contract/contract.js';
@@ -21,7 +22,7 @@ import type { RunManifest } from '../store/manifest.js';
 import { type Dismissals, type LintMode, ROLES, type Role } from '../vocabulary.js';
 import { outputTarget } from './output-target.js';
 import type { BudgetLimits } from '../engine/plan.js';
-import { runBudget, unpricedWarnings } from './budget-flags.js';
+import { runBudget, subscriptionWarnings, unpricedWarnings } from './budget-flags.js';
 import { editFormatFor } from '../text/edit-blocks.js';
 import { replyModeFor } from '../engine/reply.js';
 import type { EditFormatSetting } from '../vocabulary.js';
@@ -122,6 +123,7 @@ export async function completePlan(
     ...(req.batchId ? { batchId: req.batchId } : {}),
     budget: runBudget(req.budget, config.budget),
     prices: config.prices,
+    charsPerToken: charsPerTokenByModel(req.runsDir),
     lint: req.lint,
     dismissals: req.dismissals ?? config.dismissals,
     goal: req.goal,
@@ -130,7 +132,16 @@ export async function completePlan(
     ...(req.alternate ? { alternate: true } : {}),
   };
   const familyWarning: CheckProblem[] = families.warning ? [{ kind: 'config', message: families.warning }] : [];
-  return { plan, warnings: [...blanked.warnings, ...checkWarnings(checks), ...unpricedWarnings(plan, [plan.budget]), ...familyWarning] };
+  return {
+    plan,
+    warnings: [
+      ...blanked.warnings,
+      ...checkWarnings(checks),
+      ...unpricedWarnings(plan, [plan.budget]),
+      ...subscriptionWarnings(plan, [plan.budget]),
+      ...familyWarning,
+    ],
+  };
 }
 
 /**

@@ -13,7 +13,7 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
-/** Shortest edit script between two line arrays; `a`/`b` are 0-based indices. */
+/** Shortest edit script between two line arrays (or any two string sequences: the word diff's words); `a`/`b` are 0-based indices. */
 export function diffLines(a: readonly string[], b: readonly string[]): DiffOp[] {
   // Common prefix and suffix cost nothing to match and shrink the search a lot.
   let pre = 0;
@@ -138,6 +138,8 @@ export interface UnifiedOptions {
   context?: number;
   /** Wraps header, hunk, removed and added lines (colour); identity by default. */
   paint?: Partial<Record<'header' | 'hunk' | 'delete' | 'insert', (s: string) => string>>;
+  /** `git diff --word-diff=plain`: a changed block is its new lines with `[-removed-]{+added+}` in place (paint wraps each mark). */
+  words?: boolean;
 }
 
 /** `diff -u` style text; empty when the texts have the same lines. */
@@ -150,9 +152,170 @@ export function unifiedDiff(aText: string, bText: string, opts: UnifiedOptions):
     // diff -u numbers an empty side from the line before it.
     const range = (start: number, len: number): string => `${len === 0 ? start : start + 1},${len}`;
     lines.push(p.hunk(`@@ -${range(h.aStart, h.aLines)} +${range(h.bStart, h.bLines)} @@`));
+    if (opts.words) {
+      lines.push(...wordLines(h.ops, { removed: (s) => p.delete(`[-${s}-]`), added: (s) => p.insert(`{+${s}+}`) }));
+      continue;
+    }
     for (const op of h.ops) lines.push(op.type === 'equal' ? ` ${op.line}` : op.type === 'delete' ? p.delete(`-${op.line}`) : p.insert(`+${op.line}`));
   }
   return `${lines.join('\n')}\n`;
 }
 
 const id = (s: string): string => s;
+
+/**
+ * Changed words inside changed lines, as `git diff --word-diff` finds them: the words of the
+ * removed and of the added text are compared with the one sequence diff (`diffLines` compares
+ * any two string sequences; here one word is one item), and each run of changed words with
+ * the spaces inside it is one change.
+ */
+
+/** A word: a run of characters that are not space (git's default), and each CJK character alone (a line of such text has no spaces to split on). */
+interface Word {
+  text: string;
+  start: number;
+  end: number;
+}
+
+/** git's isspace: the ASCII blanks. */
+const BLANK = /[ \t\n\v\f\r]/;
+/** Scripts written without spaces between words: each character is a word of its own. */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
+
+function words(text: string): Word[] {
+  const out: Word[] = [];
+  let start = -1;
+  const close = (at: number): void => {
+    if (start >= 0) out.push({ text: text.slice(start, at), start, end: at });
+    start = -1;
+  };
+  for (let i = 0; i < text.length; ) {
+    const cp = text.codePointAt(i)!;
+    const size = cp > 0xffff ? 2 : 1;
+    const ch = text.slice(i, i + size);
+    if (BLANK.test(ch)) close(i);
+    else if (CJK.test(ch)) {
+      close(i);
+      out.push({ text: ch, start: i, end: i + size });
+    } else if (start < 0) start = i;
+    i += size;
+  }
+  close(text.length);
+  return out;
+}
+
+/** One change: the removed span of the old text and the added span of the new one (offsets, end exclusive; an empty span is where the other side's change sits). */
+export interface WordChange {
+  removed: [number, number];
+  added: [number, number];
+}
+
+/** The changes between two texts, word by word, in order; none when their words are the same (spaces aside). */
+export function wordChanges(before: string, after: string): WordChange[] {
+  const a = words(before);
+  const b = words(after);
+  const ops = diffLines(
+    a.map((w) => w.text),
+    b.map((w) => w.text),
+  );
+  const out: WordChange[] = [];
+  let ia = 0;
+  let ib = 0;
+  // As git: an empty side sits just after the word before the change (or at the start).
+  const span = (ws: Word[], from: number, to: number): [number, number] => {
+    if (to > from) return [ws[from]!.start, ws[to - 1]!.end];
+    const at = from > 0 ? ws[from - 1]!.end : 0;
+    return [at, at];
+  };
+  for (let i = 0; i < ops.length; ) {
+    if (ops[i]!.type === 'equal') {
+      ia++;
+      ib++;
+      i++;
+      continue;
+    }
+    const [fa, fb] = [ia, ib];
+    while (i < ops.length && ops[i]!.type !== 'equal') {
+      if (ops[i]!.type === 'delete') ia++;
+      else ib++;
+      i++;
+    }
+    out.push({ removed: span(a, fa, ia), added: span(b, fb, ib) });
+  }
+  return out;
+}
+
+/** Whether the two texts share no word: then a word diff says no more than the lines do. */
+export function noWordInCommon(before: string, after: string, changes: readonly WordChange[]): boolean {
+  if (changes.length !== 1) return false;
+  const [c] = changes;
+  return (
+    words(before.slice(0, c!.removed[0]) + before.slice(c!.removed[1])).length === 0 &&
+    words(after.slice(0, c!.added[0]) + after.slice(c!.added[1])).length === 0
+  );
+}
+
+/** How `--word-diff` marks the parts of a changed block; the text both sides keep is left as it is. */
+export interface WordPaint {
+  removed: (s: string) => string;
+  added: (s: string) => string;
+}
+
+/** git's plain style: `[-removed-]{+added+}`. */
+export const PLAIN_WORDS: WordPaint = { removed: (s) => `[-${s}-]`, added: (s) => `{+${s}+}` };
+
+/**
+ * The lines of `git diff --word-diff=plain` for one block of removed lines and the added
+ * lines that replace them: the new text, each change marked in place. A mark that spans a
+ * line end is closed before it and opened again after it, as git does.
+ */
+export function wordDiffLines(removed: readonly string[], added: readonly string[], paint: WordPaint = PLAIN_WORDS): string[] {
+  const before = removed.length ? `${removed.join('\n')}\n` : '';
+  const after = added.length ? `${added.join('\n')}\n` : '';
+  const out: string[] = [];
+  let line = '';
+  const write = (text: string, mark: ((s: string) => string) | null): void => {
+    text.split('\n').forEach((part, i) => {
+      if (i > 0) {
+        out.push(line);
+        line = '';
+      }
+      if (part !== '') line += mark ? mark(part) : part;
+    });
+  };
+  if (after === '') write(before, paint.removed);
+  else {
+    let at = 0;
+    for (const c of wordChanges(before, after)) {
+      write(after.slice(at, c.added[0]), null);
+      write(before.slice(c.removed[0], c.removed[1]), paint.removed);
+      write(after.slice(c.added[0], c.added[1]), paint.added);
+      at = c.added[1];
+    }
+    write(after.slice(at), null);
+  }
+  if (line !== '') out.push(line);
+  return out;
+}
+
+/** A hunk in word-diff form: unchanged lines as they are (no leading space), each block of changed lines word by word. */
+function wordLines(ops: readonly DiffOp[], paint: WordPaint): string[] {
+  const out: string[] = [];
+  let removed: string[] = [];
+  let added: string[] = [];
+  const flush = (): void => {
+    if (removed.length || added.length) out.push(...wordDiffLines(removed, added, paint));
+    removed = [];
+    added = [];
+  };
+  for (const op of ops) {
+    if (op.type === 'delete') removed.push(op.line);
+    else if (op.type === 'insert') added.push(op.line);
+    else {
+      flush();
+      out.push(op.line);
+    }
+  }
+  flush();
+  return out;
+}

@@ -6,7 +6,7 @@ import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
 import type { CostSource, FinalStatus } from '../vocabulary.js';
 import { combineCostSources } from '../prices.js';
-import { fitText } from './progress.js';
+import { displayWidth, fitColumns, padColumns } from '../text/display-width.js';
 import { fromCache, type RefineJson, runJson } from './run-summary.js';
 import { cacheHitsOf } from '../store/manifest.js';
 import { maxOf } from '../arrays.js';
@@ -214,7 +214,7 @@ export class BatchView {
 
   private fit(text: string): string {
     const columns = 'columns' in this.io.stderr ? Number((this.io.stderr as { columns?: number }).columns) : Number.NaN;
-    return Number.isInteger(columns) && columns > 1 ? fitText(text, columns - 1) : text;
+    return Number.isInteger(columns) && columns > 1 ? fitColumns(text, columns - 1) : text;
   }
 
   /** The live table: one row per document being refined, then how far the batch is. */
@@ -263,11 +263,11 @@ export function batchSummary(results: readonly RunResult[], labels: readonly str
   });
   const widths = head.map((h, k) =>
     maxOf(
-      h.length,
-      body.map((row) => row[k]!.length),
+      displayWidth(h),
+      body.map((row) => displayWidth(row[k]!)),
     ),
   );
-  const cells = (row: string[]): string => row.map((cell, k) => (k >= 2 ? cell.padStart(widths[k]!) : cell.padEnd(widths[k]!))).join('  ');
+  const cells = (row: string[]): string => row.map((cell, k) => padColumns(cell, widths[k]!, k >= 2)).join('  ');
   const t = json.totals;
   const tokens = addOrNull(t.input_tokens, t.output_tokens);
   const outcome = json.exit_code === EXIT.ok ? c.green(json.status) : c.red(json.status);

@@ -2,11 +2,12 @@ import { plural } from '../plural.js';
 import { createColors } from 'picocolors';
 import type { EventSink } from '../engine/deps.js';
 import { lintLines } from '../engine/lint-notes.js';
+import { displayWidth, fitColumns } from '../text/display-width.js';
 import type { Io } from '../io.js';
 
 /**
  * Progress on stderr: on a terminal one live line per pass redrawn every second, cut to the
- * terminal's width (the agent's name gives way first) so it never wraps into copies of
+ * terminal's width in columns (src/text/display-width.ts) (the agent's name gives way first) so it never wraps into copies of
  * itself; otherwise one plain line per event. `--quiet` silences all of it.
  */
 export interface Progress {
@@ -24,13 +25,6 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 function widthOf(stream: Io['stderr']): number | null {
   const columns = 'columns' in stream ? Number(stream.columns) : Number.NaN;
   return Number.isInteger(columns) && columns > 0 ? columns : null;
-}
-
-/** `text` cut to `width` characters, ending in an ellipsis when cut. */
-export function fitText(text: string, width: number): string {
-  const chars = [...text];
-  if (chars.length <= width) return text;
-  return width <= 0 ? '' : `${chars.slice(0, width - 1).join('')}\u2026`;
 }
 
 interface PassLabel {
@@ -54,7 +48,7 @@ export function createProgress(io: Io, quiet: boolean): Progress {
    * and only then is the line itself cut.
    */
   const line = (p: PassLabel, tail: string, outcome = ''): string => {
-    const len = (text: string): number => [...text].length;
+    const len = displayWidth;
     // One column is left free: a line that fills the last column wraps on some terminals.
     const width = (widthOf(io.stderr) ?? 80) - 1;
     const time = seconds(Date.now() - started);
@@ -63,10 +57,10 @@ export function createProgress(io: Io, quiet: boolean): Progress {
     for (const role of [p.role, '']) {
       const room = width - len(`${pass} ${role ? `${role} ` : ''}`) - len(after);
       if (room < Math.min(len(p.agent), 6)) continue;
-      const agent = fitText(p.agent, room);
+      const agent = fitColumns(p.agent, room);
       return `${c.bold(pass)}${role ? ` ${role}` : ''} ${c.cyan(agent)}: ${outcome ? `${c.red(outcome)}, ` : ''}${c.dim(time)}, ${tail}`;
     }
-    return fitText(`${pass} ${fitText(p.agent, 4)}${after}`, width);
+    return fitColumns(`${pass} ${fitColumns(p.agent, 4)}${after}`, width);
   };
   const draw = (): void => {
     if (current) io.stderr.write(`${CLEAR_LINE}${line(current, `${noteCount(current.notesIn)} in`)}`);

@@ -176,7 +176,14 @@ export function summaryLines(r: RunResult, io: Io): string {
   const t = m.totals;
   const total = sumTokens(t);
   const tokens = total === null ? 'tokens unknown' : `${total} tokens`;
-  const partial = t.cost_source === 'unknown' ? ' (some cost unknown)' : t.cost_source === 'table' ? ' (list prices)' : '';
+  const partial =
+    t.cost_source === 'unknown'
+      ? ' (some cost unknown)'
+      : t.cost_source === 'table'
+        ? ' (list prices)'
+        : t.cost_source === 'subscription'
+          ? ' (list price: a subscription login, not billed by the token)'
+          : '';
   const cost = t.cost_usd === null ? 'cost unknown' : `$${t.cost_usd.toFixed(4)}${partial}`;
   const head = r.exitCode === EXIT.ok ? c.green(r.status) : c.red(r.status);
   const anyMock = m.evidence === 'mock' || (m.evidence === 'mixed' && [m.agents.reviewer, m.agents.composer].some((a) => a.evidence === 'mock'));

@@ -229,6 +229,21 @@ describe('bounce diff', () => {
     expect(io.out()).toContain('# pass 2 composer mock: pass-1-reviewer-mock.retry-1.md -> pass-2-composer-mock.md');
   });
 
+  it('--word-diff: the changed words of a paragraph marked in place, as git diff --word-diff=plain prints them', async () => {
+    const io = memIo(tmp, { tty: false });
+    expect(await runDiff({ run: 'spec', runsDir, net: true, wordDiff: true }, io)).toBe(0);
+    const out = io.out();
+    expect(out).toContain(
+      '\nThe classifier [-should retry on-]{+retries+} transient errors with exponential [-backoff up to 5 attempts.-]{+backoff, at most 2 attempts, then surfaces the failure.+}\n',
+    );
+    // The unchanged lines have no leading space, and no line is a whole line removed and added.
+    expect(out).toContain('\n# Retry policy\n');
+    expect(out).not.toMatch(/^[-+](?!--|\+\+)/m);
+    const tty = memIo(tmp, { tty: true });
+    await runDiff({ run: 'spec', runsDir, net: true, wordDiff: true }, tty);
+    expect(tty.out()).toMatch(/\u001b\[31m\[-should retry on-\]\u001b\[39m\u001b\[32m\{\+retries\+\}/);
+  });
+
   it('--net: one diff from the original to the final document', async () => {
     const io = memIo(tmp, { tty: false });
     expect(await runDiff({ run: 'spec', runsDir, net: true }, io)).toBe(0);

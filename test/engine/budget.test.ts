@@ -2,7 +2,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { estimateTokens } from '../../src/preflight/preflight.js';
+import { estimateTokens } from '../../src/text/token-estimate.js';
+import { fmtRunCost } from '../../src/report/format.js';
 import { listRecordFiles, readRecord } from '../../src/store/dispatch-record.js';
 import { verifyRun } from '../../src/audit/verify.js';
 import { BATCH_SCOPE, BudgetAccount, estimateRun } from '../../src/engine/budget.js';
@@ -247,6 +248,22 @@ describe('cost_source per dispatch, pass and run', () => {
     ]);
     expect(m.totals.cost_usd).toBeCloseTo(1.7, 10);
     expect(m.totals.cost_source).toBe('table');
+  });
+
+  it('subscription: an agent logged in with a subscription has its cost, reported or priced, recorded as list price; a total with it says so', async () => {
+    const base = await pricedPlan();
+    const plan = { ...base, resolved: { ...base.resolved, reviewer: { ...base.resolved.reviewer, auth: 'subscription' } } };
+    const { m, records } = await costs(plan, [
+      { reply: NOTED, usage: { cost_usd: 0.5 } },
+      { reply: DOC, usage: { input_tokens: 1000, output_tokens: 200 } },
+    ]);
+    expect(records.map((x) => [x.cost_usd, x.cost_source])).toEqual([
+      [0.5, 'subscription'],
+      [1.2, 'table'],
+    ]);
+    expect(m.totals.cost_usd).toBeCloseTo(1.7, 10);
+    expect(m.totals.cost_source).toBe('subscription');
+    expect(fmtRunCost(m.totals)).toBe('$1.70 (list price)');
   });
 
   it('cache reads and writes are priced at their own rates, the rest of the input at the input rate', async () => {

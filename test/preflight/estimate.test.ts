@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_OUTPUT_TOKENS, assertFitsBudget, estimateTokens, outputBudget } from '../../src/preflight/preflight.js';
+import { DEFAULT_OUTPUT_TOKENS, assertFitsBudget, outputBudget } from '../../src/preflight/preflight.js';
+import { estimateTokens } from '../../src/text/token-estimate.js';
 import { usageErrorOf } from '../support/errors.js';
 import { testAgent } from '../support/test-agent.js';
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { displayWidth } from '../../src/text/display-width.js';
 import { fmtCost, fmtDuration, fmtTime, fmtTokens, table, totalTokens } from '../../src/report/format.js';
 
 describe('the numbers runs, show and the report print', () => {
@@ -50,5 +51,18 @@ describe('table', () => {
         ['b', 'failed', ''],
       ]),
     ).toBe('id         status  doc\na-long-id  ok      x.md\nb          failed\n');
+  });
+});
+
+describe('table: columns of CJK and emoji text', () => {
+  it('pads each cell to terminal columns, so the next column starts at one column on every row', () => {
+    const out = table([
+      ['document', 'status'],
+      ['设计文档.md', 'converged'],
+      ['🚀launch.md', 'failed'],
+    ]);
+    const rows = out.trimEnd().split('\n');
+    const at = rows.map((r, i) => displayWidth(r.slice(0, r.indexOf(['status', 'converged', 'failed'][i]!))));
+    expect(new Set(at).size).toBe(1);
   });
 });

@@ -2,7 +2,8 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createProgress, fitText } from '../../src/ui/progress.js';
+import { createProgress } from '../../src/ui/progress.js';
+import { displayWidth } from '../../src/text/display-width.js';
 import { type FakeIo, fakeIo } from '../support/fake-io.js';
 
 let root: string;
@@ -134,6 +135,31 @@ describe('createProgress', () => {
     }
   });
 
+  it.each([
+    ['CJK', 'cmd:./代理/审稿人-非常长的名字.mjs'],
+    ['emoji', 'cmd:./🤖🤖-reviewer-👩‍💻-🇫🇷-agent.mjs'],
+  ])('a terminal 40 columns wide and a %s agent name: the live line fits in columns, not code points', (_, agent) => {
+    vi.useFakeTimers();
+    try {
+      const io = terminal(40);
+      const p = createProgress(io, false);
+      p.passStarted(1, 2, 'reviewer', agent, 3);
+      vi.advanceTimersByTime(2000);
+      p.passFinished(1, 1, 'done');
+      p.close();
+      const drawn = io
+        .err()
+        .split(/\r\u001b\[2K|\n/)
+        .filter(Boolean);
+      expect(drawn.length).toBeGreaterThan(1);
+      for (const line of drawn) expect(displayWidth(line)).toBeLessThanOrEqual(39);
+      // The name is cut, not dropped: it starts as it did.
+      expect(drawn.at(-1)!.replace(/\u001b\[[0-9;]*m/g, '')).toMatch(/^pass 1\/2 (reviewer )?cmd:\.\/.+\u2026: 2\.0 s, 3 -> 1 note$/u);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('a terminal too narrow for the words: the line itself is cut, never wrapped', () => {
     const io = terminal(20, { NO_COLOR: '1' });
     const p = createProgress(io, false);
@@ -152,14 +178,6 @@ describe('createProgress', () => {
     expect(screen(io.err(), 80)).toEqual([expect.stringMatching(/^pass 1\/1 reviewer x+\u2026: \d+\.\d s, 0 -> 0 notes$/), '']);
     expect([...screen(io.err(), 80)[0]!]).toHaveLength(79);
     expect(io.err()).not.toMatch(SGR);
-  });
-
-  it('fitText cuts to a width, ending in an ellipsis only when it cut', () => {
-    expect(fitText('claude', 6)).toBe('claude');
-    expect(fitText('claude', 5)).toBe('clau\u2026');
-    expect(fitText('claude', 1)).toBe('\u2026');
-    expect(fitText('claude', 0)).toBe('');
-    expect(fitText('\u00e9t\u00e9-agent', 4)).toBe('\u00e9t\u00e9\u2026');
   });
 
   it('quiet: prints nothing at all', () => {

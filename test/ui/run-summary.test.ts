@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/engine/run-document.js';
 import type { RunManifest } from '../../src/store/manifest.js';
-import { errorJson, extendedPasses, fromCache, nextStep } from '../../src/ui/run-summary.js';
+import { errorJson, extendedPasses, fromCache, nextStep, summaryLines } from '../../src/ui/run-summary.js';
+import { memIo } from '../support/mem-io.js';
 import { tempDir } from '../support/cli.js';
 import { type FakeRun, makeFakeRun } from '../support/fake-run.js';
 
@@ -64,5 +65,13 @@ describe('fromCache', () => {
     expect(fromCache(0)).toBe('');
     expect(fromCache(3)).toBe(' (3 from the response cache)');
     expect(errorJson(2, 'usage', 'x').cache_hits).toBe(0);
+  });
+});
+
+describe('summaryLines: the cost', () => {
+  it("says a subscription login's cost is list price, not a charge", () => {
+    const m: RunManifest = { ...fake.manifest, totals: { ...fake.manifest.totals, cost_usd: 0.25, cost_source: 'subscription' } };
+    const text = summaryLines(ended('converged', null, m), memIo(tempDir(), { env: { NO_COLOR: '1' } }));
+    expect(text).toContain('$0.2500 (list price: a subscription login, not billed by the token)');
   });
 });
