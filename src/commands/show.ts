@@ -29,6 +29,7 @@ function passLines(p: PassRecord): string[] {
     head,
     `  notes     ${p.notes_before} -> ${after} (+${p.added ?? '?'}/-${p.resolved ?? '?'}${p.acted !== null && p.resolved ? `: ${p.acted} acted, ${p.dismissed} dismissed` : ''})${p.misplaced_after ? `, ${p.misplaced_after} misplaced` : ''}`,
     `  words     ${words}`,
+    ...(p.lens ? [`  lens      ${p.lens}`] : []),
     `  usage     ${fmtTokens(totalTokens(p.usage))} tokens, ${fmtCost(p.usage.cost_usd)}, ${fmtDuration(p.duration_ms)}`,
     `  attempts  ${plural(p.retries, 'retry', 'retries')}, ${plural(p.repairs, 'repair')}`,
   ];
@@ -81,6 +82,9 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
     `totals    ${fmtTokens(s.tokens.total)} tokens, ${fmtRunCost(m.totals)}, ${fmtDuration(s.duration_ms)}, ${plural(m.totals.dispatches, 'dispatch', 'dispatches')}, started ${fmtTime(m.created_at)}`,
     `output    ${m.output.written ? (m.output.path ?? m.output.target) : 'not written'}`,
   ];
+  // How the passes were played: the review lenses in turn, the agents swapping roles.
+  if (m.policy.lenses) out.push(`lenses    ${m.policy.lenses.map((l) => l.name).join(', ')} (the reviewer passes in turn)`);
+  if (m.policy.alternate) out.push("alternate the agents swap roles every two passes (each reviews the other's work)");
   const fork = forkPoint(m);
   // Right under the run's id: what the totals below count depends on it.
   if (fork) out.splice(1, 0, `fork      ${fork}; totals are the fork's own`);

@@ -52,6 +52,9 @@ describe('refine --alternate', () => {
     expect(record.request.target_agent).toBe('reviewer/openai:model-b');
     expect(record.response.agent).toBe('reviewer/openai:model-b');
     expect((await runMain(['audit', id], { cwd: dir, env: env() })).code).toBe(0);
+    expect((await runMain(['show', id], { cwd: dir, env: env() })).stdout).toContain(
+      "alternate the agents swap roles every two passes (each reviews the other's work)\n",
+    );
   });
 
   it('is kept by resume --passes, and without it the agents keep their roles', async () => {

@@ -39,6 +39,9 @@ describe('refine --lens', () => {
     expect(m.pass_records.map((p: { lens?: string }) => p.lens ?? null)).toEqual(['security', null, 'privacy', null, 'security', null]);
     expect(m.policy.lenses.map((l: { name: string }) => l.name)).toEqual(['security', 'privacy']);
     expect((await runMain(['audit', m.run_id], { cwd: dir })).code).toBe(0);
+    const show = await runMain(['show', m.run_id], { cwd: dir });
+    expect(show.stdout).toContain('lenses    security, privacy (the reviewer passes in turn)\n');
+    expect(show.stdout).toMatch(/^pass 3 {2}reviewer mock {2}completed\n(?:.*\n)*? {2}lens {6}privacy\n/m);
   });
 
   it('is part of the policy: a replay reproduces the run, and a resume goes on with the recorded lenses though the file changed', async () => {
