@@ -4,7 +4,7 @@ import { BUDGET_LIMIT_RULES, type BudgetConfig } from '../config/schema.js';
 import { bySubscription, expectedModel } from '../engine/budget.js';
 import type { BudgetLimits } from '../engine/plan.js';
 import type { RunPlan } from '../engine/plan.js';
-import { ROLES } from '../vocabulary.js';
+import { ROLES, type Role } from '../vocabulary.js';
 import { usageError } from '../errors.js';
 
 /** `--max-cost-usd`, `--max-tokens`, `--max-dispatches` as commander hands them over (refine and resume). */
@@ -51,48 +51,58 @@ export function batchBudget(config: BudgetConfig): BudgetLimits {
 }
 
 /**
- * A cost limit cannot hold a dispatch to an agent with no price (mock, a `cmd:` program, a
- * local model): it is estimated at nothing. One warning per such agent the plan uses, naming
- * it and the fix, when any of `limits` (the run's, a batch's) sets a cost.
+ * One problem per distinct agent the plan calls (the reviewer, the composer when a second pass
+ * runs) that `problem` finds something to say of, when any of `limits` (the run's, a batch's)
+ * sets a cost: the start-of-run notices about what a cost limit cannot do.
  */
-/**
- * A cost limit on a run whose agent logs in with a subscription (a Claude or ChatGPT plan):
- * such a login bills no token, so the limit holds the list price of what it uses, not a
- * charge. One notice per such agent, at the start, when any of `limits` sets a cost.
- */
-export function subscriptionWarnings(plan: RunPlan, limits: readonly (BudgetLimits | undefined)[]): CheckProblem[] {
+function costLimitNotices(
+  plan: RunPlan,
+  limits: readonly (BudgetLimits | undefined)[],
+  problem: (role: Role, agent: RunPlan['agents'][Role]) => CheckProblem | null,
+): CheckProblem[] {
   if (!limits.some((l) => l?.costUsd !== undefined)) return [];
-  const roles = ROLES.filter((role) => role === 'reviewer' || plan.passes > 1);
   const seen = new Set<string>();
   const out: CheckProblem[] = [];
-  for (const role of roles) {
+  for (const role of ROLES.filter((r) => r === 'reviewer' || plan.passes > 1)) {
     const agent = plan.agents[role];
-    if (seen.has(agent.spec) || !bySubscription(plan, role)) continue;
+    if (seen.has(agent.spec)) continue;
+    const found = problem(role, agent);
+    if (!found) continue;
     seen.add(agent.spec);
-    out.push({
-      kind: 'config',
-      message: `${agent.spec} logs in with a subscription, billed by plan and not by the token: the cost limit (--max-cost-usd, budget.max_cost_usd) limits its list-price cost`,
-      fix: 'limit it with --max-tokens or --max-dispatches to bound its use of the plan instead',
-    });
+    out.push(found);
   }
   return out;
 }
 
+/**
+ * A cost limit on a run whose agent logs in with a subscription (a Claude or ChatGPT plan):
+ * such a login bills no token, so the limit holds the list price of what it uses, not a
+ * charge. One notice per such agent, at the start.
+ */
+export function subscriptionWarnings(plan: RunPlan, limits: readonly (BudgetLimits | undefined)[]): CheckProblem[] {
+  return costLimitNotices(plan, limits, (role, agent) =>
+    bySubscription(plan, role)
+      ? {
+          kind: 'config',
+          message: `${agent.spec} logs in with a subscription, billed by plan and not by the token: the cost limit (--max-cost-usd, budget.max_cost_usd) limits its list-price cost`,
+          fix: 'limit it with --max-tokens or --max-dispatches to bound its use of the plan instead',
+        }
+      : null,
+  );
+}
+
+/**
+ * A cost limit cannot hold a dispatch to an agent with no price (mock, a `cmd:` program, a
+ * local model): it is estimated at nothing. One warning per such agent, naming it and the fix.
+ */
 export function unpricedWarnings(plan: RunPlan, limits: readonly (BudgetLimits | undefined)[]): CheckProblem[] {
-  if (!limits.some((l) => l?.costUsd !== undefined)) return [];
-  const roles = ROLES.filter((role) => role === 'reviewer' || plan.passes > 1);
-  const seen = new Set<string>();
-  const out: CheckProblem[] = [];
-  for (const role of roles) {
-    const agent = plan.agents[role];
+  return costLimitNotices(plan, limits, (role, agent) => {
     const model = expectedModel(plan, role);
-    if (seen.has(agent.spec) || priceFor(model, plan.prices)) continue;
-    seen.add(agent.spec);
+    if (priceFor(model, plan.prices)) return null;
     const why = model ? `its model ${model} has no price` : 'it names no model, so no price applies';
     const fix = model
       ? `add one under prices: in bounce.config.yaml (e.g. ${agent.provider}/${model}: { input: 0, output: 0 }), or limit it with --max-tokens`
       : 'limit it with --max-tokens or --max-dispatches instead';
-    out.push({ kind: 'config', message: `the cost limit (--max-cost-usd, budget.max_cost_usd) is not enforced for ${agent.spec}: ${why}`, fix });
-  }
-  return out;
+    return { kind: 'config', message: `the cost limit (--max-cost-usd, budget.max_cost_usd) is not enforced for ${agent.spec}: ${why}`, fix };
+  });
 }
