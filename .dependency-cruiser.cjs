@@ -6,6 +6,7 @@ const LAYERS = [
   ['base', '^src/(text/|git/|vocabulary|errors|yaml|package|version|redact|suggest\\.|io|prices|syntaxes|lint-modes|text-input|concurrency|documents|plural|option-values|prompt-files|own|arrays|atomic)'],
   ['protocol', '^src/protocol/'],
   ['contract', '^src/contract/'],
+  ['checks', '^src/checks/'],
   ['kit', '^src/kit/'],
   ['programs', '^adapters/'],
   ['config', '^src/config/'],

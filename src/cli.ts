@@ -106,6 +106,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       'review lenses the reviewer passes take in turn: security, performance, correctness, clarity, api-docs or a prompt file (comma-separated or repeated; config lenses)',
       commaList,
     )
+    .option(
+      '--check-cmd <command>',
+      "a check command run on each pass's document ({file} is its path); a failure is repaired, the final pass must pass; repeat for more (config checks)",
+      repeatable,
+    )
     .addOption(new Option('--syntax <syntax>', 'read the document as this syntax instead of by its extension').choices([...SYNTAXES]))
     .option('--config <file>', 'config file (default: bounce.config.yaml here or above, or BOUNCE_CONFIG)')
     .option('--json', 'print one JSON object on stdout, whatever the outcome')

@@ -148,6 +148,15 @@ export const DismissalsSchema = z.enum(['allow', 'warn', 'repair']);
 export type Dismissals = z.infer<typeof DismissalsSchema>;
 
 /**
+ * How one run of a check command (config `checks:`, `--check-cmd`) ended: `passed` (exit 0),
+ * `failed` (another exit code or a signal: a repair request carries its output),
+ * `not-started` (no such program, or not executable) or `timed-out` (killed at its
+ * `timeout_s`); the last two end the run `failed` with error type `check` (docs/checks.md).
+ */
+export const CheckStatusSchema = z.enum(['passed', 'failed', 'not-started', 'timed-out']);
+export type CheckStatus = z.infer<typeof CheckStatusSchema>;
+
+/**
  * What kind of problem a BounceError is (`error.code` in --json, run.json's `error.type` for
  * one raised before a dispatch): the one list, so a command cannot invent a word no script knows.
  */
@@ -159,7 +168,8 @@ export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
  * type (HostErrorType); an error raised before a dispatch its code (ErrorCode); and the
  * engine's own: `not-converged` (notes left after the last pass), `malformed` (no usable
  * reply after the repairs), `truncated` (a reply cut at its output limit), `breaker` (the
- * circuit breaker opened), `budget` (a limit was reached), `judge` (`--require-judge`),
+ * circuit breaker opened), `budget` (a limit was reached), `judge` (`--require-judge`), `check` (a check command
+ * could not start or ran out of time),
  * `internal` (a bug). docs/run-folder.md lists them for scripts.
  */
 const RUN_ERROR_TYPES = [
@@ -171,6 +181,7 @@ const RUN_ERROR_TYPES = [
   'breaker',
   'budget',
   'judge',
+  'check',
   'internal',
 ] as const;
 export const RunErrorTypeSchema = z.enum([...new Set(RUN_ERROR_TYPES)] as [(typeof RUN_ERROR_TYPES)[number], ...(typeof RUN_ERROR_TYPES)[number][]]);

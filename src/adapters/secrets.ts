@@ -43,3 +43,16 @@ export function runSecrets(
 ): string[] {
   return secretsOf(secretValues([agents.reviewer, agents.composer, ...others], env));
 }
+
+/** Variable names that hold a credential by any common convention (`*_API_KEY`, `GITHUB_TOKEN`, `PGPASSWORD`, ...). */
+const CREDENTIAL_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION/i;
+
+/**
+ * The environment a check command gets (config `checks:`): bounce's own, less every variable
+ * the agents may read a key from and every variable whose name says it holds a credential.
+ * A linter needs PATH, HOME and its own settings, never a key.
+ */
+export function withoutSecrets(env: NodeJS.ProcessEnv, agents: readonly ResolvedAgent[]): NodeJS.ProcessEnv {
+  const names = new Set(secretNames(agents, env));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !names.has(name) && !CREDENTIAL_NAME.test(name)));
+}

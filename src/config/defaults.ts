@@ -24,3 +24,6 @@ export const DEFAULT_MAX_REPAIRS = 1;
  * and warned of by `bounce refine`.
  */
 export const MIN_PRECISION = 0.85;
+
+/** A check command's time limit (config `checks:` entry's `timeout_s`) when it sets none, in seconds. */
+export const DEFAULT_CHECK_TIMEOUT_S = 60;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AgentOptionsSchema } from '../contract/contract.js';
 import { PRICE_KEY, PRICE_KEY_RULE, PriceSchema } from '../prices.js';
-import { MIN_PRECISION, REPLY_DEFAULTS, TIMEOUT_RANGE_S } from './defaults.js';
+import { DEFAULT_CHECK_TIMEOUT_S, MIN_PRECISION, REPLY_DEFAULTS, TIMEOUT_RANGE_S } from './defaults.js';
 import { LintModeSchema } from '../vocabulary.js';
 import { EditFormatSettingSchema } from '../vocabulary.js';
 import { DismissalsSchema } from '../vocabulary.js';
@@ -61,6 +61,20 @@ export const VerifyConfigSchema = z
   .strict();
 export type VerifyConfig = z.infer<typeof VerifyConfigSchema>;
 
+/** The most checks a run takes: each runs on every reply that reads as a document. */
+export const MAX_CHECKS = 16;
+
+/** One entry of `checks:`: the command, or the command and its time limit. */
+export const CheckConfigSchema = z.union([
+  z.string().trim().min(1, 'must be a command, e.g. markdownlint-cli2 {file}'),
+  z
+    .object({
+      command: z.string().trim().min(1, 'must be a command, e.g. markdownlint-cli2 {file}'),
+      timeout_s: z.number().int().min(TIMEOUT_RANGE_S.min).max(TIMEOUT_RANGE_S.max).default(DEFAULT_CHECK_TIMEOUT_S),
+    })
+    .strict(),
+]);
+
 export const ConfigSchema = z
   .object({
     reviewer: z.string().min(1).optional(),
@@ -99,6 +113,8 @@ export const ConfigSchema = z
     gate: GateModeSchema.optional(),
     /** The reviewer passes' lenses, taken in turn (--lens): built-in names or prompt files relative to this file's folder (docs/prompts.md). */
     lenses: z.array(z.string().trim().min(1)).max(16).optional(),
+    /** Commands run on each pass's document ({file} is its copy's path), as words without a shell; a failure is repaired, and the final pass must pass them all (docs/checks.md). */
+    checks: z.array(CheckConfigSchema).max(MAX_CHECKS).optional(),
     /** true: a run whose reviewer and composer are of one model family (or of one bounce cannot tell) is refused before any dispatch (docs/configuration.md). */
     require_cross_family: z.boolean().default(false),
     verify: VerifyConfigSchema.default({}),

@@ -9,6 +9,7 @@ import type { Clock } from './clock.js';
 import type { AgentThrottle } from './throttle.js';
 import type { LintFinding } from './lint-notes.js';
 import type { RunPlan } from './plan.js';
+import type { CheckRunner } from './checks.js';
 
 /**
  * Calls one agent once: the adapter host for programs, the in-process runner for built-ins.
@@ -102,4 +103,10 @@ export interface EngineDeps {
    * agent's failure is the hook's to record; what it throws ends the run as a crash would.
    */
   afterRun?: (run: FinishedRun) => Promise<void>;
+  /**
+   * Runs one check command (plan.checks) on a copy of a reply's document in the run folder:
+   * the command's process, its folder and its environment are the caller's
+   * (src/checks/run-check.ts). Needed only by a plan with checks.
+   */
+  check?: CheckRunner;
 }

@@ -24,6 +24,9 @@ import { dismissedContested, type PassLedger, passLedger } from './notes-ledger.
 import { type ReplyMode, replyMode } from './reply.js';
 import { type EditReport, editsReason } from '../text/edit-blocks.js';
 import { finalPassNotes, noteLines, structureCounts } from './final-pass.js';
+import { type FailedCheck, checkErrorMessage, checkName, checkRepairReason, checkRepairSummary, finalCheckReason, repairOutput } from './checks.js';
+import type { CheckRunRecord } from '../store/record-schema.js';
+import { resolve } from 'node:path';
 import { type Decision, decide, type Finding, type PassState } from './verdict.js';
 
 /** The document the next pass revises: its text, its run-folder file, and what is known of it. */
@@ -125,6 +128,10 @@ class PassRun {
   private transient = 0;
   /** What the reply being handled did as edit blocks (edit mode), for its dispatch record. */
   private replyEdits: EditReport | null = null;
+  /** The check commands run on the reply being handled, for its dispatch record. */
+  private replyChecks: CheckRunRecord[] | null = null;
+  /** What the checks that failed on the rejected reply printed, for the repair request that follows. */
+  private quotedChecks: FailedCheck[] = [];
   /** The ids of this pass's dispatches so far, in order (EngineDeps.accepted). */
   private readonly sentIds: string[] = [];
 
@@ -362,8 +369,10 @@ class PassRun {
       edits: this.replyEdits,
       ...(host.cache ? { cache: host.cache } : {}),
       ...(host.replay ? { replay: host.replay } : {}),
+      ...(this.replyChecks ? { checks: this.replyChecks } : {}),
     };
     this.replyEdits = null;
+    this.replyChecks = null;
     this.ctx.rec.finishDispatch(this.index, end, {
       usage: totals,
       providerReported: usage ? usage.provider_reported : null,
@@ -591,12 +600,73 @@ class PassRun {
         if (decision.kind === 'accept' && decision.warning) this.warn(decision.warning);
       }
     }
+    const checked = await this.runChecks(d, text);
+    if (checked?.kind === 'interrupted') {
+      this.finish(d, 'rejected', 'interrupted while its checks ran', doc);
+      return this.close('interrupted', { kind: 'interrupted' });
+    }
+    if (checked?.kind === 'error') return reject({ kind: 'check-error', message: checked.message, reason: checked.message });
+    if (checked?.kind === 'failed') {
+      const found: Finding & { reason: string } = {
+        kind: 'check',
+        reason: checkRepairReason(checked.failed),
+        summary: checkRepairSummary(checked.failed),
+        finalReason: finalCheckReason(checked.failed, this.closing.repairs),
+        warning: `the document of pass ${this.pass} still fails ${checked.failed.map((f) => checkName(f)).join(', ')} after its repairs: kept, and checked again on the next pass`,
+      };
+      const decision = decide(found, this.state);
+      if (decision.kind !== 'accept') {
+        this.quotedChecks = checked.failed;
+        return reject(found);
+      }
+      if (decision.warning) this.warn(decision.warning);
+    }
     if (plan.lint !== 'off') this.keepLint(lint);
     await this.warmNext(notes.length);
     this.finish(d, 'completed', null, doc);
     this.ctx.deps.accepted?.(this.sentIds);
     Object.assign(this.closing, { misplaced_after: notes.filter((n) => !n.canonical).length, words_after: words });
     return this.close('completed', { kind: 'accepted', current: { text, file, notes, words } });
+  }
+
+  /**
+   * Runs the plan's check commands on the reply's document, each on a fresh copy of it in the
+   * run folder (`<stem>.check.<ext>`: a check that rewrites its file changes neither the reply
+   * nor what the next check sees), each one's output kept as `<stem>.check-<n>.log` and cited
+   * in the dispatch record. Null when the run has none or every one passed; a check that could
+   * not start or ran out of time stops at once.
+   */
+  private async runChecks(
+    d: Dispatched,
+    text: string,
+  ): Promise<{ kind: 'failed'; failed: FailedCheck[] } | { kind: 'error'; message: string } | { kind: 'interrupted' } | null> {
+    const { plan, rec, deps } = this.ctx;
+    const checks = plan.checks ?? [];
+    if (checks.length === 0) return null;
+    if (!deps.check) throw new Error('bug: the plan has checks but the engine was given no check runner');
+    const records: CheckRunRecord[] = [];
+    this.replyChecks = records;
+    const failed: FailedCheck[] = [];
+    for (const [i, check] of checks.entries()) {
+      const file = resolve(rec.path(rec.artifact(`${d.start.stem}.check.${plan.input.ext}`, text)));
+      const run = await deps.check(check, file);
+      const output = rec.artifact(`${d.start.stem}.check-${i + 1}.log`, run.output);
+      records.push({
+        command: check.command,
+        status: run.status,
+        exit_code: run.exitCode,
+        duration_ms: run.durationMs,
+        timeout_s: check.timeout_s,
+        output: { path: output, sha256: this.shaOf(output, run.output) },
+        dropped_bytes: run.droppedBytes,
+      });
+      const line = `pass ${this.pass}: ${checkName(check)}: ${run.status}${run.exitCode === null ? '' : ` (exit ${run.exitCode})`} in ${run.durationMs} ms`;
+      rec.log(line);
+      if (deps.signal.aborted) return { kind: 'interrupted' };
+      if (run.status === 'not-started' || run.status === 'timed-out') return { kind: 'error', message: checkErrorMessage(check, run) };
+      if (run.status === 'failed') failed.push({ command: check.command, exitCode: run.exitCode, output: repairOutput(rec.redact(run.output), file) });
+    }
+    return failed.length > 0 ? { kind: 'failed', failed } : null;
   }
 
   /**
@@ -654,7 +724,8 @@ class PassRun {
   /** `reason` is what the agent is sent; `summary`, why in a few words, is what progress shows. */
   private repair(d: Dispatched, rejected: { text: string; file: string }, reason: string, summary: string, failures?: EditReport['failures']): 'again' {
     this.closing.repairs += 1;
-    const built = buildRepairPrompt(this.ctx.plan.templates, { ...this.promptInput, rejected: rejected.text, reason, failures });
+    const built = buildRepairPrompt(this.ctx.plan.templates, { ...this.promptInput, rejected: rejected.text, reason, failures, checks: this.quotedChecks });
+    this.quotedChecks = [];
     this.delimiters = built.delimiters;
     this.attempt = {
       kind: 'repair',

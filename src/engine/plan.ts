@@ -3,6 +3,7 @@ import type { ResolvedAgent } from '../adapters/registry.js';
 import type { Role } from '../contract/contract.js';
 import type { Syntax } from '../protocol/scanner.js';
 import type { Dismissals, LintMode } from '../vocabulary.js';
+import type { CheckSpec } from '../checks/command.js';
 import type { ContextFrame } from './context-frames.js';
 import type { PassPromptInput, Templates } from './prompt.js';
 
@@ -78,6 +79,8 @@ export interface RunPlan {
   lenses: readonly Lens[];
   /** --alternate: the two agents swap roles every two passes, so each reviews the other's work. Part of the policy when on. */
   alternate?: boolean;
+  /** Check commands (config `checks:`, --check-cmd) every reply that reads as a document is run through; absent or empty: none. Part of the policy when not empty. */
+  checks?: readonly CheckSpec[];
 }
 
 /** A review lens: its name (a built-in one, or a prompt file's name) and the instructions a reviewer pass is given. */

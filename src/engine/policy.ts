@@ -26,6 +26,8 @@ export function policyOf(plan: RunPlan): RunManifest['policy'] {
     ...(plan.lenses.length === 0 ? {} : { lenses: plan.lenses.map(({ name, text }) => ({ name, text })) }),
     // Who plays which pass: the agents swap roles every two passes.
     ...(plan.alternate ? { alternate: true as const } : {}),
+    // What every reply must pass, and the final pass's to converge: only when there are checks, so other runs keep their version.
+    ...(plan.checks?.length ? { checks: plan.checks.map(({ command, timeout_s }) => ({ command, timeout_s })) } : {}),
   };
   const identity = {
     ...body,

@@ -7,6 +7,7 @@ import { readSmallFile } from '../text-input.js';
 import type { EditFormat, Syntax } from '../vocabulary.js';
 import { type ContextFrames, renderContext } from './context-frames.js';
 import type { BlockFailure } from '../text/edit-blocks.js';
+import type { FailedCheck } from './checks.js';
 
 import { defaultPromptsDir, normaliseTemplate } from '../prompt-files.js';
 
@@ -196,16 +197,32 @@ export function buildPassPrompt(t: Templates, input: PassPromptInput): BuiltProm
 
 export function buildRepairPrompt(
   t: Templates,
-  input: PassPromptInput & { rejected: string; reason: string; failures?: readonly BlockFailure[] },
+  input: PassPromptInput & { rejected: string; reason: string; failures?: readonly BlockFailure[]; checks?: readonly FailedCheck[] },
 ): BuiltPrompt {
   // NUL bytes (a malformed reply) would break adapters that pass the prompt through argv.
   const rejected = input.rejected.replace(/\0/g, '');
   const failures = (input.failures ?? []).map((f) => ({ ...f, written: f.written.replace(/\0/g, '') }));
-  const framed = failures.flatMap((f) => [f.written, ...f.excerpts.map((e) => e.lines.join('\n'))]);
+  const checks = input.checks ?? [];
+  const framed = [...failures.flatMap((f) => [f.written, ...f.excerpts.map((e) => e.lines.join('\n'))]), ...checks.map((c) => c.output)];
   const { vars, delimiters, lensVaries } = frameVars(t, input, rejected, framed);
   vars.set('reason', input.reason.replace(/\s+/g, ' ').trim());
-  vars.set('failed_blocks', failedBlocks(failures, delimiters.nonce));
+  // Quoted material before the document: the blocks that did not apply, or what the failing checks said.
+  vars.set('failed_blocks', failedBlocks(failures, delimiters.nonce) + checkOutputs(checks, delimiters.nonce));
   return { ...renderFrame(t.repair, vars, 'repair', lensVaries), delimiters };
+}
+
+/**
+ * What the failing checks printed (config `checks:`), each in its own frame under the prompt's
+ * nonce: a check's output may quote the document, and must not be able to end a frame early.
+ */
+function checkOutputs(checks: readonly FailedCheck[], nonce: string): string {
+  if (checks.length === 0) return '';
+  const parts = checks.map((c) => {
+    const how = c.exitCode === null ? 'ended by a signal' : `exited ${c.exitCode}`;
+    const output = c.output.trim() === '' ? '(it printed nothing)' : c.output;
+    return `Check \`${c.command}\` ${how} on the document your reply produced; what it printed (the document's path shown as {file}):\n<<<BOUNCE-CHECK-${nonce}>>>\n${output}\n<<<END-BOUNCE-CHECK-${nonce}>>>`;
+  });
+  return `${parts.join('\n\n')}\n\n`;
 }
 
 /**

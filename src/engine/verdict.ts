@@ -50,6 +50,10 @@ export type Finding =
   | { kind: 'dismissed'; policy: 'allow' | 'warn' | 'repair'; which: string }
   /** Notes in the final pass's reply. */
   | { kind: 'notes-left'; reason: string; count: number }
+  /** Check commands (config `checks:`) that failed on the reply: `reason` for the repair, `summary` for progress, `final` for a final pass that gives up. */
+  | { kind: 'check'; reason: string; summary: string; finalReason: string; warning: string }
+  /** A check command that could not start or ran out of time: the run stops, no repair can help. */
+  | { kind: 'check-error'; message: string }
   /** A document with nothing against it. */
   | { kind: 'document' };
 
@@ -115,6 +119,12 @@ export function decide(found: Finding, s: PassState): Decision {
       return repairsLeft(s)
         ? { kind: 'repair', from: 'reply', reason: found.reason, summary: `${plural(found.count, 'note')} left on the final pass` }
         : giveUp(found, s);
+    case 'check':
+      // The final pass must pass every check to converge; before it, a document still failing is kept with a warning and checked again next pass.
+      if (repairsLeft(s)) return { kind: 'repair', from: 'reply', reason: found.reason, summary: found.summary };
+      return s.final ? { kind: 'not-converged', reason: found.finalReason } : { kind: 'accept', warning: found.warning };
+    case 'check-error':
+      return { kind: 'failed', type: 'check', message: found.message };
     case 'document':
       return { kind: 'accept' };
   }

@@ -5,7 +5,8 @@
  */
 import { type Chosen, skippedWarnings } from '../adapters/choose.js';
 import { callAgent } from '../adapters/call-agent.js';
-import { runSecrets } from '../adapters/secrets.js';
+import { runSecrets, withoutSecrets } from '../adapters/secrets.js';
+import { runCheck } from '../checks/run-check.js';
 import { WarmStarts } from '../adapters/warm.js';
 import type { CheckProblem } from '../contract/contract.js';
 import type { EngineDeps } from '../engine/deps.js';
@@ -58,7 +59,18 @@ export function engineDeps(
     env: io.env,
     events: progressEvents(createProgress(io, quiet), io, quiet),
     retryBaseMs: Number(io.env.BOUNCE_RETRY_BASE_MS) || 1000,
+    ...(plan.checks?.length ? { check: checkRunner(io, plan) } : {}),
   };
+}
+
+/**
+ * The check commands' runner (docs/checks.md): in the command's working directory, where the
+ * checks' own config files are found as when you run them yourself; with bounce's environment
+ * less the agents' keys and anything named like a credential; stopped by the command's Ctrl-C.
+ */
+function checkRunner(io: Io, plan: RunPlan): NonNullable<EngineDeps['check']> {
+  const env = withoutSecrets(io.env, [plan.agents.reviewer, plan.agents.composer]);
+  return (check, file) => runCheck(check, file, { cwd: io.cwd, env, signal: io.signal });
 }
 
 /**

@@ -7,6 +7,7 @@ import { runSecrets } from '../adapters/secrets.js';
 import { diskVersionCache, versionCachePath } from '../preflight/version-cache.js';
 import { resolveAgent, type ResolvedAgent } from '../adapters/registry.js';
 import type { Config } from '../config/schema.js';
+import type { CheckSpec } from '../checks/command.js';
 import { BounceError, EXIT, usageError } from '../errors.js';
 import { crossFamilyCheck } from '../adapters/family.js';
 import { loadConfig } from '../config/load.js';
@@ -74,6 +75,8 @@ export interface PlanRequest {
   lenses?: Lens[];
   /** --alternate: the agents swap roles every two passes; resume takes the recorded choice. */
   alternate?: boolean;
+  /** The check commands (--check-cmd, config `checks:`); resume takes the recorded ones. Absent: none. */
+  checks?: CheckSpec[];
 }
 
 /**
@@ -130,6 +133,7 @@ export async function completePlan(
     context: { nonce: makeContextNonce(contextTexts), budget: config.context_max_bytes, files: contextFiles(context) },
     lenses: req.lenses ?? [],
     ...(req.alternate ? { alternate: true } : {}),
+    ...(req.checks?.length ? { checks: req.checks } : {}),
   };
   const familyWarning: CheckProblem[] = families.warning ? [{ kind: 'config', message: families.warning }] : [];
   return {
@@ -231,6 +235,8 @@ export function requestFromManifest(
     context: recordedContext(m.context, runDir, m.run_id),
     lenses: m.policy.lenses ?? [],
     alternate: m.policy.alternate === true,
+    // The checks as recorded: the same replies pass or fail them, whatever config says now.
+    ...(m.policy.checks ? { checks: m.policy.checks.map((c) => ({ ...c })) } : {}),
   };
   return { request, config, recordedAgents };
 }

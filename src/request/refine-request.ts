@@ -12,6 +12,8 @@ import type { Io } from '../io.js';
 import { outputTarget } from './output-target.js';
 import type { Lens, OutputTarget, RunPlan } from '../engine/plan.js';
 import { readLenses } from './lenses.js';
+import { readChecks } from './checks.js';
+import type { CheckSpec } from '../checks/command.js';
 import { budgetFromFlags } from './budget-flags.js';
 import type { BudgetLimits } from '../engine/plan.js';
 import { readInput } from './input.js';
@@ -48,6 +50,8 @@ export interface RefineOptions {
   alternate?: boolean;
   /** --lens NAME[,NAME...], repeatable: the reviewer passes' lenses, taken in turn (config `lenses`). */
   lens?: string[];
+  /** --check-cmd CMD, repeatable: check commands every reply must pass (config `checks:`, which it replaces). */
+  checkCmd?: string[];
   /** --goal TEXT / --goal-file FILE: what the document is for (config `goal`). */
   goal?: string;
   goalFile?: string;
@@ -117,6 +121,8 @@ export interface RefineSettings {
   context: ContextSource[];
   /** The reviewer passes' lenses (--lens, else config `lenses`), read once for every document. */
   lenses: Lens[];
+  /** The check commands (--check-cmd, else config `checks:`), checked once for every document. */
+  checks: CheckSpec[];
 }
 
 /**
@@ -142,6 +148,7 @@ export async function refineSettings(opts: RefineOptions, io: Io): Promise<Refin
     goal: readGoal(opts, config.goal, io.cwd),
     context: [],
     lenses: [],
+    checks: readChecks(opts.checkCmd, config.checks, io.cwd, io.env, configPath),
   };
   const promptsDir = settings.promptsDir;
   if (opts.lens?.length) settings.lenses = readLenses(opts.lens, io.cwd, promptsDir, '--lens');
@@ -210,6 +217,7 @@ export function refineRequest(
     context: contextForDocument(s.context, read, s.config.context_max_bytes),
     lenses: s.lenses,
     alternate: Boolean(opts.alternate),
+    checks: s.checks,
   };
 }
 

@@ -16,6 +16,7 @@ import {
   type DispatchRecord,
   type DispatchRequest,
   type CacheHit,
+  type CheckRunRecord,
   type ReplayHit,
   type DispatchResponse,
   type Finding,
@@ -93,6 +94,8 @@ export interface DispatchEnd {
   cache?: CacheHit;
   /** The reply came from a recorded run (`bounce replay`): which dispatch of which run. */
   replay?: ReplayHit;
+  /** The check commands run on the document, in order (config `checks:`); absent or empty: none ran. */
+  checks?: readonly CheckRunRecord[];
 }
 
 /** How a resolved note was resolved and who raised it (src/protocol/ledger.ts). */
@@ -243,6 +246,7 @@ export function buildResponse(end: DispatchEnd | SideEnd, passInput: { file: str
     error: end.error ? { type: end.error.type, message: end.error.message } : null,
     ...(end.cache ? { cache: end.cache } : {}),
     ...(end.replay ? { replay: end.replay } : {}),
+    ...(end.checks?.length ? { checks: end.checks.map((c) => ({ ...c, output: { ...c.output } })) } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { combineCostSources } from '../prices.js';
+import { CheckSpecSchema } from '../checks/command.js';
 import {
   AttemptKindSchema,
   CostSourceSchema,
@@ -284,6 +285,8 @@ export const RunManifestSchema = z
           .optional(),
         /** --alternate: the agents swap roles every two passes; absent: they keep them. */
         alternate: z.literal(true).optional(),
+        /** The check commands every reply that reads as a document must pass (config `checks:`, --check-cmd); absent: none. */
+        checks: z.array(CheckSpecSchema).min(1).optional(),
       })
       .strict(),
     /** The run this one was forked from and at which pass; absent for a run that is no fork. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   AttemptKindSchema,
+  CheckStatusSchema,
   BlockAppliedSchema,
   BlockFailedSchema,
   CostSourceSchema,
@@ -152,6 +153,27 @@ export type ReplayHit = z.infer<typeof ReplayHitSchema>;
 
 export const ArtifactSchema = z.object({ path: z.string().min(1), sha256: Sha }).strict();
 
+/**
+ * One run of a check command (config `checks:`, --check-cmd) on the document a reply
+ * produced: the command as written, how it ended, and the file in the run folder that
+ * holds what it printed (`<stem>.check-<n>.log`). docs/checks.md.
+ */
+export const CheckRunRecordSchema = z
+  .object({
+    command: z.string().min(1),
+    status: CheckStatusSchema,
+    /** Null when it did not start, ran out of time, or ended by a signal. */
+    exit_code: z.number().int().nullable(),
+    duration_ms: Count,
+    timeout_s: z.number().int().positive(),
+    /** Its stdout and stderr as they came (for `not-started`, why), within CHECK_OUTPUT_MAX_BYTES. */
+    output: ArtifactSchema,
+    /** Bytes of output beyond the bound, not kept. */
+    dropped_bytes: Count,
+  })
+  .strict();
+export type CheckRunRecord = z.infer<typeof CheckRunRecordSchema>;
+
 export const ResponseSchema = z
   .object({
     dispatch_id: Ulid,
@@ -209,6 +231,8 @@ export const ResponseSchema = z
     cache: CacheHitSchema.optional(),
     /** Set when `bounce replay` took the reply from a recorded run; absent for a reply an agent gave. */
     replay: ReplayHitSchema.optional(),
+    /** The check commands run on `document`, in order; absent when the run has none or the reply did not get as far. */
+    checks: z.array(CheckRunRecordSchema).min(1).optional(),
   })
   .strict();
 export type DispatchResponse = z.infer<typeof ResponseSchema>;

@@ -130,6 +130,8 @@ export function nextStep(r: RunResult, cwd: string | null): string | null {
       if (type === 'storage') return `${resume} once the runs folder can be written again`;
       if (type === 'truncated') return `raise the agent's max_output_tokens as the error says, then ${resume}`;
       if (type === 'breaker' || type === 'auth' || type === 'config' || type === 'not_found') return `fix the cause above, then ${resume}`;
+      // A resume runs the checks as recorded: the program can be installed, its time limit stays.
+      if (type === 'check') return `fix the check as the error says (install its program, or make it finish within its timeout_s), then ${resume}`;
       return resume;
     }
   }
