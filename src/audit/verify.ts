@@ -79,6 +79,7 @@ function checkRecord(ctx: Ctx, rel: string, rec: DispatchRecord): void {
   for (const a of response.artifacts) checkSha(ctx, a.path, a.sha256, 'response.artifacts', rel);
   for (const f of response.findings) for (const e of f.citations.evidence) checkSha(ctx, e.file, e.sha256, `finding ${f.id}`, rel);
   for (const r of response.resolved) for (const e of r.citations.evidence) checkSha(ctx, e.file, e.sha256, 'a resolved note', rel);
+  for (const c of response.checks ?? []) checkSha(ctx, c.output.path, c.output.sha256, `response.checks (\`${c.command}\`)`, rel);
   checkGradeTimes(ctx, rel, rec);
 }
 
@@ -209,6 +210,23 @@ function checkFinal(ctx: Ctx, m: RunManifest, records: Map<string, Found>): void
   const from = last ? `the document of pass ${last.pass}` : 'the original';
   if (actual === null) problem(ctx, `the run converged but ${name} does not exist`, 'run.json');
   else if (actual !== expected) problem(ctx, `${name} is not ${from}, which the run converged on`, name);
+  if (last) checkFinalChecks(ctx, m, last, producerOf(last, records));
+}
+
+/**
+ * A converged run's final document passed every check of its policy (docs/checks.md): the
+ * record of the reply it came from lists each check, in order, and each passed.
+ */
+function checkFinalChecks(ctx: Ctx, m: RunManifest, last: PassRecord, producer: Found | undefined): void {
+  const wanted = m.policy.checks ?? [];
+  if (wanted.length === 0 || !producer) return;
+  const ran = producer.rec.response?.checks ?? [];
+  for (const check of wanted) {
+    const run = ran.find((c) => c.command === check.command);
+    if (!run) problem(ctx, `the run converged, but the document of pass ${last.pass} was never run through check \`${check.command}\``, producer.rel);
+    else if (run.status !== 'passed')
+      problem(ctx, `the run converged, but the document of pass ${last.pass} did not pass check \`${check.command}\` (${run.status})`, producer.rel);
+  }
 }
 
 /**

@@ -1,9 +1,11 @@
 import { plural } from '../plural.js';
 import type { Io } from '../io.js';
 import { judgeLines } from '../ui/run-summary.js';
-import { fmtCost, fmtDuration, fmtRunCost, fmtTime, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from '../report/format.js';
+import { fmtCheckRun, fmtCost, fmtDuration, fmtRunCost, fmtTime, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from '../report/format.js';
 import type { AgentRecord, PassRecord } from '../store/manifest.js';
 import { loadRun } from '../store/load-run.js';
+import { checkRunsOf } from '../store/check-runs.js';
+import type { CheckRunRecord } from '../store/record-schema.js';
 import { shownStatus } from '../store/lock.js';
 import type { NoteOrigin } from '../protocol/ledger.js';
 import { type RunLedger, runLedger } from '../audit/run-notes.js';
@@ -21,7 +23,7 @@ function agentLine(role: string, a: AgentRecord): string {
   return `${role.padEnd(9)} ${a.spec} (adapter ${a.adapter}, model ${a.model ?? '-'}, version ${a.version ?? '-'}, ${evidence})`;
 }
 
-function passLines(p: PassRecord): string[] {
+function passLines(p: PassRecord, checks: ReadonlyMap<string, readonly CheckRunRecord[]>): string[] {
   const after = p.notes_after ?? '?';
   const words = `${p.words_before} -> ${p.words_after ?? '?'}`;
   const head = `pass ${p.pass}${p.final ? ' (final)' : ''}  ${p.role} ${p.agent}  ${p.status}${p.copied_from ? `  (copied from ${p.copied_from.run})` : ''}`;
@@ -41,6 +43,8 @@ function passLines(p: PassRecord): string[] {
     lines.push(
       `  dispatch  ${d.id} ${d.kind}${d.kind === 'pass' ? '' : ` ${d.index}`} ${d.status}${d.reason ? `: ${d.reason}` : ''} (${fmtDuration(d.duration_ms)})`,
     );
+    // The check commands run on the document this dispatch's reply produced (docs/checks.md).
+    for (const c of checks.get(d.id) ?? []) lines.push(`    check   ${fmtCheckRun(c)}`);
   }
   return lines;
 }
@@ -103,7 +107,10 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
         .split('\n')
         .map((line, i) => `${i === 0 ? 'judge    ' : '         '} ${line.replace(/^judge /, '')}`),
     );
-  for (const p of m.pass_records) pushAll(out, ['', ...passLines(p)]);
+  if (m.policy.checks)
+    out.push(`checks    ${m.policy.checks.map((c) => `\`${c.command}\` (${c.timeout_s}s)`).join(', ')} (every reply; the final pass must pass them)`);
+  const checks = checkRunsOf(dir, m);
+  for (const p of m.pass_records) pushAll(out, ['', ...passLines(p, checks)]);
   pushAll(out, ['', ...ledgerLines(ledger)]);
   io.stdout.write(`${out.join('\n')}\n`);
   return 0;

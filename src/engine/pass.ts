@@ -35,6 +35,8 @@ export interface Current {
   file: string;
   notes: Note[];
   words: number;
+  /** It fails a check command (kept by a pass before the final one after its repairs): the run cannot converge on it, even with no note left. */
+  failsChecks?: boolean;
 }
 
 /** What one run shares between its passes. */
@@ -621,12 +623,13 @@ class PassRun {
       }
       if (decision.warning) this.warn(decision.warning);
     }
+    const failsChecks = checked?.kind === 'failed';
     if (plan.lint !== 'off') this.keepLint(lint);
-    await this.warmNext(notes.length);
+    await this.warmNext(failsChecks ? 1 : notes.length);
     this.finish(d, 'completed', null, doc);
     this.ctx.deps.accepted?.(this.sentIds);
     Object.assign(this.closing, { misplaced_after: notes.filter((n) => !n.canonical).length, words_after: words });
-    return this.close('completed', { kind: 'accepted', current: { text, file, notes, words } });
+    return this.close('completed', { kind: 'accepted', current: { text, file, notes, words, ...(failsChecks ? { failsChecks } : {}) } });
   }
 
   /**

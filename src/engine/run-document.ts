@@ -280,7 +280,9 @@ async function loop(ctx: RunContext, done: number): Promise<LoopEnd> {
         ctx.current = outcome.current;
         const left = outcome.current.notes.length;
         deps.events({ type: 'pass-finished', pass, notesAfter: left, outcome: 'done' });
-        if (left === 0 && (!plan.allPasses || pass === plan.passes)) return { status: 'converged', document: outcome.current.text, notesLeft: 0, error: null };
+        // A document that fails a check is no end: the next pass's reply is checked again.
+        if (left === 0 && !outcome.current.failsChecks && (!plan.allPasses || pass === plan.passes))
+          return { status: 'converged', document: outcome.current.text, notesLeft: 0, error: null };
         break;
       }
       case 'not-converged':

@@ -1,4 +1,5 @@
 import type { PassRecord, RunManifest, UsageTotals } from '../store/manifest.js';
+import type { CheckRunRecord } from '../store/record-schema.js';
 import { ledgerPasses } from '../audit/run-notes.js';
 import { displayWidth, padColumns } from '../text/display-width.js';
 
@@ -131,4 +132,17 @@ export function forkPoint(m: Pick<RunManifest, 'forked_from'>): string | null {
   if (!f) return null;
   const copied = f.pass === 1 ? 'no pass copied' : f.pass === 2 ? 'pass 1 copied' : `passes 1 to ${f.pass - 1} copied`;
   return `forked from ${f.run} at pass ${f.pass} (${copied}, run live from pass ${f.pass} on)`;
+}
+
+/** One check run in a line: `failed  markdownlint-cli2 {file} (exit 1, 412ms): pass-2-....check-1.log`. */
+export function fmtCheckRun(c: Pick<CheckRunRecord, 'status' | 'command' | 'exit_code' | 'duration_ms' | 'timeout_s' | 'output'>): string {
+  const how =
+    c.status === 'timed-out'
+      ? `killed at its ${c.timeout_s}s limit`
+      : c.exit_code === null
+        ? c.status === 'not-started'
+          ? 'not started'
+          : 'a signal'
+        : `exit ${c.exit_code}`;
+  return `${c.status.padEnd(11)} ${c.command} (${how}, ${fmtDuration(c.duration_ms)}): ${c.output.path}`;
 }

@@ -5,6 +5,8 @@ import { noteSpans } from '../protocol/ledger.js';
 import { scanNotes } from '../protocol/scanner.js';
 import type { AgentRecord, DispatchRef, RunManifest } from '../store/manifest.js';
 import { esc } from './escape.js';
+import { checkRunsOf } from '../store/check-runs.js';
+import type { CheckRunRecord } from '../store/record-schema.js';
 import { fmtCost, fmtDuration, fmtRunCost, fmtTime, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from './format.js';
 import { type NoteLines, sideBySide } from './html-diff.js';
 import { netChange, passChanges } from './pass-docs.js';
@@ -35,6 +37,7 @@ td.note{background:var(--note);box-shadow:inset 3px 0 0 #e0a800}tr.skip td{color
 .legend span{display:inline-block;padding:0 6px;margin-right:8px;border-radius:3px}.stats{color:var(--muted);margin:2px 0 8px}
 .fate-acted{color:#1a7f37;font-weight:600}.fate-dismissed{color:#b42318;font-weight:600}.fate-open{color:#8a6d00;font-weight:600}
 table.notes td.text{max-width:60em}pre.document{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre-wrap;word-break:break-word;border:1px solid var(--line);border-radius:6px;padding:8px 12px;background:#fbfcfd}
+.check-passed{color:#1a7f37;font-weight:600}.check-failed,.check-not-started,.check-timed-out{color:#b42318;font-weight:600}table.checks{margin:2px 0 8px 1.5em}
 .files a{margin-right:6px}.verdict-accepted{color:#1a7f37;font-weight:600}.verdict-rejected{color:#b42318;font-weight:600}.verdict-skipped,.verdict-none{color:#68707a}
 `;
 
@@ -122,6 +125,7 @@ function diffOf(m: RunManifest, before: string, after: string, labels: { before:
 
 function passes(dir: string, m: RunManifest): string {
   const anchors = passAnchors(m);
+  const checks = checkRunsOf(dir, m);
   return passChanges(dir, m)
     .map((ch, i) => {
       const p = ch.record;
@@ -136,11 +140,27 @@ function passes(dir: string, m: RunManifest): string {
       // A fork's copied pass keeps its prompts, replies and records in the run it came from.
       const files = p.copied_from
         ? `<p class="files muted">copied from run ${esc(p.copied_from.run)}: its prompts, replies and records are in that run's folder</p>`
-        : p.dispatches.map((d) => `<p class="files muted">${esc(d.kind)}${d.kind === 'pass' ? '' : ` ${d.index}`}: ${artifactLinks(dir, m, d)}</p>`).join('');
+        : p.dispatches
+            .map(
+              (d) =>
+                `<p class="files muted">${esc(d.kind)}${d.kind === 'pass' ? '' : ` ${d.index}`}: ${artifactLinks(dir, m, d)}</p>${checkRuns(checks.get(d.id))}`,
+            )
+            .join('');
       const copied = p.copied_from ? ` <span class="muted">(copied from ${esc(p.copied_from.run)})</span>` : '';
       return `<section class="pass" id="${anchor}"><h3>Pass ${p.pass}${p.final ? ' (final)' : ''}: ${esc(p.role)} ${esc(p.agent)}${copied}</h3><p class="stats">${stats}</p>${errors}${files}${body}</section>`;
     })
     .join('\n');
+}
+
+/** The check commands run on a dispatch's document (docs/checks.md): status, command, exit, time, and a link to the output kept. */
+function checkRuns(runs: readonly CheckRunRecord[] | undefined): string {
+  if (!runs?.length) return '';
+  const rows = runs.map((c) => {
+    const how = c.status === 'timed-out' ? `killed at ${c.timeout_s}s` : c.exit_code === null ? '-' : String(c.exit_code);
+    const output = SAFE_STEM.test(c.output.path) ? `<a href="${esc(c.output.path)}" class="artifact">output</a>` : esc(c.output.path);
+    return `<tr><td class="check-${esc(c.status)}">${esc(c.status)}</td><td><code>${esc(c.command)}</code></td><td>${how}</td><td>${fmtDuration(c.duration_ms)}</td><td>${output}</td></tr>`;
+  });
+  return `<table class="data checks"><thead><tr><th>check</th><th>command</th><th>exit</th><th>duration</th><th>output</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 const SAFE_STEM = /^[\w.-]+$/;
