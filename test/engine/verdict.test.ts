@@ -33,6 +33,7 @@ interface Row {
 }
 
 const spent = { repairs: 1, maxRepairs: 1 };
+const CHECK: Finding = { kind: 'check', reason: 'fix MD022', summary: 'check failed', finalReason: 'still fails', warning: 'kept' };
 
 // The README's table "Replies, retries and repairs", one row of it per case, as a pure function.
 const ROWS: Row[] = [
@@ -175,6 +176,27 @@ const ROWS: Row[] = [
     state: { final: true },
     expected: { kind: 'accept', warning: 'the final pass dismissed 1 note: deleted, the text each refers to left as it was' },
   },
+  { row: 'a failing check: repaired from the reply', found: CHECK, expected: { kind: 'repair', from: 'reply', reason: 'fix MD022', summary: 'check failed' } },
+  {
+    row: 'a failing check with no repair left, before the final pass: kept with a warning',
+    found: CHECK,
+    state: spent,
+    expected: { kind: 'accept', warning: 'kept' },
+    exact: true,
+  },
+  {
+    row: 'a failing check with no repair left on the final pass: not converged',
+    found: CHECK,
+    state: { ...spent, final: true },
+    expected: { kind: 'not-converged', reason: 'still fails' },
+    exact: true,
+  },
+  {
+    row: 'a check that could not start or ran out of time: failed, no repair',
+    found: { kind: 'check-error', message: 'check `vale {file}` could not start' },
+    expected: { kind: 'failed', type: 'check', message: 'check `vale {file}` could not start' },
+    exact: true,
+  },
   { row: 'a document with nothing against it: accepted', found: { kind: 'document' }, expected: 'accept' },
 ];
 
@@ -194,6 +216,7 @@ describe('the decision table', () => {
       { kind: 'notes-left', reason: 'x', count: 1 },
       { kind: 'failed-blocks', reason: 'x' },
       { kind: 'lint', reason: 'x' },
+      CHECK,
     ];
     for (const found of repairable) {
       for (const final of [false, true]) {
