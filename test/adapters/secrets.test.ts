@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from '../../src/adapters/registry.js';
-import { secretNames, secretValues } from '../../src/adapters/secrets.js';
+import { secretNames, secretValues, withoutSecrets } from '../../src/adapters/secrets.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 
 const home = mkdtempSync(join(tmpdir(), 'bounce-secrets-'));
@@ -50,5 +50,23 @@ describe('secretValues', () => {
     expect(secretNames([agent('codex')], env)).toEqual(
       expect.arrayContaining(['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY', 'CODEX_API_KEY', 'LOCAL_CODEX_KEY']),
     );
+  });
+});
+
+describe('withoutSecrets (the environment of a check command)', () => {
+  it("drops the agents' key variables and anything named like a credential, and keeps the rest", () => {
+    const env = {
+      PATH: '/usr/bin',
+      HOME: '/home/me',
+      LANG: 'C.UTF-8',
+      VALE_STYLES_PATH: 'styles',
+      ROUTER_KEY: 'sk-router-1234',
+      ANTHROPIC_API_KEY: 'sk-ant-9999',
+      GITHUB_TOKEN: 'ghp_x',
+      PGPASSWORD: 'pw',
+      AWS_SECRET_ACCESS_KEY: 's',
+      npm_config__auth: 'a',
+    };
+    expect(withoutSecrets(env, [agent('router'), agent('mock')])).toEqual({ PATH: '/usr/bin', HOME: '/home/me', LANG: 'C.UTF-8', VALE_STYLES_PATH: 'styles' });
   });
 });

@@ -2,7 +2,9 @@ import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listRecordFiles } from '../../src/store/dispatch-record.js';
+import { listRecordFiles, readRecord, renderRecord } from '../../src/store/dispatch-record.js';
+import { sha256 } from '../../src/store/hash.js';
+import type { CheckStatus } from '../../src/vocabulary.js';
 import { verifyRun } from '../../src/audit/verify.js';
 import { runAudit } from '../../src/commands/audit.js';
 import { isBounceError } from '../../src/errors.js';
@@ -150,5 +152,56 @@ describe('bounce audit', () => {
     const err = await runAudit({ run: 'nope', runsDir: join(tmp, 'runs') }, memIo(tmp)).catch((e: unknown) => e);
     expect(isBounceError(err) && err.exitCode).toBe(2);
     expect(String((err as Error).message)).toContain('no run matches "nope"');
+  });
+});
+
+describe('bounce audit: check commands (docs/checks.md)', () => {
+  const finalRecord = (): string => {
+    const m = JSON.parse(readFileSync(join(run.dir, 'run.json'), 'utf8'));
+    const last = [...m.pass_records].reverse().find((p: { status: string }) => p.status === 'completed');
+    const rel = listRecordFiles(run.dir).find((r) => readRecord(join(run.dir, r)).response?.document?.path === last.document);
+    if (!rel) throw new Error('no record produced the last document');
+    return rel;
+  };
+  const withChecks = (status: CheckStatus, output = 'out.log'): string => {
+    const rel = finalRecord();
+    const rec = readRecord(join(run.dir, rel));
+    writeFileSync(join(run.dir, 'out.log'), 'MD022\n');
+    const sha = sha256('MD022\n');
+    const checks = [
+      {
+        command: 'mdlint {file}',
+        status,
+        exit_code: status === 'passed' ? 0 : 1,
+        duration_ms: 5,
+        timeout_s: 60,
+        output: { path: output, sha256: sha },
+        dropped_bytes: 0,
+      },
+    ];
+    writeFileSync(join(run.dir, rel), renderRecord({ ...rec, response: { ...rec.response!, checks } }));
+    return rel;
+  };
+  const policyChecks = (): void => editJson((m) => void (m.policy.checks = [{ command: 'mdlint {file}', timeout_s: 60 }]));
+
+  it('a converged run whose final document passed every check of its policy is fine', () => {
+    policyChecks();
+    withChecks('passed');
+    expect(messages()).toEqual([]);
+  });
+
+  it('names a converged run whose final document failed a check, or was never run through one', () => {
+    policyChecks();
+    expect(messages()).toEqual([expect.stringMatching(/^the run converged, but the document of pass \d+ was never run through check `mdlint \{file\}`/)]);
+    const rel = withChecks('failed');
+    expect(messages()).toEqual([`the run converged, but the document of pass 2 did not pass check \`mdlint {file}\` (failed) (${rel})`]);
+  });
+
+  it("names a check's output file that is missing or changed", () => {
+    const rel = withChecks('passed', 'gone.log');
+    expect(messages()).toEqual([`response.checks (\`mdlint {file}\`) names gone.log, which does not exist (${rel})`]);
+    withChecks('passed');
+    appendFileSync(join(run.dir, 'out.log'), 'edited');
+    expect(messages()).toEqual([`sha256 of out.log does not match response.checks (\`mdlint {file}\`) (${rel})`]);
   });
 });
