@@ -128,6 +128,8 @@ function dryRun(plan: RunPlan, opts: RefineOptions, io: Io, judge: PlannedJudge 
     runs_dir: plan.runsDir,
     prompts_dir: plan.promptsDir,
     goal: plan.goal,
+    // The check commands every reply is run through (docs/checks.md); absent when there are none.
+    ...(plan.checks?.length ? { checks: plan.checks } : {}),
     context: {
       files: plan.context.files.map((f) => ({ source: f.source, bytes: f.bytes, lines: f.lines, sha256: f.sha256 })),
       bytes: contextBytes,
