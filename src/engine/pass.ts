@@ -625,7 +625,7 @@ class PassRun {
     }
     const failsChecks = checked?.kind === 'failed';
     if (plan.lint !== 'off') this.keepLint(lint);
-    await this.warmNext(failsChecks ? 1 : notes.length);
+    await this.warmNext(notes.length > 0 || failsChecks);
     this.finish(d, 'completed', null, doc);
     this.ctx.deps.accepted?.(this.sentIds);
     Object.assign(this.closing, { misplaced_after: notes.filter((n) => !n.canonical).length, words_after: words });
@@ -673,12 +673,12 @@ class PassRun {
   }
 
   /**
-   * An accepted reply after which another pass runs (not the final pass, and notes left or
-   * --all-passes): that pass's CLI is started now, to load while this pass is recorded.
+   * An accepted reply after which another pass runs (not the final pass, and notes left, a
+   * check failing or --all-passes): that pass's CLI is started now, to load while this pass is recorded.
    */
-  private async warmNext(notesLeft: number): Promise<void> {
+  private async warmNext(goesOn: boolean): Promise<void> {
     const { plan, deps } = this.ctx;
-    if (!deps.warm || this.final || (notesLeft === 0 && !plan.allPasses)) return;
+    if (!deps.warm || this.final || (!goesOn && !plan.allPasses)) return;
     // A budget may refuse the next dispatch: then it is no certain thing.
     if (this.ctx.budgets.some((b) => hasLimit(b.limits))) return;
     deps.warm.start(plan.agents[seatForPass(plan, this.pass + 1)]);

@@ -139,3 +139,19 @@ describe('check commands in the loop', () => {
     expect(policyOf(await testPlan(runs, { checks: [LINT] })).version).not.toBe(policyOf(plan).version);
   });
 });
+
+describe('check commands and Ctrl-C', () => {
+  it('an abort while a check runs ends the run interrupted, resumable, and the audit accepts it', async () => {
+    const plan = await testPlan(runs, { checks: [LINT] });
+    const abort = new AbortController();
+    const linter = async (): Promise<CheckRun> => {
+      abort.abort();
+      return { status: 'failed', exitCode: null, output: '', droppedBytes: 0, durationMs: 1 };
+    };
+    const r = await runDocument(plan, engineDeps(fakeDispatcher([{ reply: NOTED }]), { check: linter, signal: abort.signal }));
+    expect(r.status).toBe('interrupted');
+    expect(r.exitCode).toBe(130);
+    expect(attempts(r.runDir)).toEqual([['pass:rejected']]);
+    expect(verifyRun(r.runDir).problems).toEqual([]);
+  });
+});
