@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHECK_OUTPUT_MAX_BYTES, runCheck } from '../../src/checks/run-check.js';
+import { pidsIn, running } from '../adapters/host-support.js';
 
 const STUBBORN = join(import.meta.dirname, '..', 'fixtures', 'host', 'stubborn.sh');
 const NODE = JSON.stringify(process.execPath);
@@ -17,16 +18,8 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const place = () => ({ cwd: dir, env: { PATH: process.env.PATH ?? '', ONLY: 'this' } });
-const running = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
-/** Whether `pid` is gone within a few seconds (a killed process may stay a zombie until it is reaped). */
+/** Whether `pid` is gone within a few seconds (a killed process leaves its pid until it is reaped). */
 async function gone(pid: number): Promise<boolean> {
   for (let i = 0; i < 100 && running(pid); i++) await new Promise((r) => setTimeout(r, 50));
   return !running(pid);
@@ -66,7 +59,7 @@ describe('runCheck', () => {
     const run = await runCheck({ command: `sh ${JSON.stringify(STUBBORN)} {file}`, timeout_s: 1 }, pids, place());
     expect(run.status).toBe('timed-out');
     expect(run.exitCode).toBeNull();
-    const [leader, child] = readFileSync(pids, 'utf8').trim().split(/\s+/).map(Number) as [number, number];
+    const [leader, child] = pidsIn(pids) as [number, number];
     expect(await gone(leader)).toBe(true);
     expect(await gone(child)).toBe(true);
   });
