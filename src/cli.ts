@@ -79,6 +79,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       'agent for odd passes (claude, codex, gemini, opencode, openai:<model>, anthropic, mock, cmd:<program> or a configured name)',
     )
     .option('-c, --composer <agent>', 'agent for even passes')
+    .option('--human-file <file>', 'a pass the human agent plays is written to FILE and sent once FILE is saved, instead of opening $EDITOR')
     .option('--all-passes', 'run every pass even when notes reach zero early')
     .option('-o, --out <file>', 'write the converged document to FILE (- for stdout)')
     .option('--in-place', 'overwrite the input atomically after convergence')
@@ -227,6 +228,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('-p, --passes <n>', "the run's pass budget from now on, more than its completed passes; takes a not-converged or converged run further")
     .option('-r, --reviewer <agent>', 'another agent for the odd passes still to run (default: the recorded one)')
     .option('-c, --composer <agent>', 'another agent for the even passes still to run (default: the recorded one)')
+    .option('--human-file <file>', 'a pass the human agent plays is written to FILE and sent once FILE is saved, instead of opening $EDITOR')
     .option('--runs-dir <dir>', 'where to look for the run')
     .option('--config <file>', 'config file (agents are resolved from it again)')
     .option(

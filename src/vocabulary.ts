@@ -97,7 +97,7 @@ export const OutputKindSchema = z.enum(['run', 'file', 'stdout', 'in-place']);
 export type OutputKind = z.infer<typeof OutputKindSchema>;
 
 /** Who answers for a built-in adapter: a CLI on PATH, an HTTP API, or nothing (mock). */
-export const AdapterKindSchema = z.enum(['cli', 'http', 'mock']);
+export const AdapterKindSchema = z.enum(['cli', 'http', 'mock', 'human']);
 export type AdapterKind = z.infer<typeof AdapterKindSchema>;
 
 /** What an agent check found wrong; `bounce check` sorts its columns by this, never by wording. */
