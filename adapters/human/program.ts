@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { type AdapterContext, type AdapterProgram, type CheckContext, isMain, runAdapter } from '../../src/kit/adapter-kit.js';
 import { fail } from '../../src/kit/outcome.js';
 import { documentIn } from '../../src/kit/prompt-document.js';
+import { HUMAN_VERSION, personReply } from '../../src/kit/person-reply.js';
 import type { AdapterRequest, AdapterResponse, AgentOptions, CheckProblem, CheckResult } from '../../src/contract/contract.js';
 
-export const HUMAN_VERSION = 'human-1';
 /** How often a --human-file is looked at while bounce waits for it to be saved. */
 export const POLL_MS = 200;
 
@@ -52,19 +52,6 @@ export function instructions(req: Pick<AdapterRequest, 'pass' | 'total_passes' |
       : 'resolve the notes: settle each one in the text and delete it';
   const repair = req.repair_error ? `; your last edit was sent back: ${req.repair_error.replace(/\s+/g, ' ').trim()}` : '';
   return `pass ${req.pass} of ${req.total_passes}, you are the ${req.role}${req.final ? ' (final pass)' : ''}: ${task}${repair}`;
-}
-
-function success(text: string): AdapterResponse {
-  // A person spends no tokens bounce can count, and no money: no price applies.
-  return {
-    ok: true,
-    reply: text,
-    stop: 'complete',
-    usage: { input_tokens: null, output_tokens: null, cost_usd: 0, provider_reported: false },
-    model: null,
-    agent_version: HUMAN_VERSION,
-    tool_calls: 0,
-  };
 }
 
 /** Runs the editor on `file` with the terminal as its stdio; resolves with its exit code (null: killed), or rejects when it cannot start. */
@@ -110,7 +97,7 @@ async function inEditor(req: AdapterRequest, doc: string, ctx: AdapterContext): 
     if (ctx.signal.aborted) return fail('timeout', 'the pass ended before the editor was closed');
     if (code !== 0)
       return fail('config', `the editor ${editor} exited with ${code === null ? 'a signal' : `code ${code}`}: nothing was sent; run the pass again`);
-    return success(readFileSync(file, 'utf8'));
+    return personReply(readFileSync(file, 'utf8'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -159,7 +146,7 @@ async function inFile(req: AdapterRequest, doc: string, file: string, ctx: Adapt
   for (;;) {
     if (!(await tick(POLL_MS, ctx.signal))) return fail('timeout', `the pass ended before ${file} was saved`);
     const now = stamp(file);
-    if (now !== null && now !== written && now === seen) return success(readFileSync(file, 'utf8'));
+    if (now !== null && now !== written && now === seen) return personReply(readFileSync(file, 'utf8'));
     seen = now;
   }
 }
