@@ -17,7 +17,16 @@ describe('modelFamily', () => {
 
   it('is a fact in every built-in adapter row, null only where the model name decides or a person plays', () => {
     const families = Object.fromEntries(BUILTIN_ADAPTERS.map((a) => [a.name, a.family]));
-    expect(families).toEqual({ anthropic: 'anthropic', claude: 'anthropic', codex: 'openai', gemini: 'google', mock: 'mock', openai: null, opencode: null, human: null });
+    expect(families).toEqual({
+      anthropic: 'anthropic',
+      claude: 'anthropic',
+      codex: 'openai',
+      gemini: 'google',
+      mock: 'mock',
+      openai: null,
+      opencode: null,
+      human: null,
+    });
   });
 
   it('gives a person no family, whatever their name looks like', () => {
