@@ -8,29 +8,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyRun } from '../../src/audit/verify.js';
 import { readRecord } from '../../src/store/dispatch-record.js';
-import { ROOT, runCli, tempDir } from '../support/cli.js';
-
-const FIX = join(ROOT, 'test/fixtures/decide');
+import { runCli, tempDir } from '../support/cli.js';
+import { DECIDE_FIXTURES as FIX, stuckRun } from '../support/decide-runs.js';
 
 /** A run whose final composer pass left the reviewer's note: not-converged, one note open. */
-async function stuckRun(): Promise<{ dir: string; runDir: string; id: string }> {
-  const dir = tempDir('bounce-decide-');
-  const made = await runCli(
-    [
-      'refine',
-      join(FIX, 'retry.md'),
-      '--reviewer',
-      `mock:${FIX}/reviewer.yaml`,
-      '--composer',
-      `mock:${FIX}/composer-stuck.yaml`,
-      '--runs-dir',
-      'runs',
-      '--json',
-    ],
-    { cwd: dir },
-  );
-  expect(made.code, made.stderr).toBe(1);
-  const runDir = join(dir, 'runs', JSON.parse(made.stdout).run_id);
+async function stuckRunToDecide(): Promise<{ dir: string; runDir: string; id: string }> {
+  const { dir, runDir } = await stuckRun();
   const list = await runCli(['decide', 'latest', '--runs-dir', 'runs', '--list', '--json'], { cwd: dir });
   expect(list.code, list.stderr).toBe(0);
   const notes = JSON.parse(list.stdout).notes;
@@ -43,7 +26,7 @@ const record = (runDir: string, rel: string) => readRecord(join(runDir, rel));
 
 describe('bounce decide --answers', () => {
   it("argues the open note, records the person's decision, and converges with it integrated; audit passes", async () => {
-    const { dir, runDir, id } = await stuckRun();
+    const { dir, runDir, id } = await stuckRunToDecide();
     writeFileSync(join(dir, 'answers.yaml'), `"${id}": reviewer\n`);
     const r = await runCli(
       ['decide', 'latest', '--runs-dir', 'runs', '--answers', 'answers.yaml', '--decider', 'ana', '--composer', `mock:${FIX}/composer-decide.yaml`, '--json'],
@@ -84,7 +67,7 @@ describe('bounce decide --answers', () => {
   });
 
   it('refuses a bad answers file in one line, before any dispatch', async () => {
-    const { dir, runDir, id } = await stuckRun();
+    const { dir, runDir, id } = await stuckRunToDecide();
     const tries: [string, RegExp][] = [
       [`"${id}x": reviewer\n`, /is no note this run left to decide: did you mean /],
       [`"${id}": maybe\n`, /the answer for .* is "\\"maybe\\"".*: answer reviewer, composer, or \{text: "your own text"\}/],

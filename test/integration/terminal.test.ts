@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyRun } from '../../src/audit/verify.js';
 import { readRecord } from '../../src/store/dispatch-record.js';
-import { BIN, cleanEnv, ROOT, runCli, tempDir } from '../support/cli.js';
+import { BIN, cleanEnv, tempDir } from '../support/cli.js';
 import { hasTmux, TmuxSession } from '../support/tmux.js';
+import { DECIDE_FIXTURES as FIX, stuckRun } from '../support/decide-runs.js';
 
-const FIX = join(ROOT, 'test/fixtures/decide');
 const bounce = (args: string[]): string => [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
 const manifest = (runDir: string) => JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8'));
 
@@ -21,23 +21,7 @@ describe('a person at a terminal', () => {
   });
 
   it('bounce decide: the person types their own text for the note, and the run converges with it', async () => {
-    const dir = tempDir('bounce-terminal-');
-    const made = await runCli(
-      [
-        'refine',
-        join(FIX, 'retry.md'),
-        '--reviewer',
-        `mock:${FIX}/reviewer.yaml`,
-        '--composer',
-        `mock:${FIX}/composer-stuck.yaml`,
-        '--runs-dir',
-        'runs',
-        '--json',
-      ],
-      { cwd: dir },
-    );
-    expect(made.code, made.stderr).toBe(1);
-    const runDir = join(dir, 'runs', JSON.parse(made.stdout).run_id);
+    const { dir, runDir } = await stuckRun('bounce-terminal-');
     const tmux = new TmuxSession(
       bounce(['decide', 'latest', '--runs-dir', 'runs', '--decider', 'ana', '--composer', `mock:${FIX}/composer-decide.yaml`]),
       dir,
