@@ -24,6 +24,7 @@ const LAYERS = [
   ['presentation', '^src/(report|formats|ui)/'],
   ['defects', '^src/defects/'],
   ['suggestions', '^src/suggestions/'],
+  ['decide', '^src/decide/'],
   ['commands', '^src/(commands|request)/'],
   ['cli', '^src/(cli|help)\\.ts$'],
 ];

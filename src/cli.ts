@@ -12,6 +12,7 @@ import {
   CHECK_EXIT_CODES,
   commandHelp,
   GRADE_EXIT_CODES,
+  DECIDE_EXIT_CODES,
   STATS_EXIT_CODES,
   VERIFY_EXIT_CODES,
   LINT_EXAMPLES,
@@ -26,6 +27,7 @@ import {
   SCAN_EXIT_CODES,
 } from './help.js';
 import type { GradeOptions } from './commands/grade.js';
+import type { DecideOptions } from './commands/decide.js';
 import type { BatchRefineOptions, BatchResumeOptions } from './commands/batch.js';
 import type { BenchOptions } from './commands/bench.js';
 import type { VerifyCommandOptions } from './commands/verify.js';
@@ -79,6 +81,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       'agent for odd passes (claude, codex, gemini, opencode, openai:<model>, anthropic, mock, cmd:<program> or a configured name)',
     )
     .option('-c, --composer <agent>', 'agent for even passes')
+    .option('--human-file <file>', 'a pass the human agent plays is written to FILE and sent once FILE is saved, instead of opening $EDITOR')
     .option('--all-passes', 'run every pass even when notes reach zero early')
     .option('-o, --out <file>', 'write the converged document to FILE (- for stdout)')
     .option('--in-place', 'overwrite the input atomically after convergence')
@@ -232,6 +235,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('-p, --passes <n>', "the run's pass budget from now on, more than its completed passes; takes a not-converged or converged run further")
     .option('-r, --reviewer <agent>', 'another agent for the odd passes still to run (default: the recorded one)')
     .option('-c, --composer <agent>', 'another agent for the even passes still to run (default: the recorded one)')
+    .option('--human-file <file>', 'a pass the human agent plays is written to FILE and sent once FILE is saved, instead of opening $EDITOR')
     .option('--runs-dir <dir>', 'where to look for the run')
     .option('--config <file>', 'config file (agents are resolved from it again)')
     .option(
@@ -516,6 +520,31 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       const o = flagsAs<Omit<GradeOptions, 'run'>>()(flags);
       const { runGrade } = await import('./commands/grade.js');
       setExit(await runGrade({ ...o, run, runsDir: await runsDir(o) }, io));
+    });
+
+  program
+    .command('decide')
+    .description('the notes a run could not settle: the reviewer and the composer argue each in a paragraph, a person decides, the composer integrates')
+    .argument(...RUN_ARG)
+    .option('--answers <file>', 'the decisions from a YAML map of finding id to reviewer, composer or {text: ...}, instead of asking on the terminal')
+    .option('--decider <name>', "who decides, recorded as human:<name> (default: git's user name, else the OS user)")
+    .option('-r, --reviewer <agent>', "the agent that states the reviewer's alternative (default: the run's reviewer)")
+    .option('-c, --composer <agent>', "the agent that argues the composer's side and integrates the decisions (default: the run's composer)")
+    .option('--list', 'print the notes to decide and their ids; decide nothing')
+    .option('--prompts <dir>', 'a folder whose decide-reviewer.md and decide-composer.md replace the built-in templates')
+    .option('--timeout <seconds>', `deadline per agent call in seconds, ${TIMEOUT_RANGE} (default: the agent's timeout_s, else ${DEFAULT_TIMEOUT_S})`)
+    .option('--runs-dir <dir>', 'runs folder')
+    .option('--config <file>', 'config file')
+    .option('--json', 'print one JSON object')
+    .option('-q, --quiet', 'no progress or summary on stderr (errors still print)')
+    .addHelpText(
+      'after',
+      commandHelp(['bounce decide latest', 'bounce decide 7qzk3m --list', 'bounce decide 7qzk3m --answers decisions.yaml --decider ana'], DECIDE_EXIT_CODES),
+    )
+    .action(async (run, flags) => {
+      const o = flagsAs<Omit<DecideOptions, 'run'>>()(flags);
+      const { runDecide } = await import('./commands/decide.js');
+      setExit(await runDecide({ ...o, run }, io));
     });
 
   program

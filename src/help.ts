@@ -88,6 +88,14 @@ export const GRADE_EXIT_CODES = `Exit codes:
   3    --judge: the agent gave no usable grades (a reply still malformed after its repair, or an agent error); the grades given so far are kept
   130  interrupted (Ctrl-C)`;
 
+export const DECIDE_EXIT_CODES = `Exit codes:
+  0    the run converged with the decisions integrated (also: nothing to decide, --list, or quitting with nothing decided)
+  1    not converged: the final pass left notes (bounce decide again takes them up)
+  2    usage error: no terminal and no --answers, a bad --answers file, a run that is not converged or not-converged or fails
+       bounce audit, an agent that is unknown or not ready, a template with a wrong placeholder
+  3    an agent failed: the debate stopped (nothing decided), or the final pass failed
+  130  interrupted (Ctrl-C)`;
+
 export const ATTEST_EXIT_CODES = `Exit codes:
   0    the attestation was written (its path on stdout)
   2    usage error: run not found, not converged, not auditing clean, its document changed since, or nowhere to write (give --out)

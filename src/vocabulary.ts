@@ -15,9 +15,11 @@ export const ROLES = RoleSchema.options;
 /**
  * Who makes a side dispatch, one outside the passes (src/side/dispatch.ts): the judge of a
  * run (`refine --judge`), a grader of its findings (`bounce grade --judge`), or the live
- * gate's check of an agent (`bounce check --live`; no run keeps it).
+ * gate's check of an agent (`bounce check --live`; no run keeps it); in a decision round
+ * (`bounce decide`), the reviewer's alternative, the composer's counter-argument, and the
+ * person's decision.
  */
-export const SideRoleSchema = z.enum(['judge', 'grader', 'gate']);
+export const SideRoleSchema = z.enum(['judge', 'grader', 'gate', 'alternative', 'counter', 'decision']);
 export type SideRole = z.infer<typeof SideRoleSchema>;
 
 /** Config `gate`: `live` has refine check every agent on the gate's fixture before its first dispatch (as --gate does); `off`, the default, does not. */
@@ -97,7 +99,7 @@ export const OutputKindSchema = z.enum(['run', 'file', 'stdout', 'in-place']);
 export type OutputKind = z.infer<typeof OutputKindSchema>;
 
 /** Who answers for a built-in adapter: a CLI on PATH, an HTTP API, or nothing (mock). */
-export const AdapterKindSchema = z.enum(['cli', 'http', 'mock']);
+export const AdapterKindSchema = z.enum(['cli', 'http', 'mock', 'human']);
 export type AdapterKind = z.infer<typeof AdapterKindSchema>;
 
 /** What an agent check found wrong; `bounce check` sorts its columns by this, never by wording. */

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { type AdapterContext, AdapterCrash, type AdapterProgram, isMain, runAdapter } from '../../src/kit/adapter-kit.js';
 import { addNote, mockSyntax, resolveNotes } from '../../src/kit/mock-text.js';
+import { documentIn } from '../../src/kit/prompt-document.js';
 import { EDIT_MARKERS, editBlocksFor } from '../../src/text/edit-blocks.js';
 import { packageTemplate } from '../../src/prompt-files.js';
 import type { Syntax } from '../../src/vocabulary.js';
@@ -49,22 +50,6 @@ export function pickStep(script: Script, req: AdapterRequest): Step | undefined 
   const keys = kind === 'pass' ? [`${req.pass}`] : [`${req.pass}.${kind}-${index}`, `${req.pass}.${kind}`];
   for (const key of [...keys, 'default']) if (script.steps[key] !== undefined) return script.steps[key];
   return undefined;
-}
-
-const DOC_END = /^<<<END-BOUNCE-DOCUMENT-([0-9a-f]+)>>>$/gm;
-
-/**
- * The document of a prompt: the frame that the last closing delimiter line ends. Context
- * files come before it and may hold lines that look like delimiters; the document cannot
- * hold its own frame's nonce.
- */
-export function documentIn(prompt: string): string {
-  const end = [...prompt.matchAll(DOC_END)].at(-1);
-  if (!end) return '';
-  const open = `<<<BOUNCE-DOCUMENT-${end[1]}>>>\n`;
-  const start = prompt.indexOf(open);
-  if (start === -1 || start + open.length > end.index) return '';
-  return prompt.slice(start + open.length, end.index).replace(/\n$/, '');
 }
 
 /** The prompt without the document it carries: what the runner says around it. */

@@ -8,6 +8,7 @@ import { anthropic } from '../../adapters/anthropic/agent.js';
 import { claude } from '../../adapters/claude/agent.js';
 import { codex } from '../../adapters/codex/agent.js';
 import { gemini } from '../../adapters/gemini/agent.js';
+import { human } from '../../adapters/human/agent.js';
 import { mock } from '../../adapters/mock/agent.js';
 import { openai } from '../../adapters/openai/agent.js';
 import { opencode } from '../../adapters/opencode/agent.js';
@@ -16,7 +17,7 @@ import { type BuiltinAgent, type CliAgent, isCliAgent } from '../kit/agent.js';
 import type { AdapterFacts, CliFacts } from '../kit/facts.js';
 
 /** In the order `bounce adapters` lists them; the CLIs among them in the order default detection considers them. */
-const BUILTINS = [claude, codex, gemini, opencode, openai, anthropic, mock] as const;
+const BUILTINS = [claude, codex, gemini, opencode, openai, anthropic, mock, human] as const;
 
 type Builtin = (typeof BUILTINS)[number];
 export type BuiltinName = Builtin['facts']['name'];

@@ -20,6 +20,8 @@ const FAMILIES: readonly [RegExp, string][] = [
  * OpenAI-compatible server with an unnamed model).
  */
 export function modelFamily(a: { adapter: string; provider: string; model: string | null }): string | null {
+  // A person (the human agent, whose `model` is the person's name) is of no model family.
+  if (adapterInfo(a.adapter)?.kind === 'human') return null;
   const match = (text: string): string | null => FAMILIES.find(([re]) => re.test(text.toLowerCase()))?.[1] ?? null;
   return (a.model ? match(a.model) : null) ?? (a.provider !== 'openai-compatible' ? match(a.provider) : null) ?? adapterInfo(a.adapter)?.family ?? null;
 }
@@ -39,11 +41,14 @@ const familyOf = (a: FamilyAgent): string | null =>
  * Reviewer and composer of one model family review their own kind of text: a warning, or with
  * config `require_cross_family: true` a refusal before any dispatch (docs/configuration.md).
  * An unknown family (a `cmd:` program, an unnamed local model) is refused under the rule,
- * since it cannot be shown to differ. The mock agents are exempt: they are for trying bounce out.
+ * since it cannot be shown to differ. The mock agents are exempt: they are for trying bounce out;
+ * so is a pair with a person (the human agent) on either side.
  */
 export function crossFamilyCheck(agents: { reviewer: FamilyAgent; composer: FamilyAgent }, required: boolean): { warning?: string; refusal?: string } {
   const [r, c] = [familyOf(agents.reviewer), familyOf(agents.composer)];
   if (r === 'mock' && c === 'mock') return {};
+  // A person on either side brings what no model family does.
+  if ([agents.reviewer, agents.composer].some((a) => adapterInfo(a.adapter)?.kind === 'human')) return {};
   if (required && (r === null || c === null)) {
     const [role, a] = r === null ? ['reviewer', agents.reviewer] : ['composer', agents.composer];
     return {

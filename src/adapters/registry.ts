@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { AgentConfig, Config } from '../config/schema.js';
+import { HUMAN_TIMEOUT_S } from '../config/defaults.js';
 import { usageError } from '../errors.js';
 import { packageRoot } from '../package.js';
 import { ownValue } from '../own.js';
@@ -80,7 +81,8 @@ function builtin(spec: string, info: AdapterFacts, options: AgentOptions, timeou
     command: process.execPath,
     args: [builtinProgram(info.name)],
     options,
-    timeoutS,
+    // A person's pass waits for the person: a day, unless the agent or --timeout says otherwise.
+    timeoutS: timeoutS ?? (info.kind === 'human' ? HUMAN_TIMEOUT_S : undefined),
     evidence: info.kind === 'mock' ? 'mock' : 'live',
   };
 }

@@ -38,7 +38,7 @@ import { batchBudget, budgetFromFlags, subscriptionWarnings, unpricedWarnings } 
 import { parseShard, type Shard, shardOf } from '../request/shard.js';
 
 /** Runs a batch keeps going at once when neither --concurrency nor config `concurrency` says: by the slowest kind of agent it uses. */
-export const BATCH_CONCURRENCY: Readonly<Record<AdapterKind, number>> = { cli: 2, http: 4, mock: 4 };
+export const BATCH_CONCURRENCY: Readonly<Record<AdapterKind, number>> = { cli: 2, http: 4, mock: 4, human: 1 };
 
 export interface BatchRefineOptions extends Omit<RefineOptions, 'doc'> {
   docs: string[];

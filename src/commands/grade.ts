@@ -16,7 +16,8 @@ import { nextGrading, type GradeMode } from '../grade/apply.js';
 import { readVerdicts } from '../grade/from-file.js';
 import { currentVerdict, type GradableFinding, type GradableRun, gradableRun } from '../grade/gradable.js';
 import { graderName } from '../grade/grader.js';
-import { GradingSession, splitKeys } from '../grade/picker.js';
+import { GradingSession } from '../grade/picker.js';
+import { readKeys } from '../ui/key-reader.js';
 import type { Io } from '../io.js';
 import { plural } from '../plural.js';
 import { GradeWriter } from '../store/grade-writer.js';
@@ -89,44 +90,6 @@ function list(run: GradableRun, io: Io, json: boolean | undefined): number {
   return EXIT.ok;
 }
 
-/** Reads keys from a terminal (raw, so each key arrives alone) until the session ends or stdin does. */
-async function pick(session: GradingSession, io: Io): Promise<void> {
-  const stdin = io.stdin as Io['stdin'] & { setRawMode?: (raw: boolean) => unknown; setEncoding?: (e: BufferEncoding) => unknown };
-  const raw = typeof stdin.setRawMode === 'function';
-  io.stderr.write(session.screen());
-  await new Promise<void>((done, fail) => {
-    const finish = (err?: unknown): void => {
-      stdin.off('data', onData);
-      stdin.off('end', onEnd);
-      io.signal.removeEventListener('abort', onEnd);
-      if (raw) stdin.setRawMode?.(false);
-      stdin.pause();
-      if (err) fail(err);
-      else done();
-    };
-    const onData = (chunk: Buffer | string): void => {
-      try {
-        for (const key of splitKeys(chunk.toString())) {
-          io.stderr.write(session.press(key));
-          if (session.state !== 'grading') return finish();
-        }
-      } catch (err) {
-        finish(err);
-      }
-    };
-    const onEnd = (): void => {
-      if (session.state === 'grading') io.stderr.write('\n');
-      finish();
-    };
-    if (raw) stdin.setRawMode?.(true);
-    stdin.on('data', onData);
-    stdin.on('end', onEnd);
-    io.signal.addEventListener('abort', onEnd, { once: true });
-    stdin.resume();
-    if (io.signal.aborted) onEnd();
-  });
-}
-
 /** The run, once it passes the same verification as `bounce audit` (one that does not is refused: exit 2). */
 function auditedRun(dir: string): GradableRun {
   const audit = verifyRun(dir);
@@ -194,7 +157,7 @@ export async function runGrade(opts: GradeOptions, io: Io): Promise<number> {
       for (const v of verdicts.values()) given[v] += 1;
     } else {
       const { earlier, todo } = toGrade(run, opts.again, io);
-      if (todo.length > 0) await pick(new GradingSession(todo, earlier, (f, v) => save(f, v)), io);
+      if (todo.length > 0) await readKeys(new GradingSession(todo, earlier, (f, v) => save(f, v)), io);
     }
     const n = given.accepted + given.rejected + given.skipped;
     summary = `graded by ${grader}: ${plural(n, 'verdict')} (${given.accepted} accepted, ${given.rejected} rejected, ${given.skipped} skipped)`;

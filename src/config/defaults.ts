@@ -12,6 +12,9 @@ export const DEFAULT_PASSES = 2;
 /** An agent call's deadline when neither --timeout nor the agent's `timeout_s` sets one. */
 export const DEFAULT_TIMEOUT_S = 600;
 
+/** The deadline of a pass a person plays (the human agent) when neither --timeout nor its `timeout_s` sets one: a day. */
+export const HUMAN_TIMEOUT_S = 86_400;
+
 /** The deadlines --timeout and `timeout_s` may set, in seconds (the largest a Node timer takes). */
 export const TIMEOUT_RANGE_S = { min: 1, max: 2_147_483 } as const;
 

@@ -58,8 +58,8 @@ function repoConfig(cwd: string): string | null {
  * repository's config, then the global one), else the OS user. Read from files and the
  * environment; no program is run.
  */
-export function graderName(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
-  if (flag !== undefined) return checked(flag.trim(), '--grader');
+export function graderName(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string, flagName = '--grader'): string {
+  if (flag !== undefined) return checked(flag.trim(), flagName, flagName);
   const home = env.HOME;
   const globals = [
     env.XDG_CONFIG_HOME ? join(env.XDG_CONFIG_HOME, 'git', 'config') : home ? join(home, '.config', 'git', 'config') : null,
@@ -68,8 +68,8 @@ export function graderName(flag: string | undefined, env: NodeJS.ProcessEnv, cwd
   const fromGit =
     env.GIT_AUTHOR_NAME?.trim() || gitUserName(repoConfig(cwd) ?? '') || globals.map((p) => (p ? gitUserName(readIf(p) ?? '') : null)).find((n) => n) || null;
   const name = fromGit ?? (env.USER?.trim() || env.LOGNAME?.trim() || safeUser());
-  if (!name) throw usageError('no grader name: neither git nor the system names a user', 'pass --grader NAME');
-  return checked(name, fromGit ? "git's user.name" : 'the OS user name');
+  if (!name) throw usageError('no name: neither git nor the system names a user', `pass ${flagName} NAME`);
+  return checked(name, fromGit ? "git's user.name" : 'the OS user name', flagName);
 }
 
 function safeUser(): string | null {
@@ -80,8 +80,8 @@ function safeUser(): string | null {
   }
 }
 
-function checked(name: string, source: string): string {
+function checked(name: string, source: string, flagName: string): string {
   const grader = name.startsWith('human:') ? name : `human:${name}`;
-  if (!GRADER.test(grader)) throw usageError(`${source} ${JSON.stringify(name)} is no grader name`, `${GRADER_RULE}; pass --grader NAME`);
+  if (!GRADER.test(grader)) throw usageError(`${source} ${JSON.stringify(name)} is no grader name`, `${GRADER_RULE}; pass ${flagName} NAME`);
   return grader;
 }

@@ -66,6 +66,11 @@ export class GradingSession {
     return this.finished ?? 'grading';
   }
 
+  /** Whether the session is done or the person quit (src/ui/key-reader.ts reads keys until then). */
+  get over(): boolean {
+    return this.finished !== null;
+  }
+
   /** The verdicts given in this session, by finding id. */
   get verdicts(): ReadonlyMap<string, GradeVerdict> {
     return this.given;

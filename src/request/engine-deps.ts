@@ -31,6 +31,14 @@ function killAtWrite(env: NodeJS.ProcessEnv): Pick<RecorderOptions, 'beforeWrite
   return { beforeWrite: () => void (++n === k && process.kill(process.pid, 'SIGKILL')) };
 }
 
+/** The run's agents that are a person (the human agent), by spec: progress leaves their terminal to them. */
+const people = (plan: RunPlan): Set<string> =>
+  new Set(
+    Object.values(plan.agents)
+      .filter((a) => a.adapter === 'human')
+      .map((a) => a.spec),
+  );
+
 /**
  * What the engine gets from a command run in this process: the real dispatcher, the Io's
  * signal and env, progress on stderr. `cacheFolder`: the response cache's folder (--cache), or none.
@@ -57,7 +65,7 @@ export function engineDeps(
     ...(cacheFolder ? withCache(io, dispatch, cacheFolder, secrets) : {}),
     signal: io.signal,
     env: io.env,
-    events: progressEvents(createProgress(io, quiet), io, quiet),
+    events: progressEvents(createProgress(io, quiet, people(plan)), io, quiet),
     retryBaseMs: Number(io.env.BOUNCE_RETRY_BASE_MS) || 1000,
     ...(plan.checks?.length ? { check: checkRunner(io, plan) } : {}),
   };

@@ -1,5 +1,6 @@
 import { basename, dirname, resolve } from 'node:path';
 import { type Chosen, chooseAgents, type SkippedAgent } from '../adapters/choose.js';
+import { withHumanFile } from './human-file.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import type { Config } from '../config/schema.js';
 import { EditFormatSettingSchema, type EditFormatSetting, type Role, type Syntax } from '../vocabulary.js';
@@ -28,6 +29,8 @@ export interface RefineOptions {
   passes?: string | number;
   reviewer?: string;
   composer?: string;
+  /** `--human-file FILE`: a person's pass (the human agent) is played in FILE instead of an editor. */
+  humanFile?: string;
   prompts?: string;
   allPasses?: boolean;
   out?: string;
@@ -186,7 +189,7 @@ export async function refineAgents(opts: RefineOptions, io: Io, s: RefineSetting
     }),
     io.signal,
   );
-  return { ...chosen, probe };
+  return { ...chosen, agents: withHumanFile(chosen.agents, opts.humanFile, io.cwd), probe };
 }
 
 /** The request for one document under the shared settings and agents. */

@@ -17,6 +17,7 @@ import { ROLES } from '../vocabulary.js';
 import { completePlan, type PlanRequest, requestFromManifest } from './plan-request.js';
 import { budgetFromFlags } from './budget-flags.js';
 import { intFlag, secondsFlag } from './refine-request.js';
+import { withHumanFile } from './human-file.js';
 
 export interface ResumeOptions {
   run: string;
@@ -36,6 +37,8 @@ export interface ResumeOptions {
   /** `--reviewer`, `--composer`: another agent for that role from the next pass on. */
   reviewer?: string;
   composer?: string;
+  /** `--human-file FILE`: a person's pass (the human agent) is played in FILE instead of an editor. */
+  humanFile?: string;
   /** --cache [dir] / --no-cache: the response cache (config `cache`; src/cache/folder.ts). */
   cache?: boolean | string;
 }
@@ -124,7 +127,15 @@ export async function resumePlan(
   refuseTampered(manifest, runDir, opts, io);
   const budget = budgetFromFlags(opts);
   const agents = { ...(opts.reviewer !== undefined ? { reviewer: opts.reviewer } : {}), ...(opts.composer !== undefined ? { composer: opts.composer } : {}) };
-  const { request, config, recordedAgents } = requestFromManifest(manifest, runDir, io, { ...opts, timeoutS: secondsFlag(opts.timeout), budget, agents });
+  const {
+    request,
+    config,
+    recordedAgents: recorded0,
+  } = requestFromManifest(manifest, runDir, io, { ...opts, timeoutS: secondsFlag(opts.timeout), budget, agents });
+  // The same --human-file as the run was made with puts its human agent's file back (it is part of the policy).
+  request.agents = withHumanFile(request.agents, opts.humanFile, io.cwd);
+  const recordedAgents =
+    opts.humanFile !== undefined && ROLES.some((r) => recorded0[r].adapter === 'human') ? withHumanFile(recorded0, opts.humanFile, io.cwd) : recorded0;
   request.passes = intFlag('--passes', opts.passes, manifest.passes.requested, 1, config.max_passes);
   // Without --passes a run that crashed after its last pass is closed as it stands.
   if (opts.passes !== undefined && request.passes <= done)

@@ -35,9 +35,14 @@ interface PassLabel {
   notesIn: number;
 }
 
-export function createProgress(io: Io, quiet: boolean): Progress {
+/**
+ * `people`: the agents that are a person at this terminal (the human agent): their passes get
+ * the plain line, since a redrawn line would write over the editor the person works in.
+ */
+export function createProgress(io: Io, quiet: boolean, people: ReadonlySet<string> = new Set()): Progress {
   if (quiet) return { passStarted() {}, passFinished() {}, note() {}, close() {} };
-  const tty = Boolean(io.stderr.isTTY);
+  const terminal = Boolean(io.stderr.isTTY);
+  let tty = terminal;
   const c = createColors(tty && !io.env.NO_COLOR);
   let timer: NodeJS.Timeout | null = null;
   let current: PassLabel | null = null;
@@ -73,6 +78,7 @@ export function createProgress(io: Io, quiet: boolean): Progress {
     passStarted(pass, total, role, agent, notesIn) {
       current = { pass, total, role, agent, notesIn };
       started = Date.now();
+      tty = terminal && !people.has(agent);
       if (tty) {
         draw();
         timer = setInterval(draw, 1000);

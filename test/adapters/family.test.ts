@@ -15,9 +15,22 @@ describe('modelFamily', () => {
     expect(modelFamily({ adapter: 'cmd', provider: 'cmd', model: null })).toBeNull();
   });
 
-  it('is a fact in every built-in adapter row, null only where the model name decides', () => {
+  it('is a fact in every built-in adapter row, null only where the model name decides or a person plays', () => {
     const families = Object.fromEntries(BUILTIN_ADAPTERS.map((a) => [a.name, a.family]));
-    expect(families).toEqual({ anthropic: 'anthropic', claude: 'anthropic', codex: 'openai', gemini: 'google', mock: 'mock', openai: null, opencode: null });
+    expect(families).toEqual({
+      anthropic: 'anthropic',
+      claude: 'anthropic',
+      codex: 'openai',
+      gemini: 'google',
+      mock: 'mock',
+      openai: null,
+      opencode: null,
+      human: null,
+    });
+  });
+
+  it('gives a person no family, whatever their name looks like', () => {
+    expect(modelFamily({ adapter: 'human', provider: 'human', model: 'Metallica Llama' })).toBeNull();
   });
 });
 
@@ -27,6 +40,12 @@ describe('crossFamilyCheck', () => {
   const anthropic = agent('anthropic:claude-sonnet-4-5', 'anthropic', 'anthropic', 'claude-sonnet-4-5');
   const codex = agent('codex', 'codex', 'openai', null);
   const script = agent('cmd:./review.sh', 'cmd', 'cmd', null);
+  const person = agent('human', 'human', 'human', null);
+
+  it('exempts a pair with a person on either side, even under require_cross_family', () => {
+    expect(crossFamilyCheck({ reviewer: person, composer: claude }, true)).toEqual({});
+    expect(crossFamilyCheck({ reviewer: codex, composer: person }, true)).toEqual({});
+  });
 
   it('warns when the reviewer and the composer are of one family, and says nothing otherwise', () => {
     expect(crossFamilyCheck({ reviewer: claude, composer: anthropic }, false)).toEqual({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { documentIn } from '../../adapters/mock/program.js';
+import { documentIn } from '../../src/kit/prompt-document.js';
 import { BounceError } from '../../src/errors.js';
 import { contextClose, contextOpen, makeContextNonce, type ContextFrames } from '../../src/engine/context-frames.js';
 import { assertFrameTakes, buildPassPrompt, buildRepairPrompt, GOAL_HEADING, loadTemplates, type PassPromptInput } from '../../src/engine/prompt.js';
