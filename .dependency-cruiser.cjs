@@ -24,6 +24,8 @@ const LAYERS = [
   ['defects', '^src/defects/'],
   ['suggestions', '^src/suggestions/'],
   ['commands', '^src/(commands|request)/'],
+  // bounce mcp: tools that call the commands (src/mcp/).
+  ['mcp', '^src/mcp/'],
   ['cli', '^src/(cli|help)\\.ts$'],
 ];
 
