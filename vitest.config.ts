@@ -45,6 +45,7 @@ const SLOW = [
   'test/store/leftovers.test.ts',
   'test/store/store.test.ts',
   'test/text-input.test.ts',
+  'test/mcp/server.test.ts',
 ];
 
 export default defineConfig({
