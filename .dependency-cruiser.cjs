@@ -26,6 +26,8 @@ const LAYERS = [
   ['suggestions', '^src/suggestions/'],
   ['decide', '^src/decide/'],
   ['commands', '^src/(commands|request)/'],
+  // bounce mcp: tools that call the commands (src/mcp/).
+  ['mcp', '^src/mcp/'],
   ['cli', '^src/(cli|help)\\.ts$'],
 ];
 

@@ -46,6 +46,7 @@ const SLOW = [
   'test/store/store.test.ts',
   'test/text-input.test.ts',
   'test/checks/run-check.test.ts',
+  'test/mcp/server.test.ts',
 ];
 
 export default defineConfig({

@@ -10,6 +10,7 @@ import {
   BENCH_EXIT_CODES,
   CACHE_EXIT_CODES,
   CHECK_EXIT_CODES,
+  MCP_EXIT_CODES,
   commandHelp,
   GRADE_EXIT_CODES,
   DECIDE_EXIT_CODES,
@@ -563,6 +564,21 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       setExit(await runStats(o, io));
     });
 
+  // bounce as an MCP server (docs/mcp.md): src/mcp/, the SDK loaded only here.
+  program
+    .command('mcp')
+    .description(
+      'serve bounce to an agent as an MCP server over stdio: tools bounce_scan, bounce_lint, bounce_refine, bounce_show, bounce_resume, bounce_replay',
+    )
+    .addHelpText(
+      'after',
+      commandHelp(['claude mcp add bounce -- bounce mcp', 'bounce mcp   # started by an MCP client, which talks to it on stdin and stdout'], MCP_EXIT_CODES),
+    )
+    .action(async () => {
+      const { runMcp } = await import('./mcp/server.js');
+      setExit(await runMcp(io));
+    });
+
   // The response cache (docs/reproducible.md, "Response cache"): src/commands/cache.ts.
   const cache = program.command('cache').description("the response cache's folder: what it holds (stats), and removing entries (clear)");
   cache
@@ -620,17 +636,9 @@ function scanFlags(o: ScanFlags) {
   };
 }
 
-/** The config's markers and the `--marker` names, each checked by the config's rule for a marker name, and its `max_bytes`. */
+/** The config's markers and `--marker`'s, and `max_bytes` (src/request/scan-config.ts), loaded with the command. */
 async function scanConfig(io: Io, explicit: string | undefined, flags: string[]): Promise<{ markers: string[]; maxBytes: number }> {
-  const [{ loadConfigKeys }, { MARKER_NAME, MARKER_NAME_RULE }] = await Promise.all([import('./config/load.js'), import('./config/schema.js')]);
-  for (const name of flags) {
-    if (!MARKER_NAME.test(name)) {
-      const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}...` : name);
-      throw new BounceError(`--marker ${shown} is not a marker name`, { hint: MARKER_NAME_RULE });
-    }
-  }
-  const { config } = loadConfigKeys(io.cwd, io.env, explicit, ['markers', 'max_bytes']);
-  return { markers: [...config.markers, ...flags], maxBytes: config.max_bytes };
+  return (await import('./request/scan-config.js')).scanConfig(io, explicit, flags);
 }
 
 /** Ctrl-C, a kill, or the terminal going away: each stops a run cleanly (exit 130, resumable). */

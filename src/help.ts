@@ -35,6 +35,11 @@ export const CHECK_EXIT_CODES = `Exit codes:
   2    usage error
   130  interrupted (Ctrl-C)`;
 
+export const MCP_EXIT_CODES = `Exit codes:
+  0    the client closed the connection
+  2    usage error
+  130  interrupted (Ctrl-C, a kill): runs still going end interrupted, resumable`;
+
 export const SCAN_EXIT_CODES = `Exit codes:
   0    no notes
   1    notes found

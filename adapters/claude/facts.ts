@@ -6,6 +6,7 @@ export const CLAUDE_CLI: CliFacts = {
   binEnv: 'BOUNCE_CLAUDE_BIN',
   npmPackage: '@anthropic-ai/claude-code',
   parentSessionEnvs: ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SESSION_ID', 'CLAUDE_CODE_CHILD_SESSION', 'CLAUDE_CODE_EXECPATH'],
+  mcpClientNames: ['claude-code'],
 };
 
 /** What bounce knows about the claude adapter without loading its program (its row of `bounce adapters`). */

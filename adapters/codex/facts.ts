@@ -1,7 +1,13 @@
 import type { CliAdapterFacts, CliFacts } from '../../src/kit/facts.js';
 
 /** The CLI the codex adapter runs. */
-export const CODEX_CLI: CliFacts = { program: 'codex', binEnv: 'BOUNCE_CODEX_BIN', npmPackage: '@openai/codex', parentSessionEnvs: [] };
+export const CODEX_CLI: CliFacts = {
+  program: 'codex',
+  binEnv: 'BOUNCE_CODEX_BIN',
+  npmPackage: '@openai/codex',
+  parentSessionEnvs: [],
+  mcpClientNames: ['codex-mcp-client'],
+};
 
 /** What bounce knows about the codex adapter without loading its program (its row of `bounce adapters`). */
 export const CODEX: CliAdapterFacts<'codex'> = {

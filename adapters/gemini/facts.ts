@@ -6,6 +6,7 @@ export const GEMINI_CLI: CliFacts = {
   binEnv: 'BOUNCE_GEMINI_BIN',
   npmPackage: '@google/gemini-cli',
   parentSessionEnvs: ['GEMINI_CLI', 'GEMINI_CLI_IDE_SERVER_PORT', 'GEMINI_CLI_IDE_WORKSPACE_PATH', 'GEMINI_CLI_IDE_PID'],
+  mcpClientNames: ['gemini-cli-mcp-client'],
 };
 
 /** What bounce knows about the gemini adapter without loading its program (its row of `bounce adapters`). */

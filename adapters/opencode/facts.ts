@@ -6,6 +6,7 @@ export const OPENCODE_CLI: CliFacts = {
   binEnv: 'BOUNCE_OPENCODE_BIN',
   npmPackage: 'opencode-ai',
   parentSessionEnvs: ['OPENCODE', 'OPENCODE_PID'],
+  mcpClientNames: ['opencode'],
 };
 
 /** What bounce knows about the opencode adapter without loading its program (its row of `bounce adapters`). */

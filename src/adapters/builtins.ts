@@ -79,3 +79,9 @@ export async function loadBuiltin(name: string): Promise<AdapterProgram> {
   if (!isBuiltin(name)) throw new Error(`no built-in adapter ${name}`);
   return (await agentOf(name).load()).adapter;
 }
+
+/** The CLI agent whose MCP client introduces itself as `clientName` (`initialize`'s `clientInfo.name`), or null: `bounce mcp`'s caller. */
+export function cliOfMcpClient(clientName: string): CliName | null {
+  const name = clientName.trim().toLowerCase();
+  return CLI_AGENTS.find((a) => a.facts.cliProgram.mcpClientNames.includes(name))?.facts.name ?? null;
+}

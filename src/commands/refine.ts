@@ -15,17 +15,45 @@ import { planJudge } from '../request/judge-request.js';
 import { judgeAfterRun, type PlannedJudge } from '../judge/after-run.js';
 import { judgePassed, ORDERS } from '../judge/judge.js';
 import { judgeLines } from '../ui/run-summary.js';
-import { engineDeps, printStartWarnings } from '../request/engine-deps.js';
+import { engineDeps, printStartWarnings, type RunHooks, withHooks } from '../request/engine-deps.js';
 import { cacheFolderOf } from '../cache/folder.js';
 import { findConfig, loadConfigKeys } from '../config/load.js';
 import { precisionWarnings } from '../grade/grades-file.js';
 
 export type { RefineOptions } from '../request/refine-request.js';
+export type { RunHooks } from '../request/engine-deps.js';
 export { errorJson } from '../ui/run-summary.js';
 
 /** `bounce refine <doc|->`: validate, plan, run the engine, print the result. */
 export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   // A problem found here throws: src/cli.ts prints it (and the --json error object).
+  const planned = await planRefine(opts, io);
+  if (opts.dryRun) return dryRun(planned.plan, opts, io, planned.judge);
+  const result = await runPlanned(planned, opts, io);
+  if (result === null) {
+    if (opts.json) io.stdout.write(`${JSON.stringify(errorJson(EXIT.interrupted, 'interrupted', INTERRUPTED_BEFORE))}\n`);
+    return EXIT.interrupted;
+  }
+  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: planned.plan.output.kind === 'stdout' });
+  return result.exitCode;
+}
+
+const INTERRUPTED_BEFORE = 'interrupted before the run started';
+
+/**
+ * A refine run to its end, printing nothing on stdout: what `bounce_refine` (src/mcp/) calls.
+ * Null when it was interrupted before the run started (nothing was written).
+ */
+export async function refineDocument(opts: RefineOptions, io: Io, hooks: RunHooks = {}): Promise<RunResult | null> {
+  const planned = await planRefine(opts, io);
+  hooks.vetAgents?.(agentsCalled(planned.plan, planned.judge ? [planned.judge.agent] : []));
+  return runPlanned(planned, opts, io, hooks);
+}
+
+type Planned = Awaited<ReturnType<typeof buildPlan>> & { judge: PlannedJudge | null };
+
+/** The plan and the judge, checked, with the warnings a start prints. */
+async function planRefine(opts: RefineOptions, io: Io): Promise<Planned> {
   const built = await buildPlan(opts, io, { checkAgents: !opts.dryRun });
   const { plan, probe } = built;
   const judged = await planJudge(
@@ -36,28 +64,28 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
   const warnings = [...built.warnings, ...(judged?.warnings ?? [])];
   if (!opts.quiet) printStartWarnings(io, built, warnings);
   if (!opts.quiet) for (const line of lowPrecisionAgents(plan, opts, io)) io.stderr.write(`warning: ${line}\n`);
-  if (opts.dryRun) return dryRun(plan, opts, io, judge);
+  return { ...built, judge };
+}
+
+async function runPlanned(planned: Planned, opts: RefineOptions, io: Io, hooks: RunHooks = {}): Promise<RunResult | null> {
+  const { plan, probe, judge } = planned;
   // Ctrl-C while the plan was made (its reads may all have been synchronous): one turn of the
   // event loop delivers a signal that came meanwhile. Nothing was started, so nothing is left behind.
   await nextTurn();
-  if (io.signal.aborted) {
-    if (opts.json) io.stdout.write(`${JSON.stringify(errorJson(EXIT.interrupted, 'interrupted', 'interrupted before the run started'))}\n`);
-    return EXIT.interrupted;
-  }
+  if (io.signal.aborted) return null;
   if (!opts.quiet) {
     const a = plan.agents;
     io.stderr.write(`reviewer: ${a.reviewer.spec} (${plan.chosenBy.reviewer}), composer: ${a.composer.spec} (${plan.chosenBy.composer})\n`);
   }
   // The live gate, before any real dispatch: a failing agent is refused and nothing is written.
-  if (gateOn(opts, built.config)) await assertGate(agentsCalled(plan, judge ? [judge.agent] : []), plan.templates, io, { probe, quiet: Boolean(opts.quiet) });
+  if (gateOn(opts, planned.config)) await assertGate(agentsCalled(plan, judge ? [judge.agent] : []), plan.templates, io, { probe, quiet: Boolean(opts.quiet) });
   const cache = cacheFolderOf(opts.cache, io, opts.config);
-  const deps = engineDeps(io, Boolean(opts.quiet), probe, plan, cache, judge ? [judge.agent] : []);
+  const deps = withHooks(engineDeps(io, Boolean(opts.quiet), probe, plan, cache, judge ? [judge.agent] : []), hooks);
   if (judge) deps.afterRun = judgeAfterRun(judge, deps);
   const ran = await runDocument(plan, deps);
   const result = opts.requireJudge ? requireJudge(ran) : ran;
   if (!opts.quiet && result.manifest.judge) io.stderr.write(judgeLines(result.manifest.judge));
-  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
-  return result.exitCode;
+  return result;
 }
 
 /** The plan's agents below `min_precision` in the grades file, in words (docs/grading.md): warned of before the first dispatch. */

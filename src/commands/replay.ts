@@ -186,6 +186,29 @@ function reportLines(r: ReplayReport, io: Io, full: boolean): string {
  * from the recorded one (`--prompts`, another bounce) stops the replay there, with a diff.
  */
 export async function runReplay(opts: ReplayOptions, io: Io): Promise<number> {
+  const {
+    exit,
+    runs,
+    totals: t,
+    selected,
+  } = await replayRuns(opts, io, (report) => {
+    if (!opts.json && (!opts.quiet || report.outcome !== 'reproduced')) io.stderr.write(reportLines(report, io, Boolean(opts.diffPrompts)));
+  });
+  if (opts.json) io.stdout.write(`${JSON.stringify({ exit_code: exit, runs, totals: t })}\n`);
+  else if (selected > 1 && !opts.quiet) {
+    io.stderr.write(
+      `${plural(t.runs, 'run')} replayed: ${t.reproduced} reproduced, ${t.drift} drifted, ${t.differs} differ, ${t.not_replayable} could not be replayed; ${plural(t.dispatches, 'dispatch', 'dispatches')}, cost 0\n`,
+    );
+  }
+  for (const r of runs) if (r.outcome === 'reproduced' && !opts.json) io.stdout.write(`${displayPath(r.replay_dir as string, io.cwd, 'absolute')}\n`);
+  return exit;
+}
+
+/**
+ * The replays, printing nothing on stdout (`onReport` is told each one as it ends): what
+ * `bounce_replay` (src/mcp/) calls. What `--json` prints, as an object.
+ */
+export async function replayRuns(opts: ReplayOptions, io: Io, onReport: (r: ReplayReport) => void = () => {}) {
   const runsDir = runsDirFor(io.cwd, loadConfig(io.cwd, io.env, opts.config), opts.runsDir);
   const dirs = selectRunDirs({ runs: opts.runs.length || opts.batch !== undefined ? opts.runs : ['latest'], batch: opts.batch }, runsDir, io.cwd, 'replays');
   const several = dirs.length > 1;
@@ -194,18 +217,9 @@ export async function runReplay(opts: ReplayOptions, io: Io): Promise<number> {
     if (io.signal.aborted) break;
     const report = await replayOne(dir, opts, io, Boolean(opts.quiet) || several || Boolean(opts.json));
     reports.push(report);
-    if (!opts.json && (!opts.quiet || report.outcome !== 'reproduced')) io.stderr.write(reportLines(report, io, Boolean(opts.diffPrompts)));
+    onReport(report);
   }
   if (reports.length === 0 && io.signal.aborted)
     throw new BounceError('interrupted before the replay started', { exitCode: EXIT.interrupted, code: 'interrupted' });
-  const exit = exitOf(reports);
-  if (opts.json) io.stdout.write(`${JSON.stringify({ exit_code: exit, runs: reports, totals: totals(reports) })}\n`);
-  else if (several && !opts.quiet) {
-    const t = totals(reports);
-    io.stderr.write(
-      `${plural(t.runs, 'run')} replayed: ${t.reproduced} reproduced, ${t.drift} drifted, ${t.differs} differ, ${t.not_replayable} could not be replayed; ${plural(t.dispatches, 'dispatch', 'dispatches')}, cost 0\n`,
-    );
-  }
-  for (const r of reports) if (r.outcome === 'reproduced' && !opts.json) io.stdout.write(`${displayPath(r.replay_dir as string, io.cwd, 'absolute')}\n`);
-  return exit;
+  return { exit: exitOf(reports), runs: reports, totals: totals(reports), selected: dirs.length };
 }

@@ -1,8 +1,10 @@
 import { loadConfig, runsDirFor } from '../config/load.js';
-import { runDocument } from '../engine/run-document.js';
+import { type RunResult, runDocument } from '../engine/run-document.js';
+import type { RunPlan } from '../engine/plan.js';
+import { agentsCalled } from '../request/refine-request.js';
 import type { Io } from '../io.js';
 import { budgetFromFlags } from '../request/budget-flags.js';
-import { engineDeps } from '../request/engine-deps.js';
+import { engineDeps, type RunHooks, withHooks } from '../request/engine-deps.js';
 import { cacheFolderFor } from '../cache/folder.js';
 import { dirname } from 'node:path';
 import { runProbe } from '../request/plan-request.js';
@@ -21,6 +23,13 @@ export type { ResumeOptions } from '../request/resume-request.js';
  * or converged run goes on to N passes from its last completed pass, recorded in `extensions`.
  */
 export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
+  const { result, plan } = await resumeRun(opts, io);
+  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
+  return result.exitCode;
+}
+
+/** A resume to its end, printing nothing on stdout: what `bounce_resume` (src/mcp/) calls. */
+export async function resumeRun(opts: ResumeOptions, io: Io, hooks: RunHooks = {}): Promise<{ result: RunResult; plan: RunPlan }> {
   // The flags are checked before the run is looked for: a bad --max-* is the error to report.
   budgetFromFlags(opts);
   const loaded = loadConfig(io.cwd, io.env, opts.config);
@@ -30,8 +39,8 @@ export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
   const manifest = readForResume(runDir);
   const probe = runProbe(io);
   const plan = await resumePlan(manifest, runDir, opts, io, probe);
+  hooks.vetAgents?.(agentsCalled(plan));
   const from = { runDir, ...(isExtension(manifest, plan) ? { extend: true } : {}) };
-  const result = await runDocument(plan, engineDeps(io, Boolean(opts.quiet), probe, plan, cache), from);
-  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
-  return result.exitCode;
+  const result = await runDocument(plan, withHooks(engineDeps(io, Boolean(opts.quiet), probe, plan, cache), hooks), from);
+  return { result, plan };
 }

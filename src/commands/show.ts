@@ -65,16 +65,26 @@ function ledgerLines(l: RunLedger): string[] {
   return [head, ...rows];
 }
 
+/** A run as `bounce show` reads it: its folder, run.json, its notes' ledger, its status as shown (a dead runner's run is `crashed`). */
+function readShown(opts: ShowOptions, io: Io) {
+  const { dir, manifest: m } = loadRun(opts.run, opts.runsDir, io.cwd);
+  const shown = shownStatus(dir, m.status);
+  return { dir, m, ledger: runLedger(dir, m), shown, s: { ...summarize(m), status: shown.status } };
+}
+
+/** The object `bounce show --json` prints (and `bounce_show` returns, src/mcp/). */
+export function showJson(opts: ShowOptions, io: Io) {
+  const { dir, m, ledger, s } = readShown(opts, io);
+  return { run_dir: dir, summary: s, notes: ledger.notes, manifest: m };
+}
+
 /** `bounce show <run>`: the header of a run, what each pass did, and every note with its fate. */
 export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
-  const { dir, manifest: m } = loadRun(opts.run, opts.runsDir, io.cwd);
-  const ledger = runLedger(dir, m);
-  const shown = shownStatus(dir, m.status);
-  const s = { ...summarize(m), status: shown.status };
   if (opts.json) {
-    io.stdout.write(`${JSON.stringify({ run_dir: dir, summary: s, notes: ledger.notes, manifest: m }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(showJson(opts, io), null, 2)}\n`);
     return 0;
   }
+  const { dir, m, ledger, shown, s } = readShown(opts, io);
   const out = [
     `run       ${m.run_id}`,
     `dir       ${dir}`,

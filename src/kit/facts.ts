@@ -11,6 +11,11 @@ export interface CliFacts {
   npmPackage: string;
   /** Variables a parent session of the same CLI sets: inherited, they make a nested run misbehave; never passed on. */
   parentSessionEnvs: readonly string[];
+  /**
+   * The names the CLI's MCP client gives in `initialize` (`clientInfo.name`): a `bounce mcp`
+   * client by one of them is this agent, which `bounce_refine` does not run unless asked (src/mcp/).
+   */
+  mcpClientNames: readonly string[];
 }
 
 /**

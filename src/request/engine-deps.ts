@@ -9,7 +9,7 @@ import { runSecrets, withoutSecrets } from '../adapters/secrets.js';
 import { runCheck } from '../checks/run-check.js';
 import { WarmStarts } from '../adapters/warm.js';
 import type { CheckProblem } from '../contract/contract.js';
-import type { EngineDeps } from '../engine/deps.js';
+import type { EngineDeps, EventSink } from '../engine/deps.js';
 import type { RunPlan } from '../engine/plan.js';
 import type { Io } from '../io.js';
 import type { Probe } from '../kit/detect.js';
@@ -105,4 +105,28 @@ function withCache(io: Io, dispatch: EngineDeps['dispatch'], folder: string, sec
 export function printStartWarnings(io: Io, chosen: Pick<Chosen, 'skipped' | 'unverified'>, warnings: readonly CheckProblem[]): void {
   for (const line of skippedWarnings(chosen.skipped, chosen.unverified)) io.stderr.write(`${line}\n`);
   for (const w of warnings.filter((x) => x.kind !== 'login_unverified')) io.stderr.write(`warning: ${w.fix ? `${w.message}: ${w.fix}` : w.message}\n`);
+}
+
+/**
+ * What a caller other than the terminal (the MCP server, src/mcp/) adds to a run: an observer
+ * of the engine's events beside the progress lines, and a check of the agents the run would
+ * call, made before the first dispatch (it throws to refuse them).
+ */
+export interface RunHooks {
+  events?: EventSink;
+  vetAgents?: (agents: readonly ResolvedAgent[]) => void;
+}
+
+/** `deps` with the hooks' observer told every event after the progress lines are. */
+export function withHooks(deps: EngineDeps, hooks: RunHooks): EngineDeps {
+  const { events: observe } = hooks;
+  if (!observe) return deps;
+  const shown = deps.events;
+  return {
+    ...deps,
+    events: (e) => {
+      shown?.(e);
+      observe(e);
+    },
+  };
 }

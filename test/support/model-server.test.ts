@@ -178,6 +178,31 @@ describe('model server over HTTP', () => {
     expect(server.pending()).toBe(1);
   });
 
+  it('calls a queued tool when a Messages request offers it, plain and streamed; then answers as before', async () => {
+    server.callTools([
+      { name: 'mcp__bounce__bounce_scan', input: { paths: ['a.md'] } },
+      { name: 'mcp__bounce__bounce_scan', input: { paths: ['b.md'] } },
+    ]);
+    const ask = (tools: string[], stream: boolean) =>
+      fetch(`${server.url}/v1/messages`, {
+        method: 'POST',
+        body: JSON.stringify({
+          ...body('anthropic', 'Which notes are left?', stream),
+          tools: tools.map((name) => ({ name, input_schema: { type: 'object' } })),
+        }),
+      });
+    expect(await (await ask(['Read'], false)).json()).toMatchObject({ content: [{ type: 'text', text: 'OK.' }], stop_reason: 'end_turn' });
+    expect(await (await ask(['mcp__bounce__bounce_scan'], false)).json()).toMatchObject({
+      stop_reason: 'tool_use',
+      content: [{ type: 'tool_use', id: 'toolu_0001', name: 'mcp__bounce__bounce_scan', input: { paths: ['a.md'] } }],
+    });
+    const events = parseSse(await (await ask(['mcp__bounce__bounce_scan'], true)).text()).map((e) => JSON.parse(e.data));
+    expect(events.find((e) => e.type === 'content_block_start').content_block).toMatchObject({ type: 'tool_use', id: 'toolu_0002' });
+    expect(JSON.parse(events.find((e) => e.type === 'content_block_delta').delta.partial_json)).toEqual({ paths: ['b.md'] });
+    expect(events.find((e) => e.type === 'message_delta').delta.stop_reason).toBe('tool_use');
+    expect(await (await ask(['mcp__bounce__bounce_scan'], false)).json()).toMatchObject({ content: [{ type: 'text', text: 'OK.' }] });
+  });
+
   it('stall never answers and lets the client go away', async () => {
     server.setDefault('stall');
     await expect(

@@ -54,18 +54,35 @@ export interface ModelServer {
   requests: RecordedRequest[];
   /** Append behaviours to the queue. */
   script(behaviours: Behaviour[]): void;
+  /**
+   * Queue tool calls: an Anthropic request that carries no bounce document and offers the
+   * next one's tool (in `tools`) is answered with a `tool_use` of it, with that input.
+   */
+  callTools(calls: ToolCall[]): void;
   setDefault(b: Behaviour): void;
   /** Behaviours still queued. */
   pending(): number;
   close(): Promise<void>;
 }
 
+/** A tool call the scripted model makes: the tool's name as the client offers it, and its input. */
+export interface ToolCall {
+  name: string;
+  input: unknown;
+}
+
 const MODELS = ['mock-model', 'mock-model-mini'];
+
+/** The names of the tools a Messages API request offers. */
+const offeredTools = (b: Record<string, unknown>): string[] =>
+  Array.isArray(b.tools) ? b.tools.map((t: unknown) => (typeof t === 'object' && t !== null ? String((t as { name?: unknown }).name) : '')) : [];
 
 export async function startModelServer(opts: ModelServerOptions = {}): Promise<ModelServer> {
   const queue: Behaviour[] = [...(opts.behaviours ?? [])];
   let fallback: Behaviour = opts.default ?? 'edit';
   const requests: RecordedRequest[] = [];
+  const toolCalls: ToolCall[] = [];
+  let toolCallCount = 0;
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -144,7 +161,11 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     const model = typeof named === 'string' && named !== '' ? named : (opts.model ?? 'mock-model');
     const input = estimateTokens(rec.prompt);
     let reply: Reply = { text: opts.plainReply ?? 'OK.', truncated: false };
-    if (rec.turn.document !== null) {
+    const call = toolCalls[0];
+    if (rec.turn.document === null && api === 'anthropic' && call && offeredTools(b).includes(call.name)) {
+      toolCalls.shift();
+      reply = { text: '', truncated: false, toolUse: { id: `toolu_${String(++toolCallCount).padStart(4, '0')}`, name: call.name, input: call.input } };
+    } else if (rec.turn.document !== null) {
       const behaviour = queue.shift() ?? fallback;
       rec.scripted = true;
       rec.behaviour = behaviour;
@@ -171,6 +192,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     port,
     requests,
     script: (behaviours) => void queue.push(...behaviours),
+    callTools: (calls) => void toolCalls.push(...calls),
     setDefault: (b) => void (fallback = b),
     pending: () => queue.length,
     close: () =>

@@ -147,6 +147,8 @@ export function editBlocks(turn: Turn & { document: string }): string {
 export interface Reply {
   text: string;
   truncated: boolean;
+  /** A tool call the model makes instead of answering (Anthropic's `tool_use`): see ModelServer.callTools. */
+  toolUse?: { id: string; name: string; input: unknown };
 }
 
 /**

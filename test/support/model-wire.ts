@@ -35,7 +35,8 @@ function sse(res: ServerResponse): (event: string | null, data: unknown) => void
 }
 
 export function sendAnthropic(res: ServerResponse, a: Answer): void {
-  const stop_reason = a.reply.truncated ? 'max_tokens' : 'end_turn';
+  const tool = a.reply.toolUse;
+  const stop_reason = tool ? 'tool_use' : a.reply.truncated ? 'max_tokens' : 'end_turn';
   // The Messages API counts cached prompt tokens apart from input_tokens.
   const read = a.usage.cacheRead ?? 0;
   const write = a.usage.cacheWrite ?? 0;
@@ -44,7 +45,8 @@ export function sendAnthropic(res: ServerResponse, a: Answer): void {
   const content = a.reply.text === '' ? [] : [{ type: 'text', text: a.reply.text }];
   if (!a.stream) {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ ...base, content, stop_reason, usage: { ...usage, output_tokens: a.usage.output } }));
+    const blocks = tool ? [...content, { type: 'tool_use', ...tool }] : content;
+    res.end(JSON.stringify({ ...base, content: blocks, stop_reason, usage: { ...usage, output_tokens: a.usage.output } }));
     return;
   }
   const send = sse(res);
@@ -54,6 +56,12 @@ export function sendAnthropic(res: ServerResponse, a: Answer): void {
     send('ping', { type: 'ping' });
     for (const text of pieces(a.reply.text)) send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } });
     send('content_block_stop', { type: 'content_block_stop', index: 0 });
+  }
+  if (tool) {
+    const index = content.length;
+    send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: tool.id, name: tool.name, input: {} } });
+    send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(tool.input) } });
+    send('content_block_stop', { type: 'content_block_stop', index });
   }
   send('message_delta', { type: 'message_delta', delta: { stop_reason, stop_sequence: null }, usage: { output_tokens: a.usage.output } });
   send('message_stop', { type: 'message_stop' });
