@@ -6,6 +6,7 @@ import { builtinProgram, resolveAgent, slugify, type ResolvedAgent } from '../..
 import { adapterInfo, BUILTIN_ADAPTERS } from '../../src/adapters/builtins.js';
 import { parseConfig } from '../../src/config/load.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config/schema.js';
+import { HUMAN_TIMEOUT_S } from '../../src/config/defaults.js';
 import { usageErrorOf } from '../support/errors.js';
 
 let root: string;
@@ -34,8 +35,8 @@ function program(path: string): string {
 }
 
 describe('built-in adapters', () => {
-  it('are claude, codex, gemini, opencode, openai, anthropic and mock', () => {
-    expect(BUILTIN_ADAPTERS.map((a) => a.name)).toEqual(['claude', 'codex', 'gemini', 'opencode', 'openai', 'anthropic', 'mock']);
+  it('are claude, codex, gemini, opencode, openai, anthropic, mock and human', () => {
+    expect(BUILTIN_ADAPTERS.map((a) => a.name)).toEqual(['claude', 'codex', 'gemini', 'opencode', 'openai', 'anthropic', 'mock', 'human']);
     expect(adapterInfo('openai')?.kind).toBe('http');
     expect(adapterInfo('nope')).toBeUndefined();
   });
@@ -61,7 +62,8 @@ describe('resolveAgent: built-in names', () => {
         command: process.execPath,
         args: [builtinProgram(info.name)],
         options: {},
-        timeoutS: undefined,
+        // A person's pass has a day by default; every other built-in takes the role's deadline.
+        timeoutS: info.name === 'human' ? HUMAN_TIMEOUT_S : undefined,
         evidence: info.name === 'mock' ? 'mock' : 'live',
       });
     });
@@ -258,7 +260,7 @@ describe('resolveAgent: configured names', () => {
     const c = config('agents:\n  odd:\n    adapter: llama\n');
     const err = usageErrorOf(() => resolveAgent('odd', c, cwd, null));
     expect(err.message).toBe('agents.odd.adapter: unknown adapter "llama"');
-    expect(err.line).toContain('claude, codex, gemini, opencode, openai, anthropic, mock, odd');
+    expect(err.line).toContain('claude, codex, gemini, opencode, openai, anthropic, mock, human, odd');
   });
 
   const refused: [string, string, string][] = [
@@ -297,12 +299,12 @@ describe('resolveAgent: unknown specs', () => {
     const err = usageErrorOf(() => resolveAgent('gpt5', c, cwd, null));
     expect(err.message).toBe('unknown agent "gpt5"');
     expect(err.code).toBe('config');
-    expect(err.hint).toBe('use one of: claude, codex, gemini, opencode, openai, anthropic, mock, local, fast, <adapter>:<model> or cmd:<program>');
+    expect(err.hint).toBe('use one of: claude, codex, gemini, opencode, openai, anthropic, mock, human, local, fast, <adapter>:<model> or cmd:<program>');
   });
 
   it('without configured agents, lists the built-ins only', () => {
     expect(usageErrorOf(() => resolveAgent('x', DEFAULT_CONFIG, cwd, null)).hint).toBe(
-      'use one of: claude, codex, gemini, opencode, openai, anthropic, mock, <adapter>:<model> or cmd:<program>',
+      'use one of: claude, codex, gemini, opencode, openai, anthropic, mock, human, <adapter>:<model> or cmd:<program>',
     );
   });
 
