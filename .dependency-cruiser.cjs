@@ -23,6 +23,7 @@ const LAYERS = [
   ['presentation', '^src/(report|formats|ui)/'],
   ['defects', '^src/defects/'],
   ['suggestions', '^src/suggestions/'],
+  ['serve', '^src/serve/'],
   ['commands', '^src/(commands|request)/'],
   ['cli', '^src/(cli|help)\\.ts$'],
 ];
