@@ -25,6 +25,7 @@ const LAYERS = [
   ['defects', '^src/defects/'],
   ['suggestions', '^src/suggestions/'],
   ['decide', '^src/decide/'],
+  ['serve', '^src/serve/'],
   ['commands', '^src/(commands|request)/'],
   // bounce mcp: tools that call the commands (src/mcp/).
   ['mcp', '^src/mcp/'],

@@ -4,6 +4,7 @@
  * folder, `adapters/<name>/` (docs/architecture.md, "Adding an agent"); adding one is that
  * folder and one line here.
  */
+import { a2a } from '../../adapters/a2a/agent.js';
 import { anthropic } from '../../adapters/anthropic/agent.js';
 import { claude } from '../../adapters/claude/agent.js';
 import { codex } from '../../adapters/codex/agent.js';
@@ -17,7 +18,7 @@ import { type BuiltinAgent, type CliAgent, isCliAgent } from '../kit/agent.js';
 import type { AdapterFacts, CliFacts } from '../kit/facts.js';
 
 /** In the order `bounce adapters` lists them; the CLIs among them in the order default detection considers them. */
-const BUILTINS = [claude, codex, gemini, opencode, openai, anthropic, mock, human] as const;
+const BUILTINS = [claude, codex, gemini, opencode, openai, anthropic, a2a, mock, human] as const;
 
 type Builtin = (typeof BUILTINS)[number];
 export type BuiltinName = Builtin['facts']['name'];

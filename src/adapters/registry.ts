@@ -52,11 +52,20 @@ export function resolveAgent(spec: string, config: Config, cwd: string, configDi
   const info = adapterInfo(name);
   if (!info || rest === '') throw usageError(`unknown agent "${spec}"`, knownSpecs(config, name), 'config');
   const options: AgentOptions = {};
+  // What follows the colon: mock's script, else the model, else (an adapter with no model: a2a) the agent's URL.
   if (rest !== undefined) {
     if (info.kind === 'mock') options.script = resolve(cwd, rest);
-    else options.model = rest;
+    else if (info.options.includes('model')) options.model = rest;
+    else options.base_url = agentUrl(spec, name, rest);
   }
   return builtin(spec, info, options, undefined);
+}
+
+/** The URL in `a2a:<url>`: a bad one is refused here, as config's base_url is by its schema. */
+function agentUrl(spec: string, name: string, url: string): string {
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+    throw usageError(`agent "${spec}": ${url} is not an http(s) URL`, `write ${name}:https://host/path (http:// only on loopback)`, 'config');
+  return url;
 }
 
 function fromConfig(spec: string, entry: AgentConfig, config: Config, cwd: string, base: string): ResolvedAgent {

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { checkAgent } from '../preflight/check-agent.js';
+import { checkAgent, reachAgent } from '../preflight/check-agent.js';
 import { type CheckProblem, type CheckResult, problemLine } from '../contract/contract.js';
 import { createProbe } from '../kit/detect.js';
 import { answers } from '../kit/endpoint.js';
@@ -92,8 +92,10 @@ function row(agent: string, resolved: ResolvedAgent | null, source: Row['source'
   };
 }
 
-/** An HTTP agent is found when its server answers at all (any status; no key is sent). */
-async function reach(agent: ResolvedAgent, r: CheckResult): Promise<CheckResult> {
+/** An HTTP agent is found when its server answers at all (any status; no key is sent); one whose adapter looks further (an A2A card) by that. */
+async function reach(agent: ResolvedAgent, r: CheckResult, env: NodeJS.ProcessEnv): Promise<CheckResult> {
+  const online = await reachAgent(agent, env, r);
+  if (online) return online;
   if (adapterInfo(agent.adapter)?.kind !== 'http' || typeof r.resolved.base_url !== 'string') return r;
   const url = r.resolved.base_url;
   if (await answers(url)) return r;
@@ -132,7 +134,7 @@ export async function runCheck(opts: { config?: string; json?: boolean; live?: b
         const problem: CheckProblem = { kind: 'config', message, ...(hint ? { fix: hint } : {}) };
         return row(spec, null, source, { ok: false, version: null, problems: [problem], warnings: [], resolved: {} });
       }
-      const r = row(spec, agent, source, await reach(agent, await checkAgent(agent, io.env, { probe })));
+      const r = row(spec, agent, source, await reach(agent, await checkAgent(agent, io.env, { probe }), io.env));
       agents.set(r, agent);
       return r;
     }),

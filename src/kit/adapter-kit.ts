@@ -60,6 +60,12 @@ export interface AdapterProgram {
   dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<AdapterResponse>;
   check(options: AgentOptions, ctx: CheckContext): Promise<CheckResult>;
   /**
+   * What `bounce check` asks the agent's endpoint beyond the offline check, sending no task
+   * and spending nothing (an A2A agent's card): its problems, warnings and what it resolved,
+   * added to the check's. Without it, an HTTP agent's server is only asked whether it answers.
+   */
+  reach?(options: AgentOptions, ctx: CheckContext): Promise<CheckResult>;
+  /**
    * True when `dispatch` honours `ctx.ready`: it may start its CLI before that settles and
    * sends the prompt only after. Other adapters are dispatched once it has settled.
    */

@@ -31,6 +31,26 @@ export async function checkAgent(agent: ResolvedAgent, env: NodeJS.ProcessEnv, o
   return { ok: false, version: null, problems: [{ kind: 'config', message }], warnings: [], resolved: {} };
 }
 
+/**
+ * `bounce check`'s look at a built-in agent's endpoint (its program's `reach`: an A2A agent's
+ * card), added to its offline check `r`; null when the program has none. Asked only of an
+ * agent whose offline check passed: an endpoint the policy refuses is not called.
+ */
+export async function reachAgent(agent: ResolvedAgent, env: NodeJS.ProcessEnv, r: CheckResult, opts: { probe?: Probe } = {}): Promise<CheckResult | null> {
+  if (agent.adapter === 'cmd') return null;
+  const program = await loadBuiltin(agent.adapter);
+  if (!program.reach) return null;
+  if (!r.ok) return r;
+  const online = await program.reach(agent.options, { env, probe: opts.probe ?? createProbe() });
+  return {
+    ok: r.ok && online.ok,
+    version: r.version ?? online.version,
+    problems: [...r.problems, ...online.problems],
+    warnings: [...r.warnings, ...online.warnings],
+    resolved: { ...r.resolved, ...online.resolved },
+  };
+}
+
 async function checkProgram(agent: ResolvedAgent, env: NodeJS.ProcessEnv, opts: CheckAgentOptions): Promise<CheckResult> {
   const resolved = { command: agent.command };
   if (agent.command.includes('/') && !isExecutable(agent.command)) {

@@ -58,7 +58,17 @@ describe('the list of built-in agents', () => {
       writeFileSync(join(home, '.config', 'opencode', 'opencode.json'), '{ "provider": { "mine": { "options": { "apiKey": "{env:MINE_KEY}" } } } }');
       const env = { HOME: home, PATH: '' };
       const found = Object.fromEntries(BUILTIN_NAMES.map((name) => [name, configKeyEnvs(name, env)]));
-      expect(found).toEqual({ claude: [], codex: ['LOCAL_CODEX_KEY'], gemini: [], opencode: ['MINE_KEY'], openai: [], anthropic: [], mock: [], human: [] });
+      expect(found).toEqual({
+        claude: [],
+        codex: ['LOCAL_CODEX_KEY'],
+        gemini: [],
+        opencode: ['MINE_KEY'],
+        openai: [],
+        anthropic: [],
+        a2a: [],
+        mock: [],
+        human: [],
+      });
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

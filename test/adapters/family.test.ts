@@ -15,7 +15,7 @@ describe('modelFamily', () => {
     expect(modelFamily({ adapter: 'cmd', provider: 'cmd', model: null })).toBeNull();
   });
 
-  it('is a fact in every built-in adapter row, null only where the model name decides or a person plays', () => {
+  it('is a fact in every built-in adapter row, null where the model name decides (openai, opencode, a remote a2a agent) or a person plays', () => {
     const families = Object.fromEntries(BUILTIN_ADAPTERS.map((a) => [a.name, a.family]));
     expect(families).toEqual({
       anthropic: 'anthropic',
@@ -26,6 +26,7 @@ describe('modelFamily', () => {
       openai: null,
       opencode: null,
       human: null,
+      a2a: null,
     });
   });
 

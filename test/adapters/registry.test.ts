@@ -35,8 +35,8 @@ function program(path: string): string {
 }
 
 describe('built-in adapters', () => {
-  it('are claude, codex, gemini, opencode, openai, anthropic, mock and human', () => {
-    expect(BUILTIN_ADAPTERS.map((a) => a.name)).toEqual(['claude', 'codex', 'gemini', 'opencode', 'openai', 'anthropic', 'mock', 'human']);
+  it('are claude, codex, gemini, opencode, openai, anthropic, a2a, mock and human', () => {
+    expect(BUILTIN_ADAPTERS.map((a) => a.name)).toEqual(['claude', 'codex', 'gemini', 'opencode', 'openai', 'anthropic', 'a2a', 'mock', 'human']);
     expect(adapterInfo('openai')?.kind).toBe('http');
     expect(adapterInfo('nope')).toBeUndefined();
   });
@@ -260,7 +260,7 @@ describe('resolveAgent: configured names', () => {
     const c = config('agents:\n  odd:\n    adapter: llama\n');
     const err = usageErrorOf(() => resolveAgent('odd', c, cwd, null));
     expect(err.message).toBe('agents.odd.adapter: unknown adapter "llama"');
-    expect(err.line).toContain('claude, codex, gemini, opencode, openai, anthropic, mock, human, odd');
+    expect(err.line).toContain('claude, codex, gemini, opencode, openai, anthropic, a2a, mock, human, odd');
   });
 
   const refused: [string, string, string][] = [
@@ -299,12 +299,12 @@ describe('resolveAgent: unknown specs', () => {
     const err = usageErrorOf(() => resolveAgent('gpt5', c, cwd, null));
     expect(err.message).toBe('unknown agent "gpt5"');
     expect(err.code).toBe('config');
-    expect(err.hint).toBe('use one of: claude, codex, gemini, opencode, openai, anthropic, mock, human, local, fast, <adapter>:<model> or cmd:<program>');
+    expect(err.hint).toBe('use one of: claude, codex, gemini, opencode, openai, anthropic, a2a, mock, human, local, fast, <adapter>:<model> or cmd:<program>');
   });
 
   it('without configured agents, lists the built-ins only', () => {
     expect(usageErrorOf(() => resolveAgent('x', DEFAULT_CONFIG, cwd, null)).hint).toBe(
-      'use one of: claude, codex, gemini, opencode, openai, anthropic, mock, human, <adapter>:<model> or cmd:<program>',
+      'use one of: claude, codex, gemini, opencode, openai, anthropic, a2a, mock, human, <adapter>:<model> or cmd:<program>',
     );
   });
 
@@ -371,5 +371,20 @@ describe('slugify', () => {
   it('is what resolveAgent puts in slug', () => {
     const c = config('agents:\n  Local.Fast:\n    adapter: openai\n');
     expect(resolveAgent('Local.Fast', c, cwd, null).slug).toBe('local.fast');
+  });
+});
+
+describe('resolveAgent: a2a:<url>', () => {
+  it('takes what follows the colon as the agent URL, colons and all', () => {
+    const a = resolveAgent('a2a:http://127.0.0.1:41241/agents/review', DEFAULT_CONFIG, cwd, null);
+    expect(a).toMatchObject({ adapter: 'a2a', provider: 'a2a', options: { base_url: 'http://127.0.0.1:41241/agents/review' }, evidence: 'live' });
+  });
+
+  it('refuses what is not an http(s) URL with one line naming the fix', () => {
+    for (const bad of ['a2a:localhost', 'a2a:ftp://example.com/agent']) {
+      const err = usageErrorOf(() => resolveAgent(bad, DEFAULT_CONFIG, cwd, null));
+      expect(err.message).toBe(`agent "${bad}": ${bad.slice(4)} is not an http(s) URL`);
+      expect(err.hint).toBe('write a2a:https://host/path (http:// only on loopback)');
+    }
   });
 });
