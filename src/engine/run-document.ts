@@ -268,8 +268,11 @@ async function loop(ctx: RunContext, done: number): Promise<LoopEnd> {
   // So does a fork that has not yet run its first pass, whatever the document it took over holds.
   const forkStart = (ctx.rec.manifest.forked_from?.pass ?? 0) > done;
   const extending = (ctx.rec.manifest.extensions?.at(-1)?.after_pass ?? -1) >= done || forkStart;
-  // A run that stopped after converging but before it was closed (a crash, say) is done.
-  if (done > 0 && ctx.current.notes.length === 0 && !plan.allPasses && !extending)
+  // A run that stopped after converging but before it was closed (a crash, say) is done. With
+  // check commands, only after its final pass: an earlier pass's document may have been kept
+  // failing a check (which ends no run), and the next pass must check its successor.
+  const unchecked = (plan.checks?.length ?? 0) > 0 && done < plan.passes;
+  if (done > 0 && ctx.current.notes.length === 0 && !plan.allPasses && !extending && !unchecked)
     return { status: 'converged', document: ctx.current.text, notesLeft: 0, error: null };
   for (let pass = done + 1; pass <= plan.passes; pass++) {
     const outcome = await runPass(ctx, pass);

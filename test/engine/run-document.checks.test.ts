@@ -140,6 +140,23 @@ describe('check commands in the loop', () => {
   });
 });
 
+describe('check commands and resume', () => {
+  it('a run stopped after a pass that kept a failing document with no notes left goes on: the next pass is checked, never taken as converged', async () => {
+    const plan = await testPlan(runs, { checks: [LINT], passes: 2 });
+    // Pass 1 leaves no note but a TODO (kept after its repair); pass 2 is cut off.
+    const stopped = await runDocument(
+      plan,
+      engineDeps(fakeDispatcher([{ reply: TODO }, { reply: TODO }, { error: { type: 'interrupted' } }]), { check: fakeLinter() }),
+    );
+    expect(stopped.status).toBe('interrupted');
+    const dispatch = fakeDispatcher([{ reply: DOC }]);
+    const done = await runDocument(plan, engineDeps(dispatch, { check: fakeLinter() }), { runDir: stopped.runDir });
+    expect(dispatch.requests.map((q) => q.pass)).toEqual([2]);
+    expect(done.status).toBe('converged');
+    expect(readFileSync(join(done.runDir, 'final.md'), 'utf8')).not.toContain('TODO');
+  });
+});
+
 describe('check commands and Ctrl-C', () => {
   it('an abort while a check runs ends the run interrupted, resumable, and the audit accepts it', async () => {
     const plan = await testPlan(runs, { checks: [LINT] });
