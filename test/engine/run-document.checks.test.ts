@@ -143,10 +143,17 @@ describe('check commands in the loop', () => {
 describe('check commands and resume', () => {
   it('a run stopped after a pass that kept a failing document with no notes left goes on: the next pass is checked, never taken as converged', async () => {
     const plan = await testPlan(runs, { checks: [LINT], passes: 2 });
-    // Pass 1 leaves no note but a TODO (kept after its repair); pass 2 is cut off.
+    // Pass 1 leaves no note but a TODO (kept after its repair); pass 2 is cut off while its reply is checked.
+    const abort = new AbortController();
+    const lint = fakeLinter();
+    let calls = 0;
+    const cutting = async (check: CheckSpec, file: string): Promise<CheckRun> => {
+      if (++calls === 3) abort.abort();
+      return lint(check, file);
+    };
     const stopped = await runDocument(
       plan,
-      engineDeps(fakeDispatcher([{ reply: TODO }, { reply: TODO }, { error: { type: 'interrupted' } }]), { check: fakeLinter() }),
+      engineDeps(fakeDispatcher([{ reply: TODO }, { reply: TODO }, { reply: DOC }]), { check: cutting, signal: abort.signal }),
     );
     expect(stopped.status).toBe('interrupted');
     const dispatch = fakeDispatcher([{ reply: DOC }]);
