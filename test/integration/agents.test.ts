@@ -135,6 +135,6 @@ describe('bounce check and bounce adapters', () => {
   it('lists the adapters and their options', async () => {
     const r = await runMain(['adapters', '--json'], { cwd: dir, env: env([]) });
     const names = JSON.parse(r.stdout).adapters.map((a: { name: string }) => a.name);
-    expect(names).toEqual(['claude', 'codex', 'gemini', 'opencode', 'openai', 'anthropic', 'mock', 'cmd:<program>']);
+    expect(names).toEqual(['claude', 'codex', 'gemini', 'opencode', 'openai', 'anthropic', 'a2a', 'mock', 'human', 'cmd:<program>']);
   });
 });

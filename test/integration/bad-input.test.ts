@@ -44,7 +44,7 @@ const cases: [string, string[], string, RegExp][] = [
     'an unknown agent',
     ['refine', 'doc.md', '--reviewer', 'gpt9', '--composer', 'mock'],
     '.',
-    /unknown agent "gpt9".*claude, codex, gemini, opencode, openai, anthropic, mock/,
+    /unknown agent "gpt9".*claude, codex, gemini, opencode, openai, anthropic, a2a, mock, human/,
   ],
   // Names every plain object answers to (Object.prototype) are unknown agents like any other.
   ...['constructor', '__proto__', 'toString'].flatMap((name): [string, string[], string, RegExp][] => [
