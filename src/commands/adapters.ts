@@ -34,6 +34,6 @@ export async function runAdapters(opts: { json?: boolean }, io: Io): Promise<num
   for (const r of rows) {
     io.stdout.write(`${r.name.padEnd(width)}  ${r.description}\n${' '.repeat(width)}  options: ${r.options.join(', ')}\n`);
   }
-  io.stdout.write('\nAn agent spec is a configured name, an adapter name, <adapter>:<model> (mock:<script>), or cmd:<program>.\n');
+  io.stdout.write('\nAn agent spec is a configured name, an adapter name, <adapter>:<model> (mock:<script>, a2a:<url>), or cmd:<program>.\n');
   return EXIT.ok;
 }
