@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
-import { DEFAULT_MAX_REPAIRS, DEFAULT_PASSES, DEFAULT_TIMEOUT_S, TIMEOUT_RANGE_S } from './config/defaults.js';
+import { DEFAULT_MAX_REPAIRS, DEFAULT_PASSES, DEFAULT_TIMEOUT_S, SERVE_DEFAULTS, TIMEOUT_RANGE_S } from './config/defaults.js';
 import { BounceError, EXIT, isBounceError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
@@ -11,6 +11,7 @@ import {
   CACHE_EXIT_CODES,
   CHECK_EXIT_CODES,
   MCP_EXIT_CODES,
+  SERVE_EXIT_CODES,
   commandHelp,
   GRADE_EXIT_CODES,
   DECIDE_EXIT_CODES,
@@ -29,6 +30,8 @@ import {
 } from './help.js';
 import type { GradeOptions } from './commands/grade.js';
 import type { DecideOptions } from './commands/decide.js';
+import type { ServeOptions } from './commands/serve.js';
+import { SERVE_TOKEN_ENV } from './serve/token.js';
 import type { BatchRefineOptions, BatchResumeOptions } from './commands/batch.js';
 import type { BenchOptions } from './commands/bench.js';
 import type { VerifyCommandOptions } from './commands/verify.js';
@@ -577,6 +580,30 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async () => {
       const { runMcp } = await import('./mcp/server.js');
       setExit(await runMcp(io));
+    });
+
+  // bounce as an A2A agent (docs/a2a.md): src/commands/serve.ts, the SDK loaded only here.
+  program
+    .command('serve')
+    .description('serve bounce as an A2A agent whose skill is refining a document under the Bounce Protocol (loopback unless a token is set)')
+    .option('--a2a', 'serve the A2A protocol (JSON-RPC at /, HTTP+JSON at /rest, the agent card at /.well-known/agent-card.json)')
+    .option('--port <n>', `port to listen on (default: ${SERVE_DEFAULTS.port}; 0 picks a free one)`)
+    .option('--host <address>', `address to listen on (default: ${SERVE_DEFAULTS.host}); any other needs ${SERVE_TOKEN_ENV}`)
+    .option('--reviewer <agent>', "the tasks' reviewer (default: reviewer from config, else auto-detected)")
+    .option('--composer <agent>', "the tasks' composer (default: composer from config, else the reviewer's)")
+    .option('--runs-dir <dir>', 'where the tasks\' run folders go (default: runs_dir from config, else ./runs)')
+    .option('--config <file>', 'config file (default: bounce.config.yaml here or above, or BOUNCE_CONFIG)')
+    .addHelpText(
+      'after',
+      commandHelp(
+        ['bounce serve --a2a', 'bounce serve --a2a --port 0 --reviewer claude --composer codex', `${SERVE_TOKEN_ENV}=... bounce serve --a2a --host 0.0.0.0`],
+        SERVE_EXIT_CODES,
+      ),
+    )
+    .action(async (flags) => {
+      const o = flagsAs<ServeOptions>()(flags);
+      const { runServe } = await import('./commands/serve.js');
+      setExit(await runServe(o, io));
     });
 
   // The response cache (docs/reproducible.md, "Response cache"): src/commands/cache.ts.

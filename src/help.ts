@@ -40,6 +40,10 @@ export const MCP_EXIT_CODES = `Exit codes:
   2    usage error
   130  interrupted (Ctrl-C, a kill): runs still going end interrupted, resumable`;
 
+export const SERVE_EXIT_CODES = `Exit codes:
+  2    usage, config, agent or credential error (a non-loopback --host without the token), or the port is taken
+  130  stopped (Ctrl-C, SIGTERM): the runs of tasks still going end interrupted, resumable`;
+
 export const SCAN_EXIT_CODES = `Exit codes:
   0    no notes
   1    notes found

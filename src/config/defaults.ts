@@ -30,3 +30,6 @@ export const MIN_PRECISION = 0.85;
 
 /** A check command's time limit (config `checks:` entry's `timeout_s`) when it sets none, in seconds. */
 export const DEFAULT_CHECK_TIMEOUT_S = 60;
+
+/** Where `bounce serve --a2a` listens when --host and --port are not given: loopback only, on the A2A samples' port. */
+export const SERVE_DEFAULTS = { host: '127.0.0.1', port: 41241 } as const;
