@@ -591,7 +591,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--host <address>', `address to listen on (default: ${SERVE_DEFAULTS.host}); any other needs ${SERVE_TOKEN_ENV}`)
     .option('--reviewer <agent>', "the tasks' reviewer (default: reviewer from config, else auto-detected)")
     .option('--composer <agent>', "the tasks' composer (default: composer from config, else the reviewer's)")
-    .option('--runs-dir <dir>', 'where the tasks\' run folders go (default: runs_dir from config, else ./runs)')
+    .option('--runs-dir <dir>', "where the tasks' run folders go (default: runs_dir from config, else ./runs)")
     .option('--config <file>', 'config file (default: bounce.config.yaml here or above, or BOUNCE_CONFIG)')
     .addHelpText(
       'after',

@@ -71,7 +71,11 @@ export async function runServe(opts: ServeOptions, io: Io): Promise<number> {
   const settings = await refineSettings(asRefine, io);
   const { agents } = await refineAgents(asRefine, io, settings, '-');
   if (agents.reviewer.adapter === 'human' || agents.composer.adapter === 'human')
-    throw usageError('a served agent cannot wait on a person: the human agent needs a terminal', 'pass --reviewer and --composer agents that run unattended', 'usage');
+    throw usageError(
+      'a served agent cannot wait on a person: the human agent needs a terminal',
+      'pass --reviewer and --composer agents that run unattended',
+      'usage',
+    );
   const log = (line: string): void => void io.stderr.write(`${line}\n`);
   const executor = refineExecutor({
     cwd: io.cwd,
