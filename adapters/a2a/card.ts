@@ -36,7 +36,7 @@ export function checkCard(raw: unknown, at: { origin: string; tokenSet: boolean;
   if (!parsed.success) {
     const i = parsed.error.issues[0];
     const message = `the agent card at ${at.origin} is not an A2A agent card: ${i?.path.join('.') || 'card'}: ${i?.message}`;
-    return { problems: [{ kind: 'config', message, fix: 'point a2a: at an A2A agent (version 1.0 of the protocol)' }], warnings: [], resolved: {} };
+    return { problems: [{ kind: 'config', message, fix: 'point a2a: at an A2A agent (version 0.3 or 1.0 of the protocol)' }], warnings: [], resolved: {} };
   }
   const card = parsed.data;
   const problems: CheckProblem[] = [];
@@ -70,6 +70,7 @@ export function checkCard(raw: unknown, at: { origin: string; tokenSet: boolean;
       message: `the agent card of ${card.name} lists no text input mode (${modes.join(', ')})`,
       fix: 'bounce sends the prompt as text: check the agent reads it',
     });
+  // The SDK calls the first interface it can: the card's order, which puts the preferred one first.
   const chosen = here[0] ?? callable[0];
   return {
     problems,
@@ -78,6 +79,8 @@ export function checkCard(raw: unknown, at: { origin: string; tokenSet: boolean;
       card_name: card.name,
       card_version: card.version || null,
       interface: chosen ? `${chosen.protocolBinding} ${displayUrl(chosen.url)}` : null,
+      // The protocol's version the calls go in (an interface that names none is v0.3's, as the protocol has it).
+      protocol: chosen ? chosen.protocolVersion || '0.3' : null,
       streaming: card.capabilities?.streaming ?? false,
     },
   };

@@ -90,8 +90,12 @@ function agentFetch(origin: string, token: string | undefined, wire: Wire): type
 /** The agent's card and the SDK's client for it, over its JSON-RPC or HTTP+JSON interface. */
 async function connect(r: Resolved, fetchImpl: typeof fetch) {
   const { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } = a2aClient();
-  const card = await new DefaultAgentCardResolver({ fetchImpl }).resolve(cardUrl(r.baseUrl), '');
-  const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })] });
+  // An agent still on v0.3 of the protocol is read and called in v0.3 (the SDK's compatibility layer).
+  const legacyCompat = { enabled: true };
+  const card = await new DefaultAgentCardResolver({ fetchImpl, legacyCompat }).resolve(cardUrl(r.baseUrl), '');
+  const factory = new ClientFactory({
+    transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat }), new RestTransportFactory({ fetchImpl, legacyCompat })],
+  });
   return { card, client: await factory.createFromAgentCard(card) };
 }
 
@@ -262,7 +266,8 @@ export async function reach(options: AgentOptions, { env }: CheckContext): Promi
   });
   let raw: unknown;
   try {
-    const res = await fetchImpl(cardUrl(r.baseUrl), { headers: { accept: 'application/json' } });
+    // The version asked for is the SDK's own, as its card resolver asks; an agent on v0.3 answers with a v0.3 card all the same.
+    const res = await fetchImpl(cardUrl(r.baseUrl), { headers: { accept: 'application/json', 'A2A-Version': a2aCore().A2A_PROTOCOL_VERSION } });
     if (!res.ok) {
       await res.body?.cancel();
       return result([{ kind: 'unreachable', message: `no agent card at ${cardUrl(displayUrl(r.baseUrl))} (HTTP ${res.status})`, fix: CARD_FIX }]);
@@ -272,7 +277,8 @@ export async function reach(options: AgentOptions, { env }: CheckContext): Promi
     const why = wire.signal.aborted ? `no answer in ${CARD_MS / 1000}s` : err instanceof SyntaxError ? 'it is not JSON' : networkMessage(err, r.baseUrl);
     return result([{ kind: 'unreachable', message: `cannot read the agent card at ${cardUrl(displayUrl(r.baseUrl))}: ${why}`, fix: CARD_FIX }]);
   }
-  const card = a2aClient().AgentCardResolver.default.normalizeAgentCard?.(raw) ?? raw;
+  const { DefaultAgentCardResolver } = a2aClient();
+  const card = new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }).normalizeAgentCard(raw);
   const found = checkCard(card, { origin: new URL(r.baseUrl).origin, tokenSet: token !== undefined, keyEnv: r.keyEnvName });
   return result(found.problems, found.warnings, found.resolved);
 }

@@ -9,7 +9,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AgentCard } from '@a2a-js/sdk';
 import type { AgentExecutor } from '@a2a-js/sdk/server';
-import { a2aCore, a2aExpress, a2aServer, expressApp } from '../kit/a2a-sdk.js';
+import { a2aCompat, a2aCompatExpress, a2aCore, a2aExpress, a2aServer, expressApp } from '../kit/a2a-sdk.js';
 
 /** What the card says of the agent; its interfaces, version and security are filled in here. */
 export type CardBody = Omit<AgentCard, 'supportedInterfaces' | 'securitySchemes' | 'securityRequirements'>;
@@ -34,15 +34,24 @@ export interface A2aListening {
 /** The security the card declares when a token is asked for: one HTTP bearer scheme, required. */
 const BEARER = 'bearer';
 
-/** The whole card for a caller that reached the agent at `base`. */
+/**
+ * The whole card for a caller that reached the agent at `base`. Both bindings are offered in
+ * the protocol's version and, at the same URLs, in v0.3, which clients still on the older
+ * protocol speak (Gemini CLI's remote agents among them): a request names its version in the
+ * `A2A-Version` header, and one that names none is read as v0.3, as the protocol says.
+ */
 function fullCard(body: CardBody, base: string, token: boolean): AgentCard {
   const { A2A_PROTOCOL_VERSION } = a2aCore();
+  const { duplicateInterfacesForLegacy } = a2aCompat();
   return {
     ...body,
-    supportedInterfaces: [
-      { url: `${base}/`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
-      { url: `${base}/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
-    ],
+    supportedInterfaces: duplicateInterfacesForLegacy(
+      [
+        { url: `${base}/`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+        { url: `${base}/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+      ],
+      ['JSONRPC', 'HTTP+JSON'],
+    ),
     securitySchemes: token
       ? {
           [BEARER]: {
@@ -74,6 +83,15 @@ export async function listenA2a(opts: A2aListenOptions): Promise<A2aListening> {
   app.disable('x-powered-by');
   // The card travels as ProtoJSON, the protocol's JSON form, naming the address the caller used.
   const cardFor = (req: IncomingMessage): unknown => Codec.toJSON(fullCard(opts.card, baseOf(req, base), Boolean(token)));
+  // A v0.3 caller gets the v0.3 card (with the v1.0 interfaces in it too); the SDK's router passes any other on.
+  const { legacyAgentCardRouter } = a2aCompatExpress();
+  app.use('/.well-known/agent-card.json', (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) =>
+    (legacyAgentCardRouter({ agentCardProvider: async () => fullCard(opts.card, baseOf(req, base), Boolean(token)), cache: { maxAge: 0 } }) as unknown as (
+      req: IncomingMessage,
+      res: ServerResponse,
+      next: (err?: unknown) => void,
+    ) => void)(req, res, next),
+  );
   app.get('/.well-known/agent-card.json', (req: IncomingMessage, res: ServerResponse) => {
     res.setHeader('content-type', 'application/json');
     res.setHeader('cache-control', 'no-cache');
@@ -86,8 +104,8 @@ export async function listenA2a(opts: A2aListenOptions): Promise<A2aListening> {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ error: { code: 401, message: 'a bearer token is required' } }));
   };
-  app.use('/rest', guard, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  app.use('/', guard, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  app.use('/rest', guard, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
+  app.use('/', guard, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
   const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -112,17 +112,26 @@ describe('bounce serve --a2a', () => {
   it('serves a card with the refine skill, and a task refines its document: a status update per pass, the document and the summary as artifacts', async () => {
     const { TaskState } = (await import('../../src/kit/a2a-sdk.js')).a2aCore();
     const served = await serve(['--reviewer', 'mock', '--composer', 'mock']);
-    const card = (await (await fetch(`${served.url}/.well-known/agent-card.json`)).json()) as {
+    const card = (await (await fetch(`${served.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()) as {
       name: string;
       skills: Array<{ id: string }>;
-      supportedInterfaces: Array<{ url: string; protocolBinding: string }>;
+      supportedInterfaces: Array<{ url: string; protocolBinding: string; protocolVersion: string }>;
     };
     expect(card.name).toBe('bounce');
     expect(card.skills.map((s) => s.id)).toEqual(['refine']);
-    expect(card.supportedInterfaces).toEqual([
-      expect.objectContaining({ url: `${served.url}/`, protocolBinding: 'JSONRPC' }),
-      expect.objectContaining({ url: `${served.url}/rest`, protocolBinding: 'HTTP+JSON' }),
+    expect(card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion} ${i.url}`)).toEqual([
+      `JSONRPC 1.0 ${served.url}/`,
+      `HTTP+JSON 1.0 ${served.url}/rest`,
+      `JSONRPC 0.3 ${served.url}/`,
+      `HTTP+JSON 0.3 ${served.url}/rest`,
     ]);
+    // A caller that names no version is on v0.3, and gets the v0.3 card.
+    const old = (await (await fetch(`${served.url}/.well-known/agent-card.json`)).json()) as {
+      url: string;
+      preferredTransport: string;
+      protocolVersion: string;
+    };
+    expect(old).toMatchObject({ url: `${served.url}/`, preferredTransport: 'JSONRPC', protocolVersion: '0.3' });
 
     const seen = await sendTask(served.url, [{ ...textPart(DOC, 'text/markdown'), filename: 'launch.md' }, dataPart({ bounce: { passes: 2 } })]);
     expect(seen.states.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -143,6 +152,24 @@ describe('bounce serve --a2a', () => {
     const stopped = await served.stop();
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toMatch(/run \S+ converged/);
+  });
+
+  it("takes a task from a client on v0.3 of the protocol (as Gemini CLI's remote agents are), through the SDK's v0.3 transport", async () => {
+    const { TaskState } = (await import('../../src/kit/a2a-sdk.js')).a2aCore();
+    const { LegacyJsonRpcTransport } = await import('@a2a-js/sdk/compat/v0_3/client');
+    const served = await serve(['--reviewer', 'mock']);
+    const transport = new LegacyJsonRpcTransport({ endpoint: `${served.url}/` });
+    const states: number[] = [];
+    let document = '';
+    const params = { tenant: '', message: userMessage([textPart(DOC)]), configuration: undefined, metadata: undefined };
+    for await (const event of transport.sendMessageStream(params)) {
+      const p = event.payload;
+      if (p?.$case === 'statusUpdate' && p.value.status) states.push(p.value.status.state);
+      if (p?.$case === 'artifactUpdate' && p.value.artifact?.artifactId === 'document') document = partsText(p.value.artifact.parts);
+    }
+    expect(states.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(document).toContain('We launch on');
+    expect(document).not.toContain('[CONTESTED]');
   });
 
   it('rejects a task that carries no document, and one whose bounce options are wrong, saying what to send', async () => {
@@ -212,7 +239,9 @@ describe('bounce serve --a2a', () => {
     expect(open.stderr).not.toContain(TOKEN);
 
     const served = await serve(['--reviewer', 'mock'], { BOUNCE_A2A_TOKEN: TOKEN });
-    const card = (await (await fetch(`${served.url}/.well-known/agent-card.json`)).json()) as { securityRequirements: unknown[] };
+    const card = (await (await fetch(`${served.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()) as {
+      securityRequirements: unknown[];
+    };
     expect(card.securityRequirements).toHaveLength(1);
     const bare = await fetch(`${served.url}/`, {
       method: 'POST',

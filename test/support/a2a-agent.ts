@@ -4,10 +4,11 @@
  * does (model-turn.ts), or stalling until cancelled, failing, or answering with a message.
  * It keeps every message it got, the task ids it was asked to cancel and the tokens it saw.
  */
-import type { Message, Part } from '@a2a-js/sdk';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AgentCard, Message, Part } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
-import { a2aCore, a2aServer } from '../../src/kit/a2a-sdk.js';
-import { type A2aListening, listenA2a } from '../../src/serve/a2a-http.js';
+import { a2aCore, a2aExpress, a2aServer, expressApp } from '../../src/kit/a2a-sdk.js';
+import { type A2aListening, type CardBody, listenA2a } from '../../src/serve/a2a-http.js';
 import { dataPart, partsText, textPart } from '../../adapters/a2a/wire.js';
 import { readTurn, replyFor } from './model-turn.js';
 
@@ -21,7 +22,11 @@ export interface TestA2aAgent extends A2aListening {
 
 const nowIso = (): string => new Date().toISOString();
 
-export async function startA2aAgent(opts: { token?: string; behaviour?: AgentBehaviour; name?: string } = {}): Promise<TestA2aAgent> {
+/**
+ * `protocol: '0.3'`: an agent still on v0.3 of the protocol, as many deployed ones are: its card
+ * is a v0.3 card whatever version is asked for, and it answers v0.3 JSON-RPC only.
+ */
+export async function startA2aAgent(opts: { token?: string; behaviour?: AgentBehaviour; name?: string; protocol?: '0.3' } = {}): Promise<TestA2aAgent> {
   const { TaskState } = a2aCore();
   const { AgentEvent } = a2aServer();
   const messages: Message[] = [];
@@ -122,22 +127,72 @@ export async function startA2aAgent(opts: { token?: string; behaviour?: AgentBeh
       bus.finished();
     },
   };
-  const listening = await listenA2a({
-    card: {
-      name: opts.name ?? 'test reviewer',
-      description: 'answers bounce dispatches',
-      provider: undefined,
-      version: '0.9',
-      capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-      defaultInputModes: ['text/plain'],
-      defaultOutputModes: ['text/plain'],
-      skills: [],
-      signatures: [],
-    },
-    executor,
-    host: '127.0.0.1',
-    port: 0,
-    ...(opts.token ? { token: opts.token } : {}),
-  });
+  const cardBody = {
+    name: opts.name ?? 'test reviewer',
+    description: 'answers bounce dispatches',
+    provider: undefined,
+    version: '0.9',
+    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [],
+    signatures: [],
+  };
+  const listening =
+    opts.protocol === '0.3'
+      ? await listenV03(cardBody, executor)
+      : await listenA2a({
+          card: cardBody,
+          executor,
+          host: '127.0.0.1',
+          port: 0,
+          ...(opts.token ? { token: opts.token } : {}),
+        });
   return Object.assign(agent, listening);
+}
+
+/** A v0.3 agent on 127.0.0.1: the SDK's request handler behind its v0.3 JSON-RPC layer, and a v0.3 card (no `supportedInterfaces`). */
+async function listenV03(body: CardBody, executor: AgentExecutor): Promise<A2aListening> {
+  const { DefaultRequestHandler, InMemoryTaskStore } = a2aServer();
+  const { jsonRpcHandler, UserBuilder } = a2aExpress();
+  let base = '';
+  const coreCard = (): AgentCard => ({
+    ...body,
+    supportedInterfaces: [{ url: `${base}/`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' }],
+    securitySchemes: {},
+    securityRequirements: [],
+  });
+  const handler = new DefaultRequestHandler(coreCard(), new InMemoryTaskStore(), executor);
+  const app = expressApp();
+  app.get('/.well-known/agent-card.json', (_req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(
+      JSON.stringify({
+        name: body.name,
+        description: body.description,
+        version: body.version,
+        protocolVersion: '0.3.0',
+        url: `${base}/`,
+        preferredTransport: 'JSONRPC',
+        capabilities: { streaming: true },
+        defaultInputModes: body.defaultInputModes,
+        defaultOutputModes: body.defaultOutputModes,
+        skills: [],
+      }),
+    );
+  });
+  app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
+  const server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    url: base,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -142,3 +142,20 @@ describe('a2a endpoint policy and card', () => {
     ]);
   });
 });
+
+describe('an agent still on v0.3 of the protocol', () => {
+  let old: TestA2aAgent;
+  beforeAll(async () => {
+    old = await startA2aAgent({ protocol: '0.3', name: 'old reviewer' });
+  });
+  afterAll(() => old.close());
+
+  it('is read from its v0.3 card and called in v0.3: the same dispatch and reply as a v1.0 agent', async () => {
+    const card = await reach({ base_url: old.url }, { env: {}, probe: createProbe() });
+    expect(card).toMatchObject({ ok: true, resolved: { card_name: 'old reviewer', card_version: '0.9', interface: `JSONRPC ${old.url}`, protocol: '0.3.0' } });
+    const r = await dispatch(request({ base_url: old.url }), ctx());
+    expect(r).toMatchObject({ ok: true, reply: insertNote(DOC, CONTESTED_NOTE), model: 'remote-model-1' });
+    const got = readDispatch(old.messages[0]!);
+    expect(got.ok && got.prompt).toBe(PROMPT);
+  });
+});
