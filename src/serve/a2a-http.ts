@@ -31,6 +31,9 @@ export interface A2aListening {
   close(): Promise<void>;
 }
 
+type Next = (err?: unknown) => void;
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
+
 /** The security the card declares when a token is asked for: one HTTP bearer scheme, required. */
 const BEARER = 'bearer';
 
@@ -85,13 +88,10 @@ export async function listenA2a(opts: A2aListenOptions): Promise<A2aListening> {
   const cardFor = (req: IncomingMessage): unknown => Codec.toJSON(fullCard(opts.card, baseOf(req, base), Boolean(token)));
   // A v0.3 caller gets the v0.3 card (with the v1.0 interfaces in it too); the SDK's router passes any other on.
   const { legacyAgentCardRouter } = a2aCompatExpress();
-  app.use('/.well-known/agent-card.json', (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) =>
-    (legacyAgentCardRouter({ agentCardProvider: async () => fullCard(opts.card, baseOf(req, base), Boolean(token)), cache: { maxAge: 0 } }) as unknown as (
-      req: IncomingMessage,
-      res: ServerResponse,
-      next: (err?: unknown) => void,
-    ) => void)(req, res, next),
-  );
+  app.use('/.well-known/agent-card.json', (req: IncomingMessage, res: ServerResponse, next: Next) => {
+    const cardNow = async () => fullCard(opts.card, baseOf(req, base), Boolean(token));
+    (legacyAgentCardRouter({ agentCardProvider: cardNow, cache: { maxAge: 0 } }) as unknown as Middleware)(req, res, next);
+  });
   app.get('/.well-known/agent-card.json', (req: IncomingMessage, res: ServerResponse) => {
     res.setHeader('content-type', 'application/json');
     res.setHeader('cache-control', 'no-cache');
