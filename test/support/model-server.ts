@@ -55,8 +55,8 @@ export interface ModelServer {
   /** Append behaviours to the queue. */
   script(behaviours: Behaviour[]): void;
   /**
-   * Queue tool calls: an Anthropic request that carries no bounce document and offers the
-   * next one's tool (in `tools`) is answered with a `tool_use` of it, with that input.
+   * Queue tool calls: an Anthropic or Gemini request that carries no bounce document and offers
+   * the next one's tool (in `tools`) is answered with a `tool_use` (a `functionCall`) of it, with that input.
    */
   callTools(calls: ToolCall[]): void;
   setDefault(b: Behaviour): void;
@@ -73,9 +73,16 @@ export interface ToolCall {
 
 const MODELS = ['mock-model', 'mock-model-mini'];
 
-/** The names of the tools a Messages API request offers. */
+/** The names of the tools a request offers: Messages API `tools[].name`, Gemini API `tools[].functionDeclarations[].name`. */
 const offeredTools = (b: Record<string, unknown>): string[] =>
-  Array.isArray(b.tools) ? b.tools.map((t: unknown) => (typeof t === 'object' && t !== null ? String((t as { name?: unknown }).name) : '')) : [];
+  Array.isArray(b.tools)
+    ? b.tools.flatMap((t: unknown) => {
+        if (typeof t !== 'object' || t === null) return [];
+        const declared = (t as { functionDeclarations?: unknown }).functionDeclarations;
+        if (Array.isArray(declared)) return declared.map((d: unknown) => String((d as { name?: unknown } | null)?.name ?? ''));
+        return [String((t as { name?: unknown }).name)];
+      })
+    : [];
 
 export async function startModelServer(opts: ModelServerOptions = {}): Promise<ModelServer> {
   const queue: Behaviour[] = [...(opts.behaviours ?? [])];
@@ -162,7 +169,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     const input = estimateTokens(rec.prompt);
     let reply: Reply = { text: opts.plainReply ?? 'OK.', truncated: false };
     const call = toolCalls[0];
-    if (rec.turn.document === null && api === 'anthropic' && call && offeredTools(b).includes(call.name)) {
+    if (rec.turn.document === null && (api === 'anthropic' || api === 'gemini') && call && offeredTools(b).includes(call.name)) {
       toolCalls.shift();
       reply = { text: '', truncated: false, toolUse: { id: `toolu_${String(++toolCallCount).padStart(4, '0')}`, name: call.name, input: call.input } };
     } else if (rec.turn.document !== null) {

@@ -153,8 +153,10 @@ export function sendGemini(res: ServerResponse, a: Answer): void {
     ...(a.usage.cacheRead ? { cachedContentTokenCount: a.usage.cacheRead } : {}),
   };
   const base = { modelVersion: a.model, responseId: id('') };
+  const tool = a.reply.toolUse;
+  const call = tool ? [{ functionCall: { name: tool.name, args: tool.input } }] : [];
   const candidate = (text: string, finish: string | null) => ({
-    content: { role: 'model', parts: text === '' && finish ? [] : [{ text }] },
+    content: { role: 'model', parts: [...(text === '' && finish ? [] : [{ text }]), ...(finish ? call : [])] },
     ...(finish ? { finishReason: finish } : {}),
     index: 0,
   });
