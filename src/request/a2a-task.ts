@@ -17,6 +17,7 @@ import { runDocument } from '../engine/run-document.js';
 import { isBounceError } from '../errors.js';
 import type { Io } from '../io.js';
 import { a2aCore, a2aServer } from '../kit/a2a-sdk.js';
+import { plural } from '../plural.js';
 import { syntaxForPath } from '../protocol/scanner.js';
 import { runJson } from '../ui/run-summary.js';
 import { engineDeps } from './engine-deps.js';
@@ -82,9 +83,9 @@ export function eventLine(e: EngineEvent): string | null {
     case 'run-started':
       return e.resumedAfter === null ? `run ${e.runId} started: ${e.totalPasses} passes` : `run ${e.runId} resumed after pass ${e.resumedAfter}`;
     case 'pass-started':
-      return `pass ${e.pass}/${e.totalPasses}: ${e.role} ${e.agent}, ${e.notesIn} notes in`;
+      return `pass ${e.pass}/${e.totalPasses}: ${e.role} ${e.agent}, ${plural(e.notesIn, 'note')} in`;
     case 'pass-finished':
-      return `pass ${e.pass}: ${e.outcome}${e.notesAfter === null ? '' : `, ${e.notesAfter} notes left`}`;
+      return `pass ${e.pass}: ${e.outcome}${e.notesAfter === null ? '' : `, ${plural(e.notesAfter, 'note')} left`}`;
     case 'retry-scheduled':
       return `pass ${e.pass}: ${e.summary ?? e.message}; ${e.why === 'repair' ? `sending a repair request to ${e.agent}` : 'sending again'}`;
     case 'warning':

@@ -138,7 +138,7 @@ describe('bounce serve --a2a', () => {
     expect(seen.lines).toEqual(
       expect.arrayContaining([
         'refining launch',
-        expect.stringMatching(/^pass 1\/2: reviewer mock, 1 notes? in$/),
+        'pass 1/2: reviewer mock, 1 note in',
         expect.stringMatching(/^pass 2\/2: composer mock/),
         expect.stringMatching(/^run \S+ converged$/),
       ]),
