@@ -120,12 +120,16 @@ export async function listenA2a(opts: A2aListenOptions): Promise<A2aListening> {
   return {
     url: base,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
+}
+
+/** Stops listening and drops every connection (a stream still open included); resolves once closed. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
 }
 
 /** The base URL a request reached: its Host header, else the address listened on. */

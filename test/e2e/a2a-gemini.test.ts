@@ -12,15 +12,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { agentBin } from '../support/agents.js';
 import { BIN, cleanEnv, tempDir } from '../support/cli.js';
 import { waitFor } from '../support/wait-for.js';
-import { env, home, server } from './e2e-support.js';
+import { home, runProgram, server } from './e2e-support.js';
 
 const NOTED = '# Launch\n\nWe launch on Monday.\n[CONTESTED] Monday is a holiday; launch on Tuesday.\n';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let served: ChildProcess | null = null;
 afterEach(() => {
@@ -45,21 +39,7 @@ async function startServe(cwd: string): Promise<{ url: string; log: () => string
   return { url: out.trim(), log: () => err };
 }
 
-function gemini(args: string[], cwd: string, timeoutMs: number): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(agentBin('gemini'), args, { cwd, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const gemini = (args: string[], cwd: string, timeoutMs: number) => runProgram(agentBin('gemini'), args, cwd, timeoutMs);
 
 describe('bounce serve --a2a as a remote agent of the real Gemini CLI', () => {
   it("reads bounce's card, sends it the document when the model calls it, and gets the converged document back", async () => {

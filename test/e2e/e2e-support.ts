@@ -5,6 +5,7 @@
  * The built `bounce` drives the real Claude Code, Codex, Gemini CLI and opencode (the pinned
  * ones in test/agents), and the openai and anthropic adapters. Nothing reaches a real provider.
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
@@ -82,4 +83,27 @@ export function expectNoKeys(runDir: string, keys: string[]): void {
     const text = readFileSync(file, 'utf8');
     for (const key of keys) expect(text.includes(key), `${key} leaked into ${file}`).toBe(false);
   }
+}
+
+export interface ProgramRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A real agent CLI run to its end in `cwd` with env(), stdin closed; killed (SIGKILL) after `timeoutMs`. */
+export function runProgram(program: string, args: string[], cwd: string, timeoutMs: number): Promise<ProgramRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { cwd, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

@@ -4,37 +4,16 @@
  * notes bounce found; it asks for a refine reviewed by claude, and bounce refuses it, having
  * told from the client's `initialize` that Claude Code is calling.
  */
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentBin } from '../support/agents.js';
 import { BIN } from '../support/cli.js';
-import { dir, env, server } from './e2e-support.js';
+import { dir, runProgram, server } from './e2e-support.js';
 
 const NOTED = '# Launch\n\nWe launch on Monday.\n[CONTESTED] Monday is a holiday; launch on Tuesday.\n';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function claude(args: string[], timeoutMs: number): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(agentBin('claude'), args, { cwd: dir, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const claude = (args: string[], timeoutMs: number) => runProgram(agentBin('claude'), args, dir, timeoutMs);
 
 type Block = { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean };
 

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AgentCard, Message, Part } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { a2aCore, a2aExpress, a2aServer, expressApp } from '../../src/kit/a2a-sdk.js';
-import { type A2aListening, type CardBody, listenA2a } from '../../src/serve/a2a-http.js';
+import { type A2aListening, type CardBody, closeServer, listenA2a } from '../../src/serve/a2a-http.js';
 import { dataPart, partsText, textPart } from '../../adapters/a2a/wire.js';
 import { readTurn, replyFor } from './model-turn.js';
 
@@ -189,10 +189,6 @@ async function listenV03(body: CardBody, executor: AgentExecutor): Promise<A2aLi
   return {
     url: base,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
