@@ -130,7 +130,7 @@ for (const [what, value, target] of rows) console.log(`${what.padEnd(56)} ${valu
 const { scaleRows, markerLineMemory } = await import('./scan-scale.mjs');
 console.log(`\n${ROUNDS} rounds, alternating; ratio: the median of per-round ratios to the commonmark.js parse`);
 for (const [what, a, b, r, goal] of scaleRows(ROUNDS)) console.log(`${what.padEnd(78)} ${a.padStart(8)} ${b.padStart(8)} ${r.padStart(6)}   ${goal}`);
-for (const [what, value, ratio, goal] of markerLineMemory()) console.log(`${what.padEnd(78)} ${value.padStart(8)} ${ratio.padStart(15)}   ${goal}`);
+for (const [what, value, ratio, goal] of await markerLineMemory()) console.log(`${what.padEnd(78)} ${value.padStart(8)} ${ratio.padStart(15)}   ${goal}`);
 
 const whole = wholeRuns(document, ROUNDS);
 const ms = (x) => (x === null ? '?' : `${x.toFixed(0)} ms`);

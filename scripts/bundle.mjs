@@ -6,7 +6,7 @@
 // - Dynamic imports stay lazy inside the file: a command's code (and a package used on some
 //   paths only, as execa and tinyglobby are) runs only when it is used. None is left as a
 //   real import(): code compiled from a code cache cannot load ES modules, so the build
-//   fails if one is. The yaml package stays outside, required on first use (src/yaml.ts).
+//   fails if one is. The yaml package is bundled too and initialised on first use (src/yaml.ts).
 // - A stale code cache is removed, and one mock run writes a fresh one (the launcher writes
 //   it when it finds none), so the first real run already starts warm.
 import { execFileSync } from 'node:child_process';

@@ -750,7 +750,7 @@ async function forceStop(io: Io, jsonObject: boolean): Promise<never> {
   }
 }
 
-type OutStream = Io['stderr'] & { columns?: number };
+type OutStream = Io['stdout'] & { columns?: number };
 
 /**
  * A reader that goes away (`bounce scan big.md | head -1`) is not an error: what is left to
@@ -764,6 +764,17 @@ function pipeSafe(stream: NodeJS.WriteStream): OutStream {
   });
   return {
     write: (chunk: string) => (closed ? false : stream.write(chunk)),
+    // Resolves when what was written has gone out to the reader (or the reader went away), so a
+    // writer of a large report holds at most one chunk in memory, not the whole of it.
+    drain: () =>
+      new Promise<void>((resolve) => {
+        if (closed || !stream.writableNeedDrain) return resolve();
+        const done = (): void => {
+          stream.off('drain', done).off('close', done).off('error', done);
+          resolve();
+        };
+        stream.on('drain', done).on('close', done).on('error', done);
+      }),
     get isTTY() {
       return stream.isTTY;
     },

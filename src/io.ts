@@ -5,7 +5,7 @@
 export interface Io {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  stdout: { write(chunk: string): unknown; isTTY?: boolean };
+  stdout: { write(chunk: string): unknown; isTTY?: boolean; drain?: () => Promise<void> };
   stderr: { write(chunk: string): unknown; isTTY?: boolean };
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Aborted on SIGINT / SIGTERM. */

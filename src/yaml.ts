@@ -8,12 +8,14 @@ import { createRequire } from 'node:module';
 import type * as YamlLib from 'yaml';
 import { pushAll } from './arrays.js';
 
-const require = createRequire(import.meta.url);
 let lib: typeof YamlLib | undefined;
 
 /** The `yaml` library, loaded on first use. */
 export function yamlLib(): typeof YamlLib {
-  lib ??= require('yaml') as typeof YamlLib;
+  // In the one-file CLI (scripts/bundle.mjs) `require` is CommonJS's, and esbuild bundles the
+  // library behind it, so its code comes from the code cache; the ES modules of dist/ (the
+  // adapter programs, the tests) load it from node_modules.
+  lib ??= (typeof require === 'function' ? require('yaml') : createRequire(import.meta.url)('yaml')) as typeof YamlLib;
   return lib;
 }
 

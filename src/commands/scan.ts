@@ -66,16 +66,20 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
 /**
  * Text or JSON to stdout, the common cases: each note written as it is found and none kept,
  * so a file of a million notes needs no more memory than one. The bytes are those the
- * report's renderer gives (renderText, renderJson).
+ * report's renderer gives (renderText, renderJson). Output goes out in small chunks, and when
+ * stdout is a pipe whose reader is slower than the scan (`bounce scan big.md | less`), the
+ * scan waits for it: the report is never piled up in memory.
  */
-function streamReport(files: ReadFile[], format: 'text' | 'json', opts: InputOptions, io: Io): number {
+async function streamReport(files: ReadFile[], format: 'text' | 'json', opts: InputOptions, io: Io): Promise<number> {
   let out = '';
+  let full = false;
+  const flush = (): void => {
+    if (io.stdout.write(out) === false) full = true;
+    out = '';
+  };
   const write = (s: string): void => {
     out += s;
-    if (out.length >= 1 << 16) {
-      io.stdout.write(out);
-      out = '';
-    }
+    if (out.length >= STREAM_CHUNK) flush();
   };
   const json = format === 'json' ? new JsonReport('scan', write) : undefined;
   let total = 0;
@@ -89,6 +93,10 @@ function streamReport(files: ReadFile[], format: 'text' | 'json', opts: InputOpt
       if (json) json.item(jsonNote(n));
       else write(textLine('scan', f.input.label, { line: n.line, column: n.column, kind: n.kind, ruleId: n.kind, message: n.text }));
       count++;
+      if (full) {
+        full = false;
+        await io.stdout.drain?.();
+      }
     }
     total += count;
     if (count > 0) withNotes++;
@@ -96,10 +104,17 @@ function streamReport(files: ReadFile[], format: 'text' | 'json', opts: InputOpt
   }
   const exitCode = total === 0 ? EXIT.ok : EXIT.problems;
   json?.end(total, exitCode);
-  if (out !== '') io.stdout.write(out);
+  if (out !== '') flush();
   if (!json) io.stderr.write(`${summary(total, withNotes, files.length)}\n`);
   return exitCode;
 }
+
+/**
+ * Characters of report gathered before a write: small enough that the strings of a chunk
+ * die young (larger ones grew the heap of an 8 MB line of notes), large enough that a
+ * million notes are a few thousand writes.
+ */
+const STREAM_CHUNK = 4096;
 
 function noteFindings(f: ScannedFile): Finding[] {
   const prints = fingerprints(

@@ -110,7 +110,7 @@ describe('bounce scan', () => {
     });
   });
 
-  it('streams text and JSON with the bytes of the report written whole (--output), in 64 KB pieces', async () => {
+  it('streams text and JSON with the bytes of the report written whole (--output), in small pieces', async () => {
     const many = Array.from({ length: 3000 }, (_, i) => `Line ${i} says "this".\n[CLARIFY] Which ${i}? (A) \u00fc (B) \ud83d\ude42 \\ "q"\n`).join('\n');
     const cwd = await workspace({
       'docs/a.md': many,
@@ -143,6 +143,44 @@ describe('bounce scan', () => {
       await runScan({ patterns: ['docs'], json }, io);
       expect(writes).toBeGreaterThan(2);
     }
+  });
+
+  it('waits for a slow reader: after a write stdout refuses, no more is written until it drains', async () => {
+    const many = Array.from({ length: 2000 }, (_, i) => `Line ${i}.\n[CLARIFY] Which ${i}? (A) one (B) two\n`).join('\n');
+    const cwd = await workspace({ 'a.md': many });
+    const whole = await scan(cwd, { patterns: ['a.md'] });
+    let out = '';
+    let full = false;
+    let writesWhileFull = 0;
+    let drains = 0;
+    const io: Io = {
+      cwd,
+      env: {},
+      stdout: {
+        // Like a pipe whose buffer is full after every write: the writer must wait for 'drain'.
+        write: (s: string) => {
+          if (full) writesWhileFull++;
+          out += s;
+          full = true;
+          return false;
+        },
+        drain: () =>
+          new Promise<void>((resolve) =>
+            setTimeout(() => {
+              drains++;
+              full = false;
+              resolve();
+            }, 1),
+          ),
+      },
+      stderr: { write: () => true },
+      stdin: Readable.from([]),
+      signal: new AbortController().signal,
+    };
+    expect(await runScan({ patterns: ['a.md'] }, io)).toBe(1);
+    expect(out).toBe(whole.stdout);
+    expect(writesWhileFull).toBe(0);
+    expect(drains).toBeGreaterThan(2);
   });
 
   it('reports exit 0 in JSON when clean', async () => {
