@@ -74,4 +74,14 @@ for (const sig of SIGNALS) process.off(sig, early);
 ran.then((code) => {
   process.exitCode = code;
   if (script) saveCache(script, cacheFile);
+  // The process ends by process.exit once stdout and stderr have taken everything, not by
+  // letting the event loop run dry: at such an exit Node first closes its signal watchers and
+  // then tears down, and a signal in between ended the process by that signal (143 after a
+  // run that had converged). Until process.exit the listener main() keeps stays in place.
+  let pending = 2;
+  const written = () => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write('', written);
+  process.stderr.write('', written);
 });
