@@ -18,9 +18,20 @@ if (process.argv.includes('--check')) {
   print({ ok: true, version: VERSION, problems: [], warnings: [], resolved: {} });
 } else {
   process.on('SIGTERM', () => {});
-  const helper = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setTimeout(() => {}, 120000)"], { stdio: 'ignore' });
+  // SOAK_ESCAPE=1: the helper leaves the agent's process group (as `setsid` would), where bounce
+  // cannot reach it: the soak's check of itself, every run must then count an orphan.
+  const helper = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setTimeout(() => {}, 120000)", 'soak-helper'], {
+    stdio: 'ignore',
+    detached: process.env.SOAK_ESCAPE === '1',
+  });
   if (process.env.SOAK_PIDS) writeFileSync(join(process.env.SOAK_PIDS, String(process.pid)), `${process.pid} ${helper.pid}\n`);
   const request = JSON.parse(input);
+  // Which call this was, for a violation's report: the bounce process that made it, the pass, the role, the attempt.
+  if (process.env.SOAK_PIDS)
+    writeFileSync(
+      join(process.env.SOAK_PIDS, `${process.pid}.info`),
+      `bounce ${process.ppid}, pass ${request.pass} ${request.role}, ${request.attempt?.kind ?? 'pass'} ${request.attempt?.index ?? 0}, at ${Date.now()}\n`,
+    );
   const delay = Number(process.env.SOAK_AGENT_MS ?? 0) * Math.random();
   await new Promise((resolve) => setTimeout(resolve, delay));
   const doc = DOC.exec(request.prompt)?.[2];

@@ -8,4 +8,13 @@ export interface SoakTotal {
   startupDeaths: number;
   runs: number;
 }
-export function soak(opts: { runs: number; seed?: number; only?: number; jobs?: number; agentMs?: number; orphanMs?: number; onRun?: (total: SoakTotal, run: Omit<SoakTotal, 'runs'>) => void }): Promise<SoakTotal>;
+export function soak(opts: {
+  runs: number;
+  seed?: number;
+  only?: number;
+  jobs?: number;
+  agentMs?: number;
+  orphanMs?: number;
+  selfCheck?: boolean;
+  onRun?: (total: SoakTotal, run: Omit<SoakTotal, 'runs'>) => void;
+}): Promise<SoakTotal>;

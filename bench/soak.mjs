@@ -56,8 +56,14 @@ function document(large) {
 
 const sha = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
-function alive(pid) {
+/**
+ * Whether `pid` is a live process of this run's agents (the adapter or its helper, which
+ * inherit SOAK_PIDS): a pid reused by anything else is never counted, nor killed.
+ */
+function alive(pid, pidDir) {
+  if (!Number.isInteger(pid) || pid <= 1) return false;
   try {
+    if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`SOAK_PIDS=${pidDir}`)) return false;
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
     return state !== 'Z' && state !== 'X';
@@ -66,9 +72,33 @@ function alive(pid) {
   }
 }
 
+/** A process as the report names it: its command line and parent, so a violation says which one stayed. */
+function describe(pid) {
+  try {
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim().slice(0, 120);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [, , ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return `${cmd} (parent ${ppid}, group ${pgid})`;
+  } catch {
+    return 'gone';
+  }
+}
+
+/** The call an agent process (or its helper) was started for, as bench/soak-agent.mjs wrote it. */
+function callOf(dir, pid) {
+  for (const f of readdirSync(dir).filter((name) => !name.endsWith('.info'))) {
+    if (!readFileSync(join(dir, f), 'utf8').trim().split(/\s+/).map(Number).includes(pid)) continue;
+    const info = join(dir, `${f}.info`);
+    return existsSync(info) ? `, the agent of ${readFileSync(info, 'utf8').trim()}` : '';
+  }
+  return '';
+}
+
 function agentPids(dir) {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split(/\s+/).map(Number));
+  return readdirSync(dir)
+    .filter((f) => !f.endsWith('.info'))
+    .flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split(/\s+/).map(Number));
 }
 
 /**
@@ -78,6 +108,7 @@ function agentPids(dir) {
  */
 function bounce(cwd, args, env, { signals = [], slowReader = false } = {}) {
   return new Promise((resolve) => {
+    const startedAt = Date.now();
     const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const out = [];
     let err = '';
@@ -92,7 +123,7 @@ function bounce(cwd, args, env, { signals = [], slowReader = false } = {}) {
     const timers = signals.map(([ms, sig]) => setTimeout(() => child.kill(sig), ms));
     child.on('close', (code, signal) => {
       for (const t of timers) clearTimeout(t);
-      resolve({ code, signal, stdout: Buffer.concat(out), stderr: err, endedAt: Date.now() });
+      resolve({ code, signal, pid: child.pid, stdout: Buffer.concat(out), stderr: err, startedAt, endedAt: Date.now() });
     });
   });
 }
@@ -100,9 +131,10 @@ function bounce(cwd, args, env, { signals = [], slowReader = false } = {}) {
 /** Waits until every agent process is gone or `limitMs` after `endedAt`; returns those still alive, and kills them. */
 async function orphans(pidDir, endedAt, limitMs) {
   for (;;) {
-    const left = agentPids(pidDir).filter(alive);
+    const left = agentPids(pidDir).filter((pid) => alive(pid, pidDir));
     if (left.length === 0) return [];
     if (Date.now() - endedAt >= limitMs) {
+      const described = left.map((pid) => ({ pid, what: `${describe(pid)}${callOf(pidDir, pid)}` }));
       for (const pid of left) {
         try {
           process.kill(pid, 'SIGKILL');
@@ -110,7 +142,7 @@ async function orphans(pidDir, endedAt, limitMs) {
           // gone since
         }
       }
-      return left;
+      return described;
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -122,13 +154,21 @@ function runFolders(cwd) {
 }
 
 /** One soak run; returns [invariant, detail] for every violation, and the checks made. */
-export async function soakRun(seed, { agentMs = 300, orphanMs = ORPHAN_MS } = {}) {
+export async function soakRun(seed, { agentMs = 300, orphanMs = ORPHAN_MS, selfCheck = false } = {}) {
   const rnd = random(seed);
   const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
   const cwd = mkdtempSync(join(tmpdir(), 'bounce-soak-'));
   const pidDir = join(cwd, 'pids');
   mkdirSync(pidDir);
-  const env = { PATH: process.env.PATH ?? '', HOME: cwd, XDG_CACHE_HOME: join(cwd, 'cache'), NO_COLOR: '1', SOAK_PIDS: pidDir, SOAK_AGENT_MS: String(agentMs) };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: cwd,
+    XDG_CACHE_HOME: join(cwd, 'cache'),
+    NO_COLOR: '1',
+    SOAK_PIDS: pidDir,
+    SOAK_AGENT_MS: String(agentMs),
+    SOAK_ESCAPE: selfCheck ? '1' : '0',
+  };
   const doc = document(rnd() < 0.3);
   writeFileSync(join(cwd, 'doc.md'), doc);
   const inputSha = sha(Buffer.from(doc));
@@ -136,13 +176,16 @@ export async function soakRun(seed, { agentMs = 300, orphanMs = ORPHAN_MS } = {}
   const outArgs = out === '-' ? ['--out', '-'] : out === 'file' ? ['--out', 'out.md'] : [];
   const violations = [];
   const checks = Object.fromEntries(INVARIANTS.map((k) => [k, 0]));
-  const fail = (what, detail) => violations.push([what, `seed ${seed}: ${detail}`]);
+  const fail = (what, detail) => violations.push([what, `seed ${seed}: ${detail} [${steps.join('; ')}]`]);
   let startupDeaths = 0;
+  /** What each command was and how it ended, for a violation's report. */
+  const steps = [];
 
   /** Runs one command with its signals and checks what must hold after every command. */
   async function step(args, signals) {
     const r = await bounce(cwd, args, env, { signals, slowReader: out === '-' });
-    const sent = new Set(signals.filter(([ms]) => ms < r.endedAt).map(([, s]) => s));
+    steps.push(`${args[0]} pid ${r.pid} ended ${r.code ?? r.signal} at ${r.endedAt}, signals ${JSON.stringify(signals)}`);
+    const sent = new Set(signals.filter(([ms]) => r.startedAt + ms <= r.endedAt).map(([, s]) => s));
     const runs = runFolders(cwd);
     checks.exit++;
     if (r.signal === 'SIGKILL' && sent.has('SIGKILL')) {
@@ -152,7 +195,11 @@ export async function soakRun(seed, { agentMs = 300, orphanMs = ORPHAN_MS } = {}
     else if (r.code !== 0 && r.code !== 130) fail('exit', `${args[0]} exited ${r.code}: ${r.stderr.trim().split('\n').pop()}`);
     const left = await orphans(pidDir, r.endedAt, orphanMs);
     checks.orphans++;
-    if (left.length > 0) fail('orphans', `${left.length} agent processes alive ${orphanMs} ms after ${args[0]} ended (${r.code ?? r.signal})`);
+    if (left.length > 0)
+      fail(
+        'orphans',
+        `${left.length} agent processes alive ${orphanMs} ms after ${args[0]} ended (${r.code ?? r.signal}): ${left.map((l) => `${l.pid} ${l.what}`).join('; ')}`,
+      );
     if (runs.length > 0) {
       const listed = await bounce(cwd, ['runs', '--json'], env);
       checks.running++;
@@ -171,7 +218,9 @@ export async function soakRun(seed, { agentMs = 300, orphanMs = ORPHAN_MS } = {}
 
   const signalsFor = (count) =>
     Array.from({ length: count }, () => [Math.floor(rnd() * 1500), rnd() < 0.25 ? 'SIGKILL' : pick(SIGNALS.slice(0, 3))]).sort((a, b) => a[0] - b[0]);
-  await step(['refine', 'doc.md', '--passes', '2', '-r', AGENT, '-c', AGENT, ...outArgs, '--quiet'], signalsFor(pick([0, 1, 1, 2])));
+  // The check of itself (selfCheck) sends no signal: every agent is to run, and each leaves an orphan.
+  const first = signalsFor(pick([0, 1, 1, 2]));
+  await step(['refine', 'doc.md', '--passes', '2', '-r', AGENT, '-c', AGENT, ...outArgs, '--quiet'], selfCheck ? [] : first);
   for (let attempt = 0; attempt < 3; attempt++) {
     const runs = runFolders(cwd);
     if (runs.length === 0) break; // stopped before a run began: nothing to resume
@@ -198,17 +247,17 @@ export async function soakRun(seed, { agentMs = 300, orphanMs = ORPHAN_MS } = {}
     }
   }
   rmSync(cwd, { recursive: true, force: true });
-  return { violations, checks, startupDeaths };
+  return { violations, checks, startupDeaths, steps };
 }
 
 /** `runs` soak runs from `seed`, `jobs` at a time; the totals per invariant. */
-export async function soak({ runs, seed = 1, only, jobs = 2, agentMs = 300, orphanMs = ORPHAN_MS, onRun } = {}) {
+export async function soak({ runs, seed = 1, only, jobs = 2, agentMs = 300, orphanMs = ORPHAN_MS, selfCheck = false, onRun } = {}) {
   const total = { violations: [], checks: Object.fromEntries(INVARIANTS.map((k) => [k, 0])), startupDeaths: 0, runs: 0 };
   let next = 0;
   async function worker() {
     while (next < runs) {
       const i = next++;
-      const r = await soakRun(only ?? seed * 100_003 + i, { agentMs, orphanMs });
+      const r = await soakRun(only ?? seed * 100_003 + i, { agentMs, orphanMs, selfCheck });
       total.violations.push(...r.violations);
       for (const k of INVARIANTS) total.checks[k] += r.checks[k];
       total.startupDeaths += r.startupDeaths;

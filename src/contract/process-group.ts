@@ -12,7 +12,8 @@
  * cannot be guarded is not started.
  */
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
-import { writeSync } from 'node:fs';
+import { accessSync, constants, statSync, writeSync } from 'node:fs';
+import { delimiter, resolve } from 'node:path';
 import { BounceError, EXIT } from '../errors.js';
 
 export function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
@@ -192,12 +193,76 @@ export function guardGroup(pid: number | undefined): void {
  * Spawns a child in a process group of its own (detached), guarded by the watchdog from the
  * moment it exists. Throws NoWatchdogError, nothing started, when no watchdog can run; a
  * failed spawn throws or emits `error` as `spawn` does.
+ *
+ * The child is started behind a gate (spawnGated) that bounce opens only once the child's
+ * group is in the watchdog's pipe: should bounce be killed between the spawn and that line
+ * (on a loaded machine the spawn can return many milliseconds after the child exists), the
+ * gate reads the end of its pipe and the program never runs.
  */
 export function spawnGuarded(program: string, args: readonly string[], options: Omit<SpawnOptions, 'detached'>): ChildProcess {
   readyWatchdog();
-  const child = spawn(program, args, { ...options, detached: true });
+  const { child, open } = spawnGated(program, args, options);
   guardGroup(child.pid);
+  open();
   return child;
+}
+
+/**
+ * The gate: `/bin/sh` waits for one line on file descriptor 3, closes it, and only then
+ * becomes the program (`exec`: the same process, pid and group, with the program's exit code
+ * and signals). If the line never comes (bounce died first), the pipe's end makes `read` fail
+ * and sh exits 1 without running anything.
+ */
+const GATE = 'IFS= read -r go <&3 && [ "$go" = go ] || exit 1; exec 3<&-; exec "$0" "$@"';
+
+/**
+ * Starts `program` behind the gate; `open()` lets it run (a synchronous write into the gate's
+ * pipe, then closes bounce's end). A program that cannot be found or run (ENOENT, EACCES)
+ * is spawned directly instead, so the caller gets the same `error` as from `spawn`: there is
+ * no process then, nothing to guard.
+ */
+export function spawnGated(program: string, args: readonly string[], options: Omit<SpawnOptions, 'detached'>): { child: ChildProcess; open: () => void } {
+  const env = options.env ?? process.env;
+  const cwd = typeof options.cwd === 'string' ? options.cwd : process.cwd();
+  if (!executable(program, env.PATH, cwd)) return { child: spawn(program, args, { ...options, detached: true }), open: () => {} };
+  const stdio =
+    typeof options.stdio === 'string'
+      ? [options.stdio, options.stdio, options.stdio]
+      : [...((options.stdio as unknown[] | undefined) ?? ['pipe', 'pipe', 'pipe'])];
+  const child = spawn('/bin/sh', ['-c', GATE, program, ...args], {
+    ...options,
+    stdio: [...stdio.slice(0, 3), 'pipe'] as SpawnOptions['stdio'],
+    detached: true,
+  });
+  const gate = child.stdio[3] as (NodeJS.WritableStream & { _handle?: { fd?: unknown }; destroy(): void }) | null | undefined;
+  return {
+    child,
+    open: () => {
+      if (!gate) return;
+      const fd = gate._handle?.fd;
+      try {
+        if (typeof fd === 'number' && fd >= 0) writeSync(fd, 'go\n');
+        else gate.write('go\n');
+      } catch {
+        // The gate is gone (its sh was killed): there is nothing to let run.
+      }
+      gate.destroy();
+    },
+  };
+}
+
+/** Whether `program` (looked up on PATH when it has no slash, as exec does) exists and may be run. */
+function executable(program: string, path: string | undefined, cwd: string): boolean {
+  const runnable = (file: string): boolean => {
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (program.includes('/')) return runnable(resolve(cwd, program));
+  return (path ?? '').split(delimiter).some((dir) => runnable(resolve(cwd, dir === '' ? '.' : dir, program)));
 }
 
 /** The group's last signal: SIGKILL to whatever is left in it, and the watchdog forgets it (its id may be reused from now on). */

@@ -1,12 +1,14 @@
 /** Which agent starts the watchdog guards: each one from its spawn until bounce's last signal to its group. */
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { killAll, running } from '../adapters/host-support.js';
 import { ROOT } from '../support/cli.js';
 import { dropWarm, runCli, startWarm } from '../../src/kit/cli-run.js';
 import { callAdapter } from '../../src/contract/host.js';
-import { guardedGroups } from '../../src/contract/process-group.js';
+import { guardedGroups, spawnGated } from '../../src/contract/process-group.js';
 import { testAgent } from '../support/test-agent.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -59,24 +61,65 @@ describe('guarded process groups', () => {
   });
 });
 
+/**
+ * Runs `spawn` (code that sets `child`) in a node that SIGKILLs itself right after, using the
+ * built module (dist/, as the runCli tests do); waits until that child is gone.
+ */
+async function spawnThenDie(name: 'spawnGated' | 'spawnGuarded', spawn: string): Promise<void> {
+  const module = join(ROOT, 'dist', 'src', 'contract', 'process-group.js');
+  const script = [
+    `const { ${name} } = await import(${JSON.stringify(module)});`,
+    spawn,
+    'process.stdout.write(String(child.pid));',
+    "process.kill(process.pid, 'SIGKILL');",
+  ].join('\n');
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  expect(r.signal, r.stderr).toBe('SIGKILL');
+  const pid = Number(r.stdout);
+  expect(pid).toBeGreaterThan(0);
+  try {
+    await waitFor(() => !running(pid), 30_000, `the child ${pid} to be gone`);
+  } finally {
+    killAll([pid]);
+  }
+}
+
+describe('the gate', () => {
+  /** A node program that writes `ran <pid> <argv>` to `file`: whether, and as what, it ran. */
+  const writer = (file: string): string[] => [
+    '-e',
+    `require('fs').writeFileSync(${JSON.stringify(file)}, 'ran ' + process.pid + ' ' + process.argv.slice(1).join(' '))`,
+    'one',
+    'two',
+  ];
+
+  it('runs nothing until it is opened: a bounce killed between the spawn and the watchdog line starts no program', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'bounce-gate-')), 'ran');
+    await spawnThenDie('spawnGated', `const { child } = spawnGated(process.execPath, ${JSON.stringify(writer(file))}, { stdio: 'ignore' });`);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('once opened, is the program itself: the same pid, its arguments, its exit code', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'bounce-gate-')), 'ran');
+    const { child, open } = spawnGated(process.execPath, writer(file), { stdio: 'ignore' });
+    open();
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(`ran ${child.pid} one two`);
+  });
+
+  it('spawns a missing program directly, so the caller gets ENOENT from spawn as before', async () => {
+    const { child } = spawnGated('bounce-no-such-program', [], { stdio: 'ignore', env: { PATH: tmpdir() } });
+    const err = await new Promise<NodeJS.ErrnoException>((resolve) => child.on('error', resolve));
+    expect([err.code, child.pid]).toEqual(['ENOENT', undefined]);
+  });
+});
+
 describe('the watchdog', () => {
   it('has a group in its pipe as soon as spawnGuarded returns: a process SIGKILLed in that very tick takes its child down', async () => {
-    // The built module (dist/, as runCli tests use it), in a node that kills itself right after the spawn.
-    const module = join(ROOT, 'dist', 'src', 'contract', 'process-group.js');
-    const script = [
-      `const { spawnGuarded } = await import(${JSON.stringify(module)});`,
+    await spawnThenDie(
+      'spawnGuarded',
       `const child = spawnGuarded(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: 'ignore' });`,
-      'process.stdout.write(String(child.pid));',
-      "process.kill(process.pid, 'SIGKILL');",
-    ].join('\n');
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(r.signal, r.stderr).toBe('SIGKILL');
-    const pid = Number(r.stdout);
-    expect(pid).toBeGreaterThan(0);
-    try {
-      await waitFor(() => !running(pid), 30_000, `the guarded child ${pid} to be gone`);
-    } finally {
-      killAll([pid]);
-    }
+    );
   });
 });

@@ -17,4 +17,9 @@ describe('the soak', () => {
     for (const k of ['exit', 'orphans', 'input', 'audit', 'resume'] as const) expect(total.checks[k], k).toBeGreaterThan(0);
     expect(Object.keys(total.checks)).toEqual(INVARIANTS);
   }, 120_000);
+
+  it('sees an orphan when there is one: a helper that left its agent process group (setsid) is counted', async () => {
+    const total = await soak({ runs: 2, seed: 11, jobs: 2, agentMs: 50, orphanMs: 1000, selfCheck: true });
+    expect(total.violations.filter(([what]) => what === 'orphans').length).toBe(2);
+  }, 120_000);
 });
