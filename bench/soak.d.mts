@@ -5,7 +5,8 @@ export interface SoakTotal {
   /** [invariant, what happened, with the run's seed] */
   violations: [Invariant, string][];
   checks: Record<Invariant, number>;
-  startupDeaths: number;
+  /** ms after the spawn of each signal that ended bounce before its first line ran */
+  startupDeaths: number[];
   runs: number;
 }
 export function soak(opts: {

@@ -102,6 +102,20 @@ function agentPids(dir) {
 }
 
 /**
+ * Whether the process catches SIGHUP (SigCgt in /proc/<pid>/status): Node itself catches
+ * SIGINT and SIGTERM from its start, to end by them, but SIGHUP only once JavaScript listens
+ * for it, which bounce's launcher does in its first line, for all three signals at once.
+ */
+function handlesSignals(pid) {
+  try {
+    const mask = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return mask !== undefined && (BigInt(`0x${mask}`) & 1n) === 1n;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Runs `bounce ...args` in `cwd`; `signals` are [ms after spawn, name] pairs; with
  * `slowReader` stdout is read a chunk at a time with pauses. Resolves with the exit, stdout
  * and stderr, and when the process ended.
@@ -120,10 +134,17 @@ function bounce(cwd, args, env, { signals = [], slowReader = false } = {}) {
       }
     });
     child.stderr.on('data', (chunk) => (err += chunk));
-    const timers = signals.map(([ms, sig]) => setTimeout(() => child.kill(sig), ms));
+    // Each signal sent, and whether bounce's handlers were in place then (the launcher's first line installs them).
+    const sent = [];
+    const timers = signals.map(([ms, sig]) =>
+      setTimeout(() => {
+        sent.push({ sig, ms, handled: handlesSignals(child.pid) });
+        child.kill(sig);
+      }, ms),
+    );
     child.on('close', (code, signal) => {
       for (const t of timers) clearTimeout(t);
-      resolve({ code, signal, pid: child.pid, stdout: Buffer.concat(out), stderr: err, startedAt, endedAt: Date.now() });
+      resolve({ code, signal, pid: child.pid, sent, stdout: Buffer.concat(out), stderr: err, startedAt, endedAt: Date.now() });
     });
   });
 }
@@ -177,7 +198,8 @@ export async function soakRun(seed, { agentMs = 300, orphanMs = ORPHAN_MS, selfC
   const violations = [];
   const checks = Object.fromEntries(INVARIANTS.map((k) => [k, 0]));
   const fail = (what, detail) => violations.push([what, `seed ${seed}: ${detail} [${steps.join('; ')}]`]);
-  let startupDeaths = 0;
+  /** When each signal that ended bounce before its first line was sent (ms after the spawn). */
+  const startupDeaths = [];
   /** What each command was and how it ended, for a violation's report. */
   const steps = [];
 
@@ -185,13 +207,14 @@ export async function soakRun(seed, { agentMs = 300, orphanMs = ORPHAN_MS, selfC
   async function step(args, signals) {
     const r = await bounce(cwd, args, env, { signals, slowReader: out === '-' });
     steps.push(`${args[0]} pid ${r.pid} ended ${r.code ?? r.signal} at ${r.endedAt}, signals ${JSON.stringify(signals)}`);
-    const sent = new Set(signals.filter(([ms]) => r.startedAt + ms <= r.endedAt).map(([, s]) => s));
     const runs = runFolders(cwd);
     checks.exit++;
-    if (r.signal === 'SIGKILL' && sent.has('SIGKILL')) {
+    const fatal = r.sent.find((x) => x.sig === r.signal);
+    if (r.signal === 'SIGKILL' && fatal) {
       // a crash, as the soak meant
-    } else if (r.signal && runs.length === 0 && args[0] === 'refine') startupDeaths++;
-    else if (r.signal) fail('exit', `${args[0]} died by ${r.signal} (signals ${JSON.stringify(signals)})`);
+    } else if (fatal && !fatal.handled)
+      startupDeaths.push(fatal.ms); // before bounce's first line: docs/faults.md
+    else if (r.signal) fail('exit', `${args[0]} died by ${r.signal} (sent ${JSON.stringify(r.sent)})`);
     else if (r.code !== 0 && r.code !== 130) fail('exit', `${args[0]} exited ${r.code}: ${r.stderr.trim().split('\n').pop()}`);
     const left = await orphans(pidDir, r.endedAt, orphanMs);
     checks.orphans++;
@@ -252,7 +275,7 @@ export async function soakRun(seed, { agentMs = 300, orphanMs = ORPHAN_MS, selfC
 
 /** `runs` soak runs from `seed`, `jobs` at a time; the totals per invariant. */
 export async function soak({ runs, seed = 1, only, jobs = 2, agentMs = 300, orphanMs = ORPHAN_MS, selfCheck = false, onRun } = {}) {
-  const total = { violations: [], checks: Object.fromEntries(INVARIANTS.map((k) => [k, 0])), startupDeaths: 0, runs: 0 };
+  const total = { violations: [], checks: Object.fromEntries(INVARIANTS.map((k) => [k, 0])), startupDeaths: [], runs: 0 };
   let next = 0;
   async function worker() {
     while (next < runs) {
@@ -260,7 +283,7 @@ export async function soak({ runs, seed = 1, only, jobs = 2, agentMs = 300, orph
       const r = await soakRun(only ?? seed * 100_003 + i, { agentMs, orphanMs, selfCheck });
       total.violations.push(...r.violations);
       for (const k of INVARIANTS) total.checks[k] += r.checks[k];
-      total.startupDeaths += r.startupDeaths;
+      total.startupDeaths.push(...r.startupDeaths);
       total.runs++;
       onRun?.(total, r);
     }
@@ -290,6 +313,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const broken = total.violations.filter(([what]) => what === k).length;
     console.log(`${k.padEnd(10)} ${String(broken).padStart(5)} violations of ${total.checks[k]} checks`);
   }
-  console.log(`signals while Node was starting (documented, not counted): ${total.startupDeaths}`);
+  const early = total.startupDeaths;
+  console.log(
+    `signals before bounce's first line ran, while Node started (documented, not counted): ${early.length}${early.length ? `, sent ${Math.min(...early)}-${Math.max(...early)} ms after the spawn` : ''}`,
+  );
   process.exitCode = total.violations.length > 0 ? 1 : 0;
 }
