@@ -4,7 +4,7 @@
 // about a hundred ES modules resolved, linked and compiled. Run by `npm run build` after tsc,
 // whose output (dist/src, dist/adapters) the adapter programs still run from.
 // - Dynamic imports stay lazy inside the file: a command's code (and a package used on some
-//   paths only, as execa and tinyglobby are) runs only when it is used. None is left as a
+//   paths only, as tinyglobby is) runs only when it is used. None is left as a
 //   real import(): code compiled from a code cache cannot load ES modules, so the build
 //   fails if one is. The yaml package is bundled too and initialised on first use (src/yaml.ts).
 // - A stale code cache is removed, and one mock run writes a fresh one (the launcher writes

@@ -52,7 +52,7 @@ describe('the CLI loads one file', () => {
     expect(yaml.loaded.filter((m) => LAZY.test(m))).toEqual([]);
   });
 
-  it('a batch of a glob with cmd: agents (the glob matcher and the subprocess library inside the one file) loads nothing else', () => {
+  it('a batch of a glob with cmd: agents (the glob matcher inside the one file) loads nothing else', () => {
     const agent = join(ROOT, 'examples/adapters/upper-adapter.mjs');
     const run = traced(['refine', '*.md', '-r', `cmd:${agent}`, '-c', `cmd:${agent}`, '--quiet'], { 'a.md': '# A\n\nText.\n' });
     expect(run.status).toBe(0);
