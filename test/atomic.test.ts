@@ -13,6 +13,9 @@ vi.mock('node:crypto', async (importOriginal) => {
   return { ...real, randomBytes: (n: number) => (random.queue.length ? Buffer.from(random.queue.shift()!, 'hex') : real.randomBytes(n)) };
 });
 
+// A worker may have loaded src/atomic.js for an earlier file (isolate: false), bound to the real
+// node:crypto: load it afresh so it sees the mock.
+vi.resetModules();
 const { siblingName, stageFile, writeFileAtomic } = await import('../src/atomic.js');
 
 let root: string;
