@@ -35,14 +35,39 @@ export function noteBody(note: Note): string {
 const HAS_WORDS = /[\p{L}\p{N}]/u;
 // Words that put forward what to write: a proposal, a replacement, an edit.
 const PROPOSAL =
-  /\b(?:instead|rather|replace|use|change|suggest|propose|recommend|prefer|set|cap|limit|make|require|add|remove|drop|keep|move|rename|say|write|state|split|merge|delete|allow|raise|lower|reduce|increase|switch|define|specify|mention|document)\b/i;
-// Words that propose only when the clause does not hedge them ("should be 7 days" proposes; "should reconsider" does not).
-const WEAK_PROPOSAL = /\b(?:should|must|better)\b/i;
-const HEDGE = /\b(?:reconsider|revisit|rethink|re-?evaluate|not sure|unsure|not convinced|doubt|wonder)\b/i;
+  /\b(?:instead|replace|use|change|suggest|propose|recommend|prefer|set|cap|limit|make|require|add|remove|drop|keep|move|rename|say|write|state|split|merge|delete|allow|raise|lower|reduce|increase|switch|define|specify|mention|document)\b/i;
+// "rather" proposes as "rather than", "would rather" or a clause's first word, not as a degree ("rather high").
+const RATHER = /\brather than\b|(?:\bwould|'d)\s+rather\b|^\W*rather\b/i;
+// A proposal word that proposes nothing: negated in a statement ("doesn't make sense",
+// "does not add clarity"), a noun after a determiner ("your change", "the limit"), or with a
+// vague object ("change this", "use something else").
+const NOT_PROPOSING = new RegExp(
+  [
+    String.raw`\b(?:doesn't|doesnt|does not|didn't|didnt|did not|isn't|isnt|is not|wasn't|aren't|are not|hasn't|haven't|won't)\s+(?:\w+\s+)?`,
+    String.raw`\b(?:the|a|an|this|that|these|those|your|my|our|their|his|her|its|any|each|every|some|no)\s+`,
+  ]
+    .map((before) => `${before}${PROPOSAL.source.slice(2, -2).replace(/^\(\?:/, '(?:')}\\b`)
+    .concat([
+      String.raw`\b(?:change|replace|rename|switch|move|use)\s+(?:this|it|that|these|them|something(?: else)?|another one)\b(?!\s+(?:to|with|into|by|for)\b)`,
+    ])
+    .join('|'),
+  'gi',
+);
+// should, must and better propose unless the clause hedges them ("should reconsider") or
+// asks ("unclear what the default should be"); better only as a verdict ("is better",
+// "better to"), not an adjective ("a better name").
+const WEAK_PROPOSAL = /\b(?:should|must)\b|\b(?:is|be|are|it's|much|far)\s+better\b|\bbetter\s+(?:to|as|than|if)\b|\bbetter[:,]/i;
+const HEDGE =
+  /\b(?:reconsider(?:ed|ing)?|revisit(?:ed|ing)?|rethink(?:ing)?|re-?evaluat(?:e|ed|ing)|review(?:ed|ing)?|discuss(?:ed)?|investigat(?:e|ed)|look(?:ed)? into|think (?:about|through)|not sure|unsure|not convinced|doubt)\b/i;
+const ASKED = /\b(?:what|which|how|why|whether)\b[^.!?]*\b(?:should|must)\b/i;
+// A clause that opens in doubt proposes nothing in it ("Not sure it is wise to use X here").
+const DOUBT_OPENING = /^\W*(?:i'm |i am |i'm just |i'm still )?(?:not sure|unsure|not convinced|i doubt)\b/i;
 // Clauses: sentences, and the parts of one joined by `;`, `:` or a dash.
 const CLAUSE = /(?<=[.!?])\s+|\s*[;:]\s+|\s+[-\u2013\u2014]+\s+/;
-// A clause that is only a value: "7 days.", "2", "`json`".
-const VALUE_ONLY = /^(?:\d[\d.,:%]*|`[^`]+`|"[^"]+")(?:\s+[\p{L}]+){0,2}[.!]?$/u;
+// A clause that is only a value: "7 days.", "2", "`json`", "Maybe "language or library"?".
+const VALUE_ONLY = /^(?:(?:maybe|perhaps|how about|what about|or(?: even)?)\s+)?(?:\d[\d.,:%]*|`[^`]+`|"[^"]+"|“[^”]+”)(?:\s+[\p{L}]+){0,2}[.!?]?$/iu;
+// A clause that ends on the wording it wants: 'the word wanted here is just "short."'.
+const QUOTED_WORDING = /\b(?:is|be|just|simply|to|as|like|it|read)\s+(?:"[^"]+"|“[^”]+”|`[^`]+`)\W*$/i;
 // Words that cannot open an imperative clause: determiners, pronouns, auxiliaries and
 // modals, prepositions, conjunctions, negations, number words and common sentence
 // adverbs and interjections. A clause opening with another word in its base form (not
@@ -81,26 +106,53 @@ function imperative(clause: string): boolean {
   return !/(?:[^s]s|ed|ing|ly)$/.test(verb);
 }
 
-/** A clause that says what to write: a proposal word, an unhedged should/must/better, an imperative, or a bare value. */
+/** A clause that says what to write: a proposal word, an unhedged should/must/better, an imperative, or a value. */
 function proposes(clause: string): boolean {
-  if (PROPOSAL.test(clause)) return true;
-  if (WEAK_PROPOSAL.test(clause) && !HEDGE.test(clause)) return true;
-  return imperative(clause) || VALUE_ONLY.test(clause.trim());
+  if (DOUBT_OPENING.test(clause)) return false;
+  const said = clause.replace(NOT_PROPOSING, ' ');
+  if (PROPOSAL.test(said) || RATHER.test(said)) return true;
+  if (WEAK_PROPOSAL.test(said) && !HEDGE.test(said) && !ASKED.test(said)) return true;
+  return imperative(clause) || VALUE_ONLY.test(clause.trim()) || QUOTED_WORDING.test(clause.trim());
 }
 
 // Two labelled readings: (A) ... (B) ..., (1) ... (2) ...
 const LABELLED = /\((?:[A-Za-z]|\d{1,2})\)[\s\S]*\((?:[A-Za-z]|\d{1,2})\)/;
 const ALTERNATIVE = /\b(?:or|versus|vs)\b/i;
-// A yes/no question: a sentence that opens with an auxiliary verb and ends with `?`.
-const YES_NO = /(?:^|[.!?:]\s+)["'“]?(?:is|are|was|were|do|does|did|should|shall|can|could|will|would|must|may|has|have|had)\b[^.!?]*\?/i;
-// A request put as a question ("Can you explain ...?") asks for an open answer.
-const REQUEST = /^["'“]?(?:can|could|would|will)\s+(?:you|someone|we)\b/i;
+const AUXILIARY_VERB =
+  "is|are|was|were|do|does|did|should|shall|can|could|will|would|must|may|has|have|had|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|shouldn't|can't|couldn't|won't|wouldn't|hasn't|haven't|isnt|arent|doesnt|dont|didnt|shouldnt|cant|couldnt|wont|wouldnt";
+// Words a question may open with before its verb: "So is it ...?", "But should we ...?".
+const QUESTION_LEAD_IN = /^(?:(?:so|and|but|then|also|or|ok|okay|well|hmm|also|just|still)\b[\s,]*)*/i;
+// A yes/no question: it opens with an auxiliary verb ("Does ...?", "isn't it ...?").
+const YES_NO = new RegExp(`^["'“]?(?:${AUXILIARY_VERB})\\b`, 'i');
+// A tag question: "This can be closed now, no?", "..., right?", "..., isn't it?".
+const TAG_QUESTION = new RegExp(
+  `,\\s*(?:no|right|correct|yes|ok|okay|true|agreed|(?:${AUXILIARY_VERB})\\s+(?:it|they|we|you|he|she|there|this|that))\\s*\\?+$`,
+  'i',
+);
+// A request put as a question asks for an open answer: "Can you explain the rollout plan?",
+// "Could you or the team make a case for YAML?". "Can you confirm ...?" and "Would you mind if ...?" are yes/no.
+const REQUEST =
+  /^["'“]?(?:can|could|would|will)\s+(?:you|someone|somebody|anyone|anybody|we)(?:\s+or\s+(?:\S+\s+){0,2}?\S+)?\s+(?:please\s+)?(?:explain|elaborate|describe|clarify|expand|tell|share|give|provide|list|outline|walk|say|make a case|justify|detail|comment|summari[sz]e|shed|help|point|add (?:more )?(?:context|detail|details|an explanation))\b/i;
 // An open question ("What happens on error or timeout?"): its `or` joins the things asked about, not the answers.
 const OPEN_QUESTION = /^["'“]?(?:what|how|why|who|where|when)\b/i;
 
-/** The question sentences of a note (each up to and including its `?`). */
+/**
+ * The question sentences of a note (each up to and including its `?`). A sentence ends at
+ * `.`, `!` or `?` followed by a space and a capital, a digit or a quote, so "i.e." and
+ * "e.g." inside a question do not cut it.
+ */
 function questions(body: string): string[] {
-  return body.match(/[^.!?]*\?/g)?.map((q) => q.trim()) ?? [];
+  return body
+    .split(/(?<=[.!?])\s+(?=["'“(`*_]?[\p{Lu}\p{N}])/u)
+    .flatMap((s) => s.match(/[^?]*\?+/g) ?? [])
+    .map((q) => q.trim());
+}
+
+/** Where a question's clauses open: its start and the text after each comma, "but", "and" or "so". */
+function openings(q: string): string[] {
+  const found = [q];
+  for (const m of q.matchAll(/,\s+|\b(?:but|and|so)\s+/gi)) found.push(q.slice(m.index + m[0].length).replace(QUESTION_LEAD_IN, ''));
+  return found;
 }
 
 /** The note offers its answers: labelled readings, alternatives the question lists, or a yes/no question. */
@@ -109,10 +161,16 @@ function closedQuestion(body: string): boolean {
   const asked = questions(body);
   // A statement offering alternatives ("UTC or local.") is closed too.
   if (asked.length === 0) return ALTERNATIVE.test(body);
-  return asked.some((q) => {
-    if (REQUEST.test(q)) return false;
-    if (YES_NO.test(q)) return true;
+  return asked.some((question) => {
+    // "Under Operations? Or in the runbook?": a question that opens with "or" offers another answer.
+    if (/^\W*or\b/i.test(question)) return true;
+    const q = question.replace(QUESTION_LEAD_IN, '');
+    const opens = openings(q);
+    if (opens.some((o) => REQUEST.test(o))) return false;
+    if (TAG_QUESTION.test(q) || opens.some((o) => YES_NO.test(o))) return true;
     if (!ALTERNATIVE.test(q)) return false;
+    // "It picks queue A or queue B, why not the least loaded one?": the question asked last is open.
+    if (OPEN_QUESTION.test(opens[opens.length - 1]!) && opens.length > 1) return false;
     // "What format: JSON or YAML?" lists the answers after a colon, comma or dash.
     return !OPEN_QUESTION.test(q) || /[:,\u2013\u2014-]\s[^:,]*\b(?:or|versus|vs)\b/i.test(q);
   });
