@@ -3,6 +3,9 @@
 /** Characters a token when nothing better is known: English prose's figure. */
 export const DEFAULT_CHARS_PER_TOKEN = 4;
 
+/** Runs of non-ASCII code units: the regex engine skips the ASCII between them, which is most of a document. */
+const NON_ASCII_RUN = /[\u0080-\uffff]+/g;
+
 /**
  * Rough token estimate of a text: its characters over `charsPerToken` (4 for prose, or the
  * model's own ratio from the runs folder's records, src/store/token-ratios.ts), and never
@@ -11,10 +14,14 @@ export const DEFAULT_CHARS_PER_TOKEN = 4;
  */
 export function estimateTokens(text: string, charsPerToken = DEFAULT_CHARS_PER_TOKEN): number {
   let nonAscii = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    // A surrogate pair is one character: count its first half only.
-    if (c > 0x7f && (c < 0xdc00 || c > 0xdfff)) nonAscii++;
+  for (const run of text.matchAll(NON_ASCII_RUN)) {
+    const units = run[0];
+    nonAscii += units.length;
+    // A surrogate pair is one character: its second half is not counted.
+    for (let i = 0; i < units.length; i++) {
+      const c = units.charCodeAt(i);
+      if (c >= 0xdc00 && c <= 0xdfff) nonAscii--;
+    }
   }
   return Math.max(Math.ceil(text.length / charsPerToken), nonAscii);
 }

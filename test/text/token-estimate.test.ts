@@ -12,6 +12,16 @@ describe('estimateTokens', () => {
     expect(estimateTokens(`${'a'.repeat(400)}日本`)).toBe(Math.ceil(402 / 4));
   });
 
+  it('counts the non-ASCII characters wherever they stand: runs of them between ASCII, pairs and lone halves', () => {
+    // Mostly CJK with ASCII between: the non-ASCII count decides.
+    const mixed = `${'日本語 '.repeat(50)}ok 😀 ${'한국어'.repeat(30)}`;
+    expect(estimateTokens(mixed)).toBe(50 * 3 + 1 + 30 * 3);
+    // A pair of UTF-16 units counts once, in a run of pairs too; a second half alone does not count.
+    expect(estimateTokens('😀😀😀ab😀', 1000)).toBe(4);
+    expect(estimateTokens('\udc00\udc00\u00e9', 1000)).toBe(1);
+    expect(estimateTokens(`${'x'.repeat(8)}\u00e9\u00e9`, 1)).toBe(10);
+  });
+
   it("takes a model's own characters a token when it is given one", () => {
     expect(estimateTokens('a'.repeat(300), 3)).toBe(100);
     expect(estimateTokens('日本語のテキスト', 8)).toBe(8);
