@@ -121,7 +121,7 @@ const ALTERNATIVE = /\b(?:or|versus|vs)\b/i;
 const AUXILIARY_VERB =
   "is|are|was|were|do|does|did|should|shall|can|could|will|would|must|may|has|have|had|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|shouldn't|can't|couldn't|won't|wouldn't|hasn't|haven't|isnt|arent|doesnt|dont|didnt|shouldnt|cant|couldnt|wont|wouldnt";
 // Words a question may open with before its verb: "So is it ...?", "But should we ...?".
-const QUESTION_LEAD_IN = /^(?:(?:so|and|but|then|also|or|ok|okay|well|hmm|also|just|still)\b[\s,]*)*/i;
+const QUESTION_LEAD_IN = /^(?:(?:so|and|but|then|also|or|ok|okay|well|hmm|just|still)\b[\s,]*)*/i;
 // A yes/no question: it opens with an auxiliary verb ("Does ...?", "isn't it ...?").
 const YES_NO = new RegExp(`^["'“]?(?:${AUXILIARY_VERB})\\b`, 'i');
 // A tag question: "This can be closed now, no?", "..., right?", "..., isn't it?".
