@@ -176,7 +176,7 @@ function changeReference(lines: readonly string[], prose: boolean[], text: strin
   const out: Candidate[] = [];
   lines.forEach((l, i) => {
     if (!prose[i]) return;
-    for (const m of l.matchAll(/\b((?:[Ss]tep|[Ss]ection|§) ?)(\d+)\b/g)) {
+    for (const m of l.matchAll(/\b((?:[Ss]tep|[Ss]ection|\u00a7) ?)(\d+)\b/g)) {
       const [whole, word, n] = m as unknown as [string, string, string];
       const changed = `${word}${Number(n) + 3}`;
       if (text.includes(changed)) continue;

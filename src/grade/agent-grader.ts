@@ -46,7 +46,7 @@ export function buildGraderPrompt(template: string, input: { document: string; f
 }
 
 /** A line of the reply: `<id>: accepted|rejected`, then optionally a reason after a space or a punctuation mark. */
-const VERDICT_LINE = /^(\S+?):[ \t]*([A-Za-z]+)(?=$|[\s\-–—:;,.(])(.*)$/;
+const VERDICT_LINE = /^(\S+?):[ \t]*([A-Za-z]+)(?=$|[\s\-\u2013\u2014:;,.(])(.*)$/;
 const SHOWN = 60;
 const shown = (line: string): string => JSON.stringify(line.length > SHOWN ? `${line.slice(0, SHOWN - 1)}…` : line);
 
@@ -54,7 +54,7 @@ const shown = (line: string): string => JSON.stringify(line.length > SHOWN ? `${
 function reasonOf(rest: string): string {
   const text = rest.trim();
   if (text.startsWith('(') && text.endsWith(')')) return text.slice(1, -1).trim();
-  return text.replace(/^[-–—:;,.]+/, '').trim();
+  return text.replace(/^[-\u2013\u2014:;,.]+/, '').trim();
 }
 
 /** A reply read: each finding's verdict and reason, in the order asked. */

@@ -7,7 +7,7 @@ import type { AdapterError } from '../contract/contract.js';
 
 const QUOTA_PATTERNS = [
   // Claude Code: "You've hit your session limit · resets 4:20am (UTC)"; Codex: "You’ve hit your usage limit. ..."
-  /you['’]ve (?:hit|reached) your [\w -]*?(?:limit|quota)/,
+  /you['\u2019]ve (?:hit|reached) your [\w -]*?(?:limit|quota)/,
   /(?:usage|session|weekly|spend) limit (?:reached|has been reached)/,
   /quota exceeded|exceeded your (?:current )?quota|insufficient[_ ]quota/,
   /credit balance (?:is )?too low|out of (?:usage )?credits|insufficient (?:credits|balance|funds)|billing[_ ](?:error|issue)|billing details/,
@@ -90,12 +90,12 @@ function clock(text: string): { h: number; min: number } | null {
 export function resetTime(text: string, now: number, timeZone?: string): number | undefined {
   const epoch = /limit reached\|(\d{9,11})\b/i.exec(text);
   if (epoch) return Number(epoch[1]) * 1000;
-  const after = /\b(?:try again|retry|resets?) in\s+([^.;·(]+)/i.exec(text);
+  const after = /\b(?:try again|retry|resets?) in\s+([^.;\u00b7(]+)/i.exec(text);
   if (after) {
     const ms = durationMs(after[1] ?? '');
     if (ms !== undefined) return now + ms;
   }
-  const at = /\b(?:resets?(?: at| on)?|try again (?:at|on)|available again at)\s+([^.;·]+)/i.exec(text);
+  const at = /\b(?:resets?(?: at| on)?|try again (?:at|on)|available again at)\s+([^.;\u00b7]+)/i.exec(text);
   if (!at) return undefined;
   const phrase = at[1] ?? '';
   // The zone the message names, else the CLI's (its TZ), else this machine's.
