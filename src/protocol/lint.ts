@@ -39,11 +39,11 @@ const PROPOSAL =
 // "rather" proposes as "rather than", "would rather" or a clause's first word, not as a degree ("rather high").
 const RATHER = /\brather than\b|(?:\bwould|'d)\s+rather\b|^\W*rather\b/i;
 // A proposal word that proposes nothing: negated in a statement ("doesn't make sense",
-// "does not add clarity"), a noun after a determiner ("your change", "the limit"), or with a
-// vague object ("change this", "use something else").
+// "does not add clarity", "the numbers don't add up"), a noun after a determiner ("your
+// change", "the limit"), or with a vague object ("change this", "use something else").
 const NOT_PROPOSING = new RegExp(
   [
-    String.raw`\b(?:doesn't|doesnt|does not|didn't|didnt|did not|isn't|isnt|is not|wasn't|aren't|are not|hasn't|haven't|won't)\s+(?:\w+\s+)?`,
+    String.raw`\b(?:doesn't|doesnt|does not|didn't|didnt|did not|don't|dont|do not|isn't|isnt|is not|wasn't|aren't|are not|hasn't|haven't|won't)\s+(?:\w+\s+)?`,
     String.raw`\b(?:the|a|an|this|that|these|those|your|my|our|their|his|her|its|any|each|every|some|no)\s+`,
   ]
     .map((before) => `${before}${PROPOSAL.source.slice(2, -2).replace(/^\(\?:/, '(?:')}\\b`)
@@ -87,8 +87,15 @@ const NOT_IMPERATIVE = new Set(
 );
 // Words a clause may open with before its verb: "Please use ...", "Then drop ...".
 const LEAD_IN = new Set(['please', 'just', 'then', 'instead', 'so', 'and', 'but', 'also', 'simply']);
-// After a subject: the clause is a statement, not an imperative ("Security will not approve", "Port 8080 is taken").
-const AUXILIARY = new Set('is are was were will would can could should shall may might must does do did has have had seems looks feels needs gets'.split(' '));
+// After a subject: the clause is a statement, not an imperative ("Security will not approve",
+// "Port 8080 is taken", "Legal won't like this wording").
+const AUXILIARY = new Set(
+  (
+    'is are was were will would can could should shall may might must does do did has have had seems looks feels needs gets ' +
+    "isn't aren't wasn't weren't won't wouldn't can't cannot couldn't shouldn't mustn't doesn't don't didn't hasn't haven't hadn't " +
+    'isnt arent wasnt werent wont wouldnt cant couldnt shouldnt doesnt dont didnt hasnt havent'
+  ).split(' '),
+);
 
 /** The clause opens with a verb in its base form: an imperative, so a proposal. */
 function imperative(clause: string): boolean {
@@ -106,10 +113,15 @@ function imperative(clause: string): boolean {
   return !/(?:[^s]s|ed|ing|ly)$/.test(verb);
 }
 
+// A negative imperative's opening: "Don't add it", "Please do not drop the index". Its
+// negation is the proposal, so it does not cancel the proposal word after it.
+const NEGATIVE_IMPERATIVE = new RegExp(`^\\W*(?:(?:${[...LEAD_IN].join('|')})\\s+)*(?:don't|dont|do not|never)\\s+`, 'i');
+
 /** A clause that says what to write: a proposal word, an unhedged should/must/better, an imperative, or a value. */
 function proposes(clause: string): boolean {
   if (DOUBT_OPENING.test(clause)) return false;
-  const said = clause.replace(NOT_PROPOSING, ' ');
+  const opening = NEGATIVE_IMPERATIVE.exec(clause)?.[0] ?? '';
+  const said = opening + clause.slice(opening.length).replace(NOT_PROPOSING, ' ');
   if (PROPOSAL.test(said) || RATHER.test(said)) return true;
   if (WEAK_PROPOSAL.test(said) && !HEDGE.test(said) && !ASKED.test(said)) return true;
   return imperative(clause) || VALUE_ONLY.test(clause.trim()) || QUOTED_WORDING.test(clause.trim());
