@@ -38,19 +38,22 @@ const PROPOSAL =
   /\b(?:instead|replace|use|change|suggest|propose|recommend|prefer|set|cap|limit|make|require|add|remove|drop|keep|move|rename|say|write|state|split|merge|delete|allow|raise|lower|reduce|increase|switch|define|specify|mention|document)\b/i;
 // "rather" proposes as "rather than", "would rather" or a clause's first word, not as a degree ("rather high").
 const RATHER = /\brather than\b|(?:\bwould|'d)\s+rather\b|^\W*rather\b/i;
+// An auxiliary or modal verb, or its negative (with or without the apostrophe).
+const AUXILIARY_VERB =
+  "is|are|was|were|do|does|did|should|shall|can|could|will|would|must|may|has|have|had|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|shouldn't|can't|couldn't|won't|wouldn't|hasn't|haven't|isnt|arent|doesnt|dont|didnt|shouldnt|cant|couldnt|wont|wouldnt";
 // A proposal word that proposes nothing: negated in a statement ("doesn't make sense",
-// "does not add clarity", "the numbers don't add up"), a noun after a determiner ("your
-// change", "the limit"), or with a vague object ("change this", "use something else").
+// "does not add clarity", "the numbers don't add up"), a noun after a determiner and up to
+// two modifiers ("your change", "the limit", "a customer-facing document"; a modifier is no
+// auxiliary or preposition, so "the team should change" and "every role with write access"
+// keep theirs, and instead is no noun: "a read replica instead"), or with a vague object
+// ("change this", "use something else").
+const PROPOSAL_WORDS = PROPOSAL.source.slice(2, -2);
 const NOT_PROPOSING = new RegExp(
   [
-    String.raw`\b(?:doesn't|doesnt|does not|didn't|didnt|did not|don't|dont|do not|isn't|isnt|is not|wasn't|aren't|are not|hasn't|haven't|won't)\s+(?:\w+\s+)?`,
-    String.raw`\b(?:the|a|an|this|that|these|those|your|my|our|their|his|her|its|any|each|every|some|no)\s+`,
-  ]
-    .map((before) => `${before}${PROPOSAL.source.slice(2, -2).replace(/^\(\?:/, '(?:')}\\b`)
-    .concat([
-      String.raw`\b(?:change|replace|rename|switch|move|use)\s+(?:this|it|that|these|them|something(?: else)?|another one)\b(?!\s+(?:to|with|into|by|for)\b)`,
-    ])
-    .join('|'),
+    String.raw`\b(?:doesn't|doesnt|does not|didn't|didnt|did not|don't|dont|do not|isn't|isnt|is not|wasn't|aren't|are not|hasn't|haven't|won't)\s+(?:\w+\s+)?${PROPOSAL_WORDS}\b`,
+    String.raw`\b(?:the|a|an|this|that|these|those|your|my|our|their|his|her|its|any|each|every|some|no)\s+(?:(?!(?:${AUXILIARY_VERB}|be|might|to|not|and|or|with|for|of|in|on|at|by|from|as|into|than)\b)[\w-]+\s+){0,2}(?!instead\b)${PROPOSAL_WORDS}\b`,
+    String.raw`\b(?:change|replace|rename|switch|move|use)\s+(?:this|it|that|these|them|something(?: else)?|another one)\b(?!\s+(?:to|with|into|by|for)\b)`,
+  ].join('|'),
   'gi',
 );
 // should, must and better propose unless the clause hedges them ("should reconsider") or
@@ -130,8 +133,6 @@ function proposes(clause: string): boolean {
 // Two labelled readings: (A) ... (B) ..., (1) ... (2) ...
 const LABELLED = /\((?:[A-Za-z]|\d{1,2})\)[\s\S]*\((?:[A-Za-z]|\d{1,2})\)/;
 const ALTERNATIVE = /\b(?:or|versus|vs)\b/i;
-const AUXILIARY_VERB =
-  "is|are|was|were|do|does|did|should|shall|can|could|will|would|must|may|has|have|had|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|shouldn't|can't|couldn't|won't|wouldn't|hasn't|haven't|isnt|arent|doesnt|dont|didnt|shouldnt|cant|couldnt|wont|wouldnt";
 // Words a question may open with before its verb: "So is it ...?", "But should we ...?".
 const QUESTION_LEAD_IN = /^(?:(?:so|and|but|then|also|or|ok|okay|well|hmm|just|still)\b[\s,]*)*/i;
 // A yes/no question: it opens with an auxiliary verb ("Does ...?", "isn't it ...?").
