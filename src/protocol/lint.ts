@@ -56,13 +56,19 @@ const NOT_PROPOSING = new RegExp(
   ].join('|'),
   'gi',
 );
-// should, must and better propose unless the clause hedges them ("should reconsider") or
-// asks ("unclear what the default should be"); better only as a verdict ("is better",
+// should, must and better propose unless the clause hedges them ("should reconsider"),
+// asks with them ("unclear what the default should be") or gives them to an indefinite
+// subject ("someone should double-check this"); better only as a verdict ("is better",
 // "better to"), not an adjective ("a better name").
 const WEAK_PROPOSAL = /\b(?:should|must)\b|\b(?:is|be|are|it's|much|far)\s+better\b|\bbetter\s+(?:to|as|than|if)\b|\bbetter[:,]/i;
+// Asking for more thought or another person instead of saying what to write: "should be
+// revisited", "needs a closer look", "Someone should look at this again", "weigh in".
 const HEDGE =
-  /\b(?:reconsider(?:ed|ing)?|revisit(?:ed|ing)?|rethink(?:ing)?|re-?evaluat(?:e|ed|ing)|review(?:ed|ing)?|discuss(?:ed)?|investigat(?:e|ed)|look(?:ed)? into|think (?:about|through)|not sure|unsure|not convinced|doubt)\b/i;
+  /\b(?:reconsider(?:ed|ing)?|revisit(?:ed|ing)?|rethink(?:ing)?|re-?evaluat(?:e|ed|ing)|review(?:ed|ing)?|discuss(?:ed)?|investigat(?:e|ed)|look(?:ed)? (?:into|at|again)|(?:(?:take|have|give it)\s+)?(?:another|a(?: closer| second)?) look|weigh in|chime in|think (?:about|through)|not sure|unsure|not convinced|doubt)\b/i;
 const ASKED = /\b(?:what|which|how|why|whether)\b[^.!?]*\b(?:should|must)\b/i;
+// An indefinite subject, perhaps with a short qualifier, before should or must: "Someone
+// from finance should ...", "anyone else must ...".
+const INDEFINITE_SUBJECT = /\b(?:someone|somebody|anyone|anybody)(?: else)?(?:\s+(?:from|in|on|at)\s+(?:the\s+)?[\w-]+)?\s+(?:should|must)\b/i;
 // A clause that opens in doubt proposes nothing in it ("Not sure it is wise to use X here").
 const DOUBT_OPENING = /^\W*(?:i'm |i am |i'm just |i'm still )?(?:not sure|unsure|not convinced|i doubt)\b/i;
 // Clauses: sentences, and the parts of one joined by `;`, `:` or a dash.
@@ -80,6 +86,7 @@ const NOT_IMPERATIVE = new Set(
   (
     'the a an this that these those each every all both some any no none another other such my our your their his her its ' +
     "i i'm i'd i've i'll we we're we'd we've you you're they they're he she it it's there here there's that's what which who whom whose why how when where whether " +
+    'someone somebody anyone anybody everyone everybody nobody something anything everything nothing ' +
     'is are was were be been being am do does did has have had will would can could should shall may might must ' +
     "don't doesn't didn't can't cannot won't isn't aren't wasn't weren't shouldn't wouldn't couldn't hasn't haven't " +
     'in on at for with without from to by of as about after before under over per via than into onto within between ' +
@@ -88,8 +95,10 @@ const NOT_IMPERATIVE = new Set(
     'one two three four five six seven eight nine ten twenty thirty hundred thousand'
   ).split(' '),
 );
-// Words a clause may open with before its verb: "Please use ...", "Then drop ...".
-const LEAD_IN = new Set(['please', 'just', 'then', 'instead', 'so', 'and', 'but', 'also', 'simply']);
+// Words a clause may open with before its verb: "Please use ...", "Then drop ...", "Let's default ...".
+const LEAD_IN = new Set(['please', 'just', 'then', 'instead', 'so', 'and', 'but', 'also', 'simply', "let's", 'lets']);
+// An imperative that asks for more thought proposes nothing: "Please reconsider this", "Let's revisit it".
+const HEDGE_OPENING = new RegExp(`^${HEDGE.source}`, 'i');
 // After a subject: the clause is a statement, not an imperative ("Security will not approve",
 // "Port 8080 is taken", "Legal won't like this wording").
 const AUXILIARY = new Set(
@@ -111,6 +120,7 @@ function imperative(clause: string): boolean {
   const verb = words[i] ?? '';
   const next = words[i + 1];
   if (next === undefined || !/^[a-z][a-z-]*$/.test(verb) || NOT_IMPERATIVE.has(verb) || AUXILIARY.has(next)) return false;
+  if (HEDGE_OPENING.test(words.slice(i).join(' '))) return false;
   // A word followed by a comma is an aside ("Hmm, ..."), not a verb.
   if (new RegExp(`^[\\s"'“(*_]*(?:\\S+\\s+){${i}}\\S+,`).test(clause)) return false;
   return !/(?:[^s]s|ed|ing|ly)$/.test(verb);
@@ -126,7 +136,7 @@ function proposes(clause: string): boolean {
   const opening = NEGATIVE_IMPERATIVE.exec(clause)?.[0] ?? '';
   const said = opening + clause.slice(opening.length).replace(NOT_PROPOSING, ' ');
   if (PROPOSAL.test(said) || RATHER.test(said)) return true;
-  if (WEAK_PROPOSAL.test(said) && !HEDGE.test(said) && !ASKED.test(said)) return true;
+  if (WEAK_PROPOSAL.test(said) && !HEDGE.test(said) && !ASKED.test(said) && !INDEFINITE_SUBJECT.test(said)) return true;
   return imperative(clause) || VALUE_ONLY.test(clause.trim()) || QUOTED_WORDING.test(clause.trim());
 }
 
