@@ -78,13 +78,6 @@ function markerPattern(names: string, markdown: boolean): RegExp {
   return new RegExp(`(?:${open})(${names})(?:${close})`, 'g');
 }
 
-/** A grown copy of `a`, twice as long. */
-function grown(a: Int32Array): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(a.length * 2);
-  b.set(a);
-  return b;
-}
-
 /**
  * The markers found in a text, in text order: their offsets alone, in a typed array (one
  * long line may hold hundreds of thousands of them, and an object each would cost many times
@@ -93,14 +86,19 @@ function grown(a: Int32Array): Int32Array<ArrayBuffer> {
  */
 class Candidates {
   size = 0;
-  index = new Int32Array(16);
+  index: Int32Array;
   /** The disguised markers by offset: the name as it reads, the length, what disguised it. */
   disguised = new Map<number, DisguisedMarker>();
 
-  constructor(private readonly sticky: RegExp) {}
+  /** Room for exactly `capacity` markers: the caller counts them first, so no grown copy is ever made (on one 8 MB line of notes the copies of a doubling array cost 5 MB). */
+  constructor(
+    private readonly sticky: RegExp,
+    capacity: number,
+  ) {
+    this.index = new Int32Array(capacity);
+  }
 
   push(index: number): void {
-    if (this.size === this.index.length) this.index = grown(this.index);
     this.index[this.size++] = index;
   }
 
@@ -143,14 +141,18 @@ function candidates(text: string, markers: readonly string[], markdown: boolean)
   const { names, ...re } = markerPatterns(markers);
   const pattern = markdown ? re.markdown : re.plain;
   const sticky = markdown ? re.stickyMarkdown : re.stickyPlain;
-  const found = new Candidates(sticky);
+  // Counted, then recorded: a regex pass is cheap beside the memory a growing array wastes.
+  let count = 0;
   pattern.lastIndex = 0;
-  for (let m = pattern.exec(text); m; m = pattern.exec(text)) found.push(m.index);
+  while (pattern.exec(text)) count++;
+  const found = new Candidates(sticky, count);
+  pattern.lastIndex = 0;
+  if (count > 0) for (let m = pattern.exec(text); m; m = pattern.exec(text)) found.push(m.index);
   pattern.lastIndex = 0;
   const disguised = disguisedMarkers(text, found.index.subarray(0, found.size), { markdown, names });
   if (disguised.length === 0) return found;
   // Both are in text order: merge them.
-  const all = new Candidates(sticky);
+  const all = new Candidates(sticky, found.size + disguised.length);
   let d = 0;
   for (let k = 0; k <= found.size; k++) {
     const next = k < found.size ? found.index[k]! : Number.POSITIVE_INFINITY;
