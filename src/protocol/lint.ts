@@ -75,6 +75,16 @@ const DOUBT_OPENING = /^\W*(?:i'm |i am |i'm just |i'm still )?(?:not sure|unsur
 const CLAUSE = /(?<=[.!?])\s+|\s*[;:]\s+|\s+[-\u2013\u2014]+\s+/;
 // A clause that is only a value: "7 days.", "2", "`json`", "Maybe "language or library"?".
 const VALUE_ONLY = /^(?:(?:maybe|perhaps|how about|what about|or(?: even)?)\s+)?(?:\d[\d.,:%]*|`[^`]+`|"[^"]+"|“[^”]+”)(?:\s+[\p{L}]+){0,2}[.!?]?$/iu;
+// A correction written as one: a clause that is only a rewrite, old and new wording of up to
+// four words each on either side of one arrow ('"it's" -> "its"', `leverage → use`, `=>`; a
+// chain "A -> B -> C" describes a flow), a sed substitution (`s/utilise/use/`), or a value
+// set against the one it replaces ("churn was 4.2%, not 3.8%", "`>=`, not `>`").
+const REWRITE_SIDE = String.raw`[^\s>→⇒]+(?:\s+[^\s>→⇒]+){0,3}`;
+const VALUE = String.raw`(?:\d[\d.,]*\s*%?[\p{L}µ]*|\x60[^\x60]+\x60|"[^"]+"|“[^”]+”)`;
+const CORRECTION = new RegExp(
+  String.raw`^\s*${REWRITE_SIDE}\s*(?:->|=>|→|⇒)\s*${REWRITE_SIDE}\s*$|(?:^|\s)s/[^/\s][^/]*/[^/]*/|${VALUE},?\s+not\s+${VALUE}`,
+  'u',
+);
 // A clause that ends on the wording it wants: 'the word wanted here is just "short."'.
 const QUOTED_WORDING = /\b(?:is|be|just|simply|to|as|like|it|read)\s+(?:"[^"]+"|“[^”]+”|`[^`]+`)\W*$/i;
 // Words that cannot open an imperative clause: determiners, pronouns, auxiliaries and
@@ -137,7 +147,7 @@ function proposes(clause: string): boolean {
   const said = opening + clause.slice(opening.length).replace(NOT_PROPOSING, ' ');
   if (PROPOSAL.test(said) || RATHER.test(said)) return true;
   if (WEAK_PROPOSAL.test(said) && !HEDGE.test(said) && !ASKED.test(said) && !INDEFINITE_SUBJECT.test(said)) return true;
-  return imperative(clause) || VALUE_ONLY.test(clause.trim()) || QUOTED_WORDING.test(clause.trim());
+  return imperative(clause) || VALUE_ONLY.test(clause.trim()) || QUOTED_WORDING.test(clause.trim()) || CORRECTION.test(clause);
 }
 
 // Two labelled readings: (A) ... (B) ..., (1) ... (2) ...
