@@ -150,8 +150,17 @@ function proposes(clause: string): boolean {
   return imperative(clause) || VALUE_ONLY.test(clause.trim()) || QUOTED_WORDING.test(clause.trim()) || CORRECTION.test(clause);
 }
 
-// Two labelled readings: (A) ... (B) ..., (1) ... (2) ...
-const LABELLED = /\((?:[A-Za-z]|\d{1,2})\)[\s\S]*\((?:[A-Za-z]|\d{1,2})\)/;
+// Two labelled readings: "(A) ... (B) ...", "(1) ... (2) ..."; bare labels in order,
+// "1) ... 2) ...", "a) ... b) ...", "1. ... 2. ..."; or one word numbered twice, "Reading 1:
+// ... Reading 2: ...", "Option A) ... Option B) ...".
+const LABELLED = new RegExp(
+  [
+    String.raw`\((?:[A-Za-z]|\d{1,2})\)[\s\S]*\((?:[A-Za-z]|\d{1,2})\)`,
+    String.raw`(?:^|[\s:;,])(?:1[.)]|[ai]\))\s[\s\S]*[\s;,](?:2[.)]|(?:b|ii)\))\s`,
+    String.raw`\b([a-z]+)\s+(?:1|a|i|one)\s*[:.)]\s[\s\S]*\b\1\s+(?:2|b|ii|two)\s*[:.)]\s`,
+  ].join('|'),
+  'i',
+);
 const ALTERNATIVE = /\b(?:or|versus|vs)\b/i;
 // Words a question may open with before its verb: "So is it ...?", "But should we ...?".
 const QUESTION_LEAD_IN = /^(?:(?:so|and|but|then|also|or|ok|okay|well|hmm|just|still)\b[\s,]*)*/i;
