@@ -177,17 +177,36 @@ const REQUEST =
   /^["'“]?(?:can|could|would|will)\s+(?:you|someone|somebody|anyone|anybody|we)(?:\s+or\s+(?:\S+\s+){0,2}?\S+)?\s+(?:please\s+)?(?:explain|elaborate|describe|clarify|expand|tell|share|give|provide|list|outline|walk|say|make a case|justify|detail|comment|summari[sz]e|shed|help|point|add (?:more )?(?:context|detail|details|an explanation))\b/i;
 // An open question ("What happens on error or timeout?"): its `or` joins the things asked about, not the answers.
 const OPEN_QUESTION = /^["'“]?(?:what|how|why|who|where|when)\b/i;
+const WH_WORD = /\b(?:what|which|how|why|who|whom|whose|where|when|whether)\b/i;
+// "which" as a pronoun asks to pick among alternatives named elsewhere in the note: "Which is
+// intended?", "Which one?", "Which of the two?", "Which?" ("Which components ...?" names its own).
+const WHICH_OF_THEM = new RegExp(`^["'“]?which(?:\\s+(?:one|ones|of|${AUXILIARY_VERB})\\b|\\W*$)`, 'i');
+// A declarative question is a yes/no one: a statement asked ("confirm: amounts are in cents,
+// not dollars?", "The limit applies per file?"), found by an auxiliary after its first word and
+// no wh-word anywhere. Not one that opens with I ("I'm lost here?" reports a state).
+const DECLARATIVE = new RegExp(`^(?!["'“]?i(?:'m|'d|'ve)?\\b)\\S+(?:\\s+\\S+)*?\\s+(?:${AUXILIARY_VERB}|\\S+'(?:s|re))\\b`, 'i');
+// A verbless yes/no question of up to four words that opens with a preposition or an
+// adjective or participle (hyphenated, or by its ending): "Per tenant?", "Inclusive?",
+// "case-sensitive?", "Signed by the client?". A noun asks for an answer ("Meaning?", "Any thoughts?").
+const FRAGMENT =
+  /^["'“]?(?:(?:per|in|on|at|for|before|after|by|within|across|over|under|including|excluding|from|to|with|without|during)\s|[a-z]+-[a-z-]+\b|[a-z]+(?:ive|ble|ous|ic|al|ful|less|ed|ent|ant)\b)(?:\s*\S+){0,3}\?+$/i;
 
 /**
- * The question sentences of a note (each up to and including its `?`). A sentence ends at
- * `.`, `!` or `?` followed by a space and a capital, a digit or a quote, so "i.e." and
- * "e.g." inside a question do not cut it.
+ * The sentences of a note. A sentence ends at `.`, `!` or `?` followed by a space and a
+ * capital, a digit or a quote, so "i.e." and "e.g." inside a question do not cut it.
  */
-function questions(body: string): string[] {
-  return body
-    .split(/(?<=[.!?])\s+(?=["'“(`*_]?[\p{Lu}\p{N}])/u)
-    .flatMap((s) => s.match(/[^?]*\?+/g) ?? [])
-    .map((q) => q.trim());
+function sentences(body: string): string[] {
+  return body.split(/(?<=[.!?])\s+(?=["'“(`*_]?[\p{Lu}\p{N}])/u);
+}
+
+/** The questions of some sentences (each up to and including its `?`). */
+function questions(said: string[]): string[] {
+  return said.flatMap((s) => s.match(/[^?]*\?+/g) ?? []).map((q) => q.trim());
+}
+
+/** A statement of the note offers alternatives: "X or Y." (a sentence with no question in it). */
+function offersAlternatives(said: string[]): boolean {
+  return said.some((s) => !s.includes('?') && ALTERNATIVE.test(s));
 }
 
 /** Where a question's clauses open: its start and the text after each comma, "but", "and" or "so". */
@@ -200,22 +219,32 @@ function openings(q: string): string[] {
 /** The note offers its answers: labelled readings, alternatives the question lists, or a yes/no question. */
 function closedQuestion(body: string): boolean {
   if (LABELLED.test(body)) return true;
-  const asked = questions(body);
+  const said = sentences(body);
   // A statement offering alternatives ("UTC or local.") is closed too.
-  if (asked.length === 0) return ALTERNATIVE.test(body);
-  return asked.some((question) => {
-    // "Under Operations? Or in the runbook?": a question that opens with "or" offers another answer.
-    if (/^\W*or\b/i.test(question)) return true;
-    const q = question.replace(QUESTION_LEAD_IN, '');
-    const opens = openings(q);
-    if (opens.some((o) => REQUEST.test(o))) return false;
-    if (TAG_QUESTION.test(q) || opens.some((o) => YES_NO.test(o))) return true;
-    if (!ALTERNATIVE.test(q)) return false;
-    // "It picks queue A or queue B, why not the least loaded one?": the question asked last is open.
-    if (OPEN_QUESTION.test(opens[opens.length - 1]!) && opens.length > 1) return false;
-    // "What format: JSON or YAML?" lists the answers after a colon, comma or dash.
-    return !OPEN_QUESTION.test(q) || /[:,\u2013\u2014-]\s[^:,]*\b(?:or|versus|vs)\b/i.test(q);
-  });
+  if (!body.includes('?')) return ALTERNATIVE.test(body);
+  return said.some((sentence, i) =>
+    questions([sentence]).some((question) => {
+      // "Under Operations? Or in the runbook?": a question that opens with "or" offers another answer.
+      if (/^\W*or\b/i.test(question)) return true;
+      const q = question.replace(QUESTION_LEAD_IN, '');
+      // "How long? Options: not at all, 60 s, or until the next deploy.": the answers follow the question.
+      if (offersAlternatives(said.slice(i + 1)) || (WHICH_OF_THEM.test(q) && offersAlternatives(said))) return true;
+      return closedAsked(q);
+    }),
+  );
+}
+
+/** One question (after its lead-in) has a closed set of answers. */
+function closedAsked(q: string): boolean {
+  const opens = openings(q);
+  if (opens.some((o) => REQUEST.test(o))) return false;
+  if (TAG_QUESTION.test(q) || opens.some((o) => YES_NO.test(o))) return true;
+  if (!WH_WORD.test(q) && (DECLARATIVE.test(q) || FRAGMENT.test(q))) return true;
+  if (!ALTERNATIVE.test(q)) return false;
+  // "It picks queue A or queue B, why not the least loaded one?": the question asked last is open.
+  if (OPEN_QUESTION.test(opens[opens.length - 1]!) && opens.length > 1) return false;
+  // "What format: JSON or YAML?" lists the answers after a colon, comma or dash.
+  return !OPEN_QUESTION.test(q) || /[:,\u2013\u2014-]\s[^:,]*\b(?:or|versus|vs)\b/i.test(q);
 }
 
 function empty(note: Note): boolean {
