@@ -46,26 +46,32 @@ const AUXILIARY_VERB =
 // two modifiers ("your change", "the limit", "a customer-facing document"; a modifier is no
 // auxiliary or preposition, so "the team should change" and "every role with write access"
 // keep theirs, and instead is no noun: "a read replica instead"), or with a vague object
-// ("change this", "use something else").
+// ("change this", "use something else", "make it clearer").
 const PROPOSAL_WORDS = PROPOSAL.source.slice(2, -2);
 const NOT_PROPOSING = new RegExp(
   [
     String.raw`\b(?:doesn't|doesnt|does not|didn't|didnt|did not|don't|dont|do not|isn't|isnt|is not|wasn't|aren't|are not|hasn't|haven't|won't)\s+(?:\w+\s+)?${PROPOSAL_WORDS}\b`,
     String.raw`\b(?:the|a|an|this|that|these|those|your|my|our|their|his|her|its|any|each|every|some|no)\s+(?:(?!(?:${AUXILIARY_VERB}|be|might|to|not|and|or|with|for|of|in|on|at|by|from|as|into|than)\b)[\w-]+\s+){0,2}(?!instead\b)${PROPOSAL_WORDS}\b`,
     String.raw`\b(?:change|replace|rename|switch|move|use)\s+(?:this|it|that|these|them|something(?: else)?|another one)\b(?!\s+(?:to|with|into|by|for)\b)`,
+    String.raw`\bmake\s+(?:this|it|that|these|them)\s+(?:(?:more|less)\s+\w+|\w+er)\b`,
   ].join('|'),
   'gi',
 );
-// should, must and better propose unless the clause hedges them ("should reconsider"),
-// asks with them ("unclear what the default should be") or gives them to an indefinite
-// subject ("someone should double-check this"); better only as a verdict ("is better",
-// "better to"), not an adjective ("a better name").
-const WEAK_PROPOSAL = /\b(?:should|must)\b|\b(?:is|be|are|it's|much|far)\s+better\b|\bbetter\s+(?:to|as|than|if)\b|\bbetter[:,]/i;
+// should, must, ought to and better propose unless the clause hedges them ("should
+// reconsider"), asks with them ("unclear what the default should be"), gives them to an
+// indefinite subject ("someone should double-check this") or gives no target ("should be
+// clearer"); better only as a verdict ("is better", "better to"), not an adjective ("a better name").
+const WEAK_PROPOSAL = /\b(?:should|must|ought to)\b|\b(?:is|be|are|it's|much|far)\s+better\b|\bbetter\s+(?:to|as|than|if)\b|\bbetter[:,]/i;
 // Asking for more thought or another person instead of saying what to write: "should be
 // revisited", "needs a closer look", "Someone should look at this again", "weigh in".
 const HEDGE =
   /\b(?:reconsider(?:ed|ing)?|revisit(?:ed|ing)?|rethink(?:ing)?|re-?evaluat(?:e|ed|ing)|review(?:ed|ing)?|discuss(?:ed)?|investigat(?:e|ed)|look(?:ed)? (?:into|at|again)|(?:(?:take|have|give it)\s+)?(?:another|a(?: closer| second)?) look|weigh in|chime in|think (?:about|through)|not sure|unsure|not convinced|doubt)\b/i;
 const ASKED = /\b(?:what|which|how|why|whether)\b[^.!?]*\b(?:should|must)\b/i;
+// A demand with a direction but no target proposes nothing: "This should be clearer", "The
+// design must be more robust", "should be improved". A comparative with its target ("should
+// be lower than 5") or any other complement ("should be 7 days", "opt-in") still proposes.
+const VAGUE_DEMAND =
+  /\b(?:should|must|ought to)\s+(?:(?:really|also|definitely)\s+)?be\s+(?:(?:much|far|a lot|a bit)\s+)?(?:(?:more|less)\s+[\w-]+|\w+er|improved|fixed|addressed|clarified|reworked|rewritten|revised|tightened|simplified|cleaned up)\W*$/i;
 // An indefinite subject, perhaps with a short qualifier, before should or must: "Someone
 // from finance should ...", "anyone else must ...".
 const INDEFINITE_SUBJECT = /\b(?:someone|somebody|anyone|anybody)(?: else)?(?:\s+(?:from|in|on|at)\s+(?:the\s+)?[\w-]+)?\s+(?:should|must)\b/i;
@@ -107,6 +113,12 @@ const NOT_IMPERATIVE = new Set(
 );
 // Words a clause may open with before its verb: "Please use ...", "Then drop ...", "Let's default ...".
 const LEAD_IN = new Set(['please', 'just', 'then', 'instead', 'so', 'and', 'but', 'also', 'simply', "let's", 'lets']);
+// An imperative whose object is only a pointer at the passage, perhaps with a direction but
+// no target, proposes nothing: "Fix this.", "Redo this section", "Clean it up", "Make this
+// clearer". Deleting needs no target, so "Drop this." and "Delete it." still propose.
+const VAGUE_OBJECT =
+  /^(?:this|it|that|these|those|them|something(?: else)?|(?:this|that|the) (?:section|part|paragraph|sentence|bit|wording|text|one))(?: (?:up|again|please|(?:more|less) [a-z]+|[a-z]+er))?$/;
+const DELETION = /^(?:drop|delete|remove|cut|omit|revert)$/;
 // An imperative that asks for more thought proposes nothing: "Please reconsider this", "Let's revisit it".
 const HEDGE_OPENING = new RegExp(`^${HEDGE.source}`, 'i');
 // After a subject: the clause is a statement, not an imperative ("Security will not approve",
@@ -131,6 +143,7 @@ function imperative(clause: string): boolean {
   const next = words[i + 1];
   if (next === undefined || !/^[a-z][a-z-]*$/.test(verb) || NOT_IMPERATIVE.has(verb) || AUXILIARY.has(next)) return false;
   if (HEDGE_OPENING.test(words.slice(i).join(' '))) return false;
+  if (VAGUE_OBJECT.test(words.slice(i + 1).join(' ')) && !DELETION.test(verb)) return false;
   // A word followed by a comma is an aside ("Hmm, ..."), not a verb.
   if (new RegExp(`^[\\s"'“(*_]*(?:\\S+\\s+){${i}}\\S+,`).test(clause)) return false;
   return !/(?:[^s]s|ed|ing|ly)$/.test(verb);
@@ -146,7 +159,7 @@ function proposes(clause: string): boolean {
   const opening = NEGATIVE_IMPERATIVE.exec(clause)?.[0] ?? '';
   const said = opening + clause.slice(opening.length).replace(NOT_PROPOSING, ' ');
   if (PROPOSAL.test(said) || RATHER.test(said)) return true;
-  if (WEAK_PROPOSAL.test(said) && !HEDGE.test(said) && !ASKED.test(said) && !INDEFINITE_SUBJECT.test(said)) return true;
+  if (WEAK_PROPOSAL.test(said) && ![HEDGE, ASKED, INDEFINITE_SUBJECT, VAGUE_DEMAND].some((not) => not.test(said))) return true;
   return imperative(clause) || VALUE_ONLY.test(clause.trim()) || QUOTED_WORDING.test(clause.trim()) || CORRECTION.test(clause);
 }
 
