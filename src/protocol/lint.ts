@@ -185,9 +185,11 @@ const TAG_QUESTION = new RegExp(
   'i',
 );
 // A request put as a question asks for an open answer: "Can you explain the rollout plan?",
-// "Could you or the team make a case for YAML?". "Can you confirm ...?" and "Would you mind if ...?" are yes/no.
+// "Could you or the team make a case for YAML?", "Can you rephrase?"; so does asking whether
+// there is an explanation: "Is there a reason for this?", "Do you have a source for it?".
+// "Can you confirm ...?" and "Would you mind if ...?" are yes/no.
 const REQUEST =
-  /^["'“]?(?:can|could|would|will)\s+(?:you|someone|somebody|anyone|anybody|we)(?:\s+or\s+(?:\S+\s+){0,2}?\S+)?\s+(?:please\s+)?(?:explain|elaborate|describe|clarify|expand|tell|share|give|provide|list|outline|walk|say|make a case|justify|detail|comment|summari[sz]e|shed|help|point|add (?:more )?(?:context|detail|details|an explanation))\b/i;
+  /^["'“]?(?:(?:can|could|would|will)\s+(?:you|someone|somebody|anyone|anybody|we)(?:\s+or\s+(?:\S+\s+){0,2}?\S+)?\s+(?:please\s+)?(?:explain|elaborate|describe|clarify|expand|tell|share|give|provide|list|outline|walk|say|make a case|justify|detail|comment|summari[sz]e|shed|help|point|rephrase|reword|add (?:more )?(?:context|detail|details|an explanation))|(?:is there|are there|do you have|do we have)\s+(?:a|an|any|some|more)?\s*(?:reason|rationale|source|context|example|reference|link|explanation|background|justification|evidence|data)s?)\b/i;
 // An open question ("What happens on error or timeout?"): its `or` joins the things asked about, not the answers.
 const OPEN_QUESTION = /^["'“]?(?:what|how|why|who|where|when)\b/i;
 const WH_WORD = /\b(?:what|which|how|why|who|whom|whose|where|when|whether)\b/i;
@@ -195,14 +197,15 @@ const WH_WORD = /\b(?:what|which|how|why|who|whom|whose|where|when|whether)\b/i;
 // intended?", "Which one?", "Which of the two?", "Which?" ("Which components ...?" names its own).
 const WHICH_OF_THEM = new RegExp(`^["'“]?which(?:\\s+(?:one|ones|of|${AUXILIARY_VERB})\\b|\\W*$)`, 'i');
 // A declarative question is a yes/no one: a statement asked ("confirm: amounts are in cents,
-// not dollars?", "The limit applies per file?"), found by an auxiliary after its first word and
-// no wh-word anywhere. Not one that opens with I ("I'm lost here?" reports a state).
-const DECLARATIVE = new RegExp(`^(?!["'“]?i(?:'m|'d|'ve)?\\b)\\S+(?:\\s+\\S+)*?\\s+(?:${AUXILIARY_VERB}|\\S+'(?:s|re))\\b`, 'i');
-// A verbless yes/no question of up to four words that opens with a preposition or an
-// adjective or participle (hyphenated, or by its ending): "Per tenant?", "Inclusive?",
-// "case-sensitive?", "Signed by the client?". A noun asks for an answer ("Meaning?", "Any thoughts?").
+// not dollars?", "I assume this is per tenant?"), found by an auxiliary after its first word
+// and no wh-word anywhere.
+const DECLARATIVE = new RegExp(`^\\S+(?:\\s+\\S+)*?\\s+(?:${AUXILIARY_VERB}|\\S+'(?:s|re))\\b`, 'i');
+// A verbless yes/no question of up to four words that opens with a preposition, a focusing
+// word, or an adjective or participle (hyphenated, or by its ending): "Per tenant?", "Only
+// for new users?", "Inclusive?", "case-sensitive?", "Signed by the client?"; and "Any
+// chance ...?". A noun asks for an answer ("Meaning?", "Any thoughts?").
 const FRAGMENT =
-  /^["'“]?(?:(?:per|in|on|at|for|before|after|by|within|across|over|under|including|excluding|from|to|with|without|during)\s|[a-z]+-[a-z-]+\b|[a-z]+(?:ive|ble|ous|ic|al|ful|less|ed|ent|ant)\b)(?:\s*\S+){0,3}\?+$/i;
+  /^["'“]?any chance\b|^["'“]?(?:(?:per|in|on|at|for|before|after|by|within|across|over|under|including|excluding|from|to|with|without|during|only|same|both|all|always|never|also|even|exactly)\s|[a-z]+-[a-z-]+\b|[a-z]+(?:ive|ble|ous|ic|al|ful|less|ed|ent|ant)\b)(?:\s*\S+){0,3}\?+$/i;
 
 /**
  * The sentences of a note. A sentence ends at `.`, `!` or `?` followed by a space and a
