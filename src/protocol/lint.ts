@@ -174,14 +174,22 @@ const LABELLED = new RegExp(
   ].join('|'),
   'i',
 );
-const ALTERNATIVE = /\b(?:or|versus|vs)\b/i;
+// Alternatives: or, versus, vs. An or that opens another question joins the things asked
+// about, not answers: "how it picks a region, or what happens when that region is down".
+const ALTERNATIVE = /\b(?:or(?!\s+(?:what|how|why|who|where|when)\b)|versus|vs)\b/i;
+// A statement names a second reading: "I read it as X, but it could also mean Y".
+const SECOND_READING = /\b(?:could|can|might|may)\s+(?:also|equally|instead)\s+(?:be|mean|refer)\b/i;
+// An indirect open question, its wh-word before the or with no list between: "It is unclear
+// how the token is refreshed or revoked" asks how, as "How is it refreshed or revoked?" does.
+const INDIRECT_OPEN = /\b(?:what|how|why|who|where)\b[^:\u2013\u2014]*\b(?:or|versus|vs)\b/i;
 // Words a question may open with before its verb: "So is it ...?", "But should we ...?".
 const QUESTION_LEAD_IN = /^(?:(?:so|and|but|then|also|or|ok|okay|well|hmm|just|still)\b[\s,]*)*/i;
 // A yes/no question: it opens with an auxiliary verb ("Does ...?", "isn't it ...?").
 const YES_NO = new RegExp(`^["'“]?(?:${AUXILIARY_VERB})\\b`, 'i');
-// A tag question: "This can be closed now, no?", "..., right?", "..., isn't it?".
+// A tag question: "This can be closed now, no?", "..., right?", "..., isn't it?", or the tag
+// asked on its own after a statement: "I think the cap resets monthly. Correct?".
 const TAG_QUESTION = new RegExp(
-  `,\\s*(?:no|right|correct|yes|ok|okay|true|agreed|(?:${AUXILIARY_VERB})\\s+(?:it|they|we|you|he|she|there|this|that))\\s*\\?+$`,
+  `(?:^|,)\\s*(?:no|right|correct|yes|ok|okay|true|agreed|(?:${AUXILIARY_VERB})\\s+(?:it|they|we|you|he|she|there|this|that))\\s*\\?+$`,
   'i',
 );
 // A request put as a question asks for an open answer: "Can you explain the rollout plan?",
@@ -193,9 +201,9 @@ const REQUEST =
 // An open question ("What happens on error or timeout?"): its `or` joins the things asked about, not the answers.
 const OPEN_QUESTION = /^["'“]?(?:what|how|why|who|where|when)\b/i;
 const WH_WORD = /\b(?:what|which|how|why|who|whom|whose|where|when|whether)\b/i;
-// "which" as a pronoun asks to pick among alternatives named elsewhere in the note: "Which is
-// intended?", "Which one?", "Which of the two?", "Which?" ("Which components ...?" names its own).
-const WHICH_OF_THEM = new RegExp(`^["'“]?which(?:\\s+(?:one|ones|of|${AUXILIARY_VERB})\\b|\\W*$)`, 'i');
+// "which" asks to pick among alternatives named elsewhere in the note: "Which is intended?",
+// "Which one?", "Which of the two?", "Which reading is meant?", "Which?".
+const WHICH_OF_THEM = new RegExp(`^["'“]?which(?:\\s+(?:[\\w-]+\\s+)?(?:one|ones|of|${AUXILIARY_VERB})\\b|\\W*$)`, 'i');
 // A declarative question is a yes/no one: a statement asked ("confirm: amounts are in cents,
 // not dollars?", "I assume this is per tenant?"), found by an auxiliary after its first word
 // and no wh-word anywhere.
@@ -220,9 +228,9 @@ function questions(said: string[]): string[] {
   return said.flatMap((s) => s.match(/[^?]*\?+/g) ?? []).map((q) => q.trim());
 }
 
-/** A statement of the note offers alternatives: "X or Y." (a sentence with no question in it). */
+/** A statement of the note (a sentence with no question in it) offers alternatives: "X or Y.", "it could also mean Y". */
 function offersAlternatives(said: string[]): boolean {
-  return said.some((s) => !s.includes('?') && ALTERNATIVE.test(s));
+  return said.some((s) => !s.includes('?') && (SECOND_READING.test(s) || (ALTERNATIVE.test(s) && !INDIRECT_OPEN.test(s))));
 }
 
 /** Where a question's clauses open: its start and the text after each comma, "but", "and" or "so". */
@@ -237,7 +245,7 @@ function closedQuestion(body: string): boolean {
   if (LABELLED.test(body)) return true;
   const said = sentences(body);
   // A statement offering alternatives ("UTC or local.") is closed too.
-  if (!body.includes('?')) return ALTERNATIVE.test(body);
+  if (!body.includes('?')) return offersAlternatives(said);
   return said.some((sentence, i) =>
     questions([sentence]).some((question) => {
       // "Under Operations? Or in the runbook?": a question that opens with "or" offers another answer.
