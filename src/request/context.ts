@@ -98,13 +98,14 @@ export async function readContext(patterns: readonly string[], base: string, cwd
   let read = 0;
   for (const { path, named } of paths) {
     const source = displayPath(path, cwd);
-    const label = `--context ${source}`;
+    // In a message, a file outside the working folder goes by its absolute path ("/dev/zero", not "../../dev/zero").
+    const label = `--context ${displayPath(path, cwd, 'absolute')}`;
     const bytes = readUserFile(path, label, budget - read, 'usage').bytes;
     read += bytes.length;
     if (read > budget) throw overBudget(paths.length, null, budget);
     let text: string;
     try {
-      text = decodeText(bytes, `--context ${source}`);
+      text = decodeText(bytes, label);
     } catch (err) {
       if (named) throw err;
       continue; // a binary file inside a folder or glob is not reference text

@@ -13,7 +13,11 @@ const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}\p{Cc}]$/u;
 /** A grapheme shown as an emoji picture: two columns. */
 const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** Printable ASCII: a column a character, nothing to segment. */
+const PLAIN_ASCII = /^[\x20-\x7e]*$/;
+
+/** Made on first use: creating a segmenter loads ICU's break rules, about 12 ms of every start that imported this module. */
+let segmenter: Intl.Segmenter | undefined;
 
 /** The columns one grapheme (a user-perceived character) takes. */
 function graphemeWidth(g: string): number {
@@ -28,7 +32,11 @@ function graphemeWidth(g: string): number {
 function* cells(text: string): Generator<{ text: string; width: number }> {
   let plain = '';
   const flush = function* (): Generator<{ text: string; width: number }> {
-    for (const { segment } of segmenter.segment(plain)) yield { text: segment, width: graphemeWidth(segment) };
+    if (PLAIN_ASCII.test(plain)) for (const ch of plain) yield { text: ch, width: 1 };
+    else {
+      segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+      for (const { segment } of segmenter.segment(plain)) yield { text: segment, width: graphemeWidth(segment) };
+    }
     plain = '';
   };
   for (let i = 0; i < text.length; ) {
@@ -45,6 +53,7 @@ function* cells(text: string): Generator<{ text: string; width: number }> {
 
 /** The columns `text` takes on a terminal. */
 export function displayWidth(text: string): number {
+  if (PLAIN_ASCII.test(text)) return text.length;
   let n = 0;
   for (const c of cells(text)) n += c.width;
   return n;
