@@ -42,7 +42,9 @@ const RATHER = /\brather than\b|(?:\bwould|'d)\s+rather\b|^\W*rather\b/i;
 const AUXILIARY_VERB =
   "is|are|was|were|do|does|did|should|shall|can|could|will|would|must|may|has|have|had|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|shouldn't|can't|couldn't|won't|wouldn't|hasn't|haven't|isnt|arent|doesnt|dont|didnt|shouldnt|cant|couldnt|wont|wouldnt";
 // A proposal word that proposes nothing: negated in a statement ("doesn't make sense",
-// "does not add clarity", "the numbers don't add up"), a noun after a determiner and up to
+// "does not add clarity", "the numbers don't add up", "infrastructure cannot keep"), predicted
+// by will, might or may after a subject other than I or we ("this will make queries
+// expensive"; "we'll use", "I'd make" and "we could use" still propose), a noun after a determiner and up to
 // two modifiers ("your change", "the limit", "a customer-facing document"; a modifier is no
 // auxiliary or preposition, so "the team should change" and "every role with write access"
 // keep theirs, and instead is no noun: "a read replica instead"), or with a vague object
@@ -50,7 +52,8 @@ const AUXILIARY_VERB =
 const PROPOSAL_WORDS = PROPOSAL.source.slice(2, -2);
 const NOT_PROPOSING = new RegExp(
   [
-    String.raw`\b(?:doesn't|doesnt|does not|didn't|didnt|did not|don't|dont|do not|isn't|isnt|is not|wasn't|aren't|are not|hasn't|haven't|won't)\s+(?:\w+\s+)?${PROPOSAL_WORDS}\b`,
+    String.raw`\b(?:doesn't|doesnt|does not|didn't|didnt|did not|don't|dont|do not|isn't|isnt|is not|wasn't|aren't|are not|hasn't|haven't|won't|can't|cannot|can not|couldn't|wouldn't)\s+(?:\w+\s+)?${PROPOSAL_WORDS}\b`,
+    String.raw`(?:(?<!\b(?:i|we)\s+)\b(?:will|might|may)|(?<!\b(?:i|we))'ll)\s+(?:\w+\s+)?${PROPOSAL_WORDS}\b`,
     String.raw`\b(?:the|a|an|this|that|these|those|your|my|our|their|his|her|its|any|each|every|some|no)\s+(?:(?!(?:${AUXILIARY_VERB}|be|might|to|not|and|or|with|for|of|in|on|at|by|from|as|into|than)\b)[\w-]+\s+){0,2}(?!instead\b)${PROPOSAL_WORDS}\b`,
     String.raw`\b(?:change|replace|rename|switch|move|use)\s+(?:this|it|that|these|them|something(?: else)?|another one)\b(?!\s+(?:to|with|into|by|for)\b)`,
     String.raw`\bmake\s+(?:this|it|that|these|them)\s+(?:(?:more|less)\s+\w+|\w+er)\b`,
