@@ -33,28 +33,31 @@ export function noteBody(note: Note): string {
 }
 
 const HAS_WORDS = /[\p{L}\p{N}]/u;
-// Words that put forward what to write: a proposal, a replacement, an edit.
+// Words that put forward what to write: a proposal, a replacement, an edit, a place ("belongs in the appendix").
 const PROPOSAL =
-  /\b(?:instead|replace|use|change|suggest|propose|recommend|prefer|set|cap|limit|make|require|add|remove|drop|keep|move|rename|say|write|state|split|merge|delete|allow|raise|lower|reduce|increase|switch|define|specify|mention|document)\b/i;
-// "rather" proposes as "rather than", "would rather" or a clause's first word, not as a degree ("rather high").
-const RATHER = /\brather than\b|(?:\bwould|'d)\s+rather\b|^\W*rather\b/i;
+  /\b(?:instead|replace|use|change|suggest|propose|recommend|prefer|set|cap|limit|make|require|add|remove|drop|keep|move|rename|say|write|state|split|merge|delete|allow|raise|lower|reduce|increase|switch|define|specify|mention|document|belongs? (?:in|under|on))\b/i;
+// A counter-offer: "rather than", "would rather" or rather as a clause's first word (not a
+// degree, "rather high"), and "why not" ("Why not a simple allowlist?").
+const COUNTER_OFFER = /\brather than\b|(?:\bwould|'d)\s+rather\b|^\W*rather\b|\bwhy not\b/i;
 // An auxiliary or modal verb, or its negative (with or without the apostrophe).
 const AUXILIARY_VERB =
   "is|are|was|were|do|does|did|should|shall|can|could|will|would|must|may|has|have|had|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|shouldn't|can't|couldn't|won't|wouldn't|hasn't|haven't|isnt|arent|doesnt|dont|didnt|shouldnt|cant|couldnt|wont|wouldnt";
 // A proposal word that proposes nothing: negated in a statement ("doesn't make sense",
 // "does not add clarity", "the numbers don't add up", "infrastructure cannot keep"), predicted
 // by will, might or may after a subject other than I or we ("this will make queries
-// expensive"; "we'll use", "I'd make" and "we could use" still propose), a noun after a determiner and up to
+// expensive"; "we'll use", "I'd make" and "we could use" still propose), the aim of a noun
+// of intent ("the proposal to drop IE11 is premature"), a noun after a determiner and up to
 // two modifiers ("your change", "the limit", "a customer-facing document"; a modifier is no
 // auxiliary or preposition, so "the team should change" and "every role with write access"
-// keep theirs, and instead is no noun: "a read replica instead"), or with a vague object
+// keep theirs, and instead and belongs are no nouns: "a read replica instead"), or with a vague object
 // ("change this", "use something else", "make it clearer").
 const PROPOSAL_WORDS = PROPOSAL.source.slice(2, -2);
 const NOT_PROPOSING = new RegExp(
   [
     String.raw`\b(?:doesn't|doesnt|does not|didn't|didnt|did not|don't|dont|do not|isn't|isnt|is not|wasn't|aren't|are not|hasn't|haven't|won't|can't|cannot|can not|couldn't|wouldn't)\s+(?:\w+\s+)?${PROPOSAL_WORDS}\b`,
     String.raw`(?:(?<!\b(?:i|we)\s+)\b(?:will|might|may)|(?<!\b(?:i|we))'ll)\s+(?:\w+\s+)?${PROPOSAL_WORDS}\b`,
-    String.raw`\b(?:the|a|an|this|that|these|those|your|my|our|their|his|her|its|any|each|every|some|no)\s+(?:(?!(?:${AUXILIARY_VERB}|be|might|to|not|and|or|with|for|of|in|on|at|by|from|as|into|than)\b)[\w-]+\s+){0,2}(?!instead\b)${PROPOSAL_WORDS}\b`,
+    String.raw`\b(?:proposal|plan|decision|idea|suggestion|attempt|choice|intent|push)\s+to\s+${PROPOSAL_WORDS}\b`,
+    String.raw`\b(?:the|a|an|this|that|these|those|your|my|our|their|his|her|its|any|each|every|some|no)\s+(?:(?!(?:${AUXILIARY_VERB}|be|might|to|not|and|or|with|for|of|in|on|at|by|from|as|into|than)\b)[\w-]+\s+){0,2}(?!instead\b|belongs?\b)${PROPOSAL_WORDS}\b`,
     String.raw`\b(?:change|replace|rename|switch|move|use)\s+(?:this|it|that|these|them|something(?: else)?|another one)\b(?!\s+(?:to|with|into|by|for)\b)`,
     String.raw`\bmake\s+(?:this|it|that|these|them)\s+(?:(?:more|less)\s+\w+|\w+er)\b`,
   ].join('|'),
@@ -63,8 +66,11 @@ const NOT_PROPOSING = new RegExp(
 // should, must, ought to and better propose unless the clause hedges them ("should
 // reconsider"), asks with them ("unclear what the default should be"), gives them to an
 // indefinite subject ("someone should double-check this") or gives no target ("should be
-// clearer"); better only as a verdict ("is better", "better to"), not an adjective ("a better name").
-const WEAK_PROPOSAL = /\b(?:should|must|ought to)\b|\b(?:is|be|are|it's|much|far)\s+better\b|\bbetter\s+(?:to|as|than|if)\b|\bbetter[:,]/i;
+// clearer"); better only as a verdict ("is better", "better to", "a better approach would be"),
+// not an adjective ("a better name"), as are other comparatives of a recommendation ("it would
+// be preferable to store cents", "Wouldn't it be simpler to reuse the queue?").
+const WEAK_PROPOSAL =
+  /\b(?:should|must|ought to)\b|\b(?:is|be|are|it's|much|far)\s+better\b|\bbetter\s+(?:to|as|than|if)\b|\bbetter[:,]|\bbetter\s+\w+\s+would\s+be\b|(?:\bwould|'d)(?:n't)?(?:\s+it)?\s+be\s+(?:(?:much|far)\s+)?(?:preferable|ideal|simpler|safer|cleaner|clearer|easier)\s+(?:to|if)\b/i;
 // Asking for more thought or another person instead of saying what to write: "should be
 // revisited", "needs a closer look", "Someone should look at this again", "weigh in".
 const HEDGE =
@@ -87,11 +93,12 @@ const VALUE_ONLY = /^(?:(?:maybe|perhaps|how about|what about|or(?: even)?)\s+)?
 // A correction written as one: a clause that is only a rewrite, old and new wording of up to
 // four words each on either side of one arrow ('"it's" -> "its"', `leverage → use`, `=>`; a
 // chain "A -> B -> C" describes a flow), a sed substitution (`s/utilise/use/`), or a value
-// set against the one it replaces ("churn was 4.2%, not 3.8%", "`>=`, not `>`").
+// set against the one it replaces ("churn was 4.2%, not 3.8%", "`>=`, not `>`"), or given as
+// the correct one ("The correct value is 4096", "the current rate is 3.1%").
 const REWRITE_SIDE = String.raw`[^\s>→⇒]+(?:\s+[^\s>→⇒]+){0,3}`;
 const VALUE = String.raw`(?:\d[\d.,]*\s*%?[\p{L}µ]*|\x60[^\x60]+\x60|"[^"]+"|“[^”]+”)`;
 const CORRECTION = new RegExp(
-  String.raw`^\s*${REWRITE_SIDE}\s*(?:->|=>|→|⇒)\s*${REWRITE_SIDE}\s*$|(?:^|\s)s/[^/\s][^/]*/[^/]*/|${VALUE},?\s+not\s+${VALUE}`,
+  String.raw`^\s*${REWRITE_SIDE}\s*(?:->|=>|→|⇒)\s*${REWRITE_SIDE}\s*$|(?:^|\s)s/[^/\s][^/]*/[^/]*/|${VALUE},?\s+not\s+${VALUE}|\b(?:correct|right|actual|accurate|current)\s+(?:\w+\s+)?(?:is|are|was|were)\s+${VALUE}`,
   'u',
 );
 // A clause that ends on the wording it wants: 'the word wanted here is just "short."'.
@@ -161,7 +168,7 @@ function proposes(clause: string): boolean {
   if (DOUBT_OPENING.test(clause)) return false;
   const opening = NEGATIVE_IMPERATIVE.exec(clause)?.[0] ?? '';
   const said = opening + clause.slice(opening.length).replace(NOT_PROPOSING, ' ');
-  if (PROPOSAL.test(said) || RATHER.test(said)) return true;
+  if (PROPOSAL.test(said) || COUNTER_OFFER.test(said)) return true;
   if (WEAK_PROPOSAL.test(said) && ![HEDGE, ASKED, INDEFINITE_SUBJECT, VAGUE_DEMAND].some((not) => not.test(said))) return true;
   return imperative(clause) || VALUE_ONLY.test(clause.trim()) || QUOTED_WORDING.test(clause.trim()) || CORRECTION.test(clause);
 }
