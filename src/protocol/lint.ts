@@ -202,12 +202,31 @@ const TAG_QUESTION = new RegExp(
   `(?:^|,)\\s*(?:no|right|correct|yes|ok|okay|true|agreed|(?:${AUXILIARY_VERB})\\s+(?:it|they|we|you|he|she|there|this|that))\\s*\\?+$`,
   'i',
 );
+// A verb that asks for an explanation, in any of its forms (the stem then any ending):
+// "explain", "clarified", "elaborating", "give more detail"; REQUESTED adds the verbs that ask
+// for it only with you or someone as their subject ("Can you tell ...?", "Could you share ...?").
+const EXPLAIN =
+  '(?:explain|elaborat|describ|clarif|expand|justif|detail|outlin|summari[sz]|rephras|reword)\\w*|(?:giv|provid|shar|add)\\w*\\s+(?:more\\s+|some\\s+|an?\\s+)?(?:context|detail|details|example|examples|explanation)';
+const REQUESTED = `${EXPLAIN}|(?:tell|shar|giv|provid|list|walk|say|comment|shed|help|point)\\w*|make a case`;
 // A request put as a question asks for an open answer: "Can you explain the rollout plan?",
-// "Could you or the team make a case for YAML?", "Can you rephrase?"; so does asking whether
-// there is an explanation: "Is there a reason for this?", "Do you have a source for it?".
-// "Can you confirm ...?" and "Would you mind if ...?" are yes/no.
-const REQUEST =
-  /^["'“]?(?:(?:can|could|would|will)\s+(?:you|someone|somebody|anyone|anybody|we)(?:\s+or\s+(?:\S+\s+){0,2}?\S+)?\s+(?:please\s+)?(?:explain|elaborate|describe|clarify|expand|tell|share|give|provide|list|outline|walk|say|make a case|justify|detail|comment|summari[sz]e|shed|help|point|rephrase|reword|add (?:more )?(?:context|detail|details|an explanation))|(?:is there|are there|do you have|do we have)\s+(?:a|an|any|some|more)?\s*(?:reason|rationale|source|context|example|reference|link|explanation|background|justification|evidence|data)s?)\b/i;
+// "Could you or the team make a case for YAML?", "Can you rephrase?", "Could this be
+// clarified?", "Would you mind expanding on ...?", "Is it possible to give more detail?"; so
+// does asking whether there is an explanation ("Is there a reason for this?", "Do you have a
+// source for it?") or whether an open answer is known ("Do we know how this behaves under
+// load?"). "Can you confirm ...?" and "Would you mind if ...?" are yes/no.
+const REQUEST = new RegExp(
+  [
+    `(?:can|could|would|will)\\s+(?:you|someone|somebody|anyone|anybody|we)(?:\\s+or\\s+(?:\\S+\\s+){0,2}?\\S+)?\\s+(?:please\\s+)?(?:${REQUESTED})`,
+    `(?:can|could|would|will)\\s+(?:this|it|that|these|the\\s+\\w+)\\s+be\\s+(?:${EXPLAIN})`,
+    `would you mind\\s+(?:${REQUESTED})`,
+    `is it possible to\\s+(?:${EXPLAIN})`,
+    '(?:is there|are there|do you have|do we have)\\s+(?:a|an|any|some|more)?\\s*(?:reason|rationale|source|context|example|reference|link|explanation|background|justification|evidence|data)s?',
+    `(?:${AUXILIARY_VERB})\\b[^?]*?\\b(?:know|knows|understand|clear|idea|sure|documented|specified)\\s+(?:what|how|why|who|where|when)`,
+  ]
+    .map((r) => `^["'“]?(?:${r})\\b`)
+    .join('|'),
+  'i',
+);
 // An open question ("What happens on error or timeout?"): its `or` joins the things asked about, not the answers.
 const OPEN_QUESTION = /^["'“]?(?:what|how|why|who|where|when)\b/i;
 const WH_WORD = /\b(?:what|which|how|why|who|whom|whose|where|when|whether)\b/i;
@@ -216,8 +235,8 @@ const WH_WORD = /\b(?:what|which|how|why|who|whom|whose|where|when|whether)\b/i;
 const WHICH_OF_THEM = new RegExp(`^["'“]?which(?:\\s+(?:[\\w-]+\\s+)?(?:one|ones|of|${AUXILIARY_VERB})\\b|\\W*$)`, 'i');
 // A declarative question is a yes/no one: a statement asked ("confirm: amounts are in cents,
 // not dollars?", "I assume this is per tenant?"), found by an auxiliary after its first word
-// and no wh-word anywhere.
-const DECLARATIVE = new RegExp(`^\\S+(?:\\s+\\S+)*?\\s+(?:${AUXILIARY_VERB}|\\S+'(?:s|re))\\b`, 'i');
+// or a verb in -s after this, it or that ("this excludes weekends?"), and no wh-word anywhere.
+const DECLARATIVE = new RegExp(`^\\S+(?:\\s+\\S+)*?\\s+(?:${AUXILIARY_VERB}|\\S+'(?:s|re))\\b|(?:^|\\s)(?:this|it|that)\\s+[a-z]+s\\b`, 'i');
 // A verbless yes/no question of up to four words that opens with a preposition, a focusing
 // word, or an adjective or participle (hyphenated, or by its ending): "Per tenant?", "Only
 // for new users?", "Inclusive?", "case-sensitive?", "Signed by the client?"; and "Any
