@@ -153,6 +153,9 @@ function imperative(clause: string): boolean {
   const next = words[i + 1];
   if (next === undefined || !/^[a-z][a-z-]*$/.test(verb) || NOT_IMPERATIVE.has(verb) || AUXILIARY.has(next)) return false;
   if (HEDGE_OPENING.test(words.slice(i).join(' '))) return false;
+  // A compound subject: a noun whose head has a noun's ending, then a finite verb within four
+  // words ("Cache invalidation is already a pain", "Test coverage for this module is thin").
+  if (/(?:tion|sion|ment|ness|ity|ance|ence|ing|age|ure|ship|ism|cy)$/.test(next) && words.slice(i + 2, i + 6).some((w) => AUXILIARY.has(w))) return false;
   if (VAGUE_OBJECT.test(words.slice(i + 1).join(' ')) && !DELETION.test(verb)) return false;
   // A word followed by a comma is an aside ("Hmm, ..."), not a verb.
   if (new RegExp(`^[\\s"'“(*_]*(?:\\S+\\s+){${i}}\\S+,`).test(clause)) return false;
