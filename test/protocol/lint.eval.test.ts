@@ -35,9 +35,12 @@ function misses(notes: Labelled[]): string[] {
 describe('the content rules on labelled notes', () => {
   const tuning = labelled('tuning.tsv');
   const heldOut = labelled('held-out.tsv');
+  // Written by two authors who had only the protocol's definitions of the notes, never the rules.
+  const blindTuning = labelled('blind-tuning.tsv');
+  const blindHeldOut = labelled('blind-held-out.tsv');
 
   it('each half holds 50 or more notes, of both kinds and every verdict', () => {
-    for (const half of [tuning, heldOut]) {
+    for (const half of [tuning, heldOut, blindTuning, blindHeldOut]) {
       expect(half.length).toBeGreaterThanOrEqual(50);
       expect(new Set(half.map((n) => `${n.kind} ${n.expected}`))).toEqual(
         new Set(['CONTESTED ok', 'CONTESTED dissent-only', 'CLARIFY ok', 'CLARIFY open-ended']),
@@ -53,5 +56,19 @@ describe('the content rules on labelled notes', () => {
     const wrong = misses(heldOut);
     const accuracy = 1 - wrong.length / heldOut.length;
     expect(accuracy, wrong.join('\n')).toBeGreaterThanOrEqual(0.96);
+  });
+
+  it('the blind tuning half: at least 98% right', () => {
+    const wrong = misses(blindTuning);
+    const accuracy = 1 - wrong.length / blindTuning.length;
+    expect(accuracy, wrong.join('\n')).toBeGreaterThanOrEqual(0.98);
+  });
+
+  // The floor is the figure the rules reached (227 of 240, 94.6%), rounded down: under the
+  // 96% goal, as docs/lint.md says. Only the count is reported, so the half stays held out.
+  it('the blind held-out half: at least 94% right', () => {
+    const wrong = misses(blindHeldOut).length;
+    const accuracy = 1 - wrong / blindHeldOut.length;
+    expect(accuracy, `${blindHeldOut.length - wrong} of ${blindHeldOut.length} right`).toBeGreaterThanOrEqual(0.94);
   });
 });
