@@ -49,8 +49,8 @@ const AUXILIARY_VERB =
 // of intent ("the proposal to drop IE11 is premature"), a noun after a determiner and up to
 // two modifiers ("your change", "the limit", "a customer-facing document"; a modifier is no
 // auxiliary or preposition, so "the team should change" and "every role with write access"
-// keep theirs, and instead and belongs are no nouns: "a read replica instead"), or with a vague object
-// ("change this", "use something else", "make it clearer").
+// keep theirs, and instead and belongs are no nouns: "a read replica instead"), or with a
+// vague object ("change this", "use something else", "make it clearer").
 const PROPOSAL_WORDS = PROPOSAL.source.slice(2, -2);
 const NOT_PROPOSING = new RegExp(
   [
@@ -166,7 +166,7 @@ function imperative(clause: string): boolean {
 // negation is the proposal, so it does not cancel the proposal word after it.
 const NEGATIVE_IMPERATIVE = new RegExp(`^\\W*(?:(?:${[...LEAD_IN].join('|')})\\s+)*(?:don't|dont|do not|never)\\s+`, 'i');
 
-/** A clause that says what to write: a proposal word, an unhedged should/must/better, an imperative, or a value. */
+/** A clause that says what to write: a proposal word, an unhedged should/must/better, an imperative, a value or a correction. */
 function proposes(clause: string): boolean {
   if (DOUBT_OPENING.test(clause)) return false;
   const opening = NEGATIVE_IMPERATIVE.exec(clause)?.[0] ?? '';
