@@ -89,20 +89,21 @@ const DOUBT_OPENING = /^\W*(?:i'm |i am |i'm just |i'm still )?(?:not sure|unsur
 // Clauses: sentences, and the parts of one joined by `;`, `:` or a dash.
 const CLAUSE = /(?<=[.!?])\s+|\s*[;:]\s+|\s+[-\u2013\u2014]+\s+/;
 // A clause that is only a value: "7 days.", "2", "`json`", "Maybe "language or library"?".
-const VALUE_ONLY = /^(?:(?:maybe|perhaps|how about|what about|or(?: even)?)\s+)?(?:\d[\d.,:%]*|`[^`]+`|"[^"]+"|“[^”]+”)(?:\s+[\p{L}]+){0,2}[.!?]?$/iu;
+const VALUE_ONLY =
+  /^(?:(?:maybe|perhaps|how about|what about|or(?: even)?)\s+)?(?:\d[\d.,:%]*|`[^`]+`|"[^"]+"|\u201c[^\u201d]+\u201d)(?:\s+[\p{L}]+){0,2}[.!?]?$/iu;
 // A correction written as one: a clause that is only a rewrite, old and new wording of up to
 // four words each on either side of one arrow ('"it's" -> "its"', `leverage → use`, `=>`; a
 // chain "A -> B -> C" describes a flow), a sed substitution (`s/utilise/use/`), or a value
 // set against the one it replaces ("churn was 4.2%, not 3.8%", "`>=`, not `>`"), or given as
 // the correct one ("The correct value is 4096", "the current rate is 3.1%").
-const REWRITE_SIDE = String.raw`[^\s>→⇒]+(?:\s+[^\s>→⇒]+){0,3}`;
-const VALUE = String.raw`(?:\d[\d.,]*\s*%?[\p{L}µ]*|\x60[^\x60]+\x60|"[^"]+"|“[^”]+”)`;
+const REWRITE_SIDE = String.raw`[^\s>\u2192\u21d2]+(?:\s+[^\s>\u2192\u21d2]+){0,3}`;
+const VALUE = String.raw`(?:\d[\d.,]*\s*%?[\p{L}\u00b5]*|\x60[^\x60]+\x60|"[^"]+"|\u201c[^\u201d]+\u201d)`;
 const CORRECTION = new RegExp(
-  String.raw`^\s*${REWRITE_SIDE}\s*(?:->|=>|→|⇒)\s*${REWRITE_SIDE}\s*$|(?:^|\s)s/[^/\s][^/]*/[^/]*/|${VALUE},?\s+not\s+${VALUE}|\b(?:correct|right|actual|accurate|current)\s+(?:\w+\s+)?(?:is|are|was|were)\s+${VALUE}`,
+  String.raw`^\s*${REWRITE_SIDE}\s*(?:->|=>|\u2192|\u21d2)\s*${REWRITE_SIDE}\s*$|(?:^|\s)s/[^/\s][^/]*/[^/]*/|${VALUE},?\s+not\s+${VALUE}|\b(?:correct|right|actual|accurate|current)\s+(?:\w+\s+)?(?:is|are|was|were)\s+${VALUE}`,
   'u',
 );
 // A clause that ends on the wording it wants: 'the word wanted here is just "short."'.
-const QUOTED_WORDING = /\b(?:is|be|just|simply|to|as|like|it|read)\s+(?:"[^"]+"|“[^”]+”|`[^`]+`)\W*$/i;
+const QUOTED_WORDING = /\b(?:is|be|just|simply|to|as|like|it|read)\s+(?:"[^"]+"|\u201c[^\u201d]+\u201d|`[^`]+`)\W*$/i;
 // Words that cannot open an imperative clause: determiners, pronouns, auxiliaries and
 // modals, prepositions, conjunctions, negations, number words and common sentence
 // adverbs and interjections. A clause opening with another word in its base form (not
@@ -144,9 +145,9 @@ const AUXILIARY = new Set(
 /** The clause opens with a verb in its base form: an imperative, so a proposal. */
 function imperative(clause: string): boolean {
   const words = clause
-    .replace(/^[\s"'“(*_]+/, '')
+    .replace(/^[\s"'\u201c(*_]+/, '')
     .split(/\s+/)
-    .map((w) => w.replace(/[.!?,"'”)*_]+$/, '').toLowerCase());
+    .map((w) => w.replace(/[.!?,"'\u201d)*_]+$/, '').toLowerCase());
   let i = 0;
   while (i < words.length - 1 && LEAD_IN.has(words[i]!)) i++;
   const verb = words[i] ?? '';
@@ -158,7 +159,7 @@ function imperative(clause: string): boolean {
   if (/(?:tion|sion|ment|ness|ity|ance|ence|ing|age|ure|ship|ism|cy)$/.test(next) && words.slice(i + 2, i + 6).some((w) => AUXILIARY.has(w))) return false;
   if (VAGUE_OBJECT.test(words.slice(i + 1).join(' ')) && !DELETION.test(verb)) return false;
   // A word followed by a comma is an aside ("Hmm, ..."), not a verb.
-  if (new RegExp(`^[\\s"'“(*_]*(?:\\S+\\s+){${i}}\\S+,`).test(clause)) return false;
+  if (new RegExp(`^[\\s"'\u201c(*_]*(?:\\S+\\s+){${i}}\\S+,`).test(clause)) return false;
   return !/(?:[^s]s|ed|ing|ly)$/.test(verb);
 }
 
@@ -198,7 +199,7 @@ const INDIRECT_OPEN = /\b(?:what|how|why|who|where)\b[^:\u2013\u2014]*\b(?:or|ve
 // Words a question may open with before its verb: "So is it ...?", "But should we ...?".
 const QUESTION_LEAD_IN = /^(?:(?:so|and|but|then|also|or|ok|okay|well|hmm|just|still)\b[\s,]*)*/i;
 // A yes/no question: it opens with an auxiliary verb ("Does ...?", "isn't it ...?").
-const YES_NO = new RegExp(`^["'“]?(?:${AUXILIARY_VERB})\\b`, 'i');
+const YES_NO = new RegExp(`^["'\u201c]?(?:${AUXILIARY_VERB})\\b`, 'i');
 // A tag question: "This can be closed now, no?", "..., right?", "..., isn't it?", or the tag
 // asked on its own after a statement: "I think the cap resets monthly. Correct?".
 const TAG_QUESTION = new RegExp(
@@ -226,16 +227,16 @@ const REQUEST = new RegExp(
     '(?:is there|are there|do you have|do we have)\\s+(?:a|an|any|some|more)?\\s*(?:reason|rationale|source|context|example|reference|link|explanation|background|justification|evidence|data)s?',
     `(?:${AUXILIARY_VERB})\\b[^?]*?\\b(?:know|knows|understand|clear|idea|sure|documented|specified)\\s+(?:what|how|why|who|where|when)`,
   ]
-    .map((r) => `^["'“]?(?:${r})\\b`)
+    .map((r) => `^["'\u201c]?(?:${r})\\b`)
     .join('|'),
   'i',
 );
 // An open question ("What happens on error or timeout?"): its `or` joins the things asked about, not the answers.
-const OPEN_QUESTION = /^["'“]?(?:what|how|why|who|where|when)\b/i;
+const OPEN_QUESTION = /^["'\u201c]?(?:what|how|why|who|where|when)\b/i;
 const WH_WORD = /\b(?:what|which|how|why|who|whom|whose|where|when|whether)\b/i;
 // "which" asks to pick among alternatives named elsewhere in the note: "Which is intended?",
 // "Which one?", "Which of the two?", "Which reading is meant?", "Which?".
-const WHICH_OF_THEM = new RegExp(`^["'“]?which(?:\\s+(?:[\\w-]+\\s+)?(?:one|ones|of|${AUXILIARY_VERB})\\b|\\W*$)`, 'i');
+const WHICH_OF_THEM = new RegExp(`^["'\u201c]?which(?:\\s+(?:[\\w-]+\\s+)?(?:one|ones|of|${AUXILIARY_VERB})\\b|\\W*$)`, 'i');
 // A declarative question is a yes/no one: a statement asked ("confirm: amounts are in cents,
 // not dollars?", "I assume this is per tenant?"), found by an auxiliary after its first word
 // or a verb in -s after this, it or that ("this excludes weekends?"), and no wh-word anywhere.
@@ -245,14 +246,14 @@ const DECLARATIVE = new RegExp(`^\\S+(?:\\s+\\S+)*?\\s+(?:${AUXILIARY_VERB}|\\S+
 // for new users?", "Inclusive?", "case-sensitive?", "Signed by the client?"; and "Any
 // chance ...?". A noun asks for an answer ("Meaning?", "Any thoughts?").
 const FRAGMENT =
-  /^["'“]?any chance\b|^["'“]?(?:(?:per|in|on|at|for|before|after|by|within|across|over|under|including|excluding|from|to|with|without|during|only|same|both|all|always|never|also|even|exactly)\s|[a-z]+-[a-z-]+\b|[a-z]+(?:ive|ble|ous|ic|al|ful|less|ed|ent|ant)\b)(?:\s*\S+){0,3}\?+$/i;
+  /^["'\u201c]?any chance\b|^["'\u201c]?(?:(?:per|in|on|at|for|before|after|by|within|across|over|under|including|excluding|from|to|with|without|during|only|same|both|all|always|never|also|even|exactly)\s|[a-z]+-[a-z-]+\b|[a-z]+(?:ive|ble|ous|ic|al|ful|less|ed|ent|ant)\b)(?:\s*\S+){0,3}\?+$/i;
 
 /**
  * The sentences of a note. A sentence ends at `.`, `!` or `?` followed by a space and a
  * capital, a digit or a quote, so "i.e." and "e.g." inside a question do not cut it.
  */
 function sentences(body: string): string[] {
-  return body.split(/(?<=[.!?])\s+(?=["'“(`*_]?[\p{Lu}\p{N}])/u);
+  return body.split(/(?<=[.!?])\s+(?=["'\u201c(`*_]?[\p{Lu}\p{N}])/u);
 }
 
 /** The questions of some sentences (each up to and including its `?`). */
