@@ -36,6 +36,14 @@ await build({
 const bundled = readFileSync(OUT, 'utf8');
 const left = /\bimport\((?!\s*\))/.exec(bundled);
 if (left) throw new Error(`dist/cli.cjs still holds a dynamic import() at offset ${left.index}: bundle that module, or require it`);
+// esbuild escapes the non-ASCII characters of strings but keeps those of regex literals and
+// String.raw templates as written, and a single character above U+00FF makes V8 hold the whole
+// source as two-byte text: 3 MB more at every start.
+const wide = /[^\x00-\x7f]/.exec(bundled);
+if (wide) {
+  const at = bundled.slice(Math.max(0, wide.index - 50), wide.index + 10).replace(/\s+/g, ' ');
+  throw new Error(`dist/cli.cjs holds the non-ASCII character U+${wide[0].codePointAt(0).toString(16).toUpperCase().padStart(4, '0')} in code, near ${JSON.stringify(at)}: write it as a \\u escape in the source`);
+}
 
 rmSync(`${OUT}.cache`, { force: true });
 const dir = mkdtempSync(join(tmpdir(), 'bounce-warm-'));

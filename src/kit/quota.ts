@@ -6,7 +6,7 @@
 import type { AdapterError } from '../contract/contract.js';
 
 const QUOTA_PATTERNS = [
-  // Claude Code: "You've hit your session limit · resets 4:20am (UTC)"; Codex: "You’ve hit your usage limit. ..."
+  // Claude Code: "You've hit your session limit \u00b7 resets 4:20am (UTC)"; Codex: "You\u2019ve hit your usage limit. ..." (as escapes: the bundle is ASCII)
   /you['\u2019]ve (?:hit|reached) your [\w -]*?(?:limit|quota)/,
   /(?:usage|session|weekly|spend) limit (?:reached|has been reached)/,
   /quota exceeded|exceeded your (?:current )?quota|insufficient[_ ]quota/,
