@@ -52,14 +52,26 @@ const AUXILIARY_VERB =
 // keep theirs, and instead and belongs are no nouns: "a read replica instead"), or with a
 // vague object ("change this", "use something else", "make it clearer").
 const PROPOSAL_WORDS = PROPOSAL.source.slice(2, -2);
+// An object or target that is only a judgement of what is wanted: "a sensible retry count",
+// "the correct unit", "a more appropriate rate", "something reasonable", "something claimants
+// will understand", "a different window". Content ("a 30 s cap", "the UTC offset") proposes.
+const VAGUE_TARGET = String.raw`(?:(?:a|an|the|some)\s+(?:(?:much|far)\s+)?(?:sensible|reasonable|appropriate|suitable|proper|correct|right|better|good|valid|accurate|realistic|sane|saner|safer|different|more\s+[\w-]+|less\s+[\w-]+)(?:\s+[\w-]+){0,2}|something(?:\s+(?:[\w-]+\s+){0,4}[\w-]+)?)\W*$`;
+// A replacement whose new text is only a direction: "Replace this with a better alerting
+// approach", "swap it for something more inclusive"; "replace it with a token bucket" proposes.
+const VAGUE_REPLACEMENT = new RegExp(
+  String.raw`\b(?:change|replace|rename|switch|swap|substitute|move|use|choose|pick|select|set|bump|raise|lower|increase|reduce|consider|find|adopt|define|specify|add|make|write|apply)\s+(?:(?:[\w-]+\s+){0,3}?(?:with|to|into|for|by)\s+)?(?:another\s+(?:one|option|approach|way)\W*$|anything|${VAGUE_TARGET})`,
+  'i',
+);
 const NOT_PROPOSING = new RegExp(
   [
     String.raw`\b(?:doesn't|doesnt|does not|didn't|didnt|did not|don't|dont|do not|isn't|isnt|is not|wasn't|aren't|are not|hasn't|haven't|won't|can't|cannot|can not|couldn't|wouldn't)\s+(?:\w+\s+)?${PROPOSAL_WORDS}\b`,
-    String.raw`(?:(?<!\b(?:i|we)\s+)\b(?:will|might|may)|(?<!\b(?:i|we))'ll)\s+(?:\w+\s+)?${PROPOSAL_WORDS}\b`,
+    String.raw`(?:(?<!\b(?:i|we)\s+)\b(?:will|might|may|(?:is|are)\s+(?:likely|going|bound)\s+to)|(?<!\b(?:i|we))'ll)\s+(?:[\w-]+\s+){0,5}?${PROPOSAL_WORDS}\b`,
     String.raw`\b(?:proposal|plan|decision|idea|suggestion|attempt|choice|intent|push)\s+to\s+${PROPOSAL_WORDS}\b`,
+    String.raw`\b(?:recommend|suggest|propose|advise)\w*\s+(?:that\s+)?(?:(?:the\s+\w+|we|you|they|someone)\s+)?(?=(?:revisit|reconsider|rethink|review|re-?evaluat|revis|rework|rewrit|look|check|verify|think|fix|correct|address|improv|clarif)\w*\b(?!\s+(?:it|this|that|them)?\s*(?:to|with|as|into)\b))`,
     String.raw`\b(?:the|a|an|this|that|these|those|your|my|our|their|his|her|its|any|each|every|some|no)\s+(?:(?!(?:${AUXILIARY_VERB}|be|might|to|not|and|or|with|for|of|in|on|at|by|from|as|into|than)\b)[\w-]+\s+){0,2}(?!instead\b|belongs?\b)${PROPOSAL_WORDS}\b`,
     String.raw`\b(?:change|replace|rename|switch|move|use)\s+(?:this|it|that|these|them|something(?: else)?|another one)\b(?!\s+(?:to|with|into|by|for)\b)`,
     String.raw`\bmake\s+(?:this|it|that|these|them)\s+(?:(?:more|less)\s+\w+|\w+er)\b`,
+    VAGUE_REPLACEMENT.source,
   ].join('|'),
   'gi',
 );
@@ -72,38 +84,59 @@ const NOT_PROPOSING = new RegExp(
 const WEAK_PROPOSAL =
   /\b(?:should|must|ought to)\b|\b(?:is|be|are|it's|much|far)\s+better\b|\bbetter\s+(?:to|as|than|if)\b|\bbetter[:,]|\bbetter\s+\w+\s+would\s+be\b|(?:\bwould|'d)(?:n't)?(?:\s+it)?\s+be\s+(?:(?:much|far)\s+)?(?:preferable|ideal|simpler|safer|cleaner|clearer|easier)\s+(?:to|if)\b/i;
 // Asking for more thought or another person instead of saying what to write: "should be
-// revisited", "needs a closer look", "Someone should look at this again", "weigh in".
+// revisited", "needs a closer look", "Someone should look at this again", "weigh in", "Please
+// check the minutes again", "double-check".
 const HEDGE =
-  /\b(?:reconsider(?:ed|ing)?|revisit(?:ed|ing)?|rethink(?:ing)?|re-?evaluat(?:e|ed|ing)|review(?:ed|ing)?|discuss(?:ed)?|investigat(?:e|ed)|look(?:ed)? (?:into|at|again)|(?:(?:take|have|give it)\s+)?(?:another|a(?: closer| second)?) look|weigh in|chime in|think (?:about|through)|not sure|unsure|not convinced|doubt)\b/i;
+  /\b(?:reconsider(?:ed|ing)?|revisit(?:ed|ing)?|rethink(?:ing)?|re-?evaluat(?:e|ed|ing)|review(?:ed|ing)?|discuss(?:ed)?|investigat(?:e|ed)|look(?:ed)? (?:into|at|again)|(?:double|re)-?check\w*|check\w*\b[^.!?]{0,40}?\bagain|go(?:ne)? over (?:it|this|that) again|(?:(?:take|have|give it)\s+)?(?:another|a(?: closer| second)?) look|weigh in|chime in|(?:talk|speak)\s+(?:to|with)|consult|check\s+with|loop\s+in|sync\s+(?:up\s+)?with|run\s+(?:it|this|that)\s+(?:by|past)|think (?:\w+ )?(?:about|through)|think harder|more thought|not sure|unsure|not convinced|doubt)\b/i;
 const ASKED = /\b(?:what|which|how|why|whether)\b[^.!?]*\b(?:should|must)\b/i;
 // A demand with a direction but no target proposes nothing: "This should be clearer", "The
 // design must be more robust", "should be improved". A comparative with its target ("should
 // be lower than 5") or any other complement ("should be 7 days", "opt-in") still proposes.
 const VAGUE_DEMAND =
-  /\b(?:should|must|ought to)\s+(?:(?:really|also|definitely)\s+)?be\s+(?:(?:much|far|a lot|a bit)\s+)?(?:(?:more|less)\s+[\w-]+|\w+er|improved|fixed|addressed|clarified|reworked|rewritten|revised|tightened|simplified|cleaned up)\W*$/i;
+  /\b(?:should|must|ought to|needs? to)\s+(?:(?:really|also|definitely|first)\s+)?be\s+(?:made\s+)?(?:(?:much|far|a lot|a bit)\s+)?(?:(?:more|less)\s+[\w-]+|\w+er|improved|fixed|addressed|clarified|reworked|rewritten|revised|tightened|simplified|cleaned up|verified|checked|confirmed|validated|double-checked|reconciled|corrected|updated|looked at|handled (?:differently|elsewhere|somewhere else|better))(?:,?\s+(?:and|or)\s+(?:more\s+|less\s+)?[\w-]+)*(?:\s+(?:to\s+be\s+[\w-]+|for\s+(?:accuracy|clarity|correctness|consistency|tone|readability)|(?:before|after|by|prior to|with|against)\s+[^.;]*|asap|soon|first|now|urgently))?\W*$/i;
+// A manner with no target: "Wouldn't this be better handled somewhere else?", "Ought to be
+// done differently"; "handled in the gateway" names the place and proposes.
+const VAGUE_MANNER =
+  /\b(?:handled?|done|do|written|write|worded|phrased|framed|treated|treat|structured|approached|solved|organi[sz]ed|placed|put)\s+(?:(?:it|(?:this|that|these|those|the)(?:\s+[\w-]+){0,2})\s+)?(?:differently|elsewhere|somewhere else|some other way|another way|otherwise|better|(?:more|less)\s+\w+ly|\w+ly\s+enough)\b/i;
+// A verdict that blocks without saying what to write: "should not ship", "must not be merged".
+const NO_GO =
+  /\b(?:should|must)(?:n't|\s+not|\s+never)\s+(?:be\s+)?(?:ship(?:ped)?|land(?:ed)?|merge(?:d)?|release(?:d)?|approve(?:d)?|publish(?:ed)?|go\s+(?:in|out|live|ahead)|happen|pass(?:ed)?|accept(?:ed)?)\b/i;
+// must as a conclusion about the text, not a demand: "One of the two must be wrong", "This must be a typo".
+const CONCLUSION = /\bmust\s+(?:be|have\s+been)\s+(?:wrong|incorrect|mistaken|outdated|stale|broken|off|an?\s+(?:typo|mistake|error|bug|oversight))\b/i;
+// should asked about in doubt ("Should we really be committing to this timeline?", "Must
+// this even exist?"): no proposal. "Should this be opt-in?" suggests.
+const DOUBTING_QUESTION = /\b(?:should|must)\b[^?]*\b(?:really|even|actually|seriously|honestly|truly)\b[^?]*\?/i;
 // An indefinite subject, perhaps with a short qualifier, before should or must: "Someone
 // from finance should ...", "anyone else must ...".
 const INDEFINITE_SUBJECT = /\b(?:someone|somebody|anyone|anybody)(?: else)?(?:\s+(?:from|in|on|at)\s+(?:the\s+)?[\w-]+)?\s+(?:should|must)\b/i;
-// A clause that opens in doubt proposes nothing in it ("Not sure it is wise to use X here").
-const DOUBT_OPENING = /^\W*(?:i'm |i am |i'm just |i'm still )?(?:not sure|unsure|not convinced|i doubt)\b/i;
-// Clauses: sentences, and the parts of one joined by `;`, `:` or a dash.
-const CLAUSE = /(?<=[.!?])\s+|\s*[;:]\s+|\s+[-\u2013\u2014]+\s+/;
+// A clause that opens in doubt or disagreement proposes nothing up to its first comma ("Not
+// sure it is wise to use X here", "I have serious doubts that ...", "Hard disagree, this turns
+// maintainers into gatekeepers"); what follows the comma may still ("I disagree, cap it at 3").
+const DOUBT_OPENING =
+  /^\W*(?:(?:i'm |i am |i'm just |i'm still )?(?:not sure|unsure|not convinced|i doubt)|i(?:'m| am) (?:worried|concerned|sceptical|skeptical|nervous|uneasy)|i (?:have|had) (?:some |serious |real |big |grave )?(?:doubts?|concerns?|reservations?)|i (?:worry|fear|disagree|object|don't (?:think|like|buy|love|agree))|i(?: am|'m)? not agree|(?:hard|strongly|respectfully) disagree|disagree)\b/i;
+// Clauses: sentences, and the parts of one joined by `;`, `:` or a dash, or by a comma
+// before a word that opens an imperative ("House style is British, so spell it ...").
+const CLAUSE = /(?<=[.!?])\s+|\s*[;:]\s+|\s+[-\u2013\u2014]+\s+|,\s+(?=(?:so|then|just|instead|please|pls)\s)/;
 // A clause that is only a value: "7 days.", "2", "`json`", "Maybe "language or library"?".
 const VALUE_ONLY =
   /^(?:(?:maybe|perhaps|how about|what about|or(?: even)?)\s+)?(?:\d[\d.,:%]*|`[^`]+`|"[^"]+"|\u201c[^\u201d]+\u201d)(?:\s+[\p{L}]+){0,2}[.!?]?$/iu;
 // A correction written as one: a clause that is only a rewrite, old and new wording of up to
 // four words each on either side of one arrow ('"it's" -> "its"', `leverage → use`, `=>`; a
-// chain "A -> B -> C" describes a flow), a sed substitution (`s/utilise/use/`), or a value
-// set against the one it replaces ("churn was 4.2%, not 3.8%", "`>=`, not `>`"), or given as
-// the correct one ("The correct value is 4096", "the current rate is 3.1%").
+// chain "A -> B -> C" describes a flow), or quoted wordings on either side of one anywhere
+// ('nit: `colour` -> `color`, rest of the repo is en-US'), a sed substitution
+// (`s/utilise/use/`), a value set against the one it replaces ("churn was 4.2%, not 3.8%",
+// '"cancelled" throughout, not "canceled"'), a value that ends the clause after a comma
+// ("far too long for card auth, 10s max"), or a value given as the correct one ("The correct
+// value is 4096", "the current rate is 3.1%").
 const REWRITE_SIDE = String.raw`[^\s>\u2192\u21d2]+(?:\s+[^\s>\u2192\u21d2]+){0,3}`;
 const VALUE = String.raw`(?:\d[\d.,]*\s*%?[\p{L}\u00b5]*|\x60[^\x60]+\x60|"[^"]+"|\u201c[^\u201d]+\u201d)`;
+const QUOTED = String.raw`(?:\x60[^\x60]+\x60|"[^"]+"|\u201c[^\u201d]+\u201d)`;
 const CORRECTION = new RegExp(
-  String.raw`^\s*${REWRITE_SIDE}\s*(?:->|=>|\u2192|\u21d2)\s*${REWRITE_SIDE}\s*$|(?:^|\s)s/[^/\s][^/]*/[^/]*/|${VALUE},?\s+not\s+${VALUE}|\b(?:correct|right|actual|accurate|current)\s+(?:\w+\s+)?(?:is|are|was|were)\s+${VALUE}`,
+  String.raw`^\s*${REWRITE_SIDE}\s*(?:->|=>|\u2192|\u21d2)\s*${REWRITE_SIDE}\s*$|${QUOTED}\s*(?:->|=>|\u2192|\u21d2)\s*${QUOTED}|(?:^|\s)s/[^/\s][^/]*/[^/]*/|${VALUE}(?:\s+[\p{L}]+){0,2},?\s+not\s+${VALUE}|,\s*(?:(?:at most|at least|max(?:imum)?|min(?:imum)?)\s+)?\d[\d.,:%]*\s*[\p{L}]*(?:\s+(?:max|min|tops|maximum|minimum|at most))?\W*$|\b(?:correct|right|actual|accurate|current)\s+(?:\w+\s+)?(?:is|are|was|were)\s+${VALUE}`,
   'u',
 );
 // A clause that ends on the wording it wants: 'the word wanted here is just "short."'.
-const QUOTED_WORDING = /\b(?:is|be|just|simply|to|as|like|it|read)\s+(?:"[^"]+"|\u201c[^\u201d]+\u201d|`[^`]+`)\W*$/i;
+const QUOTED_WORDING = /\b(?:is|be|just|simply|to|(?<!such )as|like|it|read)\s+(?:"[^"]+"|\u201c[^\u201d]+\u201d|`[^`]+`)\W*$/i;
 // Words that cannot open an imperative clause: determiners, pronouns, auxiliaries and
 // modals, prepositions, conjunctions, negations, number words and common sentence
 // adverbs and interjections. A clause opening with another word in its base form (not
@@ -119,17 +152,32 @@ const NOT_IMPERATIVE = new Set(
     'in on at for with without from to by of as about after before under over per via than into onto within between ' +
     'and but or so because if unless although though while also too not nor yes very quite rather maybe perhaps probably likely ' +
     'honestly really sadly unfortunately currently today now still again already even only hmm ok okay well nit note agreed ' +
+    'pretty fairly definitely clearly surely imo imho fwiw tbh btw iirc afaik nb yeah yep nope sure thanks meh ugh oops wow ought ' +
+    'bad wrong poor weird odd strange good great nice fine awkward risky unsafe vague confusing unclear missing broken redundant ' +
+    'unnecessary outdated inconsistent dangerous super huge tiny same hard easy ugly messy sloppy dubious questionable misleading ' +
     'one two three four five six seven eight nine ten twenty thirty hundred thousand'
   ).split(' '),
 );
 // Words a clause may open with before its verb: "Please use ...", "Then drop ...", "Let's default ...".
-const LEAD_IN = new Set(['please', 'just', 'then', 'instead', 'so', 'and', 'but', 'also', 'simply', "let's", 'lets']);
+const LEAD_IN = new Set(['please', 'pls', 'plz', 'kindly', 'just', 'then', 'instead', 'so', 'and', 'but', 'also', 'simply', "let's", 'lets']);
 // An imperative whose object is only a pointer at the passage, perhaps with a direction but
 // no target, proposes nothing: "Fix this.", "Redo this section", "Clean it up", "Make this
 // clearer". Deleting needs no target, so "Drop this." and "Delete it." still propose.
 const VAGUE_OBJECT =
   /^(?:this|it|that|these|those|them|something(?: else)?|(?:this|that|the) (?:section|part|paragraph|sentence|bit|wording|text|one))(?: (?:up|again|please|(?:more|less) [a-z]+|[a-z]+er))?$/;
 const DELETION = /^(?:drop|delete|remove|cut|omit|revert)$/;
+// A verb that asks for a repair or a check says what to write only with a target: "Fix
+// before print", "Please verify with the aircraft manual", "Reconcile these", "Check." do not;
+// "Correct it to 4.2%", "Rewrite this as a list", "Clarify that refunds take 5 days",
+// 'Update the link to "/v2/docs"' do.
+const REPAIR =
+  /^(?:fix|correct|address|resolve|handle|sort|tidy|clean|improve|rework|revise|rewrite|redo|reword|rephrase|reconcile|verify|check|confirm|validate|review|recheck|clarify|tighten|polish|update|amend|adjust|investigate|fact-check|proofread)$/;
+const REPAIR_TARGET = /\b(?:to|with|as|into|instead|that|so|by|from|using|via)\b|\d|["`\u201c]/;
+// Asking to weigh something in general proposes nothing: "Consider the implications", "Think
+// of the users", "Keep the trade-offs in mind"; "Consider a token bucket" and "Consider using
+// ..." name what to write.
+const WEIGH_VAGUELY =
+  /^(?:consider|weigh|ponder|evaluate|assess|remember|think of|keep)\s+(?:(?:the|its|their|all|any|these|those|our|your)\s+)?(?:[\w-]+\s+)?(?:implications|impact|consequences|risks?|trade-?offs|edge cases|alternatives|options|ramifications|costs?|downsides|users?|customers?|readers?)\b(?:\s+(?:in mind|here|first|carefully|again|of\s+\w+(?:\s+\w+)?))*$/;
 // An imperative that asks for more thought proposes nothing: "Please reconsider this", "Let's revisit it".
 const HEDGE_OPENING = new RegExp(`^${HEDGE.source}`, 'i');
 // After a subject: the clause is a statement, not an imperative ("Security will not approve",
@@ -140,6 +188,15 @@ const AUXILIARY = new Set(
     "isn't aren't wasn't weren't won't wouldn't can't cannot couldn't shouldn't mustn't doesn't don't didn't hasn't haven't hadn't " +
     'isnt arent wasnt werent wont wouldnt cant couldnt shouldnt doesnt dont didnt hasnt havent'
   ).split(' '),
+);
+
+// Verbs that link a plural subject to what is said of it: "Calendar weeks look like a poor fit".
+const LINKING = new Set('look seem feel sound appear remain become mean cause break fail'.split(' '));
+// What cannot stand inside a subject: pronouns, conjunctions and relatives.
+const SUBJECT_STOP = new Set(
+  "i we you they he she it it's this that these those them us which who whom whose what when where why how whether if unless so because and but or nor then while although though until once than".split(
+    ' ',
+  ),
 );
 
 /** The clause opens with a verb in its base form: an imperative, so a proposal. */
@@ -153,27 +210,68 @@ function imperative(clause: string): boolean {
   const verb = words[i] ?? '';
   const next = words[i + 1];
   if (next === undefined || !/^[a-z][a-z-]*$/.test(verb) || NOT_IMPERATIVE.has(verb) || AUXILIARY.has(next)) return false;
+  // A question is not an imperative unless it holds a value ("Cap at 3?"): "e-stop over wifi??".
+  if (/\?\W*$/.test(clause) && !/\d|["`\u201c]/.test(clause)) return false;
+  // A hyphenated word opens an imperative only with a verb's prefix ("Re-run", "Double-check",
+  // "Opt-in"); otherwise it is a modifier: "Gluten-free claim on the fries is doubtful".
+  if (
+    verb.includes('-') &&
+    !/^(?:re|pre|de|un|co|double|dry|opt|auto|cross|cherry|hard|soft|spell|fine|short|rate|hot|back|fact|proof|sign|log|roll)-/.test(verb)
+  )
+    return false;
   if (HEDGE_OPENING.test(words.slice(i).join(' '))) return false;
   // A compound subject: a noun whose head has a noun's ending, then a finite verb within four
   // words ("Cache invalidation is already a pain", "Test coverage for this module is thin").
   if (/(?:tion|sion|ment|ness|ity|ance|ence|ing|age|ure|ship|ism|cy)$/.test(next) && words.slice(i + 2, i + 6).some((w) => AUXILIARY.has(w))) return false;
+  // A subject, then a finite verb: "license header is wrong", "msrv bump seems unjustified",
+  // "Flat 1% head sampling will lose traces", "Allergen list for this dressing is not
+  // complete", "Calendar weeks look like a poor fit". A pronoun or conjunction on the way
+  // ends the search: "Make retries idempotent so it will ..." stays an imperative.
+  for (const w of words.slice(i + 2, i + 8)) {
+    if (AUXILIARY.has(w) || LINKING.has(w)) return false;
+    if (SUBJECT_STOP.has(w)) break;
+  }
+  if (VAGUE_REPLACEMENT.test(words.slice(i).join(' ')) || WEIGH_VAGUELY.test(words.slice(i).join(' '))) return false;
   if (VAGUE_OBJECT.test(words.slice(i + 1).join(' ')) && !DELETION.test(verb)) return false;
+  if (REPAIR.test(verb)) {
+    // What follows the verb, less a time ("before the protocol goes to the committee") and a
+    // party to check with ("with the aircraft manual"), which are no target.
+    const rest = clause
+      .slice(clause.toLowerCase().indexOf(verb) + verb.length)
+      .replace(/\b(?:before|after|until|once|when|prior to|ahead of)\b.*$/i, '')
+      .replace(/\bwith (?:the|a|an|our|your)\s+[\w-]+(?:\s+[\w-]+){0,3}\W*$/i, '');
+    if (!REPAIR_TARGET.test(rest)) return false;
+  }
   // A word followed by a comma is an aside ("Hmm, ..."), not a verb.
   if (new RegExp(`^[\\s"'\u201c(*_]*(?:\\S+\\s+){${i}}\\S+,`).test(clause)) return false;
   return !/(?:[^s]s|ed|ing|ly)$/.test(verb);
 }
 
+// A proposal asked as a question: "Would dropping the cache layer work?", "How about caching
+// the token?", "What if we batch the writes?", "Shouldn't this be opt-in?"; "What about the
+// edge case?" and "Shouldn't we revisit this?" only ask.
+const ASKED_AS_PROPOSAL =
+  /^\W*(?:(?:(?:would|could)(?:n't)?|how about|what about)\s+[a-z]+ing\b|what if we\b|(?:shouldn't|should not|mustn't)\s+(?:this|it|that|these|we|the\s+[\w-]+)\s+(?!(?:\w+\s+)?(?:reconsider|revisit|rethink|review|discuss|look|think|check)\b)[^?]*\?)/i;
 // A negative imperative's opening: "Don't add it", "Please do not drop the index". Its
 // negation is the proposal, so it does not cancel the proposal word after it.
 const NEGATIVE_IMPERATIVE = new RegExp(`^\\W*(?:(?:${[...LEAD_IN].join('|')})\\s+)*(?:don't|dont|do not|never)\\s+`, 'i');
 
 /** A clause that says what to write: a proposal word, an unhedged should/must/better, an imperative, a value or a correction. */
 function proposes(clause: string): boolean {
-  if (DOUBT_OPENING.test(clause)) return false;
+  if (DOUBT_OPENING.test(clause)) {
+    const comma = clause.indexOf(', ');
+    return comma !== -1 && proposes(clause.slice(comma + 2));
+  }
   const opening = NEGATIVE_IMPERATIVE.exec(clause)?.[0] ?? '';
   const said = opening + clause.slice(opening.length).replace(NOT_PROPOSING, ' ');
-  if (PROPOSAL.test(said) || COUNTER_OFFER.test(said)) return true;
-  if (WEAK_PROPOSAL.test(said) && ![HEDGE, ASKED, INDEFINITE_SUBJECT, VAGUE_DEMAND].some((not) => not.test(said))) return true;
+  // A proposal word inside a hyphenated compound is part of a name: "self-merge", "write-ahead log".
+  const words = said.replace(/(\w)-(?=\w)/g, '$1_');
+  if (PROPOSAL.test(words) || COUNTER_OFFER.test(said) || (ASKED_AS_PROPOSAL.test(clause) && !VAGUE_REPLACEMENT.test(clause))) return true;
+  if (
+    WEAK_PROPOSAL.test(said) &&
+    ![HEDGE, ASKED, INDEFINITE_SUBJECT, VAGUE_DEMAND, VAGUE_MANNER, VAGUE_REPLACEMENT, NO_GO, CONCLUSION, DOUBTING_QUESTION].some((not) => not.test(said))
+  )
+    return true;
   return imperative(clause) || VALUE_ONLY.test(clause.trim()) || QUOTED_WORDING.test(clause.trim()) || CORRECTION.test(clause);
 }
 
@@ -203,15 +301,15 @@ const YES_NO = new RegExp(`^["'\u201c]?(?:${AUXILIARY_VERB})\\b`, 'i');
 // A tag question: "This can be closed now, no?", "..., right?", "..., isn't it?", or the tag
 // asked on its own after a statement: "I think the cap resets monthly. Correct?".
 const TAG_QUESTION = new RegExp(
-  `(?:^|,)\\s*(?:no|right|correct|yes|ok|okay|true|agreed|(?:${AUXILIARY_VERB})\\s+(?:it|they|we|you|he|she|there|this|that))\\s*\\?+$`,
+  `(?:^|,)\\s*(?:no|right|correct|yes|yeah|yep|eh|ok|okay|true|agreed|(?:${AUXILIARY_VERB})\\s+(?:it|they|we|you|he|she|there|this|that))\\s*\\?+$`,
   'i',
 );
 // A verb that asks for an explanation, in any of its forms (the stem then any ending):
 // "explain", "clarified", "elaborating", "give more detail"; REQUESTED adds the verbs that ask
 // for it only with you or someone as their subject ("Can you tell ...?", "Could you share ...?").
 const EXPLAIN =
-  '(?:explain|elaborat|describ|clarif|expand|justif|detail|outlin|summari[sz]|rephras|reword)\\w*|(?:giv|provid|shar|add)\\w*\\s+(?:more\\s+|some\\s+|an?\\s+)?(?:context|detail|details|example|examples|explanation)';
-const REQUESTED = `${EXPLAIN}|(?:tell|shar|giv|provid|list|walk|say|comment|shed|help|point)\\w*|make a case`;
+  '(?:explain|elaborat|describ|clarif|expand|justif|detail|outlin|summari[sz]|rephras|reword|unpack)\\w*|(?:spel|flesh)\\w*\\s+out|(?:giv|provid|shar|add)\\w*\\s+(?:more\\s+|some\\s+|an?\\s+)?(?:context|detail|details|example|examples|explanation)';
+const REQUESTED = `${EXPLAIN}|(?:tell|shar|giv|provid|list|walk|say|comment|shed|help|point|discuss)\\w*|talk\\w*(?:\\s+\\w+)?\\s+(?:through|over|about)|go\\s+over|make a case`;
 // A request put as a question asks for an open answer: "Can you explain the rollout plan?",
 // "Could you or the team make a case for YAML?", "Can you rephrase?", "Could this be
 // clarified?", "Would you mind expanding on ...?", "Is it possible to give more detail?"; so
@@ -220,11 +318,11 @@ const REQUESTED = `${EXPLAIN}|(?:tell|shar|giv|provid|list|walk|say|comment|shed
 // load?"). "Can you confirm ...?" and "Would you mind if ...?" are yes/no.
 const REQUEST = new RegExp(
   [
-    `(?:can|could|would|will)\\s+(?:you|someone|somebody|anyone|anybody|we)(?:\\s+or\\s+(?:\\S+\\s+){0,2}?\\S+)?\\s+(?:please\\s+)?(?:${REQUESTED})`,
+    `(?:can|could|would|will)\\s+(?:you|someone|somebody|anyone|anybody|we|the\\s+(?:authors?|team|owners?|writers?|editors?|maintainers?))(?:\\s+or\\s+(?:\\S+\\s+){0,2}?\\S+)?\\s+(?:please\\s+)?(?:${REQUESTED})`,
     `(?:can|could|would|will)\\s+(?:this|it|that|these|the\\s+\\w+)\\s+be\\s+(?:${EXPLAIN})`,
     `would you mind\\s+(?:${REQUESTED})`,
     `is it possible to\\s+(?:${EXPLAIN})`,
-    '(?:is there|are there|do you have|do we have)\\s+(?:a|an|any|some|more)?\\s*(?:reason|rationale|source|context|example|reference|link|explanation|background|justification|evidence|data)s?',
+    '(?:is there|are there|do you have|do we have)\\s+(?:a|an|any|some|more)?\\s*(?:reason|rationale|source|context|example|reference|link|explanation|background|justification|evidence|data|guidance|documentation|doc|info|information|definition|policy)s?',
     `(?:${AUXILIARY_VERB})\\b[^?]*?\\b(?:know|knows|understand|clear|idea|sure|documented|specified)\\s+(?:what|how|why|who|where|when)`,
   ]
     .map((r) => `^["'\u201c]?(?:${r})\\b`)
@@ -245,6 +343,13 @@ const DECLARATIVE = new RegExp(`^\\S+(?:\\s+\\S+)*?\\s+(?:${AUXILIARY_VERB}|\\S+
 // word, or an adjective or participle (hyphenated, or by its ending): "Per tenant?", "Only
 // for new users?", "Inclusive?", "case-sensitive?", "Signed by the client?"; and "Any
 // chance ...?". A noun asks for an answer ("Meaning?", "Any thoughts?").
+// A short question with no wh-word and no verb to ask with is a yes/no one whatever its first
+// word: "Interns too?", "counts retries?", "Typo?", "Intentional?"; unless what it names is
+// something to be given ("Thoughts?", "Any thoughts on naming?", "Source?", "More details?",
+// "elaborate?") or a cry of confusion ("Huh?").
+const SHORT_QUESTION = /^["'\u201c]?(?:[\w'-]+\s+){0,3}[\w'-]+\?+$/;
+const ASKS_FOR =
+  /\b(?:thoughts?|ideas?|context|details?|sources?|reasons?|rationale|meaning|explanation|examples?|background|clarification|elaboration|input|feedback|suggestions?|opinions?|definition|specifics|why|eli5|links?|refs?|references?|citations?|pointers?|huh|eh|pardon|sorry|come again|(?:explain|elaborat|clarif|expand|justif)\w*)\b|\bmore\?*$/i;
 const FRAGMENT =
   /^["'\u201c]?any chance\b|^["'\u201c]?(?:(?:per|in|on|at|for|before|after|by|within|across|over|under|including|excluding|from|to|with|without|during|only|same|both|all|always|never|also|even|exactly)\s|[a-z]+-[a-z-]+\b|[a-z]+(?:ive|ble|ous|ic|al|ful|less|ed|ent|ant)\b)(?:\s*\S+){0,3}\?+$/i;
 
@@ -269,7 +374,8 @@ function offersAlternatives(said: string[]): boolean {
 /** Where a question's clauses open: its start and the text after each comma, "but", "and" or "so". */
 function openings(q: string): string[] {
   const found = [q];
-  for (const m of q.matchAll(/,\s+|\b(?:but|and|so)\s+/gi)) found.push(q.slice(m.index + m[0].length).replace(QUESTION_LEAD_IN, ''));
+  // A comma inside quotes opens a clause too: 'When it says "days," does it mean ...?'.
+  for (const m of q.matchAll(/,["'\u201d]?\s+|\b(?:but|and|so)\s+/gi)) found.push(q.slice(m.index + m[0].length).replace(QUESTION_LEAD_IN, ''));
   return found;
 }
 
@@ -296,7 +402,7 @@ function closedAsked(q: string): boolean {
   const opens = openings(q);
   if (opens.some((o) => REQUEST.test(o))) return false;
   if (TAG_QUESTION.test(q) || opens.some((o) => YES_NO.test(o))) return true;
-  if (!WH_WORD.test(q) && (DECLARATIVE.test(q) || FRAGMENT.test(q))) return true;
+  if (!WH_WORD.test(q) && (DECLARATIVE.test(q) || FRAGMENT.test(q) || (SHORT_QUESTION.test(q) && !ASKS_FOR.test(q)))) return true;
   if (!ALTERNATIVE.test(q)) return false;
   // "It picks queue A or queue B, why not the least loaded one?": the question asked last is open.
   if (OPEN_QUESTION.test(opens[opens.length - 1]!) && opens.length > 1) return false;

@@ -21,11 +21,16 @@ function labelled(file: string): Labelled[] {
     });
 }
 
-/** The content rules' verdict on a note placed canonically below a line of text: `ok` or the rule it breaks. */
+/**
+ * The content rules' verdict on a note placed canonically below a line of text: `ok` or the
+ * rule it breaks. A note with no words ("??") breaks `empty-note` instead, which is as much a
+ * miss of its kind's rule: it is counted as that rule.
+ */
 function verdict(n: Labelled): string {
   const doc = `The passage the note is about.\n[${n.kind}] ${n.words}\n`;
-  const problems = lintNotes(scanNotes(doc), doc, ['dissent-only', 'open-ended']);
-  return problems[0]?.rule ?? 'ok';
+  const rule = lintNotes(scanNotes(doc), doc, ['empty-note', 'dissent-only', 'open-ended'])[0]?.rule ?? 'ok';
+  if (rule !== 'empty-note') return rule;
+  return n.kind === 'CONTESTED' ? 'dissent-only' : 'open-ended';
 }
 
 function misses(notes: Labelled[]): string[] {
