@@ -52,14 +52,20 @@ const AUXILIARY_VERB =
 // keep theirs, and instead and belongs are no nouns: "a read replica instead"), or with a
 // vague object ("change this", "use something else", "make it clearer").
 const PROPOSAL_WORDS = PROPOSAL.source.slice(2, -2);
+// Verbs of more thought, a check or a repair with no target, in any form: what "I recommend
+// revising ...", "Consider revisiting ..." put forward.
+const MORE_THOUGHT =
+  /^(?:revisit|reconsider|rethink|review|re-?evaluat|revis|rework|rewrit|look|check|verify|think|fix|correct|address|improv|clarif|double-check|recheck)\w*\b/;
 // An object or target that is only a judgement of what is wanted: "a sensible retry count",
 // "the correct unit", "a more appropriate rate", "something reasonable", "something claimants
 // will understand", "a different window". Content ("a 30 s cap", "the UTC offset") proposes.
-const VAGUE_TARGET = String.raw`(?:(?:a|an|the|some)\s+(?:(?:much|far)\s+)?(?:sensible|reasonable|appropriate|suitable|proper|correct|right|better|good|valid|accurate|realistic|sane|saner|safer|different|more\s+[\w-]+|less\s+[\w-]+)(?:\s+[\w-]+){0,2}|something(?:\s+(?:[\w-]+\s+){0,4}[\w-]+)?)\W*$`;
+const VAGUE_TARGET = String.raw`(?:(?:a|an|the|some)\s+(?:(?:much|far)\s+)?(?:sensible|reasonable|appropriate|suitable|proper|correct|right|better|good|valid|accurate|realistic|sane|saner|safer|different|stronger|simpler|shorter|longer|smaller|larger|bigger|higher|lower|tighter|looser|cleaner|stricter|clearer|faster|cheaper|lighter|friendlier|nicer|easier|more\s+[\w-]+|less\s+[\w-]+)(?:\s+[\w-]+){0,2}(?:\s+(?:to|for|of|in|on|at|here|there|than)\b[^.;:0-9"\x60\u201c]*)?|something(?:\s+(?:[\w-]+\s+){0,4}[\w-]+)?)\W*$`;
 // A replacement whose new text is only a direction: "Replace this with a better alerting
 // approach", "swap it for something more inclusive"; "replace it with a token bucket" proposes.
+// Making the passage better in general: "make this clearer", "Let's make these error messages more user-friendly".
+const VAGUE_MAKE = /\bmak(?:e|es|ing)\s+(?:it|them|(?:this|that|these|those|the|our|your)(?:\s+[\w-]+){0,2})\s+(?:(?:more|less)\s+[\w-]+|\w+er)\W*$/i;
 const VAGUE_REPLACEMENT = new RegExp(
-  String.raw`\b(?:change|replace|rename|switch|swap|substitute|move|use|choose|pick|select|set|bump|raise|lower|increase|reduce|consider|find|adopt|define|specify|add|make|write|apply)\s+(?:(?:[\w-]+\s+){0,3}?(?:with|to|into|for|by)\s+)?(?:another\s+(?:one|option|approach|way)\W*$|anything|${VAGUE_TARGET})`,
+  String.raw`\b(?:change|replace|rename|switch|swap|substitute|move|use|choose|pick|select|set|bump|raise|lower|increase|reduce|consider|find|adopt|define|specify|add|make|write|apply|using|choosing|picking|switching|moving|changing|replacing|adopting|making|adding|setting|finding)\s+(?:(?:[\w-]+\s+){0,3}?(?:with|to|into|for|by)\s+)?(?:another\s+(?:one|option|approach|way)\W*$|anything|${VAGUE_TARGET})`,
   'i',
 );
 const NOT_PROPOSING = new RegExp(
@@ -67,10 +73,10 @@ const NOT_PROPOSING = new RegExp(
     String.raw`\b(?:doesn't|doesnt|does not|didn't|didnt|did not|don't|dont|do not|isn't|isnt|is not|wasn't|aren't|are not|hasn't|haven't|won't|can't|cannot|can not|couldn't|wouldn't)\s+(?:\w+\s+)?${PROPOSAL_WORDS}\b`,
     String.raw`(?:(?<!\b(?:i|we)\s+)\b(?:will|might|may|(?:is|are)\s+(?:likely|going|bound)\s+to)|(?<!\b(?:i|we))'ll)\s+(?:[\w-]+\s+){0,5}?${PROPOSAL_WORDS}\b`,
     String.raw`\b(?:proposal|plan|decision|idea|suggestion|attempt|choice|intent|push)\s+to\s+${PROPOSAL_WORDS}\b`,
-    String.raw`\b(?:recommend|suggest|propose|advise)\w*\s+(?:that\s+)?(?:(?:the\s+\w+|we|you|they|someone)\s+)?(?=(?:revisit|reconsider|rethink|review|re-?evaluat|revis|rework|rewrit|look|check|verify|think|fix|correct|address|improv|clarif)\w*\b(?!\s+(?:it|this|that|them)?\s*(?:to|with|as|into)\b))`,
+    String.raw`\b(?:recommend|suggest|propose|advise|consider)\w*\s+(?:that\s+)?(?:(?:the\s+\w+|we|you|they|someone)\s+)?(?=${MORE_THOUGHT.source.slice(1)}(?!\s+(?:it|this|that|them)?\s*(?:to|with|as|into)\b))`,
     String.raw`\b(?:the|a|an|this|that|these|those|your|my|our|their|his|her|its|any|each|every|some|no)\s+(?:(?!(?:${AUXILIARY_VERB}|be|might|to|not|and|or|with|for|of|in|on|at|by|from|as|into|than)\b)[\w-]+\s+){0,2}(?!instead\b|belongs?\b)${PROPOSAL_WORDS}\b`,
     String.raw`\b(?:change|replace|rename|switch|move|use)\s+(?:this|it|that|these|them|something(?: else)?|another one)\b(?!\s+(?:to|with|into|by|for)\b)`,
-    String.raw`\bmake\s+(?:this|it|that|these|them)\s+(?:(?:more|less)\s+\w+|\w+er)\b`,
+    VAGUE_MAKE.source,
     VAGUE_REPLACEMENT.source,
   ].join('|'),
   'gi',
@@ -120,6 +126,12 @@ const CLAUSE = /(?<=[.!?])\s+|\s*[;:]\s+|\s+[-\u2013\u2014]+\s+|,\s+(?=(?:so|the
 // A clause that is only a value: "7 days.", "2", "`json`", "Maybe "language or library"?".
 const VALUE_ONLY =
   /^(?:(?:maybe|perhaps|how about|what about|or(?: even)?)\s+)?(?:\d[\d.,:%]*|`[^`]+`|"[^"]+"|\u201c[^\u201d]+\u201d)(?:\s+[\p{L}]+){0,2}[.!?]?$/iu;
+// A clause that opens on a value and has no verb names what to write: "15 min access token
+// + refresh token", "Max 3 retries, then fail." ("3 retries is too many" has its verb).
+const VALUE_PHRASE = new RegExp(
+  `^(?:(?:max|min|maximum|minimum|at most|at least|maybe|perhaps)\\s+)?\\d[\\d.,:%]*\\s*[\\p{L}]*(?:\\s+(?!(?:${AUXILIARY_VERB}|seems?|looks?|feels?|means?|makes?|causes?|breaks?)\\b)\\S+){0,7}$`,
+  'iu',
+);
 // A correction written as one: a clause that is only a rewrite, old and new wording of up to
 // four words each on either side of one arrow ('"it's" -> "its"', `leverage → use`, `=>`; a
 // chain "A -> B -> C" describes a flow), or quoted wordings on either side of one anywhere
@@ -129,10 +141,10 @@ const VALUE_ONLY =
 // ("far too long for card auth, 10s max"), or a value given as the correct one ("The correct
 // value is 4096", "the current rate is 3.1%").
 const REWRITE_SIDE = String.raw`[^\s>\u2192\u21d2]+(?:\s+[^\s>\u2192\u21d2]+){0,3}`;
-const VALUE = String.raw`(?:\d[\d.,]*\s*%?[\p{L}\u00b5]*|\x60[^\x60]+\x60|"[^"]+"|\u201c[^\u201d]+\u201d)`;
+const VALUE = String.raw`(?:\d[\d.,]*\s*%?[\p{L}\u00b5]*|\b[\p{L}]+\d[\w.]*|\x60[^\x60]+\x60|"[^"]+"|\u201c[^\u201d]+\u201d)`;
 const QUOTED = String.raw`(?:\x60[^\x60]+\x60|"[^"]+"|\u201c[^\u201d]+\u201d)`;
 const CORRECTION = new RegExp(
-  String.raw`^\s*${REWRITE_SIDE}\s*(?:->|=>|\u2192|\u21d2)\s*${REWRITE_SIDE}\s*$|${QUOTED}\s*(?:->|=>|\u2192|\u21d2)\s*${QUOTED}|(?:^|\s)s/[^/\s][^/]*/[^/]*/|${VALUE}(?:\s+[\p{L}]+){0,2},?\s+not\s+${VALUE}|,\s*(?:(?:at most|at least|max(?:imum)?|min(?:imum)?)\s+)?\d[\d.,:%]*\s*[\p{L}]*(?:\s+(?:max|min|tops|maximum|minimum|at most))?\W*$|\b(?:correct|right|actual|accurate|current)\s+(?:\w+\s+)?(?:is|are|was|were)\s+${VALUE}`,
+  String.raw`^\s*${REWRITE_SIDE}\s*(?:->|=>|\u2192|\u21d2)\s*${REWRITE_SIDE}\s*$|${QUOTED}\s*(?:->|=>|\u2192|\u21d2)\s*${QUOTED}|${QUOTED}(?:\s*(?:,|and|or)\s*${QUOTED})*\s+(?:becomes?|turns? into|should (?:be|become|read))\s+${QUOTED}|(?:^|\s)s/[^/\s][^/]*/[^/]*/|${VALUE}(?:\s+[\p{L}]+){0,4},?\s+not\s+${VALUE}|,\s*(?:(?:at most|at least|max(?:imum)?|min(?:imum)?)\s+)?\d[\d.,:%]*\s*[\p{L}]*(?:\s+(?:max|min|tops|maximum|minimum|at most))?\W*$|\b(?:correct|right|actual|accurate|current)\s+(?:\w+\s+)?(?:is|are|was|were)\s+${VALUE}`,
   'u',
 );
 // A clause that ends on the wording it wants: 'the word wanted here is just "short."'.
@@ -231,7 +243,10 @@ function imperative(clause: string): boolean {
     if (AUXILIARY.has(w) || LINKING.has(w)) return false;
     if (SUBJECT_STOP.has(w)) break;
   }
-  if (VAGUE_REPLACEMENT.test(words.slice(i).join(' ')) || WEIGH_VAGUELY.test(words.slice(i).join(' '))) return false;
+  const from = words.slice(i).join(' ');
+  if (VAGUE_REPLACEMENT.test(from) || WEIGH_VAGUELY.test(from) || VAGUE_MAKE.test(from)) return false;
+  // "Consider revisiting this section": the suggestion is more thought.
+  if (/^(?:consider|try|suggest|recommend)$/.test(verb) && MORE_THOUGHT.test(next)) return false;
   if (VAGUE_OBJECT.test(words.slice(i + 1).join(' ')) && !DELETION.test(verb)) return false;
   if (REPAIR.test(verb)) {
     // What follows the verb, less a time ("before the protocol goes to the committee") and a
@@ -250,6 +265,9 @@ function imperative(clause: string): boolean {
 // A proposal asked as a question: "Would dropping the cache layer work?", "How about caching
 // the token?", "What if we batch the writes?", "Shouldn't this be opt-in?"; "What about the
 // edge case?" and "Shouldn't we revisit this?" only ask.
+// "It might be worth lowering the default page size", "worth caching": a proposal, unless what
+// is worth doing is more thought ("worth revisiting").
+const WORTH = /\bworth\s+(?!(?:revisit|reconsider|rethink|review|look|check|discuss|investigat|think|consider)\w*\b)[a-z]+ing\b/i;
 const ASKED_AS_PROPOSAL =
   /^\W*(?:(?:(?:would|could)(?:n't)?|how about|what about)\s+[a-z]+ing\b|what if we\b|(?:shouldn't|should not|mustn't)\s+(?:this|it|that|these|we|the\s+[\w-]+)\s+(?!(?:\w+\s+)?(?:reconsider|revisit|rethink|review|discuss|look|think|check)\b)[^?]*\?)/i;
 // A negative imperative's opening: "Don't add it", "Please do not drop the index". Its
@@ -257,22 +275,29 @@ const ASKED_AS_PROPOSAL =
 const NEGATIVE_IMPERATIVE = new RegExp(`^\\W*(?:(?:${[...LEAD_IN].join('|')})\\s+)*(?:don't|dont|do not|never)\\s+`, 'i');
 
 /** A clause that says what to write: a proposal word, an unhedged should/must/better, an imperative, a value or a correction. */
+// A suggestion word whose object was taken away as proposing nothing: "I'd suggest [making
+// this wording clearer]", "Consider [revisiting this section]".
+const EMPTY_SUGGESTION = /\b(?:suggest|recommend|propose|prefer|consider)\w*\s*(?:that\s+)?(?=\W*$)/gi;
+
 function proposes(clause: string): boolean {
   if (DOUBT_OPENING.test(clause)) {
     const comma = clause.indexOf(', ');
     return comma !== -1 && proposes(clause.slice(comma + 2));
   }
   const opening = NEGATIVE_IMPERATIVE.exec(clause)?.[0] ?? '';
-  const said = opening + clause.slice(opening.length).replace(NOT_PROPOSING, ' ');
+  const said = opening + clause.slice(opening.length).replace(NOT_PROPOSING, ' ').replace(EMPTY_SUGGESTION, ' ');
   // A proposal word inside a hyphenated compound is part of a name: "self-merge", "write-ahead log".
   const words = said.replace(/(\w)-(?=\w)/g, '$1_');
-  if (PROPOSAL.test(words) || COUNTER_OFFER.test(said) || (ASKED_AS_PROPOSAL.test(clause) && !VAGUE_REPLACEMENT.test(clause))) return true;
+  if (PROPOSAL.test(words) || COUNTER_OFFER.test(said) || ((ASKED_AS_PROPOSAL.test(clause) || WORTH.test(clause)) && !VAGUE_REPLACEMENT.test(clause)))
+    return true;
   if (
     WEAK_PROPOSAL.test(said) &&
     ![HEDGE, ASKED, INDEFINITE_SUBJECT, VAGUE_DEMAND, VAGUE_MANNER, VAGUE_REPLACEMENT, NO_GO, CONCLUSION, DOUBTING_QUESTION].some((not) => not.test(said))
   )
     return true;
-  return imperative(clause) || VALUE_ONLY.test(clause.trim()) || QUOTED_WORDING.test(clause.trim()) || CORRECTION.test(clause);
+  return (
+    imperative(clause) || VALUE_ONLY.test(clause.trim()) || VALUE_PHRASE.test(clause.trim()) || QUOTED_WORDING.test(clause.trim()) || CORRECTION.test(clause)
+  );
 }
 
 // Two labelled readings: "(A) ... (B) ...", "(1) ... (2) ..."; bare labels in order,
@@ -400,7 +425,8 @@ function closedQuestion(body: string): boolean {
 /** One question (after its lead-in) has a closed set of answers. */
 function closedAsked(q: string): boolean {
   const opens = openings(q);
-  if (opens.some((o) => REQUEST.test(o))) return false;
+  // "Could you clarify whether the limit applies to service accounts?" asks yes or no.
+  if (opens.some((o) => REQUEST.test(o))) return /\b(?:whether|if)\b/i.test(q) && !/\b(?:what|how|why|who|where|when)\b/i.test(q);
   if (TAG_QUESTION.test(q) || opens.some((o) => YES_NO.test(o))) return true;
   if (!WH_WORD.test(q) && (DECLARATIVE.test(q) || FRAGMENT.test(q) || (SHORT_QUESTION.test(q) && !ASKS_FOR.test(q)))) return true;
   if (!ALTERNATIVE.test(q)) return false;
@@ -408,6 +434,11 @@ function closedAsked(q: string): boolean {
   if (OPEN_QUESTION.test(opens[opens.length - 1]!) && opens.length > 1) return false;
   // "What format: JSON or YAML?" lists the answers after a colon, comma or dash.
   return !OPEN_QUESTION.test(q) || /[:,\u2013\u2014-]\s[^:,]*\b(?:or|versus|vs)\b/i.test(q);
+}
+
+/** A note's clauses; a quotation is never cut (the wording a note wants may hold a ';' or '.'). */
+function clauses(body: string): string[] {
+  return body.replace(/"[^"]*"|\u201c[^\u201d]*\u201d|\x60[^\x60]*\x60/g, (q) => q.replace(/[;:.!?]/g, ',')).split(CLAUSE);
 }
 
 function empty(note: Note): boolean {
@@ -428,7 +459,7 @@ export const LINT_RULES: readonly LintRule[] = [
     summary: 'a [CONTESTED] note that objects without a concrete alternative',
     help: 'add what to write instead ("Cap retries at two.", "Use 7 days instead.")',
     check: (note) =>
-      note.kind === 'CONTESTED' && !empty(note) && !noteBody(note).split(CLAUSE).some(proposes)
+      note.kind === 'CONTESTED' && !empty(note) && !clauses(noteBody(note)).some(proposes)
         ? '[CONTESTED] says what is wrong but not what to write instead'
         : null,
   },
