@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { processStartMs } from './process-start.js';
+import { processCommandLine, processStartMs } from './process-start.js';
 import { join } from 'node:path';
 import { usageError } from '../errors.js';
 import type { RunStatus, ShownStatus } from '../vocabulary.js';
@@ -11,6 +11,8 @@ export interface LockInfo {
   pid: number;
   host: string;
   started_at: string;
+  /** When the owner process itself started (ms since the epoch, from /proc), where that can be read: its identity beside the pid. */
+  proc_start?: number;
 }
 
 export function alive(pid: number): boolean {
@@ -31,15 +33,30 @@ export function alive(pid: number): boolean {
  */
 const START_SLACK_MS = 30_000;
 
+/** How far two readings of one process's start time may differ: boot time is in whole seconds and moves with a stepped clock. */
+const SAME_START_MS = 2_000;
+
 /**
- * Whether the lock's process still runs: alive, and (where its start time can be read) started
- * before the lock was written. A live process that started later only reuses the pid.
+ * Whether the lock's process still runs. Where the lock records its owner's start time
+ * (`proc_start`), the process with that pid must have started then: any other is a reused
+ * pid, whenever it started. Without it (a lock written by hand or by an earlier bounce), the
+ * process must have started before the lock was written (a later one only reuses the pid)
+ * and, where its command line can be read, be a bounce at all (pid 1, a shell, a `sleep`
+ * named in a lock are not its owner).
  */
-export function lockOwnerAlive(info: LockInfo, startOf: (pid: number) => number | null = processStartMs): boolean {
+export function lockOwnerAlive(
+  info: LockInfo,
+  startOf: (pid: number) => number | null = processStartMs,
+  commandOf: (pid: number) => string | null = processCommandLine,
+): boolean {
   if (!alive(info.pid)) return false;
-  const written = Date.parse(info.started_at);
   const started = startOf(info.pid);
-  return started === null || Number.isNaN(written) || started <= written + START_SLACK_MS;
+  if (started === null) return true;
+  if (typeof info.proc_start === 'number') return Math.abs(started - info.proc_start) <= SAME_START_MS;
+  const written = Date.parse(info.started_at);
+  if (!Number.isNaN(written) && started > written + START_SLACK_MS) return false;
+  const command = commandOf(info.pid);
+  return command === null || /bounce|cli\.cjs/i.test(command);
 }
 
 export function readLock(path: string): LockInfo | null {
@@ -102,7 +119,8 @@ export function releaseHeldLocks(): void {
  */
 export function acquireLock(runDir: string): () => void {
   const path = join(runDir, LOCK_FILE);
-  const me: LockInfo = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+  const procStart = processStartMs(process.pid);
+  const me: LockInfo = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), ...(procStart === null ? {} : { proc_start: procStart }) };
   if (!tryCreate(path, me)) {
     const held = readLock(path);
     const leftByMe = held?.pid === process.pid && leftBehind.has(path);

@@ -26,3 +26,15 @@ export function processStartMs(pid: number, procRoot = '/proc'): number | null {
     return null;
   }
 }
+
+/** A process's command line, its arguments joined by spaces, from /proc; null where there is no /proc or the process is gone. */
+export function processCommandLine(pid: number, procRoot = '/proc'): string | null {
+  try {
+    return readFileSync(join(procRoot, String(pid), 'cmdline'), 'utf8')
+      .split('\0')
+      .join(' ')
+      .trim();
+  } catch {
+    return null;
+  }
+}

@@ -39,6 +39,7 @@ describe('the lock temp file', () => {
 });
 
 describe('a reused pid', () => {
+  const bounceCommand = (): string => 'node /usr/lib/node_modules/bounce-runner/bin/bounce.js refine doc.md';
   it.runIf(onLinux)('a live process that started after the lock was written does not own it: the lock is taken over', () => {
     // The parent process is alive, but it started long after 2020: its pid was only reused.
     writeFileSync(lockPath(), JSON.stringify({ pid: process.ppid, host: hostname(), started_at: '2020-01-01T00:00:00.000Z' }));
@@ -49,22 +50,50 @@ describe('a reused pid', () => {
 
   it('a live process that started before the lock was written is its owner', () => {
     const info = { pid: process.ppid, host: hostname(), started_at: new Date().toISOString() };
+    expect(lockOwnerAlive(info, processStartMs, bounceCommand)).toBe(true);
+  });
+
+  it.runIf(onLinux)('a lock that records its owner start time is owned only by the process that started then', () => {
+    const started = processStartMs(process.ppid)!;
+    const info = { pid: process.ppid, host: hostname(), started_at: new Date().toISOString(), proc_start: started };
     expect(lockOwnerAlive(info)).toBe(true);
+    expect(lockOwnerAlive({ ...info, proc_start: started + 1_000 })).toBe(true); // within the 2 s a stepped clock moves boot time
+    // A live process with that pid that started at another time only reuses it, even one that started before the lock.
+    expect(lockOwnerAlive({ ...info, proc_start: started - 60_000 })).toBe(false);
+    expect(lockOwnerAlive({ ...info, proc_start: started + 60_000 })).toBe(false);
+  });
+
+  it.runIf(onLinux)('a lock without a start time naming a live process that is no bounce (pid 1, a sleep) does not hold the run', () => {
+    const info = { pid: process.ppid, host: hostname(), started_at: new Date().toISOString() };
+    expect(lockOwnerAlive(info, processStartMs, () => 'sleep 1000')).toBe(false);
+    expect(lockOwnerAlive(info, processStartMs, () => '/sbin/init')).toBe(false);
+    expect(lockOwnerAlive(info, processStartMs, () => 'node /opt/tools/bin/bounce resume latest')).toBe(true);
+    expect(lockOwnerAlive(info, processStartMs, () => null)).toBe(true); // no command line to read: the pid alone, as before
+  });
+
+  it.runIf(onLinux)('the lock bounce writes records its own start time', () => {
+    const release = acquireLock(root);
+    expect(readLock()).toMatchObject({ pid: process.pid, proc_start: processStartMs(process.pid) });
+    release();
   });
 
   it('without a start time to read (no /proc), a live pid counts as the owner, as before', () => {
     const info = { pid: process.ppid, host: hostname(), started_at: '2020-01-01T00:00:00.000Z' };
     expect(lockOwnerAlive(info, () => null)).toBe(true);
-    expect(lockOwnerAlive(info, () => Date.parse('2021-01-01T00:00:00.000Z'))).toBe(false);
-    expect(lockOwnerAlive(info, () => Date.parse('2019-12-31T23:59:59.000Z'))).toBe(true);
+    expect(lockOwnerAlive(info, () => Date.parse('2021-01-01T00:00:00.000Z'), bounceCommand)).toBe(false);
+    expect(lockOwnerAlive(info, () => Date.parse('2019-12-31T23:59:59.000Z'), bounceCommand)).toBe(true);
     // Within 30 s of the lock (whole-second boot time, a clock stepped forward): still the owner.
-    expect(lockOwnerAlive(info, () => Date.parse('2020-01-01T00:00:20.000Z'))).toBe(true);
-    expect(lockOwnerAlive(info, () => Date.parse('2020-01-01T00:00:31.000Z'))).toBe(false);
+    expect(lockOwnerAlive(info, () => Date.parse('2020-01-01T00:00:20.000Z'), bounceCommand)).toBe(true);
+    expect(lockOwnerAlive(info, () => Date.parse('2020-01-01T00:00:31.000Z'), bounceCommand)).toBe(false);
   });
 
   it('a refused lock names its live owner', () => {
     const since = new Date().toISOString();
-    writeFileSync(lockPath(), JSON.stringify({ pid: process.ppid, host: hostname(), started_at: since }));
+    const procStart = processStartMs(process.ppid);
+    writeFileSync(
+      lockPath(),
+      JSON.stringify({ pid: process.ppid, host: hostname(), started_at: since, ...(procStart === null ? {} : { proc_start: procStart }) }),
+    );
     expect(bounceErrorOf(() => acquireLock(root)).message).toBe(`the run is in use by process ${process.ppid} (since ${since})`);
   });
 });
