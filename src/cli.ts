@@ -728,10 +728,39 @@ export function lateSignals(before: number, say: (line: string) => void, end: ()
 
 /** The end of a reader that took too long after the second signal: exit 130, and stdout's unwritten bytes are dropped, never silently. */
 function endUnread(): void {
-  const left = process.stdout.writableLength;
-  if (left > 0)
-    process.stderr.write(`bounce: stdout was not read within ${FORCE_STOP_MS / 1000} s of the second signal: its last ${left} bytes were dropped\n`);
+  const line = droppedLine(stdoutBacklog(process.stdout));
+  if (line) process.stderr.write(line);
   process.exit(EXIT.interrupted);
+}
+
+/**
+ * How much of what a command wrote to a stream has gone out to the operating system (`sent`:
+ * in a pipe's buffer, its reader gets it even after bounce exits) and how much an exit now
+ * drops (`left`). Node's `writableLength` counts a chunk it handed the pipe whole until the
+ * last of it is taken, so after a pipe took the first 64 KiB of a 1.6 MB document it still
+ * says 1.6 MB. The handle knows what it dispatched (`bytesWritten`) and what of that it
+ * still holds (`writeQueueSize`); the stream's `bytesWritten` adds what it has not dispatched
+ * yet. Without those (not a pipe or socket), `exact` is false and `left` is `writableLength`,
+ * the most that can be left.
+ */
+export function stdoutBacklog(stream: NodeJS.WritableStream & { writableLength: number }): { sent: number | null; left: number; exact: boolean } {
+  const s = stream as { bytesWritten?: unknown; _handle?: { bytesWritten?: unknown; writeQueueSize?: unknown } | null };
+  const total = s.bytesWritten;
+  const dispatched = s._handle?.bytesWritten;
+  const queued = s._handle?.writeQueueSize;
+  if (typeof total === 'number' && typeof dispatched === 'number' && typeof queued === 'number' && dispatched >= queued && total >= dispatched - queued) {
+    const sent = dispatched - queued;
+    return { sent, left: total - sent, exact: true };
+  }
+  return { sent: null, left: stream.writableLength, exact: false };
+}
+
+/** The line that says what an exit now drops of stdout; null when nothing is dropped. */
+export function droppedLine(b: { sent: number | null; left: number; exact: boolean }): string | null {
+  if (b.left <= 0) return null;
+  const head = `bounce: stdout was not read within ${FORCE_STOP_MS / 1000} s of the second signal`;
+  if (!b.exact) return `${head}: at most its last ${b.left} bytes were dropped\n`;
+  return `${head}: its first ${b.sent} bytes went out to the reader, its last ${b.left} bytes were dropped\n`;
 }
 
 /** A run that did not stop after the second signal: its lock is released and bounce ends, still exit 130. */

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FORCE_STOP_MS, interrupts, lateSignals, main } from '../../src/cli.js';
+import { droppedLine, FORCE_STOP_MS, interrupts, lateSignals, main, stdoutBacklog } from '../../src/cli.js';
 import { acquireLock, LOCK_FILE, releaseHeldLocks } from '../../src/store/lock.js';
 import { tempDir } from '../support/cli.js';
 import { makeFakeRun, memIo } from '../support/fake-run.js';
@@ -119,6 +119,30 @@ describe('lateSignals: signals after the command ended', () => {
     late();
     vi.advanceTimersByTime(FORCE_STOP_MS);
     expect(calls).toEqual(['end']);
+  });
+});
+
+describe('stdoutBacklog: what an exit now drops of stdout', () => {
+  const stream = (fields: object): Parameters<typeof stdoutBacklog>[0] =>
+    ({ writableLength: 1_606_256, ...fields }) as unknown as Parameters<typeof stdoutBacklog>[0];
+
+  it('a pipe that took the first 64 KiB of a chunk handed to it whole: what it took went out, the rest is dropped (not the whole chunk)', () => {
+    // Node's own figures after writing 1,604,756 bytes, then 1,500 more, into a pipe nobody reads.
+    const b = stdoutBacklog(stream({ bytesWritten: 1_606_256, _handle: { bytesWritten: 1_604_756, writeQueueSize: 1_539_220 } }));
+    expect(b).toEqual({ sent: 65_536, left: 1_540_720, exact: true });
+    expect(droppedLine(b)).toBe(
+      `bounce: stdout was not read within ${FORCE_STOP_MS / 1000} s of the second signal: its first 65536 bytes went out to the reader, its last 1540720 bytes were dropped\n`,
+    );
+  });
+
+  it('all of it taken: nothing to say', () => {
+    expect(droppedLine(stdoutBacklog(stream({ writableLength: 0, bytesWritten: 10, _handle: { bytesWritten: 10, writeQueueSize: 0 } })))).toBeNull();
+  });
+
+  it('a stream without a handle to ask: at most what Node still holds', () => {
+    const b = stdoutBacklog(stream({ writableLength: 300 }));
+    expect(b).toEqual({ sent: null, left: 300, exact: false });
+    expect(droppedLine(b)).toMatch(/: at most its last 300 bytes were dropped\n$/);
   });
 });
 
