@@ -59,13 +59,13 @@ const MORE_THOUGHT =
 // An object or target that is only a judgement of what is wanted: "a sensible retry count",
 // "the correct unit", "a more appropriate rate", "something reasonable", "something claimants
 // will understand", "a different window". Content ("a 30 s cap", "the UTC offset") proposes.
-const VAGUE_TARGET = String.raw`(?:(?:a|an|the|some)\s+(?:(?:much|far)\s+)?(?:sensible|reasonable|appropriate|suitable|proper|correct|right|better|good|valid|accurate|realistic|sane|saner|safer|different|stronger|simpler|shorter|longer|smaller|larger|bigger|higher|lower|tighter|looser|cleaner|stricter|clearer|faster|cheaper|lighter|friendlier|nicer|easier|more\s+[\w-]+|less\s+[\w-]+)(?:\s+[\w-]+){0,2}(?:\s+(?:to|for|of|in|on|at|here|there|than)\b[^.;:0-9"\x60\u201c]*)?|something(?:\s+(?:[\w-]+\s+){0,4}[\w-]+)?)\W*$`;
+const VAGUE_TARGET = String.raw`(?:(?:a|an|the|some)\s+(?:(?:much|far)\s+)?(?:sensible|reasonable|appropriate|suitable|proper|correct|right|better|good|valid|accurate|realistic|sane|saner|safer|different|stronger|simpler|shorter|longer|smaller|larger|bigger|higher|lower|tighter|looser|cleaner|stricter|clearer|faster|cheaper|lighter|friendlier|nicer|easier|more\s+[\w-]+|less\s+[\w-]+)(?:\s+[\w-]+){0,2}(?:\s+(?:to|for|of|in|on|at|here|there|than)\b[^.;:0-9"\u201c]*)?|something(?:\s+(?:[\w-]+\s+){0,4}[\w-]+)?)\W*$`;
 // A replacement whose new text is only a direction: "Replace this with a better alerting
 // approach", "swap it for something more inclusive"; "replace it with a token bucket" proposes.
 // Making the passage better in general: "make this clearer", "Let's make these error messages more user-friendly".
 const VAGUE_MAKE = /\bmak(?:e|es|ing)\s+(?:it|them|(?:this|that|these|those|the|our|your)(?:\s+[\w-]+){0,2})\s+(?:(?:more|less)\s+[\w-]+|\w+er)\W*$/i;
 const VAGUE_REPLACEMENT = new RegExp(
-  String.raw`\b(?:change|replace|rename|switch|swap|substitute|move|use|choose|pick|select|set|bump|raise|lower|increase|reduce|consider|find|adopt|define|specify|add|make|write|apply|using|choosing|picking|switching|moving|changing|replacing|adopting|making|adding|setting|finding)\s+(?:(?:[\w-]+\s+){0,3}?(?:with|to|into|for|by)\s+)?(?:another\s+(?:one|option|approach|way)\W*$|anything|${VAGUE_TARGET})`,
+  String.raw`\b(?:change|replace|rename|switch|swap|substitute|move|use|choose|pick|select|set|bump|raise|lower|increase|reduce|consider|find|adopt|define|specify|add|make|write|apply|using|choosing|picking|switching|moving|changing|replacing|adopting|making|adding|setting|finding|say|saying|put|phrase|word|recommend|suggest|propose|prefer)\s+(?:(?:[\w-]+\s+){0,3}?(?:with|to|into|for|by)\s+)?(?:another\s+(?:one|option|approach|way)\W*$|anything|${VAGUE_TARGET})`,
   'i',
 );
 const NOT_PROPOSING = new RegExp(
@@ -100,6 +100,10 @@ const ASKED = /\b(?:what|which|how|why|whether)\b[^.!?]*\b(?:should|must)\b/i;
 // be lower than 5") or any other complement ("should be 7 days", "opt-in") still proposes.
 const VAGUE_DEMAND =
   /\b(?:should|must|ought to|needs? to)\s+(?:(?:really|also|definitely|first)\s+)?be\s+(?:made\s+)?(?:(?:much|far|a lot|a bit)\s+)?(?:(?:more|less)\s+[\w-]+|\w+er|improved|fixed|addressed|clarified|reworked|rewritten|revised|tightened|simplified|cleaned up|verified|checked|confirmed|validated|double-checked|reconciled|corrected|updated|looked at|handled (?:differently|elsewhere|somewhere else|better))(?:,?\s+(?:and|or)\s+(?:more\s+|less\s+)?[\w-]+)*(?:\s+(?:to\s+be\s+[\w-]+|for\s+(?:accuracy|clarity|correctness|consistency|tone|readability)|(?:before|after|by|prior to|with|against)\s+[^.;]*|asap|soon|first|now|urgently))?\W*$/i;
+// A demand that points back at the facts or the passage: "The minute should reflect what was
+// actually decided", "The plan should account for this".
+const VAGUE_DUTY =
+  /\b(?:should|must|needs? to)\s+(?:reflect|match|follow|mirror|account for|address|handle|cover|consider|deal with|take (?:this|that|it) into account)\s+(?:what|reality|the\s+(?:actual|real|rest|other|facts?)|actual|this|that|it|these|those)\b(?:\s+\w+){0,6}\W*$/i;
 // A manner with no target: "Wouldn't this be better handled somewhere else?", "Ought to be
 // done differently"; "handled in the gateway" names the place and proposes.
 const VAGUE_MANNER =
@@ -124,14 +128,18 @@ const DOUBT_OPENING =
 // before a word that opens an imperative ("House style is British, so spell it ...").
 const CLAUSE = /(?<=[.!?])\s+|\s*[;:]\s+|\s+[-\u2013\u2014]+\s+|,\s+(?=(?:so|then|just|instead|please|pls)\s)/;
 // A clause that is only a value: "7 days.", "2", "`json`", "Maybe "language or library"?".
+// A value asked back without an offer is disbelief ("Really? 180 days?", "800 mg every 4 hours?").
 const VALUE_ONLY =
-  /^(?:(?:maybe|perhaps|how about|what about|or(?: even)?)\s+)?(?:\d[\d.,:%]*|`[^`]+`|"[^"]+"|\u201c[^\u201d]+\u201d)(?:\s+[\p{L}]+){0,2}[.!?]?$/iu;
+  /^(?:(?:maybe|perhaps|how about|what about|or(?: even)?)\s+(?:\d[\d.,:%]*|`[^`]+`|"[^"]+"|\u201c[^\u201d]+\u201d)(?:\s+[\p{L}]+){0,2}[.!?]?|(?:\d[\d.,:%]*|`[^`]+`|"[^"]+"|\u201c[^\u201d]+\u201d)(?:\s+[\p{L}]+){0,2}[.!]?)$/iu;
 // A clause that opens on a value and has no verb names what to write: "15 min access token
 // + refresh token", "Max 3 retries, then fail." ("3 retries is too many" has its verb).
+const NO_VERB = `(?:\\s+(?!(?:${AUXILIARY_VERB}|seems?|looks?|feels?|means?|makes?|causes?|breaks?)\\b)\\S+)`;
 const VALUE_PHRASE = new RegExp(
-  `^(?:(?:max|min|maximum|minimum|at most|at least|maybe|perhaps)\\s+)?\\d[\\d.,:%]*\\s*[\\p{L}]*(?:\\s+(?!(?:${AUXILIARY_VERB}|seems?|looks?|feels?|means?|makes?|causes?|breaks?)\\b)\\S+){0,7}$`,
+  `^(?:(?:maybe|perhaps|how about|what about)\\s+\\d[\\d.,:%]*\\s*[\\p{L}]*${NO_VERB}{0,12}|(?:(?:max|min|maximum|minimum|at most|at least)\\s+)?\\d[\\d.,:%]*\\s*[\\p{L}]*${NO_VERB}{0,7}(?<!\\?))$`,
   'iu',
 );
+// A value that would do: "A 31-day period is common for CCTV and would fit here".
+const VALUE_WOULD_DO = /\d[^.;?]*\bwould\s+(?:fit|work|suffice|do|be\s+(?:better|enough|fine|safer|appropriate|sufficient|reasonable|plenty))\b/i;
 // A correction written as one: a clause that is only a rewrite, old and new wording of up to
 // four words each on either side of one arrow ('"it's" -> "its"', `leverage → use`, `=>`; a
 // chain "A -> B -> C" describes a flow), or quoted wordings on either side of one anywhere
@@ -158,7 +166,7 @@ const NOT_IMPERATIVE = new Set(
   (
     'the a an this that these those each every all both some any no none another other such my our your their his her its ' +
     "i i'm i'd i've i'll we we're we'd we've you you're they they're he she it it's there here there's that's what which who whom whose why how when where whether " +
-    'someone somebody anyone anybody everyone everybody nobody something anything everything nothing ' +
+    'someone somebody anyone anybody everyone everybody nobody something anything everything nothing whoever whatever whichever ' +
     'is are was were be been being am do does did has have had will would can could should shall may might must ' +
     "don't doesn't didn't can't cannot won't isn't aren't wasn't weren't shouldn't wouldn't couldn't hasn't haven't " +
     'in on at for with without from to by of as about after before under over per via than into onto within between ' +
@@ -211,6 +219,20 @@ const SUBJECT_STOP = new Set(
   ),
 );
 
+/**
+ * A finite verb among the words, before a quotation (its words are someone's wording, not the
+ * clause's: 'Consider replacing "we may share" with ...') and, with `stopAtFunctionWords`,
+ * before a pronoun or conjunction.
+ */
+function finiteAhead(ahead: string[], stopAtFunctionWords: boolean): boolean {
+  for (const w of ahead) {
+    if (/^["'\u201c\x60]/.test(w)) return false;
+    if (AUXILIARY.has(w) || (stopAtFunctionWords && LINKING.has(w))) return true;
+    if (stopAtFunctionWords && SUBJECT_STOP.has(w)) return false;
+  }
+  return false;
+}
+
 /** The clause opens with a verb in its base form: an imperative, so a proposal. */
 function imperative(clause: string): boolean {
   const words = clause
@@ -234,19 +256,18 @@ function imperative(clause: string): boolean {
   if (HEDGE_OPENING.test(words.slice(i).join(' '))) return false;
   // A compound subject: a noun whose head has a noun's ending, then a finite verb within four
   // words ("Cache invalidation is already a pain", "Test coverage for this module is thin").
-  if (/(?:tion|sion|ment|ness|ity|ance|ence|ing|age|ure|ship|ism|cy)$/.test(next) && words.slice(i + 2, i + 6).some((w) => AUXILIARY.has(w))) return false;
+  if (/(?:tion|sion|ment|ness|ity|ance|ence|ing|age|ure|ship|ism|cy)$/.test(next) && finiteAhead(words.slice(i + 2, i + 6), false)) return false;
   // A subject, then a finite verb: "license header is wrong", "msrv bump seems unjustified",
   // "Flat 1% head sampling will lose traces", "Allergen list for this dressing is not
   // complete", "Calendar weeks look like a poor fit". A pronoun or conjunction on the way
   // ends the search: "Make retries idempotent so it will ..." stays an imperative.
-  for (const w of words.slice(i + 2, i + 8)) {
-    if (AUXILIARY.has(w) || LINKING.has(w)) return false;
-    if (SUBJECT_STOP.has(w)) break;
-  }
+  if (finiteAhead(words.slice(i + 2, i + 8), true)) return false;
   const from = words.slice(i).join(' ');
   if (VAGUE_REPLACEMENT.test(from) || WEIGH_VAGUELY.test(from) || VAGUE_MAKE.test(from)) return false;
   // "Consider revisiting this section": the suggestion is more thought.
   if (/^(?:consider|try|suggest|recommend)$/.test(verb) && MORE_THOUGHT.test(next)) return false;
+  // "Consider aligning it": a gerund whose object is only the passage.
+  if (/^(?:consider|try|suggest|recommend)$/.test(verb) && /ing$/.test(next) && VAGUE_OBJECT.test(words.slice(i + 2).join(' '))) return false;
   if (VAGUE_OBJECT.test(words.slice(i + 1).join(' ')) && !DELETION.test(verb)) return false;
   if (REPAIR.test(verb)) {
     // What follows the verb, less a time ("before the protocol goes to the committee") and a
@@ -254,6 +275,7 @@ function imperative(clause: string): boolean {
     const rest = clause
       .slice(clause.toLowerCase().indexOf(verb) + verb.length)
       .replace(/\b(?:before|after|until|once|when|prior to|ahead of)\b.*$/i, '')
+      .replace(/\b(?:to (?:match|reflect|fit|agree)|accordingly|to be (?:consistent|accurate|correct))\b.*$/i, '')
       .replace(/\bwith (?:the|a|an|our|your)\s+[\w-]+(?:\s+[\w-]+){0,3}\W*$/i, '');
     if (!REPAIR_TARGET.test(rest)) return false;
   }
@@ -288,15 +310,25 @@ function proposes(clause: string): boolean {
   const said = opening + clause.slice(opening.length).replace(NOT_PROPOSING, ' ').replace(EMPTY_SUGGESTION, ' ');
   // A proposal word inside a hyphenated compound is part of a name: "self-merge", "write-ahead log".
   const words = said.replace(/(\w)-(?=\w)/g, '$1_');
+  // "Recommend the PI take another look": the suggestion word proposes more thought only.
+  if (HEDGE.test(said) && !/\d|["`\u201c]/.test(clause) && !PROPOSAL.test(words.replace(/\b(?:recommend|suggest|propose|advise|consider)\w*/gi, ' ')))
+    return false;
   if (PROPOSAL.test(words) || COUNTER_OFFER.test(said) || ((ASKED_AS_PROPOSAL.test(clause) || WORTH.test(clause)) && !VAGUE_REPLACEMENT.test(clause)))
     return true;
   if (
     WEAK_PROPOSAL.test(said) &&
-    ![HEDGE, ASKED, INDEFINITE_SUBJECT, VAGUE_DEMAND, VAGUE_MANNER, VAGUE_REPLACEMENT, NO_GO, CONCLUSION, DOUBTING_QUESTION].some((not) => not.test(said))
+    ![HEDGE, ASKED, INDEFINITE_SUBJECT, VAGUE_DEMAND, VAGUE_DUTY, VAGUE_MANNER, VAGUE_REPLACEMENT, NO_GO, CONCLUSION, DOUBTING_QUESTION].some((not) =>
+      not.test(said),
+    )
   )
     return true;
   return (
-    imperative(clause) || VALUE_ONLY.test(clause.trim()) || VALUE_PHRASE.test(clause.trim()) || QUOTED_WORDING.test(clause.trim()) || CORRECTION.test(clause)
+    imperative(clause) ||
+    VALUE_ONLY.test(clause.trim()) ||
+    VALUE_PHRASE.test(clause.trim()) ||
+    VALUE_WOULD_DO.test(clause) ||
+    QUOTED_WORDING.test(clause.trim()) ||
+    CORRECTION.test(clause)
   );
 }
 
@@ -343,8 +375,8 @@ const REQUESTED = `${EXPLAIN}|(?:tell|shar|giv|provid|list|walk|say|comment|shed
 // load?"). "Can you confirm ...?" and "Would you mind if ...?" are yes/no.
 const REQUEST = new RegExp(
   [
-    `(?:can|could|would|will)\\s+(?:you|someone|somebody|anyone|anybody|we|the\\s+(?:authors?|team|owners?|writers?|editors?|maintainers?))(?:\\s+or\\s+(?:\\S+\\s+){0,2}?\\S+)?\\s+(?:please\\s+)?(?:${REQUESTED})`,
-    `(?:can|could|would|will)\\s+(?:this|it|that|these|the\\s+\\w+)\\s+be\\s+(?:${EXPLAIN})`,
+    `(?:can|could|would|will)\\s+(?:you|someone|somebody|anyone|anybody|we|the\\s+[\\w-]+)(?:\\s+or\\s+(?:\\S+\\s+){0,2}?\\S+)?\\s+(?:please\\s+)?(?:${REQUESTED})`,
+    `(?:can|could|would|will)\\s+(?:this|it|that|these|those|the)\\b[^?]{0,60}?\\bbe\\s+(?:${EXPLAIN})`,
     `would you mind\\s+(?:${REQUESTED})`,
     `is it possible to\\s+(?:${EXPLAIN})`,
     '(?:is there|are there|do you have|do we have)\\s+(?:a|an|any|some|more)?\\s*(?:reason|rationale|source|context|example|reference|link|explanation|background|justification|evidence|data|guidance|documentation|doc|info|information|definition|policy)s?',
