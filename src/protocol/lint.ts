@@ -33,9 +33,9 @@ export function noteBody(note: Note): string {
 }
 
 const HAS_WORDS = /[\p{L}\p{N}]/u;
-// Words that put forward what to write: a proposal, a replacement, an edit, a place ("belongs in the appendix").
+// Words that put forward what to write: a proposal, a replacement, an edit, a place ("belongs in the appendix"), a choice ("I'd go with 3 retries").
 const PROPOSAL =
-  /\b(?:instead|replace|use|change|suggest|propose|recommend|prefer|set|cap|limit|make|require|add|remove|drop|keep|move|rename|say|write|state|split|merge|delete|allow|raise|lower|reduce|increase|switch|define|specify|mention|document|belongs? (?:in|under|on))\b/i;
+  /\b(?:instead|replace|use|change|suggest|propose|recommend|prefer|set|cap|limit|make|require|add|remove|drop|keep|move|rename|say|write|state|split|merge|delete|allow|raise|lower|reduce|increase|switch|define|specify|mention|document|belongs? (?:in|under|on)|(?:go|opt|stick) (?:with|for))\b/i;
 // A counter-offer: "rather than", "would rather" or rather as a clause's first word (not a
 // degree, "rather high"), and "why not" ("Why not a simple allowlist?").
 const COUNTER_OFFER = /\brather than\b|(?:\bwould|'d)\s+rather\b|^\W*rather\b|\bwhy not\b/i;
