@@ -122,3 +122,29 @@ export function runLedger(dir: string, m: RunManifest): RunLedger {
 export function ledgerPasses<P extends Pick<PassRecord, 'status'>>(m: { pass_records: readonly P[] }): P[] {
   return m.pass_records.filter((p) => p.status === 'completed');
 }
+
+/**
+ * The run's last document before `final.<ext>`, as a file of its folder: the last completed
+ * pass's (ledgerPasses), else the original. `bounce show`, `bounce diff --net` and the report
+ * all name this one (src/report/pass-docs.ts, netChange).
+ */
+export function lastDocument(m: Pick<RunManifest, 'original'> & { pass_records: readonly Pick<PassRecord, 'status' | 'document'>[] }): string {
+  return [...ledgerPasses(m)].reverse().find((p) => p.document)?.document ?? m.original;
+}
+
+/** The document of a pass's last reply when the pass kept none, and whether bounce refused it (its dispatch was rejected) or never judged it (cut short). */
+export interface UnkeptDocument {
+  file: string;
+  refused: boolean;
+}
+
+/**
+ * A pass that did not complete still names, in run.json, the document its last reply with one
+ * produced: no document of the run's (it is not the pass's, nor the last document), only that
+ * reply's. Null for a completed pass and for a pass no reply of which produced a document.
+ */
+export function unkeptDocument(p: Pick<PassRecord, 'status' | 'document' | 'dispatches'>, ext: string): UnkeptDocument | null {
+  if (p.status === 'completed' || !p.document) return null;
+  const by = p.dispatches.find((d) => `${d.stem}.${ext}` === p.document);
+  return { file: p.document, refused: by ? by.status === 'rejected' : p.status === 'failed' };
+}

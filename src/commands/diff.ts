@@ -2,6 +2,7 @@ import pc from 'picocolors';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { type UnifiedOptions, unifiedDiff } from '../text/line-diff.js';
+import type { UnkeptDocument } from '../audit/run-notes.js';
 import { netChange, passChanges } from '../report/pass-docs.js';
 import { compareRuns, type RunComparison, type RunSide, sideFork } from '../report/run-compare.js';
 import { fmtCost, fmtTokens, table } from '../report/format.js';
@@ -72,6 +73,12 @@ function comparisonText(c: RunComparison, style: Pick<UnifiedOptions, 'paint' | 
   return `${out.join('\n')}\n`;
 }
 
+/** Why a pass has no diff: it kept no document; the document of its last reply, if any, named as refused (or not judged), never as the pass's. */
+function noDocument(pass: number, status: string, unkept: UnkeptDocument | null): string {
+  if (!unkept) return `pass ${pass} produced no document: ${status}`;
+  return `pass ${pass} kept no document: ${status}; its last reply, ${unkept.file}, was ${unkept.refused ? 'refused' : 'not judged'}`;
+}
+
 /**
  * `bounce diff <run> [pass]`: a unified diff of what each pass changed. `bounce diff <runA>
  * <runB>` compares two runs of a document instead: passes, cost, the notes and their fates,
@@ -103,10 +110,13 @@ export async function runDiff(opts: DiffOptions, io: Io): Promise<number> {
   if (pass !== undefined && chosen.length === 0) throw usageError(`run ${manifest.run_id} has no pass ${pass}`, choose);
   if (opts.net) {
     const net = netChange(dir, manifest);
-    const text = unifiedDiff(net.before, net.after ?? net.before, { aName: `a/${net.beforeFile}`, bName: `b/${net.afterFile}`, ...style });
-    io.stdout.write(
-      `${c.bold(`# net: ${net.beforeFile} -> ${net.afterFile}${net.converged ? '' : ` (the run is ${manifest.status}: its last document)`}`)}\n${text === '' ? '(no changes)' : text.trimEnd()}\n`,
-    );
+    const head = c.bold(`# net: ${net.beforeFile} -> ${net.afterFile}${net.converged ? '' : ` (the run is ${manifest.status}: its last document)`}`);
+    if (net.after === null) {
+      io.stdout.write(`${head}\n(${net.afterFile} is missing from the run folder)\n`);
+      return 0;
+    }
+    const text = unifiedDiff(net.before, net.after, { aName: `a/${net.beforeFile}`, bName: `b/${net.afterFile}`, ...style });
+    io.stdout.write(`${head}\n${text === '' ? '(no changes)' : text.trimEnd()}\n`);
     return 0;
   }
   const out: string[] = [];
@@ -114,7 +124,7 @@ export async function runDiff(opts: DiffOptions, io: Io): Promise<number> {
     const r = ch.record;
     out.push(c.bold(`# pass ${r.pass} ${r.role} ${r.agent}: ${ch.beforeFile} -> ${ch.afterFile ?? '(no document)'}`));
     if (ch.after === null) {
-      out.push(r.document ? `(${r.document} is missing from the run folder)` : `(pass ${r.pass} produced no document: ${r.status})`);
+      out.push(ch.afterFile ? `(${ch.afterFile} is missing from the run folder)` : `(${noDocument(r.pass, r.status, ch.unkept)})`);
       continue;
     }
     const text = unifiedDiff(ch.before, ch.after, { aName: `a/${ch.beforeFile}`, bName: `b/${ch.afterFile}`, ...style });

@@ -1,14 +1,15 @@
 import { plural } from '../plural.js';
 import type { Io } from '../io.js';
 import { judgeLines } from '../ui/run-summary.js';
-import { fmtCheckRun, fmtCost, fmtDuration, fmtRunCost, fmtTime, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from '../report/format.js';
+import { fmtCheckRun, fmtCost, fmtDuration, fmtRunCost, fmtTime, fmtTokenCount, forkPoint, replayOrigin, summarize, totalTokens } from '../report/format.js';
 import type { AgentRecord, PassRecord } from '../store/manifest.js';
 import { loadRun } from '../store/load-run.js';
 import { checkRunsOf } from '../store/check-runs.js';
 import type { CheckRunRecord } from '../store/record-schema.js';
 import { shownStatus } from '../store/lock.js';
 import type { NoteOrigin } from '../protocol/ledger.js';
-import { type RunLedger, runLedger } from '../audit/run-notes.js';
+import { type RunLedger, runLedger, unkeptDocument } from '../audit/run-notes.js';
+import { type NetChange, netChange } from '../report/pass-docs.js';
 import { pushAll } from '../arrays.js';
 
 export interface ShowOptions {
@@ -23,19 +24,31 @@ function agentLine(role: string, a: AgentRecord): string {
   return `${role.padEnd(9)} ${a.spec} (adapter ${a.adapter}, model ${a.model ?? '-'}, version ${a.version ?? '-'}, ${evidence})`;
 }
 
-function passLines(p: PassRecord, checks: ReadonlyMap<string, readonly CheckRunRecord[]>): string[] {
+/** How a pass that kept no document ended, for the line naming its last reply's document. */
+const ENDED: Record<PassRecord['status'], string> = { completed: 'completed', failed: 'failed', interrupted: 'was interrupted', running: 'is running' };
+
+function passLines(p: PassRecord, ext: string, checks: ReadonlyMap<string, readonly CheckRunRecord[]>): string[] {
   const after = p.notes_after ?? '?';
+  // A pass that kept no document: its counts after are its last reply's, which the run did not keep.
+  const unkept = unkeptDocument(p, ext);
+  const of = unkept ? ` in its ${unkept.refused ? 'refused' : 'last'} reply` : '';
   const words = `${p.words_before} -> ${p.words_after ?? '?'}`;
   const head = `pass ${p.pass}${p.final ? ' (final)' : ''}  ${p.role} ${p.agent}  ${p.status}${p.copied_from ? `  (copied from ${p.copied_from.run})` : ''}`;
   const lines = [
     head,
-    `  notes     ${p.notes_before} -> ${after} (+${p.added ?? '?'}/-${p.resolved ?? '?'}${p.acted !== null && p.resolved ? `: ${p.acted} acted, ${p.dismissed} dismissed` : ''})${p.misplaced_after ? `, ${p.misplaced_after} misplaced` : ''}`,
+    `  notes     ${p.notes_before} -> ${after} (+${p.added ?? '?'}/-${p.resolved ?? '?'}${p.acted !== null && p.resolved ? `: ${p.acted} acted, ${p.dismissed} dismissed` : ''})${p.misplaced_after ? `, ${p.misplaced_after} misplaced` : ''}${of}`,
     `  words     ${words}`,
     ...(p.lens ? [`  lens      ${p.lens}`] : []),
-    `  usage     ${fmtTokens(totalTokens(p.usage))} tokens, ${fmtCost(p.usage.cost_usd)}, ${fmtDuration(p.duration_ms)}`,
+    `  usage     ${fmtTokenCount(totalTokens(p.usage))}, ${fmtCost(p.usage.cost_usd)}, ${fmtDuration(p.duration_ms)}`,
     `  attempts  ${plural(p.retries, 'retry', 'retries')}, ${plural(p.repairs, 'repair')}`,
   ];
-  if (p.document) lines.push(`  document  ${p.document}`);
+  if (p.status === 'completed' && p.document) lines.push(`  document  ${p.document}`);
+  else if (unkept)
+    lines.push(
+      unkept.refused
+        ? `  refused   ${unkept.file} (its last reply, not kept: the pass ${ENDED[p.status]})`
+        : `  not kept  ${unkept.file} (its last reply, not judged: the pass ${ENDED[p.status]})`,
+    );
   for (const e of p.errors) lines.push(`  error     ${e}`);
   for (const w of p.warnings) lines.push(`  warning   ${w}`);
   for (const f of p.fixes) lines.push(`  fix       ${f}`);
@@ -65,17 +78,25 @@ function ledgerLines(l: RunLedger): string[] {
   return [head, ...rows];
 }
 
-/** A run as `bounce show` reads it: its folder, run.json, its notes' ledger, its status as shown (a dead runner's run is `crashed`). */
+/** A run as `bounce show` reads it: its folder, run.json, its notes' ledger, its status as shown (a dead runner's run is `crashed`), its last document. */
 function readShown(opts: ShowOptions, io: Io) {
   const { dir, manifest: m } = loadRun(opts.run, opts.runsDir, io.cwd);
   const shown = shownStatus(dir, m.status);
-  return { dir, m, ledger: runLedger(dir, m), shown, s: { ...summarize(m), status: shown.status } };
+  return { dir, m, ledger: runLedger(dir, m), shown, s: { ...summarize(m), status: shown.status }, last: netChange(dir, m) };
+}
+
+/** The run's last document, as `bounce diff --net` and the report name it: final.<ext>, else the last completed pass's. */
+function lastDocLine(last: NetChange, status: string, left: number | null): string {
+  const missing = last.after === null ? '; missing from the run folder' : '';
+  if (last.converged) return `${last.afterFile} (the converged document${missing})`;
+  const what = last.afterFile === last.beforeFile ? 'no pass completed: the original' : "the last completed pass's document";
+  return `${last.afterFile} (${status}: ${what}${left !== null ? `, ${plural(left, 'note')} left` : ''}${missing})`;
 }
 
 /** The object `bounce show --json` prints (and `bounce_show` returns, src/mcp/). */
 export function showJson(opts: ShowOptions, io: Io) {
-  const { dir, m, ledger, s } = readShown(opts, io);
-  return { run_dir: dir, summary: s, notes: ledger.notes, manifest: m };
+  const { dir, m, ledger, s, last } = readShown(opts, io);
+  return { run_dir: dir, summary: s, last_document: last.afterFile, notes: ledger.notes, manifest: m };
 }
 
 /** `bounce show <run>`: the header of a run, what each pass did, and every note with its fate. */
@@ -84,7 +105,7 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
     io.stdout.write(`${JSON.stringify(showJson(opts, io), null, 2)}\n`);
     return 0;
   }
-  const { dir, m, ledger, shown, s } = readShown(opts, io);
+  const { dir, m, ledger, shown, s, last } = readShown(opts, io);
   const out = [
     `run       ${m.run_id}`,
     `dir       ${dir}`,
@@ -93,8 +114,9 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
     agentLine('composer', m.agents.composer),
     `status    ${shown.status}, exit code ${m.exit_code ?? '-'}${m.notes_left !== null ? `, ${plural(m.notes_left, 'note')} left` : ''}`,
     `passes    ${m.passes.run}/${m.passes.requested}${m.passes.all_passes ? ' (all passes)' : ''}`,
-    `totals    ${fmtTokens(s.tokens.total)} tokens, ${fmtRunCost(m.totals)}, ${fmtDuration(s.duration_ms)}, ${plural(m.totals.dispatches, 'dispatch', 'dispatches')}, started ${fmtTime(m.created_at)}`,
+    `totals    ${fmtTokenCount(s.tokens.total)}, ${fmtRunCost(m.totals)}, ${fmtDuration(s.duration_ms)}, ${plural(m.totals.dispatches, 'dispatch', 'dispatches')}, started ${fmtTime(m.created_at)}`,
     `output    ${m.output.written ? (m.output.path ?? m.output.target) : 'not written'}`,
+    `last doc  ${lastDocLine(last, shown.status, m.notes_left)}`,
   ];
   // How the passes were played: the review lenses in turn, the agents swapping roles.
   if (m.policy.lenses) out.push(`lenses    ${m.policy.lenses.map((l) => l.name).join(', ')} (the reviewer passes in turn)`);
@@ -120,7 +142,7 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
   if (m.policy.checks)
     out.push(`checks    ${m.policy.checks.map((c) => `\`${c.command}\` (${c.timeout_s}s)`).join(', ')} (every reply; the final pass must pass them)`);
   const checks = checkRunsOf(dir, m);
-  for (const p of m.pass_records) pushAll(out, ['', ...passLines(p, checks)]);
+  for (const p of m.pass_records) pushAll(out, ['', ...passLines(p, m.input.ext, checks)]);
   pushAll(out, ['', ...ledgerLines(ledger)]);
   io.stdout.write(`${out.join('\n')}\n`);
   return 0;

@@ -90,6 +90,11 @@ export function fmtTokens(n: number | null | undefined): string {
   return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
 
+/** A token count and its noun: `1 token`, `12.3k tokens`, `- tokens` when unknown. */
+export function fmtTokenCount(n: number | null | undefined): string {
+  return n === 1 ? '1 token' : `${fmtTokens(n)} tokens`;
+}
+
 export function fmtCost(usd: number | null | undefined): string {
   if (usd === null || usd === undefined) return '-';
   return usd === 0 ? '$0' : usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;

@@ -1,4 +1,5 @@
 import { esc } from './escape.js';
+import { plural } from '../plural.js';
 import { diffLines, noWordInCommon, splitLines, type DiffOp, wordChanges } from '../text/line-diff.js';
 
 /** `marks`: the changed words of a changed line, as [start, end) offsets in its text. */
@@ -142,9 +143,9 @@ export function sideBySide(
   const body = rows
     .map((r) =>
       'omitted' in r
-        ? `<tr class="skip"><td colspan="4">&#8943; ${r.omitted} more line${r.omitted === 1 ? '' : 's'} not shown here: <code>bounce diff</code> prints the whole change</td></tr>`
+        ? `<tr class="skip"><td colspan="4">&#8943; ${plural(r.omitted, 'more line')} not shown here: <code>bounce diff</code> prints the whole change</td></tr>`
         : 'skipped' in r
-          ? `<tr class="skip"><td colspan="4">&#8943; ${r.skipped} unchanged line${r.skipped === 1 ? '' : 's'}</td></tr>`
+          ? `<tr class="skip"><td colspan="4">&#8943; ${plural(r.skipped, 'unchanged line')}</td></tr>`
           : `<tr>${cell(r.left, notes.before, a)}${cell(r.right, notes.after, b)}</tr>`,
     )
     .join('\n');

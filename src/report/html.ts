@@ -7,9 +7,9 @@ import type { AgentRecord, DispatchRef, RunManifest } from '../store/manifest.js
 import { esc } from './escape.js';
 import { checkRunsOf } from '../store/check-runs.js';
 import type { CheckRunRecord } from '../store/record-schema.js';
-import { fmtCost, fmtDuration, fmtRunCost, fmtTime, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from './format.js';
+import { fmtCost, fmtDuration, fmtRunCost, fmtTime, fmtTokenCount, fmtTokens, forkPoint, replayOrigin, summarize, totalTokens } from './format.js';
 import { type NoteLines, sideBySide } from './html-diff.js';
-import { netChange, passChanges } from './pass-docs.js';
+import { netChange, type PassChange, passChanges } from './pass-docs.js';
 import { type RunNote, runLedger, runReading } from '../audit/run-notes.js';
 import { lineChart } from './svg-chart.js';
 import { currentVerdict, gradableRun } from '../grade/gradable.js';
@@ -94,9 +94,11 @@ function summary(m: RunManifest): string {
 function charts(m: RunManifest): string {
   // A resumed run can hold an unfinished record and a finished one for the same pass.
   const labels = ['original', ...m.pass_records.map((p) => `pass ${p.pass}${p.status === 'completed' ? '' : ` (${p.status})`}`)];
-  const notes = [m.input.notes, ...m.pass_records.map((p) => p.notes_after)];
-  const words = [m.input.words, ...m.pass_records.map((p) => p.words_after)];
-  return `<div class="charts">${lineChart('Notes per pass', labels, { label: 'notes', values: notes, color: '#d97706' })}${lineChart('Words per pass', labels, { label: 'words', values: words, color: '#2563eb' })}</div>`;
+  // Only a completed pass kept a document: another's counts are of a reply the run did not keep.
+  const kept = (v: number | null, p: RunManifest['pass_records'][number]): number | null => (p.status === 'completed' ? v : null);
+  const notes = [m.input.notes, ...m.pass_records.map((p) => kept(p.notes_after, p))];
+  const words = [m.input.words, ...m.pass_records.map((p) => kept(p.words_after, p))];
+  return `<div class="charts">${lineChart('Notes per pass', labels, { label: 'notes', one: 'note', values: notes, color: '#d97706' })}${lineChart('Words per pass', labels, { label: 'words', one: 'word', values: words, color: '#2563eb' })}</div>`;
 }
 
 /** The id of each pass record's section: `pass-<n>`, and `pass-<n>-<k>` for the k-th record of a pass run again after a resume. */
@@ -131,11 +133,13 @@ function passes(dir: string, m: RunManifest): string {
       const p = ch.record;
       const anchor = anchors[i]!;
       const fates = p.acted !== null && p.resolved ? `: ${p.acted} acted on, ${p.dismissed} dismissed` : '';
-      const stats = `${esc(p.status)} · notes ${p.notes_before} → ${p.notes_after ?? '?'} (+${p.added ?? '?'}/-${p.resolved ?? '?'}${fates}) · words ${p.words_before} → ${p.words_after ?? '?'} · ${fmtTokens(totalTokens(p.usage))} tokens · cost ${fmtCost(p.usage.cost_usd)} · ${fmtDuration(p.duration_ms)} · ${plural(p.retries, 'retry', 'retries')} · ${plural(p.repairs, 'repair', 'repairs')}`;
+      // A pass that kept no document: its counts after are its last reply's, which the run did not keep.
+      const of = ch.unkept ? ` in its ${ch.unkept.refused ? 'refused' : 'last'} reply` : '';
+      const stats = `${esc(p.status)} · notes ${p.notes_before} → ${p.notes_after ?? '?'} (+${p.added ?? '?'}/-${p.resolved ?? '?'}${fates})${of} · words ${p.words_before} → ${p.words_after ?? '?'} · ${fmtTokenCount(totalTokens(p.usage))} · cost ${fmtCost(p.usage.cost_usd)} · ${fmtDuration(p.duration_ms)} · ${plural(p.retries, 'retry', 'retries')} · ${plural(p.repairs, 'repair', 'repairs')}`;
       const errors = [...p.errors.map((e) => `error: ${e}`), ...p.warnings.map((w) => `warning: ${w}`)].map((e) => `<p class="muted">${esc(e)}</p>`).join('');
       const body =
         ch.after === null
-          ? `<p class="muted">${p.document ? `${esc(p.document)} is missing from the run folder` : 'this pass produced no document'}</p>`
+          ? `<p class="muted">${noDocument(ch)}</p>`
           : diffOf(m, ch.before, ch.after, { before: ch.beforeFile, after: ch.afterFile ?? '' }, anchor);
       // A fork's copied pass keeps its prompts, replies and records in the run it came from.
       const files = p.copied_from
@@ -150,6 +154,14 @@ function passes(dir: string, m: RunManifest): string {
       return `<section class="pass" id="${anchor}"><h3>Pass ${p.pass}${p.final ? ' (final)' : ''}: ${esc(p.role)} ${esc(p.agent)}${copied}</h3><p class="stats">${stats}</p>${errors}${files}${body}</section>`;
     })
     .join('\n');
+}
+
+/** Why a pass has no diff: its kept document is gone, or it kept none; its last reply's document, if any, is named as refused (or not judged), never as the pass's. */
+function noDocument(ch: PassChange): string {
+  if (ch.afterFile) return `${esc(ch.afterFile)} is missing from the run folder`;
+  if (!ch.unkept) return 'this pass produced no document';
+  const file = SAFE_STEM.test(ch.unkept.file) ? `<a href="${esc(ch.unkept.file)}">${esc(ch.unkept.file)}</a>` : esc(ch.unkept.file);
+  return `this pass kept no document (${esc(ch.record.status)}); its last reply, ${file}, was ${ch.unkept.refused ? 'refused' : 'not judged'}`;
 }
 
 /** The check commands run on a dispatch's document (docs/checks.md): status, command, exit, time, and a link to the output kept. */
@@ -173,7 +185,8 @@ function artifactLinks(dir: string, m: RunManifest, d: DispatchRef): string {
         ['prompt', `${d.stem}.prompt.md`],
         ['reply', `${d.stem}.reply.txt`],
         ['stderr', `${d.stem}.stderr.log`],
-        ['document', SAFE_STEM.test(m.input.ext) ? `${d.stem}.${m.input.ext}` : null],
+        // A rejected reply's document is no document of the run's: labelled as refused.
+        [d.status === 'rejected' ? 'refused document' : 'document', SAFE_STEM.test(m.input.ext) ? `${d.stem}.${m.input.ext}` : null],
       ]
     : [];
   files.push(['record', d.record && RECORD_PATH.test(d.record) ? d.record : null]);
@@ -231,7 +244,7 @@ function gradesTable(dir: string, m: RunManifest): string {
   const accepted = n('accepted');
   const rejected = n('rejected');
   const precision = accepted + rejected ? `, precision ${Math.round((accepted / (accepted + rejected)) * 100)}%` : '';
-  const counts = `<p class="muted" id="grades-counts">${run.findings.length} findings: ${accepted} accepted, ${rejected} rejected, ${n('skipped')} skipped, ${n(null)} not graded${precision} (precision: accepted / (accepted + rejected)).</p>`;
+  const counts = `<p class="muted" id="grades-counts">${plural(run.findings.length, 'finding')}: ${accepted} accepted, ${rejected} rejected, ${n('skipped')} skipped, ${n(null)} not graded${precision} (precision: accepted / (accepted + rejected)).</p>`;
   const head = '<tr><th>verdict</th><th>kind</th><th>note</th><th>raised by</th><th>fate</th><th>grader</th><th>graded</th><th>finding</th></tr>';
   return `${counts}<table class="data grades"><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>`;
 }

@@ -1,8 +1,11 @@
 import { esc } from './escape.js';
 import { maxOf } from '../arrays.js';
+import { plural } from '../plural.js';
 
 export interface Series {
+  /** What the values count, as a plural noun (`notes`); `one` is its singular (`note`), else the label serves for every value. */
   label: string;
+  one?: string;
   /** One value per x position; null: no value there (an attempt that produced no document). */
   values: (number | null)[];
   color: string;
@@ -68,7 +71,7 @@ export function lineChart(title: string, xLabels: string[], s: Series): string {
   const dots = known
     .map(
       (p) =>
-        `<circle cx="${p.cx.toFixed(1)}" cy="${p.cy.toFixed(1)}" r="3.5" fill="${s.color}"><title>${esc(`${xLabels[p.i]}: ${p.v} ${s.label}`)}</title></circle>` +
+        `<circle cx="${p.cx.toFixed(1)}" cy="${p.cy.toFixed(1)}" r="3.5" fill="${s.color}"><title>${esc(`${xLabels[p.i]}: ${plural(p.v, s.one ?? s.label, s.label)}`)}</title></circle>` +
         `<text x="${p.cx.toFixed(1)}" y="${(p.cy - 8).toFixed(1)}" text-anchor="middle" class="val">${p.v}</text>`,
     )
     .join('');

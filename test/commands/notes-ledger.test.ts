@@ -128,3 +128,64 @@ describe('show and report tell one story of a run that did not converge', () => 
     expect(r.json.notes_left).toBe(2);
   });
 });
+
+describe('show, report and diff --net name one last document when the final reply was refused', () => {
+  /** The reviewer adds one note; the composer's final reply rewrites a line and adds two more notes, and its repair does the same: refused, not-converged. */
+  const ONE_NOTE =
+    '# Rollout plan\n\nWe ship the feature to every user on Monday.\n[CONTESTED] Monday is a release freeze. Ship on Tuesday.\n\nRollback is manual.\n';
+  const REFUSED =
+    '# Rollout plan\n\nWe ship the feature to every user on Monday.\n[CONTESTED] Monday is a release freeze. Ship on Tuesday.\n\nRollback is automatic.\n[CLARIFY] Who triggers it? (A) on-call (B) CI\n\n[CLARIFY] Which region first? (A) EU (B) US\n';
+
+  it("all three use the last completed pass's document; the refused reply is named only as refused", async () => {
+    const r = await refine({ '1': ONE_NOTE, '2': REFUSED, '2.repair': REFUSED });
+    expect(r.json.status).toBe('not-converged');
+    const id = runId();
+    const m = JSON.parse(readFileSync(join(dir, 'runs', id, 'run.json'), 'utf8'));
+    const kept: string = m.pass_records[0].document;
+    const refused = `${m.pass_records[1].dispatches.at(-1).stem}.md`;
+    expect(m.pass_records[1].status).toBe('failed');
+    expect(m.notes_left).toBe(1);
+
+    const show = (await runMain(['show', id], { cwd: dir })).stdout;
+    expect(show).toContain(`last doc  ${kept} (not-converged: the last completed pass's document, 1 note left)`);
+    expect(show).not.toContain(`document  ${refused}`);
+    expect(show).toContain(`  refused   ${refused} (its last reply, not kept: the pass failed)`);
+    const json = JSON.parse((await runMain(['show', id, '--json'], { cwd: dir })).stdout);
+    expect(json.last_document).toBe(kept);
+
+    const net = (await runMain(['diff', id, '--net', '--no-color'], { cwd: dir })).stdout;
+    expect(net.split('\n')[0]).toBe(`# net: original.md -> ${kept} (the run is not-converged: its last document)`);
+    expect(net).not.toContain('automatic');
+    const two = (await runMain(['diff', id, '2', '--no-color'], { cwd: dir })).stdout;
+    expect(two).toContain(`(pass 2 kept no document: failed; its last reply, ${refused}, was refused)`);
+    expect(two).not.toContain('automatic');
+
+    expect((await runMain(['report', id], { cwd: dir })).code).toBe(0);
+    const html = readFileSync(join(dir, 'runs', id, 'report.html'), 'utf8');
+    const last = /<h2 id="final">Last document[\s\S]*?<\/pre>/.exec(html)![0];
+    expect(last).toContain(`<a href="${kept}">${kept}</a>`);
+    expect(last).not.toContain('automatic');
+    expect(/<h2 id="net">[\s\S]*?<h2 id="final">/.exec(html)![0]).not.toContain('automatic');
+    // The chart has no point for pass 2 in either series: it kept no document.
+    expect(html).toContain('<title>pass 2 (failed): no document</title>');
+    expect(html).not.toMatch(/<title>pass 2 \(failed\): \d+ /);
+    // Pass 2's section shows no diff to the refused reply; its files name it as refused.
+    const pass2 = /<section class="pass" id="pass-2">[\s\S]*?<\/section>/.exec(html)![0];
+    expect(pass2).toContain(`this pass kept no document (failed); its last reply, <a href="${refused}">${refused}</a>, was refused`);
+    expect(pass2).not.toContain('table class="diff"');
+    expect(pass2).toContain(`<a href="${refused}" class="artifact">refused document</a>`);
+    expect(pass2).not.toMatch(/class="artifact">document</);
+  });
+
+  it('the report counts one note, one finding in the singular', async () => {
+    await refine({ '1': ONE_NOTE, '2': REFUSED, '2.repair': REFUSED });
+    const id = runId();
+    expect((await runMain(['report', id], { cwd: dir })).code).toBe(0);
+    const html = readFileSync(join(dir, 'runs', id, 'report.html'), 'utf8');
+    expect(html).toContain('<title>pass 1: 1 note</title>');
+    expect(html).toContain('<title>original: 0 notes</title>');
+    expect(html).toMatch(/id="grades-counts">1 finding: 0 accepted, 0 rejected, 0 skipped, 1 not graded/);
+    expect(html).toContain('1 note left');
+    expect(html).not.toMatch(/\b1 (notes|findings|words|lines|more lines|unchanged lines|tokens|retries|repairs)\b/);
+  });
+});

@@ -32,3 +32,13 @@ describe('lineChart', () => {
     }
   });
 });
+
+describe("lineChart's point titles", () => {
+  it('count one value in the singular, others in the plural; with no singular the label serves for all', () => {
+    const svg = lineChart('Notes per pass', ['original', 'pass 1', 'pass 2 (failed)'], { label: 'notes', one: 'note', values: [0, 1, null], color: '#000' });
+    expect(svg).toContain('<title>original: 0 notes</title>');
+    expect(svg).toContain('<title>pass 1: 1 note</title>');
+    expect(svg).toContain('<title>pass 2 (failed): no document</title>');
+    expect(lineChart('Precision', ['2026-01'], { label: '% accepted', values: [1], color: '#000' })).toContain('<title>2026-01: 1 % accepted</title>');
+  });
+});
