@@ -1,3 +1,4 @@
+import { type Dirent, readdir as readdirCallback } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { usageError } from './errors.js';
@@ -61,18 +62,14 @@ export async function resolveInputs(patterns: string[], cwd: string): Promise<In
       add(STDIN_LABEL, undefined);
       continue;
     }
-    const kind = await stat(resolve(cwd, pattern)).then(
-      (s) => (s.isDirectory() ? 'dir' : 'file'),
-      () => 'missing',
-    );
+    const kind = await pathKind(resolve(cwd, pattern), pattern);
     if (kind === 'file') add(displayPath(pattern, cwd), pattern);
     else if (kind === 'dir') {
-      const found = await walk(resolve(cwd, pattern));
+      const found = await walk(resolve(cwd, pattern), '', undefined, (path) => displayPath(path, cwd, 'absolute'));
       if (found.length === 0) throw usageError(`no .md, .markdown, .mdx or .txt files in folder ${pattern}`, 'name the files, or use a glob');
       for (const rel of found) add(displayPath(join(pattern, rel), cwd), join(pattern, rel));
     } else if (await isGlob(pattern)) {
-      const { glob } = await import('tinyglobby');
-      const found = (await glob(pattern, { cwd, onlyFiles: true, expandDirectories: false, ignore: ['**/node_modules/**'] })).sort();
+      const found = await globFiles(pattern, cwd, (path) => displayPath(path, cwd, 'absolute'));
       if (found.length === 0) throw usageError(`no files match ${pattern}`, 'check the pattern (quote it so the shell leaves it alone)');
       for (const rel of found) add(displayPath(rel, cwd), rel);
     } else throw usageError(`no such file or folder: ${pattern}`, 'check the path (relative to the current folder)');
@@ -80,15 +77,85 @@ export async function resolveInputs(patterns: string[], cwd: string): Promise<In
   return inputs;
 }
 
-/** Scannable files (or those `take` accepts) under a folder, relative to it; skips node_modules, hidden entries and symlinks. */
-export async function walk(dir: string, prefix = '', take: (name: string) => boolean = (name) => FOLDER_EXTENSIONS.test(name)): Promise<string[]> {
-  const entries = (await readdir(join(dir, prefix), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+/**
+ * Whether a path a user gave is a folder, something else, or not there. A path bounce may not
+ * look at (a folder on the way has no search permission) is a usage error naming `label`, not
+ * "no such file".
+ */
+export async function pathKind(path: string, label: string): Promise<'dir' | 'file' | 'missing'> {
+  try {
+    return (await stat(path)).isDirectory() ? 'dir' : 'file';
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM')
+      throw usageError(`cannot read ${label} (${code}: permission denied)`, 'give bounce search permission on the folders on its path (chmod u+x)');
+    return 'missing';
+  }
+}
+
+/**
+ * Scannable files (or those `take` accepts) under a folder, relative to it; skips node_modules,
+ * hidden entries and symlinks. A folder in it that cannot be listed (no read or search
+ * permission, or /proc/1/fd as another user) is a usage error naming it, shown as `shown`
+ * shows a path (relative to the working directory, or absolute outside it), after `what`
+ * (e.g. `--context: `).
+ */
+export async function walk(
+  dir: string,
+  prefix = '',
+  take: (name: string) => boolean = (name) => FOLDER_EXTENSIONS.test(name),
+  shown: (path: string) => string = (path) => path,
+  what = '',
+): Promise<string[]> {
+  const folder = join(dir, prefix);
+  const entries = (
+    await readdir(folder, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+      throw unlistable(shown(folder), what, err);
+    })
+  ).sort((a, b) => (a.name < b.name ? -1 : 1));
   const out: string[] = [];
   for (const e of entries) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
     const rel = join(prefix, e.name);
-    if (e.isDirectory()) pushAll(out, await walk(dir, rel, take));
+    if (e.isDirectory()) pushAll(out, await walk(dir, rel, take, shown, what));
     else if (e.isFile() && take(e.name)) out.push(rel);
   }
   return out;
+}
+
+/**
+ * The files a glob matches, relative to `cwd`, sorted (hidden entries and node_modules left
+ * out). A folder the glob had to look in but could not list (no permission) is a usage error,
+ * as it is under a folder argument: a file in it must not drop out of a scan unseen.
+ */
+export async function globFiles(pattern: string, cwd: string, shown: (path: string) => string, what = ''): Promise<string[]> {
+  const { glob } = await import('tinyglobby');
+  let denied: { path: string; err: NodeJS.ErrnoException } | undefined;
+  type Done = (err: NodeJS.ErrnoException | null, entries: Dirent[]) => void;
+  const listing = (path: string, options: { withFileTypes: true }, done: Done): void =>
+    readdirCallback(path, options, (err, entries) => {
+      if (err && denied === undefined && (err.code === 'EACCES' || err.code === 'EPERM')) denied = { path: resolve(cwd, path), err };
+      done(err, entries);
+    });
+  const found = await glob(pattern, {
+    cwd,
+    onlyFiles: true,
+    expandDirectories: false,
+    ignore: ['**/node_modules/**'],
+    fs: { readdir: listing as unknown as typeof readdirCallback },
+  });
+  if (denied) throw unlistable(shown(denied.path), what, denied.err);
+  return found.sort();
+}
+
+/** A folder that could not be listed: an input error naming it and its errno, not a crash. */
+function unlistable(folder: string, what: string, err: NodeJS.ErrnoException): Error {
+  if (typeof err?.code !== 'string') return err;
+  const denied = err.code === 'EACCES' || err.code === 'EPERM';
+  return usageError(
+    `${what}cannot list folder ${folder} (${err.code}${denied ? ': permission denied' : ''})`,
+    denied
+      ? 'give bounce read and search permission on it (chmod u+rx), or name the files to read (or a glob that leaves it out)'
+      : 'check that it exists and is readable, or name the files to read',
+  );
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { GOAL_MAX_CHARS } from '../config/schema.js';
-import { displayPath, isGlob, walk } from '../documents.js';
+import { displayPath, globFiles, isGlob, pathKind, walk } from '../documents.js';
 import { usageError } from '../errors.js';
 import { contextText } from '../engine/context-frames.js';
 import type { ContextFile, RunPlan } from '../engine/plan.js';
@@ -69,15 +69,19 @@ export async function readContext(patterns: readonly string[], base: string, cwd
   };
   for (const pattern of patterns) {
     const abs = resolve(base, pattern);
-    const kind = await stat(abs).then(
-      (s) => (s.isDirectory() ? 'dir' : 'file'),
-      () => 'missing',
-    );
+    const kind = await pathKind(abs, `--context ${pattern}`);
     if (kind === 'file') add(abs, true);
-    else if (kind === 'dir') for (const rel of await walk(abs, '', () => true)) add(join(abs, rel), false);
+    else if (kind === 'dir')
+      for (const rel of await walk(
+        abs,
+        '',
+        () => true,
+        (path) => displayPath(path, cwd, 'absolute'),
+        '--context: ',
+      ))
+        add(join(abs, rel), false);
     else if (await isGlob(pattern)) {
-      const { glob } = await import('tinyglobby');
-      const found = (await glob(pattern, { cwd: base, onlyFiles: true, expandDirectories: false, ignore: ['**/node_modules/**'] })).sort();
+      const found = await globFiles(pattern, base, (path) => displayPath(path, cwd, 'absolute'), '--context: ');
       if (found.length === 0) throw usageError(`--context: no files match ${pattern}`, 'check the pattern (quote it so the shell leaves it alone)', 'usage');
       for (const rel of found) add(resolve(base, rel), false);
     } else throw usageError(`--context: no such file or folder: ${pattern}`, 'check the path', 'usage');

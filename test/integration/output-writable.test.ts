@@ -1,23 +1,20 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, runCli, tempDir } from '../support/cli.js';
+import { AS_USER, runCli, userTempDir } from '../support/cli.js';
 
 /**
  * A read-only folder stops only a user without root: when the tests run as root, bounce runs
- * as `nobody`, so that chmod 555 means for it what it means for a user.
+ * as `nobody` (AS_USER), so that chmod 555 means for it what it means for a user.
  */
-const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
 const DOC = '# Rollout plan\n\nWe ship the feature to every user on Monday.\n\nRollback is manual.\n';
 const MOCK = ['--reviewer', 'mock', '--composer', 'mock'];
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
 beforeEach(() => {
-  dir = tempDir();
   // Every folder the bounce process writes is its own (or open to it).
-  chmodSync(dir, 0o777);
-  env = cleanEnv({ HOME: dir, XDG_CACHE_HOME: join(dir, '.cache') });
+  ({ dir, env } = userTempDir());
   mkdirSync(join(dir, 'ro'));
   writeFileSync(join(dir, 'plan.md'), DOC);
   writeFileSync(join(dir, 'ro', 'plan.md'), DOC);
@@ -26,7 +23,7 @@ beforeEach(() => {
 });
 
 const runs = (): string[] => (existsSync(join(dir, 'runs')) ? readdirSync(join(dir, 'runs')).filter((n) => !n.startsWith('.')) : []);
-const bounce = (args: string[], extra: NodeJS.ProcessEnv = {}) => runCli(args, { cwd: dir, env: { ...env, ...extra }, user: asUser });
+const bounce = (args: string[], extra: NodeJS.ProcessEnv = {}) => runCli(args, { cwd: dir, env: { ...env, ...extra }, user: AS_USER });
 
 describe('an output that cannot be written is refused before the first dispatch', () => {
   it('refine --out into a read-only folder: one line, exit 2, no run folder', async () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { chmodSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PROBE_TIMEOUT_ENV } from '../../src/kit/detect.js';
@@ -17,6 +17,19 @@ export interface CliResult {
 
 export function tempDir(prefix = 'bounce-test-'): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+/**
+ * The user bounce runs as where a file mode must stop it: `nobody` when the tests run as
+ * root (whom no mode stops), else the tests' own user (undefined).
+ */
+export const AS_USER = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+
+/** A temporary folder AS_USER may write in, and an environment whose HOME and cache are in it. */
+export function userTempDir(): { dir: string; env: NodeJS.ProcessEnv } {
+  const dir = tempDir();
+  chmodSync(dir, 0o777);
+  return { dir, env: cleanEnv({ HOME: dir, XDG_CACHE_HOME: join(dir, '.cache') }) };
 }
 
 let cacheHome: string | undefined;
