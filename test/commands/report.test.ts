@@ -1,10 +1,10 @@
 /** `bounce report`: the page is written under the run's lock, never while a runner works in the folder. */
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanEnv, tempDir } from '../support/cli.js';
 import { runMain } from '../support/run-main.js';
+import { ownerLock } from '../support/lock.js';
 
 describe('bounce report', () => {
   it('is refused while the run is locked by a live process (exit 2), and writes report.html once it is free, leaving no lock', async () => {
@@ -14,7 +14,7 @@ describe('bounce report', () => {
     expect(made.code, made.stderr).toBe(0);
     const runDir = JSON.parse(made.stdout).run_dir as string;
     const lock = join(runDir, 'lock');
-    writeFileSync(lock, `${JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString() })}\n`);
+    writeFileSync(lock, `${ownerLock(process.pid)}\n`);
     const locked = await runMain(['report', runDir], { cwd: dir, env: cleanEnv() });
     expect(locked.code).toBe(2);
     expect(locked.stderr).toContain(`the run is in use by process ${process.pid}`);

@@ -12,6 +12,7 @@ import { writeManifest } from '../../src/store/recorder.js';
 import { listRuns, resolveRunDir } from '../../src/store/resolve-run.js';
 import { makeFakeRun, memIo, type FakeRun } from '../support/fake-run.js';
 import { deadPid } from '../support/pids.js';
+import { ownerLock } from '../support/lock.js';
 
 let tmp: string;
 let runsDir: string;
@@ -328,7 +329,7 @@ describe('a run whose process is gone', () => {
 
   it('a running run whose lock holder lives, or with no lock, stays running', async () => {
     crash(older.dir);
-    writeFileSync(join(older.dir, LOCK_FILE), JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString() }));
+    writeFileSync(join(older.dir, LOCK_FILE), ownerLock(process.pid));
     const io = memIo(tmp);
     await runShow({ run: 'spec', runsDir }, io);
     expect(io.out()).toContain('status    running, exit code -');

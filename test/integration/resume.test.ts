@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../support/cli.js';
 import { runMain, runMainInterrupted } from '../support/run-main.js';
 import { pass2PendingIn } from '../support/run-folders.js';
+import { ownerLock } from '../support/lock.js';
 
 const DOC = '# Migration\n\nWe move the database on Saturday night.\n\nThe old cluster stays up for a week.\n';
 
@@ -132,7 +133,7 @@ describe('bounce resume', () => {
 
   it('refuses a run another live process holds, and takes over a dead one', async () => {
     await killedInPass2();
-    writeFileSync(join(runDir(), 'lock'), JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString() }));
+    writeFileSync(join(runDir(), 'lock'), ownerLock(process.pid));
     const held = await runMain(['resume', 'latest'], { cwd: dir });
     expect(held.code).toBe(2);
     expect(held.stderr).toContain(`in use by process ${process.pid}`);

@@ -11,6 +11,7 @@ import { writeManifest } from '../../src/store/recorder.js';
 import { assertRunsDirWritable, dispatchStem, makeRunId, slugifyName } from '../../src/store/run-folder.js';
 import { bounceErrorOf } from '../support/errors.js';
 import { deadPid } from '../support/pids.js';
+import { ownerLock } from '../support/lock.js';
 
 let root: string;
 
@@ -179,7 +180,7 @@ describe('acquireLock', () => {
   it('a lock held by another live process on this host is refused', () => {
     // Written now, so after the parent process started: that process is the lock's owner.
     const since = new Date().toISOString();
-    writeFileSync(lockPath(), JSON.stringify({ pid: process.ppid, host: hostname(), started_at: since }));
+    writeFileSync(lockPath(), ownerLock(process.ppid, since));
     const err = bounceErrorOf(() => acquireLock(root));
     expect(err.message).toBe(`the run is in use by process ${process.ppid} (since ${since})`);
   });
