@@ -473,6 +473,18 @@ function clauses(body: string): string[] {
   return body.replace(/"[^"]*"|\u201c[^\u201d]*\u201d|\x60[^\x60]*\x60/g, (q) => q.replace(/[;:.!?]/g, ',')).split(CLAUSE);
 }
 
+/**
+ * How much of a note the content rules read: its first 4,000 characters. A note is a
+ * paragraph; some of the rules' patterns look ahead to a sentence's end, so their cost grows
+ * with the square of a sentence's length, and a hostile note of a megabyte must not stall a
+ * CI job (a note past this is judged on its opening, where its point is).
+ */
+export const CONTENT_RULES_MAX_CHARS = 4000;
+
+function contentOf(note: Note): string {
+  return noteBody(note).slice(0, CONTENT_RULES_MAX_CHARS);
+}
+
 function empty(note: Note): boolean {
   return !HAS_WORDS.test(noteBody(note));
 }
@@ -491,7 +503,7 @@ export const LINT_RULES: readonly LintRule[] = [
     summary: 'a [CONTESTED] note that objects without a concrete alternative',
     help: 'add what to write instead ("Cap retries at two.", "Use 7 days instead.")',
     check: (note) =>
-      note.kind === 'CONTESTED' && !empty(note) && !clauses(noteBody(note)).some(proposes)
+      note.kind === 'CONTESTED' && !empty(note) && !clauses(contentOf(note)).some(proposes)
         ? '[CONTESTED] says what is wrong but not what to write instead'
         : null,
   },
@@ -502,7 +514,7 @@ export const LINT_RULES: readonly LintRule[] = [
     help: 'spell out the readings ("(A) ... (B) ...") or ask a question with a finite answer ("... or ...?", a yes/no question)',
     check: (note) => {
       if (note.kind !== 'CLARIFY' || empty(note)) return null;
-      return closedQuestion(noteBody(note)) ? null : '[CLARIFY] asks an open question: name two readings or the possible answers';
+      return closedQuestion(contentOf(note)) ? null : '[CLARIFY] asks an open question: name two readings or the possible answers';
     },
   },
   {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LINT_RULE_IDS, lintNotes } from '../../src/protocol/lint.js';
+import { CONTENT_RULES_MAX_CHARS, LINT_RULE_IDS, lintNotes } from '../../src/protocol/lint.js';
 import { scanNotes } from '../../src/protocol/scanner.js';
 
 /** The rule ids a document's notes break, in order. */
@@ -81,5 +81,25 @@ describe('note lint rules', () => {
   it('says what is wrong', () => {
     const [p] = lintNotes(scanNotes('Text.\n[CLARIFY] Why?\n'), 'Text.\n[CLARIFY] Why?\n');
     expect(p!.message).toBe('[CLARIFY] asks an open question: name two readings or the possible answers');
+  });
+});
+
+describe('how much of a note the content rules read', () => {
+  const rulesOf = (words: string): string[] => {
+    const doc = `The passage.\n[CONTESTED] ${words}\n`;
+    return lintNotes(scanNotes(doc), doc, ['dissent-only']).map((p) => p.rule);
+  };
+  const complaint = 'This part worries me a great deal. '.repeat(120); // 4,200 characters
+
+  it('its first 4,000 characters: a proposal past them is not read, one within them is', () => {
+    expect(CONTENT_RULES_MAX_CHARS).toBe(4000);
+    expect(rulesOf(`${complaint}Use 7 days.`)).toEqual(['dissent-only']);
+    expect(rulesOf(`Use 7 days. ${complaint}`)).toEqual([]);
+  });
+
+  it('a note of a megabyte made of one repeated word is judged like a short one', () => {
+    expect(rulesOf(`${'hmm, '.repeat(200_000)}?`)).toEqual(['dissent-only']);
+    expect(rulesOf(`It should be 3. ${'should '.repeat(150_000)}?`)).toEqual([]);
+    expect(rulesOf(`Cap it at 3. ${'"a" and '.repeat(120_000)}becomes "b"`)).toEqual([]);
   });
 });
