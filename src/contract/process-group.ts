@@ -11,6 +11,7 @@
  * each group is in its pipe as soon as its spawn returns (a synchronous write): a child that
  * cannot be guarded is not started.
  */
+import { randomBytes } from 'node:crypto';
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { accessSync, constants, statSync, writeSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
@@ -48,9 +49,21 @@ export function reapAfterExit(child: ChildProcess, graceMs: number): void {
 }
 
 /**
+ * The variable every agent bounce starts carries, set to this process's tag, and that their
+ * children inherit: a process that left its group (setsid, a daemon's double fork) still has
+ * it, so the watchdog finds it by its environment. A nested bounce (an agent that is itself a
+ * bounce) gives its own agents its own tag.
+ */
+export const AGENT_TAG_VAR = 'BOUNCE_AGENT_TAG';
+/** This process's tag: its pid and 16 random hex digits (fixed length, so no tag is the prefix of another). */
+const agentTag = `${process.pid}.${randomBytes(8).toString('hex')}`;
+
+/**
  * The watchdog: a line `+ <pgid>` registers a group, `- <pgid>` forgets it; at the end of its
- * input it SIGKILLs what is left. It ignores the terminal's signals (they are bounce's to
- * handle), and its own session keeps it out of a kill of bounce's process group.
+ * input it SIGKILLs what is left, then, where there is a /proc, every process whose
+ * environment holds this bounce's tag ($1): an agent's helper that left its group with setsid
+ * dies too. It ignores the terminal's signals (they are bounce's to handle), and its own
+ * session keeps it out of a kill of bounce's process group.
  */
 const WATCHDOG = `# bounce watchdog: kills the agents' process groups once bounce is gone
 trap '' INT TERM HUP
@@ -62,6 +75,11 @@ while read -r op pgid; do
   esac
 done
 for g in $groups; do kill -KILL -"$g" 2>/dev/null; done
+[ -n "$1" ] && [ -d /proc/self ] || exit 0
+for f in $(grep -l -a -F "${AGENT_TAG_VAR}=$1" /proc/[0-9]*/environ 2>/dev/null); do
+  p=\${f#/proc/}; p=\${p%/environ}
+  [ "$p" = "$$" ] || kill -KILL "$p" 2>/dev/null
+done
 `;
 
 /** The groups this process started and has not killed for good yet: group id -> when it started (ms since the epoch). */
@@ -93,7 +111,7 @@ export class NoWatchdogError extends BounceError {
 function startWatchdog(): Watchdog {
   let child: ChildProcess;
   try {
-    child = spawn('/bin/sh', ['-c', WATCHDOG], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    child = spawn('/bin/sh', ['-c', WATCHDOG, 'bounce-watchdog', agentTag], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
   } catch (err) {
     throw new NoWatchdogError(err instanceof Error ? err.message : String(err));
   }
@@ -222,7 +240,8 @@ const GATE = 'IFS= read -r go <&3 && [ "$go" = go ] || exit 1; exec 3<&-; exec "
  * no process then, nothing to guard.
  */
 export function spawnGated(program: string, args: readonly string[], options: Omit<SpawnOptions, 'detached'>): { child: ChildProcess; open: () => void } {
-  const env = options.env ?? process.env;
+  const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env), [AGENT_TAG_VAR]: agentTag };
+  options = { ...options, env };
   const cwd = typeof options.cwd === 'string' ? options.cwd : process.cwd();
   if (!executable(program, env.PATH, cwd)) return { child: spawn(program, args, { ...options, detached: true }), open: () => {} };
   const stdio =

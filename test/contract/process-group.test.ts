@@ -65,22 +65,27 @@ describe('guarded process groups', () => {
  * Runs `spawn` (code that sets `child`) in a node that SIGKILLs itself right after, using the
  * built module (dist/, as the runCli tests do); waits until that child is gone.
  */
-async function spawnThenDie(name: 'spawnGated' | 'spawnGuarded', spawn: string): Promise<void> {
+async function spawnThenDie(name: 'spawnGated' | 'spawnGuarded', spawn: string, helper?: () => number | undefined): Promise<void> {
   const module = join(ROOT, 'dist', 'src', 'contract', 'process-group.js');
   const script = [
     `const { ${name} } = await import(${JSON.stringify(module)});`,
     spawn,
     'process.stdout.write(String(child.pid));',
+    // With a helper to wait for, the child runs a moment first, so that it has started it.
+    helper ? 'await new Promise((r) => setTimeout(r, 1500));' : '',
     "process.kill(process.pid, 'SIGKILL');",
   ].join('\n');
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
   expect(r.signal, r.stderr).toBe('SIGKILL');
   const pid = Number(r.stdout);
   expect(pid).toBeGreaterThan(0);
+  const helperPid = helper?.();
+  if (helper) expect(helperPid, 'the helper started before bounce died').toBeGreaterThan(0);
   try {
     await waitFor(() => !running(pid), 30_000, `the child ${pid} to be gone`);
+    if (helperPid) await waitFor(() => !running(helperPid), 30_000, `the helper ${helperPid} to be gone`);
   } finally {
-    killAll([pid]);
+    killAll([pid, ...(helperPid ? [helperPid] : [])]);
   }
 }
 
@@ -116,6 +121,17 @@ describe('the gate', () => {
 });
 
 describe('the watchdog', () => {
+  it.runIf(existsSync('/proc/self') && existsSync('/usr/bin/setsid'))(
+    'kills a helper that left its group (setsid): it finds it by the tag in its environment',
+    async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'bounce-setsid-')), 'helper');
+      const agent = `setsid sleep 4243 </dev/null >/dev/null 2>&1 & echo $! > ${JSON.stringify(file)}; sleep 1000`;
+      await spawnThenDie('spawnGuarded', `const child = spawnGuarded('/bin/sh', ['-c', ${JSON.stringify(agent)}], { stdio: 'ignore' });`, () =>
+        existsSync(file) && readFileSync(file, 'utf8').trim() !== '' ? Number(readFileSync(file, 'utf8')) : undefined,
+      );
+    },
+  );
+
   it('has a group in its pipe as soon as spawnGuarded returns: a process SIGKILLed in that very tick takes its child down', async () => {
     await spawnThenDie(
       'spawnGuarded',
