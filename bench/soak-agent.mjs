@@ -11,11 +11,15 @@ import { serve } from './bench-adapter.mjs';
 
 await serve('soak-agent 1.0.0', async (request, doc) => {
   process.on('SIGTERM', () => {});
-  // SOAK_ESCAPE=1: the helper leaves the agent's process group (as `setsid` would), where bounce
-  // cannot reach it: the soak's check of itself, every run must then count an orphan.
+  // SOAK_ESCAPE=1: the helper leaves the agent's process group (as `setsid` would) and drops the
+  // tag bounce's watchdog finds escaped helpers by (BOUNCE_AGENT_TAG), where bounce cannot reach
+  // it: the soak's check of itself, every run must then count an orphan.
+  const escapes = process.env.SOAK_ESCAPE === '1';
+  const { BOUNCE_AGENT_TAG: _tag, ...untagged } = process.env;
   const helper = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setTimeout(() => {}, 120000)", 'soak-helper'], {
     stdio: 'ignore',
-    detached: process.env.SOAK_ESCAPE === '1',
+    detached: escapes,
+    env: escapes ? untagged : process.env,
   });
   // Ends when stdout is flushed (process.exit could cut a long reply); the helper stays behind.
   helper.unref();

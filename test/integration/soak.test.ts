@@ -18,7 +18,7 @@ describe('the soak', () => {
     expect(Object.keys(total.checks)).toEqual(INVARIANTS);
   }, 120_000);
 
-  it('sees an orphan when there is one: a helper that left its agent process group (setsid) is counted', async () => {
+  it('sees an orphan when there is one: a helper that left its agent process group (setsid) and dropped the agent tag is counted', async () => {
     const total = await soak({ runs: 2, seed: 11, jobs: 2, agentMs: 50, orphanMs: 1000, selfCheck: true });
     expect(total.violations.filter(([what]) => what === 'orphans').length).toBe(2);
   }, 120_000);
