@@ -8,3 +8,20 @@ describe('plural', () => {
     expect(plural(3, 'retry', 'retries')).toBe('3 retries');
   });
 });
+
+describe('counts in messages that can be one', () => {
+  it('a reply of one word is refused as "1 word", not "1 words"', async () => {
+    const { documentMode } = await import('../src/engine/reply.js');
+    const doc = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
+    const verdict = documentMode.accept('Short.', {
+      sent: doc,
+      original: doc,
+      delimiters: { open: '<<<', close: '>>>' } as never,
+      maxBytes: 1_000_000,
+      summaryRatio: 0.5,
+      summaryMinWords: 50,
+    } as never);
+    expect(verdict).toMatchObject({ ok: false });
+    expect(JSON.stringify(verdict)).toContain('The reply has 1 word but');
+  });
+});

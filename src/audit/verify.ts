@@ -11,6 +11,7 @@ import { checkChain, type ChainLink } from '../store/binding.js';
 import { listRecordFiles, readRecord, recordAnchor, utcDate } from '../store/dispatch-record.js';
 import type { DispatchRecord } from '../store/record-schema.js';
 import { readLinkedRecords } from './copied-passes.js';
+import { plural } from '../plural.js';
 
 export interface AuditProblem {
   message: string;
@@ -128,9 +129,14 @@ function checkManifest(ctx: Ctx, m: RunManifest, own: Map<string, Found>, files:
   for (const p of bound.problems) problem(ctx, p.message, p.file);
   // What a crash leaves for resume to reconcile: the newest record, written just before the run.json that would list it.
   const crashTail = ctx.resuming && unlisted.length === 1 && chain.at(-1)?.rel === unlisted[0]!.rel ? unlisted[0]!.rec.request.id : null;
-  if (m.totals.dispatches !== refs.size) problem(ctx, `totals.dispatches is ${m.totals.dispatches} but pass_records list ${refs.size} dispatches`, 'run.json');
+  if (m.totals.dispatches !== refs.size)
+    problem(ctx, `totals.dispatches is ${m.totals.dispatches} but pass_records list ${plural(refs.size, 'dispatch', 'dispatches')}`, 'run.json');
   if (files.length !== refs.size + (crashTail ? 1 : 0))
-    problem(ctx, `run.json lists ${refs.size} dispatches but ${files.length} records were found`, 'run.json');
+    problem(
+      ctx,
+      `run.json lists ${plural(refs.size, 'dispatch', 'dispatches')} but ${files.length === 1 ? '1 record was' : `${files.length} records were`} found`,
+      'run.json',
+    );
   const unreadable = new Set(files.map((f) => basename(f, '.yaml')));
   for (const [id, { ref, pass }] of refs) {
     const found = records.get(id);
@@ -173,7 +179,8 @@ function checkManifest(ctx: Ctx, m: RunManifest, own: Map<string, Found>, files:
       continue;
     }
     const res = kept.rec.response!;
-    if (res.findings.length !== p.added) problem(ctx, `${res.findings.length} findings but run.json says pass ${p.pass} added ${p.added} notes`, kept.rel);
+    if (res.findings.length !== p.added)
+      problem(ctx, `${plural(res.findings.length, 'finding')} but run.json says pass ${p.pass} added ${plural(p.added, 'note')}`, kept.rel);
     if (res.resolved.length !== p.resolved)
       problem(ctx, `${res.resolved.length} resolved notes but run.json says pass ${p.pass} resolved ${p.resolved}`, kept.rel);
     checkFates(ctx, m, p, kept);

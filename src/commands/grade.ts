@@ -285,7 +285,7 @@ async function gradeByAgent(dir: string, opts: GradeOptions, io: Io): Promise<nu
   }
   const usage = { input_tokens: spend.inputTokens, output_tokens: spend.outputTokens, cost_usd: spend.costUsd };
   const spent = [
-    usage.input_tokens === null && usage.output_tokens === null ? 'tokens unknown' : `${(usage.input_tokens ?? 0) + (usage.output_tokens ?? 0)} tokens`,
+    usage.input_tokens === null && usage.output_tokens === null ? 'tokens unknown' : plural((usage.input_tokens ?? 0) + (usage.output_tokens ?? 0), 'token'),
     usage.cost_usd === null ? 'cost unknown' : `$${usage.cost_usd.toFixed(4)}`,
   ].join(', ');
   printResult(run, { grader, given, summary: `${summary} (${spent})`, extra: { reasons, dispatches, usage, error: failure } }, opts.json, io);

@@ -2,6 +2,7 @@
 import { esc } from '../report/escape.js';
 import { DEFECT_KINDS } from './key.js';
 import { type BenchJson, leaderboard, type PairRow, rowCells, TABLE_HEADER } from './leaderboard.js';
+import { plural } from '../plural.js';
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1d1d1f}
 h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}table{border-collapse:collapse;margin:.5rem 0}
@@ -47,7 +48,7 @@ export function benchHtml(json: BenchJson, generatedAt: string): string {
 <html lang="en"><head><meta charset="utf-8"><title>bounce bench: ${esc(json.corpus)}</title>
 <meta name="viewport" content="width=device-width,initial-scale=1"><style>${STYLE}</style></head><body>
 <h1>bounce bench: ${esc(json.corpus)}</h1>
-<p>${json.documents} documents, ${json.defects} planted defects; made ${esc(generatedAt)}. Recall: defects some reviewer note came within 2 lines of; fix rate: defects whose <code>fixed_when</code> holds in the final document; precision: notes near a defect over all notes.</p>
+<p>${plural(json.documents, 'document')}, ${plural(json.defects, 'planted defect')}; made ${esc(generatedAt)}. Recall: defects some reviewer note came within 2 lines of; fix rate: defects whose <code>fixed_when</code> holds in the final document; precision: notes near a defect over all notes.</p>
 <h2>Live leaderboard</h2>
 ${ranked.length ? rowsTable(ranked, true) : '<p>No live rows: no pair ran with a concrete model, a positive output-token limit and provider-reported usage.</p>'}
 ${others.length ? `<h2>Not live, never ranked</h2>${rowsTable(others, false)}<ul class="note">${reasons}</ul>` : ''}

@@ -7,6 +7,7 @@ import { type BudgetLimits, type RunPlan, roleForPass, seatForPass } from './pla
 import { buildPassPrompt } from './prompt.js';
 import { replyMode } from './reply.js';
 import { framingOf } from './plan.js';
+import { plural } from '../plural.js';
 
 /** `error.type` of a run a budget stopped (run.json, --json). */
 export const BUDGET_ERROR = 'budget' satisfies RunErrorType;
@@ -96,7 +97,7 @@ export class BudgetAccount {
     if (dispatches !== undefined && this.spent.dispatches + held.dispatches + 1 > dispatches)
       return this.refusal('dispatches', `${dispatches} dispatch${dispatches === 1 ? '' : 'es'}`, `${this.spent.dispatches} made`, 'the next one');
     if (tokens !== undefined && this.spent.tokens + held.tokens + estimate.tokens > tokens)
-      return this.refusal('tokens', `${tokens} tokens`, `${this.spent.tokens} spent`, `the next dispatch may take up to ${estimate.tokens}`);
+      return this.refusal('tokens', plural(tokens, 'token'), `${this.spent.tokens} spent`, `the next dispatch may take up to ${estimate.tokens}`);
     if (costUsd !== undefined) {
       // An estimate of unknown cost is held back only once nothing is left.
       const next = estimate.costUsd ?? 0;

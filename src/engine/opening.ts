@@ -6,6 +6,7 @@ import { scan } from './pass.js';
 import type { RunPlan } from './plan.js';
 import { policyOf } from './policy.js';
 import { countWords } from '../text/words.js';
+import { plural } from '../plural.js';
 
 export function agentRecord(plan: RunPlan, role: Role): AgentRecord {
   const a = plan.agents[role];
@@ -59,6 +60,6 @@ export function openingOf(plan: RunPlan, now: Date, inputNotes: number = scan(pl
     evidence: evidenceOf(plan),
     policy: policyOf(plan),
     ...(plan.replayOf ? { replay_of: plan.replayOf } : {}),
-    logLine: `run ${runId} started${plan.replayOf ? ` as a replay of ${plan.replayOf}` : ''}: ${plan.input.display}, ${plan.passes} passes, reviewer ${plan.agents.reviewer.spec}, composer ${plan.agents.composer.spec}`,
+    logLine: `run ${runId} started${plan.replayOf ? ` as a replay of ${plan.replayOf}` : ''}: ${plan.input.display}, ${plural(plan.passes, 'pass', 'passes')}, reviewer ${plan.agents.reviewer.spec}, composer ${plan.agents.composer.spec}`,
   };
 }

@@ -4,6 +4,7 @@ import { applyEditBlocks, type EditReport, parseEditReply } from '../text/edit-b
 import { withoutBom } from '../text/lines.js';
 import { countWords } from '../text/words.js';
 import type { Delimiters } from './prompt.js';
+import { plural } from '../plural.js';
 
 /**
  * Every agent reply passes through here before it becomes the next document.
@@ -91,7 +92,7 @@ function summaryCheck(words: number, ctx: ReplyContext, subject: string): ReplyR
   const pct = Math.round(ctx.summaryRatio * 100);
   return reject(
     'summary',
-    `${subject} ${words} words but the document sent has ${sentWords}, under ${pct}% of it, so it looks like a summary instead of the complete revised document.`,
+    `${subject} ${plural(words, 'word')} but the document sent has ${sentWords}, under ${pct}% of it, so it looks like a summary instead of the complete revised document.`,
   );
 }
 

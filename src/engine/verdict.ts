@@ -89,7 +89,7 @@ export function decide(found: Finding, s: PassState): Decision {
     case 'agent-error':
       return onAgentError(found, s);
     case 'truncated': {
-      const limit = found.outputBudget ? ` (${found.outputBudget} tokens)` : '';
+      const limit = found.outputBudget ? ` (${plural(found.outputBudget, 'token')})` : '';
       const message = `${s.agent} stopped at its output limit${limit}, so its reply is a cut-off document: raise max_output_tokens: ${found.fix}`;
       return { kind: 'failed', type: 'truncated', message };
     }

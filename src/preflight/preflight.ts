@@ -7,6 +7,7 @@ import type { ResolvedAgent } from '../adapters/registry.js';
 import { ADAPTER_TABLE } from '../adapters/builtins.js';
 import { usageError } from '../errors.js';
 import { ownValue } from '../own.js';
+import { plural } from '../plural.js';
 
 /** Output budgets the adapters use when none is configured (null: the provider decides), from the adapter table. */
 export const DEFAULT_OUTPUT_TOKENS: Record<string, number | null> = {
@@ -89,7 +90,7 @@ export function assertFitsBudget(text: string, role: Role, agent: ResolvedAgent)
   const needed = replyTokens(text);
   if (needed > budget) {
     throw usageError(
-      `the document (about ${estimateTokens(text)} tokens) will not fit in the ${role} ${agent.spec}'s output budget of ${budget} tokens`,
+      `the document (about ${estimateTokens(text)} tokens) will not fit in the ${role} ${agent.spec}'s output budget of ${plural(budget, 'token')}`,
       `split the document, or raise max_output_tokens: ${agentSettingFix(agent, 'max_output_tokens', Math.max(budget * 2, needed))}`,
       'input',
     );

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ManifestView } from '../store/recorder.js';
 import { sha256 } from '../store/hash.js';
+import { plural } from '../plural.js';
 
 /** The pass record fields a faithful replay reproduces. */
 const PASS_FACTS = ['status', 'document_sha256', 'notes_before', 'notes_after', 'added', 'resolved', 'acted', 'dismissed', 'misplaced_after'] as const;
@@ -21,8 +22,12 @@ export function replayDifferences(original: { dir: string; manifest: ManifestVie
   const b = replay.manifest;
   const out: string[] = [];
   if (a.status !== b.status) out.push(`the run ended ${b.status}, the recording ${a.status}`);
-  if (a.notes_left !== b.notes_left) out.push(`${b.notes_left ?? 'no count of'} notes left, the recording ${a.notes_left ?? 'none counted'}`);
-  if (a.pass_records.length !== b.pass_records.length) out.push(`${b.pass_records.length} passes ran, the recording ${a.pass_records.length}`);
+  if (a.notes_left !== b.notes_left)
+    out.push(
+      `${b.notes_left === null || b.notes_left === undefined ? 'no count of notes' : plural(b.notes_left, 'note')} left, the recording ${a.notes_left ?? 'none counted'}`,
+    );
+  if (a.pass_records.length !== b.pass_records.length)
+    out.push(`${plural(b.pass_records.length, 'pass', 'passes')} ran, the recording ${a.pass_records.length}`);
   for (const pb of b.pass_records) {
     const pa = a.pass_records.find((p) => p.pass === pb.pass);
     if (!pa) continue;

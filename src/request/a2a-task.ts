@@ -81,7 +81,9 @@ const data = (value: Record<string, unknown>): Part => ({
 export function eventLine(e: EngineEvent): string | null {
   switch (e.type) {
     case 'run-started':
-      return e.resumedAfter === null ? `run ${e.runId} started: ${e.totalPasses} passes` : `run ${e.runId} resumed after pass ${e.resumedAfter}`;
+      return e.resumedAfter === null
+        ? `run ${e.runId} started: ${plural(e.totalPasses, 'pass', 'passes')}`
+        : `run ${e.runId} resumed after pass ${e.resumedAfter}`;
     case 'pass-started':
       return `pass ${e.pass}/${e.totalPasses}: ${e.role} ${e.agent}, ${plural(e.notesIn, 'note')} in`;
     case 'pass-finished':

@@ -10,6 +10,7 @@ import type { Io } from '../io.js';
 import type { Probe } from '../kit/detect.js';
 import { diskGateCache, utcDay } from '../preflight/gate-cache.js';
 import { redactCounting, secretsOf } from '../redact.js';
+import { plural } from '../plural.js';
 
 /**
  * The gate on each distinct agent, one at a time, in the order given. With `cached`, an agent
@@ -74,7 +75,7 @@ export async function gateAgents(
 export function gateLine(r: GateResult): string {
   const facts = [
     `${(r.duration_ms / 1000).toFixed(1)} s`,
-    r.tokens === null ? 'tokens unknown' : `${r.tokens} tokens`,
+    r.tokens === null ? 'tokens unknown' : plural(r.tokens, 'token'),
     r.cost_usd === null ? 'cost unknown' : `$${r.cost_usd.toFixed(4)}`,
     ...(r.cached ? [`passed earlier today, from the cache`] : []),
   ].join(', ');
