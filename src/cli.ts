@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
-import { DEFAULT_MAX_REPAIRS, DEFAULT_PASSES, DEFAULT_TIMEOUT_S, SERVE_DEFAULTS, TIMEOUT_RANGE_S } from './config/defaults.js';
+import { DEFAULT_MAX_REPAIRS, DEFAULT_PASSES, DEFAULT_TIMEOUT_S, markerFlagError, SERVE_DEFAULTS, TIMEOUT_RANGE_S } from './config/defaults.js';
 import { BounceError, EXIT, isBounceError } from './errors.js';
 import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
@@ -50,6 +50,19 @@ const TIMEOUT_RANGE = `${TIMEOUT_RANGE_S.min} to ${TIMEOUT_RANGE_S.max}`;
 const CACHE_HELP =
   'answer a dispatch, free, with the accepted reply an earlier one got to the same prompt, model and settings; cache in DIR (default: config cache, else $XDG_CACHE_HOME/bounce/responses; a word right after --cache is taken for DIR)';
 const NO_CACHE_HELP = 'no response cache, whatever config cache says';
+
+/**
+ * `--marker`'s values, each checked as it is parsed: `bounce scan --marker n.md` names n.md as
+ * no marker name, rather than taking it for the marker and finding no path to scan.
+ */
+function markerNames(value: string, previous: string[] | undefined): string[] {
+  const names = commaList(value, previous);
+  for (const name of names.slice(previous?.length ?? 0)) {
+    const wrong = markerFlagError(name);
+    if (wrong) throw wrong;
+  }
+  return names;
+}
 
 /** Names that are on one side only: flags no field reads, or fields no flag sets. */
 type Unmatched<O, T> = Exclude<keyof O, keyof T> | Exclude<keyof T, keyof O>;
@@ -165,7 +178,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--fixes-from <run>', 'sarif: a converged run of a scanned document; its changes become fixes of the notes it resolved (repeatable)', repeatable)
     .option('--lint', "also report each note that breaks the protocol's conformance rules (see bounce lint)")
     .option('--rules <ids>', 'with --lint: the lint rules to apply (comma-separated or repeated; default all)', repeatable)
-    .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
+    .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', markerNames)
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices([...SYNTAXES]))
     .option('--config <file>', 'config file to read markers and max_bytes from')
     .option('-q, --quiet', 'no summary on stderr (notes still go to stdout, errors to stderr)')
@@ -190,7 +203,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--changed <git-ref>', 'only files changed since that git ref (committed, staged, unstaged and untracked); github: problems on changed lines first')
     .option('--max-annotations <n>', 'github: annotations per level (default 10), then one notice counting the rest')
     .option('--sarif <file>', 'github: also write the SARIF report to FILE (the notice of annotations left out names it)')
-    .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', commaList)
+    .option('--marker <names>', 'extra marker names besides CONTESTED and CLARIFY (comma-separated or repeated)', markerNames)
     .addOption(new Option('--syntax <syntax>', 'force how files are read').choices([...SYNTAXES]))
     .option('--config <file>', 'config file to read markers and max_bytes from')
     .option('-q, --quiet', 'no summary on stderr (problems still go to stdout, errors to stderr)')
@@ -394,7 +407,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--json', 'print a JSON array')
     .action(async (o) => {
       const { runRuns } = await import('./commands/runs.js');
-      setExit(await runRuns({ runsDir: await runsDir(o), json: o.json }, io));
+      setExit(await runRuns({ runsDir: await runsDir(o), config: o.config, json: o.json }, io));
     });
 
   program

@@ -8,6 +8,7 @@ import { checkWarnings, preflight } from '../preflight/preflight.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import { ADAPTER_TABLE } from '../adapters/builtins.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
+import { runLocationFlags } from '../store/run-location.js';
 import { MAX_CONCURRENCY } from '../config/schema.js';
 import { mapLimited } from '../concurrency.js';
 import { systemClock } from '../engine/clock.js';
@@ -165,6 +166,7 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
       concurrency,
       started,
       probe: chosen.probe,
+      where: runLocationFlags({ runsDir: settings.runsDir, config: opts.config }, io),
       budget: batchAccount(settings.budget, settings.config.budget, []),
       cacheFolder: cacheFolderFor(opts.cache, settings.config, { cwd: io.cwd, env: io.env, configDir: settings.configDir }),
     },
@@ -223,6 +225,8 @@ async function runBatch(
     batchId: string | null;
     shard: Shard | null;
     concurrency: number;
+    /** What a printed `bounce resume` needs to find the batch's runs (src/store/run-location.ts). */
+    where: string;
     started: number;
     probe: Probe;
     budget: BudgetAccount | null;
@@ -237,13 +241,14 @@ async function runBatch(
     shard: facts.shard,
     concurrency: facts.concurrency,
     durationMs: Date.now() - facts.started,
+    where: facts.where,
   });
   // Ended by force after a second signal: the batch's object with the runs that ended, and how to go on with the rest.
   const ended: RunResult[] = done.map((d) => d.result);
   io.forcedStopJson = () => {
     const json = batchJson(ended, summaryFacts());
     const left = runs.filter((r) => !ended.some((e) => e.runDir === r.from.runDir)).map((r) => basename(r.from.runDir));
-    const next = facts.batchId ? `bounce resume --batch ${facts.batchId}` : `bounce resume ${left.join(' ')}`;
+    const next = facts.batchId ? `bounce resume --batch ${facts.batchId}${facts.where}` : `bounce resume ${left.join(' ')}${facts.where}`;
     return { ...json, status: 'interrupted', exit_code: EXIT.interrupted, next };
   };
   let results: RunResult[];
@@ -415,5 +420,6 @@ export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<
     io.stderr.write(`resuming ${plural(runs.length, 'run')}${done.length ? ` (${done.length} of the batch already ended)` : ''}, concurrency ${concurrency}\n`);
   const budget = batchAccount(flagBudget, loaded.config.budget, manifests);
   const cacheFolder = cacheFolderFor(opts.cache, loaded.config, { cwd: io.cwd, env: io.env, configDir: loaded.path ? dirname(loaded.path) : null });
-  return runBatch(runs, done, io, opts, { batchId: opts.batch ?? null, shard: null, concurrency, started, probe, budget, cacheFolder });
+  const where = runLocationFlags({ runsDir, config: opts.config }, io);
+  return runBatch(runs, done, io, opts, { batchId: opts.batch ?? null, shard: null, concurrency, started, probe, budget, cacheFolder, where });
 }

@@ -314,6 +314,6 @@ export async function runDecide(opts: DecideOptions, io: Io): Promise<number> {
   const deps = engineDeps(io, Boolean(opts.quiet), probe, plan);
   deps.dispatch = personAnswers(deps.dispatch, person, (request) => (request.pass === decisionPass ? decidedText : null));
   const result = await runDocument(plan, deps, { runDir: dir, extend: true });
-  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
+  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout', config: opts.config });
   return result.exitCode;
 }

@@ -22,6 +22,6 @@ export async function runFork(opts: ForkOptions, io: Io): Promise<number> {
   const deps = engineDeps(io, Boolean(opts.quiet), probe, plan);
   const made = createRun(plan, deps, base);
   const result = await runDocument(plan, deps, made);
-  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
+  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout', config: opts.config });
   return result.exitCode;
 }

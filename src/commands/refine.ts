@@ -34,7 +34,7 @@ export async function runRefine(opts: RefineOptions, io: Io): Promise<number> {
     if (opts.json) io.stdout.write(`${JSON.stringify(errorJson(EXIT.interrupted, 'interrupted', INTERRUPTED_BEFORE))}\n`);
     return EXIT.interrupted;
   }
-  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: planned.plan.output.kind === 'stdout' });
+  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: planned.plan.output.kind === 'stdout', config: opts.config });
   return result.exitCode;
 }
 

@@ -24,7 +24,7 @@ export type { ResumeOptions } from '../request/resume-request.js';
  */
 export async function runResume(opts: ResumeOptions, io: Io): Promise<number> {
   const { result, plan } = await resumeRun(opts, io);
-  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout' });
+  printRunResult(result, io, { json: opts.json, quiet: opts.quiet, stdoutDocument: plan.output.kind === 'stdout', config: opts.config });
   return result.exitCode;
 }
 

@@ -3,10 +3,13 @@ import type { Io } from '../io.js';
 import { fmtCost, fmtDuration, fmtTime, fmtTokens, summarize, table, type RunSummary } from '../report/format.js';
 import { shownStatus } from '../store/lock.js';
 import { listRuns } from '../store/resolve-run.js';
+import { runLocationFlags } from '../store/run-location.js';
 
 export interface RunsOptions {
   /** Absolute or cwd-relative; the CLI passes config runs_dir or `runs`. */
   runsDir?: string;
+  /** --config as given: the hint to resume a crashed run carries it. */
+  config?: string;
   json?: boolean;
 }
 
@@ -49,6 +52,9 @@ export async function runRuns(opts: RunsOptions, io: Io): Promise<number> {
     ]);
   }
   io.stdout.write(table(rows));
-  for (const r of listed) if (r.status === 'crashed') io.stderr.write(`${r.run_id} crashed (its process is gone): bounce resume ${r.run_id}\n`);
+  const crashed = listed.filter((r) => r.status === 'crashed');
+  // The hint works as printed: with --runs-dir (and --config) when the defaults would not find the run.
+  const where = crashed.length ? runLocationFlags({ runsDir: root, config: opts.config }, io) : '';
+  for (const r of crashed) io.stderr.write(`${r.run_id} crashed (its process is gone): bounce resume ${r.run_id}${where}\n`);
   return 0;
 }

@@ -1,4 +1,19 @@
 /** Defaults the config schema declares and the engine falls back on: declared once, here. */
+import { BounceError } from '../errors.js';
+
+/** A marker name (config `markers`, `scan --marker`): short, and nothing a terminal or a prompt would read as markup. */
+export const MARKER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
+export const MARKER_NAME_RULE = 'a marker is a word such as RISK: a letter, then letters, digits, _ or -, at most 32 characters';
+
+/** `--marker NAME` that is no marker name (`--marker n.md`: a path taken for the option's value), in words; null for a good name. */
+export function markerFlagError(name: string): BounceError | null {
+  if (MARKER_NAME.test(name)) return null;
+  const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}...` : name);
+  // A file name right after --marker was taken for its value.
+  const file = /^[\w./-]+$/.test(name) ? name : shown;
+  const path = /[./\\]/.test(name) ? `; to scan ${file}, give --marker a name before it (--marker RISK ${file})` : '';
+  return new BounceError(`--marker ${shown} is not a marker name`, { hint: `${MARKER_NAME_RULE}${path}` });
+}
 
 /** A reply under `summaryRatio` of the input's words, for inputs over `summaryMinWords` words, is a summary. */
 export const REPLY_DEFAULTS: { summaryRatio: number; summaryMinWords: number } = {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AgentOptionsSchema } from '../contract/contract.js';
 import { PRICE_KEY, PRICE_KEY_RULE, PriceSchema } from '../prices.js';
-import { DEFAULT_CHECK_TIMEOUT_S, MIN_PRECISION, REPLY_DEFAULTS, TIMEOUT_RANGE_S } from './defaults.js';
+import { DEFAULT_CHECK_TIMEOUT_S, MARKER_NAME, MARKER_NAME_RULE, MIN_PRECISION, REPLY_DEFAULTS, TIMEOUT_RANGE_S } from './defaults.js';
 import { LintModeSchema } from '../vocabulary.js';
 import { EditFormatSettingSchema } from '../vocabulary.js';
 import { DismissalsSchema } from '../vocabulary.js';
@@ -28,9 +28,7 @@ export const AgentConfigSchema = AgentOptionsSchema.extend({
 }).strict();
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
-/** A marker name (config `markers`, `scan --marker`): short, and nothing a terminal or a prompt would read as markup. */
-export const MARKER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
-export const MARKER_NAME_RULE = 'a marker is a word such as RISK: a letter, then letters, digits, _ or -, at most 32 characters';
+export { MARKER_NAME, MARKER_NAME_RULE } from './defaults.js';
 const markerName = z.string().regex(MARKER_NAME, MARKER_NAME_RULE);
 
 /** Each budget limit's rule, for config `budget:` and the --max-* flags alike. */

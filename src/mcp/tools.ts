@@ -3,6 +3,7 @@
  * with the command's stdout kept for the result (src/mcp/tool-io.ts). A problem the CLI
  * prints as one line and exit code is the tool's error result, `isError`, with that line.
  */
+import { dirname } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -20,6 +21,7 @@ import { runScan } from '../commands/scan.js';
 import { showJson } from '../commands/show.js';
 import { scanConfig } from '../request/scan-config.js';
 import { runJson } from '../ui/run-summary.js';
+import { runLocationFlags } from '../store/run-location.js';
 import { plural } from '../plural.js';
 import { refuseSelf } from './caller.js';
 import { LINT_INPUT, REFINE_INPUT, REPLAY_INPUT, RESUME_INPUT, SCAN_INPUT, SHOW_INPUT } from './inputs.js';
@@ -178,7 +180,7 @@ export function registerTools(server: McpServer, io: Io, clientName: () => strin
           runHooks(extra, clientName(), args.allow_self),
         );
         if (result === null) return toolError('interrupted before the run started');
-        return jsonResult(runJson(result));
+        return jsonResult(runJson(result, runLocationFlags({ runsDir: dirname(result.runDir), config: args.config }, t.io)));
       }),
   );
   server.registerTool(
@@ -217,7 +219,7 @@ export function registerTools(server: McpServer, io: Io, clientName: () => strin
           t.io,
           runHooks(extra, clientName(), args.allow_self),
         );
-        return jsonResult(runJson(result));
+        return jsonResult(runJson(result, runLocationFlags({ runsDir: dirname(result.runDir), config: args.config }, t.io)));
       }),
   );
   server.registerTool(

@@ -1,6 +1,6 @@
 /** What `bounce resume` (and a batch's resume) decides before it runs: whether a run may be resumed or extended, and its plan. */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Probe } from '../kit/detect.js';
 import type { RunPlan } from '../engine/plan.js';
 import { verifyRun } from '../audit/verify.js';
@@ -12,8 +12,10 @@ import type { Io } from '../io.js';
 import { sha256 } from '../store/hash.js';
 import type { RunManifest } from '../store/manifest.js';
 import { RunRecorder } from '../store/recorder.js';
+import { runLocationFlags, shellWord } from '../store/run-location.js';
 import { extendedPasses } from '../ui/run-summary.js';
-import { ROLES } from '../vocabulary.js';
+import { ROLES, type Role } from '../vocabulary.js';
+import type { ResolvedAgent } from '../contract/contract.js';
 import { completePlan, type PlanRequest, requestFromManifest } from './plan-request.js';
 import { budgetFromFlags } from './budget-flags.js';
 import { intFlag, secondsFlag } from './refine-request.js';
@@ -43,6 +45,9 @@ export interface ResumeOptions {
   cache?: boolean | string;
 }
 
+/** Why the offered pass budget is even. */
+const EVEN_WHY = 'an even count, so the final pass is a composer pass';
+
 const RESUMABLE = new Set(['running', 'interrupted', 'failed']);
 /** Ended runs that `--passes N` takes further. */
 const EXTENDABLE = new Set(['converged', 'not-converged']);
@@ -57,10 +62,22 @@ export function isExtension(m: RunManifest, plan: RunPlan): boolean {
   return !RESUMABLE.has(m.status) || plan.passes !== m.passes.requested || ROLES.some((r) => plan.agents[r].spec !== m.agents[r].spec);
 }
 
-function policyDifference(old: RunManifest['policy'], now: RunManifest['policy']): string {
+/**
+ * What differs between the run's policy and today's, in words: the policy fields that changed,
+ * else the agents whose adapter or options did (today's config resolves them), else what is
+ * left of the version's identity (src/engine/policy.ts).
+ */
+function policyDifference(m: RunManifest, now: RunManifest['policy'], agents: Record<Role, ResolvedAgent>): string {
+  const old = m.policy;
   const keys = Object.keys(old) as (keyof RunManifest['policy'])[];
   const changed = keys.filter((k) => k !== 'version' && JSON.stringify(old[k]) !== JSON.stringify(now[k]));
-  return changed.length ? changed.join(', ') : 'the agents or their options';
+  if (changed.length) return changed.join(', ');
+  // run.json records a cmd agent's command among its options (src/engine/opening.ts).
+  const options = (a: ResolvedAgent) => ({ ...a.options, ...(a.adapter === 'cmd' ? { command: a.command } : {}) });
+  const roles = ROLES.filter((r) => agents[r].adapter !== m.agents[r].adapter || JSON.stringify(options(agents[r])) !== JSON.stringify(m.agents[r].options));
+  if (roles.length === 1) return `the ${roles[0]} agent's options`;
+  if (roles.length) return "the reviewer and composer agents' options";
+  return 'the agents or their options';
 }
 
 /** The sha of the document the run's last completed pass produced, if any. */
@@ -82,21 +99,23 @@ export function readForResume(runDir: string): RunManifest {
 }
 
 /**
- * Resume acts only on a folder that is what its records say (src/audit/binding.ts): any
+ * Resume acts only on a folder that is what its records say (src/store/binding.ts): any
  * problem but what a crash leaves is refused (exit 2) before anything runs or is written.
+ * `where` is what the printed commands need to find the run (src/store/run-location.ts).
+ * Returns why the run is unbound (made by an older bounce), if it is.
  */
-function refuseTampered(m: RunManifest, runDir: string, opts: Pick<ResumeOptions, 'quiet'>, io: Io): void {
+function refuseTampered(m: RunManifest, runDir: string, where: string): string | null {
   const { problems, unbound } = verifyRun(runDir, { resuming: true });
   const first = problems[0];
   if (first) {
     const more = problems.length > 1 ? ` and ${problems.length - 1} more` : '';
     throw usageError(
       `run ${m.run_id} does not match its records: ${first.message} (${first.file})${more}`,
-      `it was changed after bounce wrote it, so it is not resumed; bounce audit ${m.run_id} lists every problem, and bounce refine ${m.input.display} starts a new run`,
+      `it was changed after bounce wrote it, so it is not resumed; bounce audit ${m.run_id}${where} lists every problem, and bounce refine ${m.input.display}${where} starts a new run`,
       'tampered',
     );
   }
-  if (unbound && !opts.quiet) io.stderr.write(`note: run ${m.run_id} is ${unbound}; resumed on the word of its run.json\n`);
+  return unbound;
 }
 
 export const isResumable = (m: RunManifest): boolean => RESUMABLE.has(m.status);
@@ -114,17 +133,20 @@ export async function resumePlan(
   recorded?: PlanRequest['recorded'],
 ): Promise<RunPlan> {
   const done = lastCompletedPass(manifest);
+  const where = runLocationFlags({ runsDir: dirname(runDir), config: opts.config }, io);
+  // The folder is checked first: a run.json edited to say the run ended is refused as edited, not answered as ended.
+  const unbound = refuseTampered(manifest, runDir, where);
   if (!RESUMABLE.has(manifest.status) && !(opts.passes !== undefined && EXTENDABLE.has(manifest.status))) {
     const id = manifest.run_id;
     throw usageError(
       `run ${id} is already ${manifest.status}`,
       EXTENDABLE.has(manifest.status)
-        ? `to go on from its last completed pass, give it more passes: bounce resume ${id} --passes ${extendedPasses(manifest)}`
+        ? `to go on from its last completed pass, give it more passes: bounce resume ${id}${where} --passes ${extendedPasses(manifest)} (${EVEN_WHY})`
         : 'only interrupted, crashed, failed, not-converged or converged runs can be resumed',
       'resume',
     );
   }
-  refuseTampered(manifest, runDir, opts, io);
+  if (unbound && !opts.quiet) io.stderr.write(`note: run ${manifest.run_id} is ${unbound}; resumed on the word of its run.json\n`);
   const budget = budgetFromFlags(opts);
   const agents = { ...(opts.reviewer !== undefined ? { reviewer: opts.reviewer } : {}), ...(opts.composer !== undefined ? { composer: opts.composer } : {}) };
   const {
@@ -141,7 +163,7 @@ export async function resumePlan(
   if (opts.passes !== undefined && request.passes <= done)
     throw usageError(
       `--passes ${request.passes} does not take run ${manifest.run_id} further: it has completed ${done} pass${done === 1 ? '' : 'es'}`,
-      `pass more, e.g. --passes ${done + 2}`,
+      `pass more, e.g. --passes ${extendedPasses(manifest)} (${EVEN_WHY})`,
       'usage',
     );
   if (request.output.kind === 'stdout' && opts.json) {
@@ -158,7 +180,7 @@ export async function resumePlan(
   // The run's policy with what the flags change put back: anything else that differs was not asked for.
   const policy = policyOf({ ...plan, passes: manifest.passes.requested, agents: recordedAgents });
   if (policy.version !== manifest.policy.version) {
-    const changed = policyDifference(manifest.policy, policy);
+    const changed = policyDifference(manifest, policy, recordedAgents);
     // Where the run got to: a new run can start from the last completed pass's document.
     const last = [...manifest.pass_records].reverse().find((r) => r.status === 'completed' && r.document);
     const from = last?.document ? displayPath(join(runDir, last.document), io.cwd) : manifest.input.display;
@@ -167,7 +189,7 @@ export async function resumePlan(
       : '';
     throw usageError(
       `run ${manifest.run_id} was made under another policy (${changed} changed)`,
-      `the run is kept as it is; ${restore}start a new run from where it got to: bounce refine ${from}`,
+      `the run is kept as it is; ${restore}start a new run from where it got to: bounce refine ${shellWord(from)}${where}`,
       'resume',
     );
   }

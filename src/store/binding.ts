@@ -22,6 +22,7 @@ export const BOUND_NAMES: Record<keyof BoundFields, string> = {
   policy: 'policy',
   output: 'output target',
   input: 'input, original, goal or context',
+  passes: 'passes.requested or passes.all_passes',
 };
 
 /** JSON with object keys sorted, so the same fields give the same sha however a file orders them. */
@@ -44,8 +45,10 @@ const same: Redact = (text) => text;
 
 /**
  * The sha256 of each group of fields that decides what a resume runs, sends and writes. Not
- * bound: what a run changes as it goes (status, counts, usage, timings, an agent's model and
- * version as first reported, `timeout_s`, which a resume may raise) and `passes`.
+ * bound: what a run changes as it goes (status, counts, `passes.run`, usage, timings, an
+ * agent's model and version as first reported, `timeout_s`, which a resume may raise). The
+ * pass budget is bound: a `resume --passes N` changes it, and its policy with it, in the
+ * run.json its next record binds.
  */
 export function boundFields(m: RunManifest, redact: Redact = same): BoundFields {
   // Hashed as run.json holds them: the recorder blanks key values out of it before writing.
@@ -67,6 +70,7 @@ export function boundFields(m: RunManifest, redact: Redact = same): BoundFields 
       goal: m.goal,
       context: m.context.map((c) => ({ source: c.source, file: c.file, sha256: c.sha256 })),
     }),
+    passes: digest({ requested: m.passes.requested, all_passes: m.passes.all_passes }),
   };
 }
 
@@ -165,6 +169,8 @@ function compareBound(m: RunManifest, bound: Bound, problem: Problem): void {
   for (const key of Object.keys(BOUND_NAMES) as (keyof BoundFields)[]) {
     // A written output's path is where it went (a resume's --out may differ): there is nothing left to write.
     if (key === 'output' && m.output.written) continue;
+    // A binding written by a bounce that did not bind the pass budget yet has none to compare.
+    if (bound.fields[key] === undefined) continue;
     if (now[key] !== bound.fields[key]) problem(`run.json's ${BOUND_NAMES[key]}: not what ${bound.source} binds (run.json was edited since)`, 'run.json');
   }
 }

@@ -290,10 +290,11 @@ export const OutcomeSchema = z
 export type DispatchOutcome = z.infer<typeof OutcomeSchema>;
 
 /**
- * The sha256 of each group of run.json fields a resume acts on (src/audit/binding.ts says
- * which fields): what the run was bound to when it was written.
+ * The sha256 of each group of run.json fields a resume acts on (src/store/binding.ts says
+ * which fields): what the run was bound to when it was written. `passes` is absent in the
+ * bindings of a bounce that did not bind the pass budget yet.
  */
-export const BoundFieldsSchema = z.object({ agents: Sha, policy: Sha, output: Sha, input: Sha }).strict();
+export const BoundFieldsSchema = z.object({ agents: Sha, policy: Sha, output: Sha, input: Sha, passes: Sha.optional() }).strict();
 export type BoundFields = z.infer<typeof BoundFieldsSchema>;
 
 /**

@@ -58,6 +58,8 @@ export interface BatchFacts {
   shard: { index: number; count: number } | null;
   concurrency: number;
   durationMs: number;
+  /** What a printed command needs to find the batch's runs (` --runs-dir DIR`, src/store/run-location.ts); '' when the defaults do. */
+  where?: string;
 }
 
 const addOrNull = (a: number | null, b: number | null): number | null => (a === null && b === null ? null : (a ?? 0) + (b ?? 0));
@@ -79,7 +81,7 @@ export function batchJson(results: readonly RunResult[], facts: BatchFacts): Bat
     exit_code: exitCode,
     shard: facts.shard,
     concurrency: facts.concurrency,
-    runs: results.map(runJson),
+    runs: results.map((r) => runJson(r, facts.where)),
     totals: {
       documents: results.length,
       converged: count('converged'),
@@ -95,15 +97,15 @@ export function batchJson(results: readonly RunResult[], facts: BatchFacts): Bat
       cost_source: results.reduce<CostSource | null>((src, r) => combineCostSources(src, r.manifest.totals.cost_source), null),
       duration_ms: facts.durationMs,
     },
-    next: batchNext(results, facts.batchId),
+    next: batchNext(results, facts.batchId, facts.where ?? ''),
   };
 }
 
 /** What to run next: resume the batch's unfinished runs; null when nothing is left to resume. */
-function batchNext(results: readonly RunResult[], batchId: string | null): string | null {
+function batchNext(results: readonly RunResult[], batchId: string | null, where: string): string | null {
   const unfinished = results.filter((r) => r.status === 'interrupted' || r.status === 'failed');
   if (unfinished.length === 0) return null;
-  return batchId ? `bounce resume --batch ${batchId}` : `bounce resume ${unfinished.map((r) => r.runId).join(' ')}`;
+  return batchId ? `bounce resume --batch ${batchId}${where}` : `bounce resume ${unfinished.map((r) => r.runId).join(' ')}${where}`;
 }
 
 interface Row {

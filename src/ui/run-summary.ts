@@ -5,10 +5,11 @@ import type { ManifestView } from '../store/recorder.js';
 import { cacheHitsOf, type JudgeVerdict } from '../store/manifest.js';
 import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { displayPath } from '../documents.js';
 import { BUDGET_ERROR } from '../engine/budget.js';
 import { type NoteCounts, noteCounts } from '../report/format.js';
+import { runLocationFlags } from '../store/run-location.js';
 
 /** The one object `--json` prints for refine and resume, for every exit. */
 export interface RefineJson {
@@ -51,7 +52,8 @@ export interface RefineJson {
 const sumTokens = (u: { input_tokens: number | null; output_tokens: number | null }): number | null =>
   u.input_tokens === null && u.output_tokens === null ? null : (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
 
-export function runJson(r: RunResult): RefineJson {
+/** `where`: the options the `next` command needs to find the run (src/store/run-location.ts). */
+export function runJson(r: RunResult, where = ''): RefineJson {
   const m = r.manifest;
   return {
     run_id: r.runId,
@@ -80,7 +82,7 @@ export function runJson(r: RunResult): RefineJson {
     cache_hits: cacheHitsOf(m),
     evidence: m.evidence,
     error: r.error,
-    next: nextStep(r, null),
+    next: nextStep(r, null, where),
     ...(m.judge ? { judge: structuredClone(m.judge) as JudgeVerdict } : {}),
   };
 }
@@ -101,11 +103,12 @@ type DeepJudge = NonNullable<ManifestView['judge']>;
 
 /**
  * The step that works from here, as a command where there is one. `cwd` makes the paths it
- * names relative, as the summary prints them; null leaves them as they are.
+ * names relative, as the summary prints them; null leaves them as they are. `where` is what the
+ * command needs to find the run (` --runs-dir DIR`, src/store/run-location.ts), so it works as printed.
  */
-export function nextStep(r: RunResult, cwd: string | null): string | null {
+export function nextStep(r: RunResult, cwd: string | null, where = ''): string | null {
   const m = r.manifest;
-  const resume = `bounce resume ${r.runId}`;
+  const resume = `bounce resume ${r.runId}${where}`;
   const show = (path: string): string => (cwd ? displayPath(path, cwd, 'absolute') : path);
   switch (r.status) {
     case 'converged':
@@ -116,8 +119,8 @@ export function nextStep(r: RunResult, cwd: string | null): string | null {
       // What the run goes on from: the last accepted document, not the final pass's rejected one.
       const last = [...m.pass_records].reverse().find((p) => p.status === 'completed' && p.document);
       const doc = show(join(r.runDir, last?.document ?? m.original));
-      const why = r.error?.message ?? 'the final pass did not converge';
-      return `${why}; ${resume} --passes ${extendedPasses(m)} goes on from the last accepted document (${doc}), with --composer <agent> to try another composer`;
+      const why = clause(r.error?.message ?? 'the final pass did not converge');
+      return `${why}; ${resume} --passes ${extendedPasses(m)} goes on from the last accepted document (${doc}) to a final composer pass, with --composer <agent> to try another composer`;
     }
     case 'failed': {
       const type = r.error?.type;
@@ -137,12 +140,17 @@ export function nextStep(r: RunResult, cwd: string | null): string | null {
   }
 }
 
+/** A message as a clause to go on from with `;`: without the full stop (or other mark) it ends on. */
+export const clause = (message: string): string => message.trimEnd().replace(/[.;:,]+$/, '');
+
 /**
- * The pass budget `bounce resume --passes` is offered to take an ended run further: two more
- * than it ran, so the final pass falls to the same role as before (the composer, for an even budget).
+ * The pass budget `bounce resume --passes` is offered to take an ended run further: the
+ * smallest even count above the passes it ran, so its final pass is a composer pass (a
+ * reviewer's final pass may only resolve notes, and the document the run ends on is then not
+ * a composer's). Passes run is at least the last completed pass, which the run goes on from.
  */
 export function extendedPasses(m: Pick<ManifestView, 'passes'>): number {
-  return m.passes.run + 2;
+  return m.passes.run + (m.passes.run % 2 === 0 ? 2 : 1);
 }
 
 /** The --json object of a refine or resume that ended before a run folder was made. */
@@ -172,7 +180,7 @@ export function errorJson(exitCode: number, type: string, message: string): Refi
 export const fromCache = (hits: number): string => (hits > 0 ? ` (${hits} from the response cache)` : '');
 
 /** The summary on stderr: outcome, passes, dispatches, tokens, cost, time, per-pass times, the run folder, the error. */
-export function summaryLines(r: RunResult, io: Io): string {
+export function summaryLines(r: RunResult, io: Io, where = ''): string {
   const m = r.manifest;
   const c = createColors(Boolean(io.stderr.isTTY) && !io.env.NO_COLOR);
   const t = m.totals;
@@ -194,23 +202,28 @@ export function summaryLines(r: RunResult, io: Io): string {
   const perPass = m.pass_records.map((p) => `${p.pass} ${p.role} ${((p.duration_ms ?? 0) / 1000).toFixed(1)}s`).join(', ');
   const lines = [`${head}${mock}: ${facts}`, ...(perPass ? [`pass times: ${perPass}`] : []), `run folder: ${displayPath(r.runDir, io.cwd, 'absolute')}`];
   if (r.error) lines.push(`${c.red('error')}: ${r.error.message}`);
-  const next = nextStep(r, io.cwd);
+  const next = nextStep(r, io.cwd, where);
   if (next) lines.push(`next: ${next}`);
   return `${lines.join('\n')}\n`;
 }
 
 /** What -q leaves of the summary when a run fails: the error and the step that goes on from here. */
-function errorLines(r: RunResult, io: Io): string {
-  const next = nextStep(r, io.cwd);
+function errorLines(r: RunResult, io: Io, where: string): string {
+  const next = nextStep(r, io.cwd, where);
   const lines = [`bounce: ${r.status}: ${r.error?.message ?? `exit ${r.exitCode}`}`, ...(next ? [`next: ${next}`] : [])];
   return `${lines.join('\n')}\n`;
 }
 
-/** What refine and resume print when a run ends: the output (or its path, or --json) on stdout, the summary on stderr. */
-export function printRunResult(r: RunResult, io: Io, opts: { json?: boolean; quiet?: boolean; stdoutDocument: boolean }): void {
+/**
+ * What refine and resume print when a run ends: the output (or its path, or --json) on stdout,
+ * the summary on stderr. `config` is the command's --config: the next step carries it, and
+ * --runs-dir when the run is not where the defaults look (src/store/run-location.ts).
+ */
+export function printRunResult(r: RunResult, io: Io, opts: { json?: boolean; quiet?: boolean; stdoutDocument: boolean; config?: string | undefined }): void {
+  const where = r.status === 'converged' ? '' : runLocationFlags({ runsDir: dirname(r.runDir), config: opts.config }, io);
   if (opts.stdoutDocument && r.document !== null && r.exitCode === EXIT.ok) io.stdout.write(r.document);
-  if (opts.json) io.stdout.write(`${JSON.stringify(runJson(r))}\n`);
+  if (opts.json) io.stdout.write(`${JSON.stringify(runJson(r, where))}\n`);
   else if (r.outputPath && r.exitCode === EXIT.ok) io.stdout.write(`${displayPath(r.outputPath, io.cwd, 'absolute')}\n`);
-  if (!opts.quiet) io.stderr.write(summaryLines(r, io));
-  else if (r.exitCode !== EXIT.ok) io.stderr.write(errorLines(r, io));
+  if (!opts.quiet) io.stderr.write(summaryLines(r, io, where));
+  else if (r.exitCode !== EXIT.ok) io.stderr.write(errorLines(r, io, where));
 }

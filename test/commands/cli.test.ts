@@ -213,6 +213,15 @@ describe('bounce scan options', () => {
     }
   });
 
+  it('--marker followed by a file name says the name is no marker, not that the paths are missing', async () => {
+    const e = await runMain(['scan', '--marker', 'n.md'], { cwd: dir });
+    expect(e.code).toBe(2);
+    expect(e.stderr).toBe(
+      'bounce: --marker "n.md" is not a marker name: a marker is a word such as RISK: a letter, then letters, digits, _ or -, at most 32 characters; to scan n.md, give --marker a name before it (--marker RISK n.md)\n',
+    );
+    expect((await runMain(['lint', '--marker=RISK,n.md'], { cwd: dir })).stderr).toMatch(/^bounce: --marker "n\.md" is not a marker name/);
+  });
+
   it('--marker and --rules take one value per use, comma-separated or repeated, so they may come before the paths', async () => {
     writeFileSync(join(dir, 'doc.md'), '# Plan\n\nShip it [TODO-LEGAL] today [RISK] here.\n\n[CLARIFY] When?\n');
     const lines = (r: { stdout: string }) => r.stdout.split('\n').filter(Boolean).length;

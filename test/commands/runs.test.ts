@@ -314,6 +314,21 @@ describe('a run whose process is gone', () => {
     expect(readFileSync(join(older.dir, 'run.json'), 'utf8')).toBe(before);
   });
 
+  it('the resume command carries --runs-dir when the runs folder is not the default, and the --config given', async () => {
+    crash(older.dir);
+    // From another folder, ./runs is not where the run is: the command names the runs folder.
+    const elsewhere = join(tmp, 'elsewhere');
+    mkdirSync(elsewhere);
+    const io = memIo(elsewhere);
+    expect(await runRuns({ runsDir }, io)).toBe(0);
+    expect(io.err()).toBe(`spec-20260101-090000-AAAAAA crashed (its process is gone): bounce resume spec-20260101-090000-AAAAAA --runs-dir ${runsDir}\n`);
+    // A config that sets runs_dir finds it: the command carries --config, and no --runs-dir.
+    writeFileSync(join(elsewhere, 'conf.yaml'), `runs_dir: ${runsDir}\n`);
+    const withConfig = memIo(elsewhere);
+    expect(await runRuns({ runsDir, config: 'conf.yaml' }, withConfig)).toBe(0);
+    expect(withConfig.err()).toBe('spec-20260101-090000-AAAAAA crashed (its process is gone): bounce resume spec-20260101-090000-AAAAAA --config conf.yaml\n');
+  });
+
   it('show prints crashed, the dead pid and bounce resume <id>', async () => {
     const dead = crash(older.dir);
     const io = memIo(tmp);

@@ -42,7 +42,7 @@ describe('the next step of a not-converged run', () => {
     const m = manifest();
     const next = r.stderr.split('\n').find((l) => l.startsWith('next: '));
     expect(next).toBe(
-      `next: ${m.error.message}; bounce resume ${m.run_id} --passes 4 goes on from the last accepted document (${join('runs', m.run_id, 'pass-1-reviewer-mock.md')}), with --composer <agent> to try another composer`,
+      `next: ${m.error.message}; bounce resume ${m.run_id} --passes 4 goes on from the last accepted document (${join('runs', m.run_id, 'pass-1-reviewer-mock.md')}) to a final composer pass, with --composer <agent> to try another composer`,
     );
     expect(m.error.message).toMatch(/^1 note left on the final pass/);
     expect(r.stderr).not.toContain('bounce refine');
@@ -57,6 +57,24 @@ describe('the next step of a not-converged run', () => {
     expect(out.error.message).toMatch(/^the final pass broke the document's structure/);
     expect(out.next).toMatch(new RegExp(`^the final pass broke the document's structure.*; bounce resume ${out.run_id} --passes 4 goes on`));
     expect(out.next).not.toContain('notes left');
+    // The reason ends a sentence ("...exactly as it was sent."): joined to the step by one mark, not ".;".
+    expect(out.error.message).toMatch(/\.$/);
+    expect(out.next).not.toMatch(/[.;:,];/);
+  });
+
+  it('after one pass is the smallest even pass count, so the final pass is a composer pass', async () => {
+    // The reviewer's only pass, the final one, adds a note (and so does its repair): not converged, no pass completed.
+    writeFileSync(join(dir, 'r.yaml'), 'steps:\n  "1": { action: review }\n  "1.repair": { action: review }\n');
+    const r = await runMain(['refine', 'plan.md', '--reviewer', 'mock:r.yaml', '--composer', 'mock', '--passes', '1', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(1);
+    const out = JSON.parse(r.stdout) as { run_id: string; next: string };
+    expect(out.next).toContain(
+      `bounce resume ${out.run_id} --passes 2 goes on from the last accepted document (${join(dir, 'runs', out.run_id, 'original.md')})`,
+    );
+    writeFileSync(join(dir, 'r.yaml'), 'steps: {}\n');
+    const resumed = await runMain(['resume', out.run_id, '--passes', '2', '--json'], { cwd: dir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'converged', passes_run: 2 });
   });
 });
 
@@ -129,6 +147,10 @@ describe('bounce resume --passes N', () => {
     // One pass: the reviewer, final, adds no note: converged after pass 1.
     const first = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock:s.yaml', '--passes', '1'], { cwd: dir });
     expect(first.code, first.stderr).toBe(0);
+    // The pass count offered after one pass is 2, not 3: the final pass is then a composer pass.
+    const offered = await runMain(['resume', 'latest'], { cwd: dir });
+    expect(offered.code).toBe(2);
+    expect(offered.stderr).toMatch(/--passes 2 \(an even count, so the final pass is a composer pass\)\n$/);
     writeFileSync(join(dir, 's.yaml'), 'steps:\n  "2": { action: hang }\n');
     const pass2Out = (): boolean =>
       manifest().pass_records.some((p: PassJson & { dispatches: { status: string }[] }) => p.pass === 2 && p.dispatches[0]?.status === 'pending');
@@ -152,7 +174,9 @@ describe('bounce resume --passes N', () => {
     const before = readFileSync(join(runDir(), 'run.json'), 'utf8');
     const low = await runMain(['resume', first.run_id, '--passes', '1'], { cwd: dir });
     expect(low.code).toBe(2);
-    expect(low.stderr).toBe(`bounce: --passes 1 does not take run ${first.run_id} further: it has completed 1 pass: pass more, e.g. --passes 3\n`);
+    expect(low.stderr).toBe(
+      `bounce: --passes 1 does not take run ${first.run_id} further: it has completed 1 pass: pass more, e.g. --passes 4 (an even count, so the final pass is a composer pass)\n`,
+    );
     const unknown = await runMain(['resume', first.run_id, '--passes', '4', '--composer', 'nosuch'], { cwd: dir });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('nosuch');

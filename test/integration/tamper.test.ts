@@ -183,6 +183,31 @@ describe('a run folder edited by hand', () => {
     await expectRefused(cwd, runId, new RegExp(`binding\\.previous is not the sha256 of ${rel.replace(/\./g, '\\.')}`));
   });
 
+  it('passes.requested edited: audit and resume both name the pass budget, not another policy', async () => {
+    const { cwd, run, runId } = await failedRun();
+    editManifest(run, (m) => {
+      m.passes.requested = 9;
+    });
+    await expectRefused(cwd, runId, /run\.json's passes\.requested or passes\.all_passes: not what record [0-9A-Z]{26} binds/);
+    const resumed = await runMain(['resume', runId], { cwd });
+    expect(resumed.stderr).not.toContain('another policy');
+  });
+
+  it('status flipped to converged: resume refuses the folder as edited before it answers that the run has ended', async () => {
+    const { cwd, run, runId } = await failedRun();
+    editManifest(run, (m) => {
+      m.status = 'converged';
+      m.exit_code = 0;
+    });
+    await expectRefused(cwd, runId, /the run converged but final\.md does not exist/);
+    const resumed = await runMain(['resume', runId], { cwd });
+    expect(resumed.stderr).not.toContain('already converged');
+    // The step "already converged" used to offer is refused the same way.
+    const further = await runMain(['resume', runId, '--passes', '4'], { cwd });
+    expect(further.code).toBe(2);
+    expect(further.stderr).toMatch(new RegExp(`^bounce: run ${runId} does not match its records: the run converged but final\\.md does not exist`));
+  });
+
   it('audit/binding.yaml deleted: named as the missing head of the chain', async () => {
     const { cwd, run, runId } = await failedRun();
     rmSync(join(run, BINDING_FILE));

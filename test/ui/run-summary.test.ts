@@ -23,14 +23,35 @@ describe('the next step after a run', () => {
     expect(nextStep(ended('interrupted'), null)).toBe(`bounce resume ${fake.runId}`);
   });
 
-  it('not converged: two passes more, from the last accepted document, named relative to where bounce ran', () => {
+  it('not converged: on to the next even pass count, from the last accepted document, named relative to where bounce ran', () => {
     const [p1, p2] = fake.manifest.pass_records;
     const lastFailed = { ...fake.manifest, pass_records: [p1!, { ...p2!, status: 'failed' as const, document: null }] };
     const step = nextStep(ended('not-converged', { type: 'not-converged', message: '1 note left' }, lastFailed), join(fake.dir, '..'));
+    expect(fake.manifest.passes.run).toBe(2);
     expect(step).toBe(
-      `1 note left; bounce resume ${fake.runId} --passes ${fake.manifest.passes.run + 2} goes on from the last accepted document (${join(fake.runId, p1!.document!)}), with --composer <agent> to try another composer`,
+      `1 note left; bounce resume ${fake.runId} --passes 4 goes on from the last accepted document (${join(fake.runId, p1!.document!)}) to a final composer pass, with --composer <agent> to try another composer`,
     );
-    expect(extendedPasses({ passes: { requested: 2, run: 3, all_passes: false } })).toBe(5);
+  });
+
+  it('an error message that ends a sentence is joined to the step without doubled punctuation', () => {
+    const step = nextStep(ended('not-converged', { type: 'not-converged', message: 'the reply was refused as it was sent.' }), null);
+    expect(step).toMatch(/^the reply was refused as it was sent; bounce resume /);
+  });
+
+  it('carries what finds the run (--runs-dir, --config) in the command it prints', () => {
+    const where = ' --runs-dir out-runs';
+    expect(nextStep(ended('interrupted'), null, where)).toBe(`bounce resume ${fake.runId} --runs-dir out-runs`);
+    expect(nextStep(ended('not-converged', { type: 'not-converged', message: 'x' }), null, where)).toContain(
+      `bounce resume ${fake.runId} --runs-dir out-runs --passes 4 goes on`,
+    );
+    expect(nextStep(ended('failed', { type: 'auth', message: 'a' }), null, where)).toBe(
+      `fix the cause above, then bounce resume ${fake.runId} --runs-dir out-runs`,
+    );
+  });
+
+  it('offers the smallest even pass count above the passes run: the final pass is then a composer pass', () => {
+    const ran = (run: number) => ({ passes: { requested: run, run, all_passes: false } });
+    expect([1, 2, 3, 4, 5].map((run) => extendedPasses(ran(run)))).toEqual([2, 4, 4, 6, 6]);
   });
 
   it("failed: the step for the error's type", () => {
