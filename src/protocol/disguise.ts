@@ -3,12 +3,14 @@
  * `[CLA` + U+200D + `RIFY]`, a soft hyphen, fullwidth brackets, Cyrillic letters. Each
  * looks like a marker to every person, so each is a note (docs/scanning.md, "Disguised
  * markers"). A marker's spelling is folded before it is matched: default-ignorable code
- * points are removed, fullwidth and compatibility forms are read through NFKC, and a small
- * table maps Cyrillic and Greek look-alikes to the Latin letters they imitate. Only the
- * few characters after a bracket-like opener are folded, and only in a text that holds a
- * character outside ASCII (or, in markdown, a character reference), so a plain document
- * costs one pattern test.
+ * points are removed, fullwidth and compatibility forms are read through NFKC, and the
+ * look-alikes of Latin letters (look-alikes.ts, written from Unicode's confusables data:
+ * Cyrillic, Greek, Cherokee, Coptic, Armenian, Latin small capitals and many more) are
+ * read as the letters they imitate. Only the few characters after a bracket-like opener
+ * are folded, and only in a text that holds a character outside ASCII (or, in markdown, a
+ * character reference), so a plain document costs one pattern test.
  */
+import { LOOK_ALIKE_GROUPS } from './look-alikes.js';
 
 /** A disguised marker: where it starts and ends in the original text, its name as it reads, and what disguised it. */
 export interface DisguisedMarker {
@@ -45,20 +47,64 @@ const NAMED: Record<string, string> = {
   ApplyFunction: '\u2061',
 };
 
-/** Cyrillic and Greek letters that look like Latin ones (the letters of marker names, upper and lower case). */
-const LOOK_ALIKES = new Map(
-  [
-    // Cyrillic, upper and lower case
-    'АA ВB СC ЕE НH ІI ЈJ КK МM ОO РP ЅS ТT ХX ҮY ԀD ԚQ ԜW ӀI аa сc ԁd еe һh іi јj оo рp ԛq ѕs уy хx ԝw ӏl',
-    // Greek
-    'ΑA ΒB ΕE ΖZ ΗH ΙI ΚK ΜM ΝN ΟO ΡP ΤT ΥY ΧX οo ιi κk νv ρp τt υu χx',
-    // Latin letters that read as others
-    'ıi ȷj ℓl',
-  ]
-    .join(' ')
-    .split(' ')
-    .map((pair) => [pair[0]!, pair[1]!] as const),
-);
+/**
+ * What a look-alike folds to that reads as either of two letters: a vertical stroke (the
+ * Cyrillic palochka, the Greek capital iota: I or l) and the long s (f or s). A name's
+ * letter matches its own case pair and these; nothing else folds to them (a private-use
+ * character in the text folds to U+FFFD).
+ */
+const EITHER: Readonly<Record<string, string>> = { Il: '\ue000', fs: '\ue001' };
+const EITHER_CHARS = /[\ue000\ue001]/;
+const EITHER_ALL = /[\ue000\ue001]/g;
+
+/** Each look-alike, built on the first text that needs it, with what it folds to and how a message says it reads. */
+let lookAlikes: Map<string, { fold: string; reads: string }> | undefined;
+
+function lookAlike(ch: string): { fold: string; reads: string } | undefined {
+  if (!lookAlikes) {
+    lookAlikes = new Map();
+    for (const [group, chars] of Object.entries(LOOK_ALIKE_GROUPS)) {
+      const look = { fold: EITHER[group] ?? group, reads: group.length === 1 ? group : `${group[0]} or ${group[1]}` };
+      for (const c of chars) lookAlikes.set(c, look);
+    }
+  }
+  return lookAlikes.get(ch);
+}
+
+/** The names' pattern for a folded spelling: each letter that a look-alike of two letters reads as also takes that fold. */
+interface Names {
+  anchored: RegExp;
+  /** Per name, its pattern and its letters (upper case), to say which letter a fold of two letters stands for. */
+  each: { anchored: RegExp; letters: string[] }[];
+}
+let namesCache: { key: string; names: Names } | undefined;
+
+function namesFor(pattern: string): Names {
+  if (namesCache?.key === pattern) return namesCache.names;
+  const widen = (alternatives: string): string =>
+    alternatives.replace(/\[([a-z])([A-Z])\]/g, (all, lower: string, upper: string) => {
+      const extra = Object.entries(EITHER)
+        .filter(([group]) => group.toUpperCase().includes(upper))
+        .map(([, fold]) => fold)
+        .join('');
+      return extra === '' ? all : `[${lower}${upper}${extra}]`;
+    });
+  // markerNames (scanner.ts) writes each name as `[cC][lL]...`, other characters escaped, names joined by `|`.
+  const each = pattern.split('|').map((alt) => ({
+    anchored: new RegExp(`^\\[(${widen(alt)})\\]`),
+    letters: (alt.match(/\[[a-z][A-Z]\]|\\.|./g) ?? []).map((t) => (t.length === 4 ? t[2]! : t[t.length - 1]!)),
+  }));
+  const names = { anchored: new RegExp(`^\\[(${widen(pattern)})\\]`), each };
+  namesCache = { key: pattern, names };
+  return names;
+}
+
+/** A name as it reads: each fold of two letters written as the letter the name has there (I, l; f, s). */
+function readName(folded: string, names: Names): string {
+  if (!EITHER_CHARS.test(folded)) return folded;
+  const letters = names.each.find((n) => n.anchored.exec(`[${folded}]`)?.[1] === folded)?.letters ?? [];
+  return [...folded].map((c, i) => (EITHER_CHARS.test(c) ? (letters[i] === 'I' ? 'I' : (letters[i] ?? c).toLowerCase()) : c)).join('');
+}
 
 /** Folded characters a marker can be: enough for the longest name (32), its brackets and a few spare. */
 const WINDOW = 40;
@@ -74,7 +120,7 @@ export interface DisguiseOptions {
 /** Every disguised marker in `text` that does not start at one of `plain` (the offsets of markers spelled plainly, ascending). */
 export function disguisedMarkers(text: string, plain: ArrayLike<number>, opts: DisguiseOptions): DisguisedMarker[] {
   if (PLAIN_TEXT.test(text) && !(opts.markdown && MARKDOWN_REFERENCE.test(text))) return [];
-  const anchored = new RegExp(`^\\[(${opts.names})\\]`);
+  const names = namesFor(opts.names);
   const opener = opts.markdown ? OPENER_MARKDOWN : OPENER;
   opener.lastIndex = 0;
   const out: DisguisedMarker[] = [];
@@ -82,7 +128,7 @@ export function disguisedMarkers(text: string, plain: ArrayLike<number>, opts: D
   for (let m = opener.exec(text); m; m = opener.exec(text)) {
     while (p < plain.length && plain[p]! < m.index) p++;
     if (p < plain.length && plain[p] === m.index) continue;
-    const found = foldAt(text, m.index, opts.markdown, anchored);
+    const found = foldAt(text, m.index, opts.markdown, names);
     if (found) {
       out.push(found);
       opener.lastIndex = found.end;
@@ -91,47 +137,62 @@ export function disguisedMarkers(text: string, plain: ArrayLike<number>, opts: D
   return out;
 }
 
+/** What a folded spelling may hold after its `[` before the `]`: the characters of a name (MARKER_NAME), and the folds of two letters. */
+const NAME_CHAR = /^[A-Za-z0-9_\-\ue000\ue001]$/;
+
 /** The folded spelling after `start`, matched against the names; null when it is no marker or no disguise. */
-function foldAt(text: string, start: number, markdown: boolean, anchored: RegExp): DisguisedMarker | null {
+function foldAt(text: string, start: number, markdown: boolean, names: Names): DisguisedMarker | null {
   let folded = '';
   const ends: number[] = []; // per folded character: the original offset after it
   const disguises: string[] = [];
+  const at = (): string => (folded === '' ? 'as the opening bracket' : `after ${JSON.stringify(folded)}`);
   for (let i = start; i < text.length && i - start < REACH && folded.length < WINDOW; ) {
     const cp = text.codePointAt(i)!;
     if (cp === 10 || cp === 13) break;
     let width = cp > 0xffff ? 2 : 1;
     let ch = String.fromCodePoint(cp);
     let written = ch;
+    let out = ch;
     if (markdown && cp === 38) {
       const ref = reference(text, i);
       if (ref) {
         width = ref.length;
-        ch = ref.char;
+        ch = out = ref.char;
         written = text.slice(i, i + width);
       }
     } else if (markdown && cp === 92 && text[i + 1] === ']') {
       width = 2;
-      ch = ']';
+      ch = out = ']';
     }
-    const at = folded === '' ? 'as the opening bracket' : `after ${JSON.stringify(folded)}`;
-    if (IGNORABLE.test(ch)) disguises.push(`${codePoint(ch)} (invisible${written === ch ? '' : `, written ${written}`}) ${at}`);
-    else {
-      const look = LOOK_ALIKES.get(ch);
-      const nfkc = look ?? ch.normalize('NFKC');
-      if (look) disguises.push(`${codePoint(ch)} (a ${script(ch)} letter like ${look}) ${at}`);
-      else if (nfkc !== ch && ch.charCodeAt(0) > 0x7f) disguises.push(`${codePoint(ch)} (a compatibility form of ${nfkc}) ${at}`);
-      for (const c of nfkc) {
-        folded += c;
-        ends.push(i + width);
+    // ASCII is itself (no ASCII character is invisible, a look-alike or a compatibility form).
+    if (ch.charCodeAt(0) > 0x7f) {
+      const look = lookAlike(ch);
+      if (look) {
+        disguises.push(`${codePoint(ch)} (${kindOf(ch)} like ${look.reads}) ${at()}`);
+        out = look.fold;
+      } else if (IGNORABLE.test(ch)) {
+        disguises.push(`${codePoint(ch)} (invisible${written === ch ? '' : `, written ${written}`}) ${at()}`);
+        out = '';
+      } else {
+        out = ch.normalize('NFKC');
+        if (out !== ch) disguises.push(`${codePoint(ch)} (a compatibility form of ${out}) ${at()}`);
+        // Only a look-alike folds to a letter of two (a private-use character of the text is not one).
+        if (EITHER_CHARS.test(out)) out = out.replace(EITHER_ALL, '\ufffd');
       }
+    }
+    for (const c of out) {
+      // Past the `[`, anything but a name's character or the `]` makes no marker: stop looking.
+      if (folded === '' ? c !== '[' : c !== ']' && !NAME_CHAR.test(c)) return null;
+      folded += c;
+      ends.push(i + width);
     }
     i += width;
     // A closing bracket ends the spelling: stop at the first one.
     if (folded.length > 1 && folded.endsWith(']')) break;
   }
-  const m = anchored.exec(folded);
+  const m = names.anchored.exec(folded);
   if (!m || disguises.length === 0) return null;
-  return { index: start, end: ends[m[0].length - 1]!, name: m[1]!, disguise: disguises.join(', ') };
+  return { index: start, end: ends[m[0].length - 1]!, name: readName(m[1]!, names), disguise: disguises.join(', ') };
 }
 
 /** A markdown character reference at i: what it stands for and its length; null when there is none. */
@@ -152,7 +213,47 @@ function codePoint(ch: string): string {
   return `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
-function script(ch: string): string {
-  const cp = ch.codePointAt(0)!;
-  return cp >= 0x370 && cp <= 0x3ff ? 'Greek' : cp >= 0x400 && cp <= 0x52f ? 'Cyrillic' : 'Latin';
+/** Scripts a look-alike may be of (look-alikes.ts), as a message names them; another is "a letter" or "a symbol". */
+const SCRIPTS = [
+  'Latin',
+  'Greek',
+  'Cyrillic',
+  'Coptic',
+  'Armenian',
+  'Cherokee',
+  'Lisu',
+  'Canadian_Aboriginal',
+  'Georgian',
+  'Hebrew',
+  'Arabic',
+  'Nko',
+  'Runic',
+  'Tifinagh',
+  'Ethiopic',
+  'Old_Italic',
+  'Carian',
+  'Lycian',
+  'Deseret',
+  'Osage',
+  'Elbasan',
+  'Warang_Citi',
+  'Miao',
+  'Ahom',
+] as const;
+let scriptPatterns: [string, RegExp][] | undefined;
+
+/** What a look-alike is, for a message: `a Greek letter`, `an Arabic digit`, `a symbol`. */
+function kindOf(ch: string): string {
+  let kind = kinds.get(ch);
+  if (kind === undefined) kinds.set(ch, (kind = describe(ch)));
+  return kind;
+}
+const kinds = new Map<string, string>();
+
+function describe(ch: string): string {
+  scriptPatterns ??= SCRIPTS.map((s) => [s === 'Nko' ? "N'Ko" : s.replace(/_/g, ' '), new RegExp(`^\\p{Script=${s}}$`, 'u')]);
+  const script = scriptPatterns.find(([, re]) => re.test(ch))?.[0];
+  const what = /^\p{L}$/u.test(ch) ? 'letter' : /^\p{N}$/u.test(ch) ? 'digit' : script ? 'character' : 'symbol';
+  const words = script ? `${script} ${what}` : what;
+  return `${/^[AEIOU]/.test(words) ? 'an' : 'a'} ${words}`;
 }

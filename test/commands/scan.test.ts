@@ -272,6 +272,25 @@ describe('bounce scan errors (exit 2)', () => {
     expect((await scan(cwd, { patterns: ['big.md'], maxBytes: 20 })).code).toBe(1);
   });
 
+  it('Greek look-alikes of C and F (lunate sigma, digamma) are notes, exit 1, in markdown, YAML and JSON', async () => {
+    const cwd = await workspace({
+      'g.md': 'Fine.\n[\u03f9ONTESTED] Too vague. Say X.\n[CLARI\u03dcY] Which? (A) a (B) b\n',
+      'g.yaml': 'k: v\n# [\u03f9ONTESTED] Too vague.\n',
+      'g.json': '{"k": "v", "k.note": "[CLARI\u03dcY] Which? (A) a (B) b"}\n',
+    });
+    const r = await scan(cwd, { patterns: ['g.md', 'g.yaml', 'g.json'] });
+    expect(r.stdout).toBe(
+      [
+        'g.md:2:1 CONTESTED [CONTESTED] Too vague. Say X.',
+        'g.md:3:1 CLARIFY [CLARIFY] Which? (A) a (B) b',
+        'g.yaml:2:3 CONTESTED [CONTESTED] Too vague.',
+        'g.json:1:23 CLARIFY [CLARIFY] Which? (A) a (B) b',
+        '',
+      ].join('\n'),
+    );
+    expect(r.code).toBe(1);
+  });
+
   it('reads a file that is not a regular file (a device, a pipe) as before, bounded by max_bytes', async () => {
     const cwd = await workspace();
     expect(await scan(cwd, { patterns: ['/dev/null'] })).toEqual({ code: 0, stdout: '', stderr: 'no notes (1 file scanned)\n' });

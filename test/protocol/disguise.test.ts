@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lintNotes } from '../../src/protocol/lint.js';
+import { LOOK_ALIKE_GROUPS } from '../../src/protocol/look-alikes.js';
 import { scanNotes, type ScanOptions } from '../../src/protocol/scanner.js';
 import { seeded } from '../support/random.js';
 
@@ -29,6 +30,14 @@ const DISGUISES: [string, string][] = [
   ['a Cyrillic lower-case а', '[Cl\u0430rify]'],
   ['a Greek Α and Ι', '[CL\u0391R\u0399FY]'],
   ['mathematical bold letters', '[\u{1d402}LARIFY]'],
+  ['a Greek lunate sigma for C', '[\u03f9LARIFY]'],
+  ['a Greek digamma for F', '[CLARI\u03dcY]'],
+  ['Latin small capitals', '[\u1d04\u029f\u1d00\u0280\u026a\ua730\u028f]'],
+  ['Cherokee letters', '[\u13df\u13de\u13aaR\u13a5FY]'],
+  ['a Coptic letter', '[\u2ca4LARIFY]'],
+  ['a Cyrillic palochka for L', '[C\u04c0ARIFY]'],
+  ['a long s for F', '[CLARI\u017fY]'],
+  ['a negative squared letter', '[\u{1f172}LARIFY]'],
   ['several at once', '\uff3bC\u200bL\u0410R\u00adIFY\uff3d'],
 ];
 
@@ -57,6 +66,55 @@ describe('disguised markers', () => {
     expect(notes(doc).map((n) => n.replace(/ \(.*$/, ''))).toEqual(['CLARIFY 2:1', 'CLARIFY 2:26', 'CLARIFY 2:49']);
     expect(notes(doc)[0]).toContain('written &#8203;');
     expect(notes(doc, { syntax: 'plain' })).toEqual([]);
+  });
+
+  it('every letter of A to Z has look-alikes, upper or lower case, that the table reads as it', () => {
+    const reads = new Set(Object.keys(LOOK_ALIKE_GROUPS).flatMap((group) => [...group.toUpperCase()]));
+    expect([...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'].filter((letter) => !reads.has(letter))).toEqual([]);
+    for (const [group, chars] of Object.entries(LOOK_ALIKE_GROUPS)) {
+      expect(chars.length, group).toBeGreaterThan(0);
+      expect(
+        [...chars].filter((c) => c.codePointAt(0)! < 0x80),
+        group,
+      ).toEqual([]);
+    }
+  });
+
+  it('a look-alike of each letter, in a configured marker of all 26 letters, makes it a note', () => {
+    const name = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+    for (const [group, chars] of Object.entries(LOOK_ALIKE_GROUPS)) {
+      for (const letter of new Set(group.toUpperCase())) {
+        const i = name.indexOf(letter);
+        for (const c of chars) {
+          const doc = `${ABOVE}[${name.slice(0, i)}${c}${name.slice(i + 1)}] x\n`;
+          expect(
+            notes(doc, { markers: [name] }).map((n) => n.slice(0, name.length + 4)),
+            `U+${c.codePointAt(0)!.toString(16)} for ${letter}`,
+          ).toEqual([`${name} 2:1`]);
+        }
+      }
+    }
+  });
+
+  it('the Greek lunate sigma and digamma: notes in markdown, YAML and JSON, named', () => {
+    const sigma = 'CONTESTED 2:1 (U+03F9 (a Greek letter like C) after "[")';
+    const digamma = 'CLARIFY 2:1 (U+03DC (a Greek letter like F) after "[CLARI")';
+    expect(notes(`${ABOVE}[\u03f9ONTESTED] Too vague. Say X.\n`)).toEqual([sigma]);
+    expect(notes(`${ABOVE}[CLARI\u03dcY] Which? (A) a (B) b\n`)).toEqual([digamma]);
+    expect(notes('k: v\n# [\u03f9ONTESTED] Too vague.\n', { syntax: 'yaml' })).toEqual([sigma.replace('2:1', '2:3')]);
+    expect(notes('{"k": "v",\n "k.note": "[CLARI\u03dcY] Which?"}\n', { syntax: 'json' })).toEqual([
+      'CLARIFY 2:13 (U+03DC (a Greek letter like F) after "[CLARI")',
+    ]);
+  });
+
+  it('a look-alike of two letters reads as the one the name has there, and says both', () => {
+    expect(notes(`${ABOVE}[C\u04c0ARIFY] x or y?\n`)).toEqual(['CLARIFY 2:1 (U+04C0 (a Cyrillic letter like I or l) after "[C")']);
+    expect(notes(`${ABOVE}[CLAR\u04c0FY] x or y?\n`)).toEqual(['CLARIFY 2:1 (U+04C0 (a Cyrillic letter like I or l) after "[CLAR")']);
+    expect(scanNotes(`${ABOVE}[C\u04c0AR\u04c0FY] x or y?\n`)[0]!.text).toBe('[ClARIFY] x or y?');
+    expect(scanNotes(`${ABOVE}[CONTE\u017fTED] x\n`)[0]!.text).toBe('[CONTEsTED] x');
+    expect(scanNotes(`${ABOVE}[CLARI\u017fY] x\n`)[0]!.text).toBe('[CLARIfY] x');
+    // A stroke is no other letter, and a private-use character in the text is no look-alike.
+    expect(notes(`${ABOVE}[CLA\u04c0IFY] [CLAR\ue000FY] [CLARI\ue001Y] x\n`)).toEqual([]);
   });
 
   it('a custom marker gets the same folding', () => {
@@ -105,6 +163,11 @@ const PIECES = [
   '\u0421',
   '\u0410',
   '\u0406',
+  '\u03f9',
+  '\u03dc',
+  '\u04c0',
+  '\u017f',
+  '\u1d04\u029f',
   '\uff23\uff2c',
   ' ',
   '\n',
