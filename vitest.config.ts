@@ -51,7 +51,7 @@ const SLOW = [
 
 export default defineConfig({
   test: {
-    setupFiles: ['test/support/fail-on-warning.ts'],
+    setupFiles: ['test/support/fail-on-warning.ts', 'test/support/config-in-use.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { DEFAULT_MAX_REPAIRS, DEFAULT_PASSES, DEFAULT_TIMEOUT_S, markerFlagError, SERVE_DEFAULTS, TIMEOUT_RANGE_S } from './config/defaults.js';
 import { BounceError, EXIT, isBounceError } from './errors.js';
+import { setConfigInUse } from './config/in-use.js';
 import { processIo, type Io } from './io.js';
 import { VERSION } from './version.js';
 import { assertContextValues, commaList, repeatable } from './option-values.js';
@@ -833,6 +834,8 @@ export interface Startup {
 
 /** Runs the CLI and returns the exit code; errors meant for users print as one line. */
 export async function main(argv: string[], io?: Io, startup: Startup = {}): Promise<number> {
+  // Hints name the config file this command reads: none looked for yet.
+  setConfigInUse(null);
   const controller = new AbortController();
   const theIo = io ?? { ...processIo(controller.signal), stdout: pipeSafe(process.stdout), stderr: pipeSafe(process.stderr) };
   // refine, resume and fork report an interruption themselves (the run's status, its --json object).

@@ -3,7 +3,7 @@
  * user can apply it: under the agent's own `agents:` entry when it has one, else the exact
  * entry to add, so a hint never names a config entry that does not exist.
  */
-import { CONFIG_FILE } from '../config/load.js';
+import { configInUse } from '../config/in-use.js';
 import { TIMEOUT_RANGE_S } from '../config/defaults.js';
 import type { ResolvedAgent } from './registry.js';
 import { adapterInfo } from './builtins.js';
@@ -22,7 +22,7 @@ export function isConfiguredName(spec: string): boolean {
  * stands for the built-in in every run, resume included), else a new name to use instead.
  */
 export function agentSettingFix(agent: Pick<ResolvedAgent, 'spec' | 'slug' | 'adapter' | 'options'>, key: string, value: number): string {
-  if (isConfiguredName(agent.spec)) return `set ${key} under agents.${agent.spec} in ${CONFIG_FILE}`;
+  if (isConfiguredName(agent.spec)) return `set ${key} under agents.${agent.spec} in ${configInUse()}`;
   const fields: [string, string | number][] = [];
   if (agent.adapter === 'cmd') fields.push(['adapter', agent.spec]);
   else {
@@ -34,12 +34,12 @@ export function agentSettingFix(agent: Pick<ResolvedAgent, 'spec' | 'slug' | 'ad
   const builtinName = adapterInfo(agent.spec) !== undefined;
   const name = builtinName ? agent.spec : agent.slug;
   const entry = `agents: {${name}: {${fields.map(([k, v]) => `${k}: ${flow(v)}`).join(', ')}}}`;
-  return builtinName ? `add to ${CONFIG_FILE}: ${entry}` : `add to ${CONFIG_FILE}: ${entry}, and name the agent ${name} instead of ${agent.spec}`;
+  return builtinName ? `add to ${configInUse()}: ${entry}` : `add to ${configInUse()}: ${entry}, and name the agent ${name} instead of ${agent.spec}`;
 }
 
 /** The fix of a dispatch that ran out of time: the flag that works for any agent, and the agent's own entry when it has one. */
 export function timeoutFix(agent: Pick<ResolvedAgent, 'spec'>, timeoutMs: number): string {
   const longer = Math.min(TIMEOUT_RANGE_S.max, Math.ceil((timeoutMs / 1000) * 2));
-  const entry = isConfiguredName(agent.spec) ? `, or set timeout_s under agents.${agent.spec} in ${CONFIG_FILE}` : '';
+  const entry = isConfiguredName(agent.spec) ? `, or set timeout_s under agents.${agent.spec} in ${configInUse()}` : '';
   return `pass a longer deadline, e.g. --timeout ${longer} (bounce resume takes it too)${entry}`;
 }

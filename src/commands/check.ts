@@ -7,6 +7,7 @@ import { type ResolvedAgent, resolveAgent } from '../adapters/registry.js';
 import { adapterInfo, cliFacts, DEFAULT_CLIS } from '../adapters/builtins.js';
 import { invokedAs } from '../adapters/invoked-as.js';
 import { loadConfig } from '../config/load.js';
+import { configInUse } from '../config/in-use.js';
 import { EXIT, isBounceError } from '../errors.js';
 import type { Io } from '../io.js';
 import type { CheckProblemKind } from '../vocabulary.js';
@@ -48,17 +49,18 @@ const COLUMN: Record<CheckProblemKind, 'found' | 'version' | 'config' | 'credent
 };
 
 /** The fix a finding gets when its adapter gave none: every problem printed names one. */
-const DEFAULT_FIX: Record<CheckProblemKind, string> = {
-  not_found: 'install it, or fix the path in bounce.config.yaml',
-  unreachable: 'start the server, or fix base_url in bounce.config.yaml',
-  version: 'reinstall it',
-  credentials: 'set the key variable the agent names (see bounce check --json)',
-  login_unverified: 'run the CLI once and log in',
-  config: "fix the agent's entry in bounce.config.yaml (see bounce adapters)",
-  no_check: 'answer --check as docs/adapter-contract.md describes',
-};
+const defaultFix = (kind: CheckProblemKind): string =>
+  ({
+    not_found: `install it, or fix the path in ${configInUse()}`,
+    unreachable: `start the server, or fix base_url in ${configInUse()}`,
+    version: 'reinstall it',
+    credentials: 'set the key variable the agent names (see bounce check --json)',
+    login_unverified: 'run the CLI once and log in',
+    config: `fix the agent's entry in ${configInUse()} (see bounce adapters)`,
+    no_check: 'answer --check as docs/adapter-contract.md describes',
+  })[kind];
 
-const withFix = (p: CheckProblem): CheckProblem => (p.fix ? p : { ...p, fix: DEFAULT_FIX[p.kind] });
+const withFix = (p: CheckProblem): CheckProblem => (p.fix ? p : { ...p, fix: defaultFix(p.kind) });
 
 function level(r: Pick<CheckResult, 'problems' | 'warnings'>, column: 'config' | 'credentials'): Level {
   if (r.problems.some((p) => COLUMN[p.kind] === column)) return 'problem';
@@ -99,7 +101,7 @@ async function reach(agent: ResolvedAgent, r: CheckResult, env: NodeJS.ProcessEn
   if (adapterInfo(agent.adapter)?.kind !== 'http' || typeof r.resolved.base_url !== 'string') return r;
   const url = r.resolved.base_url;
   if (await answers(url)) return r;
-  const finding: CheckProblem = { kind: 'unreachable', message: `${url} does not answer`, fix: 'start the server, or fix base_url in bounce.config.yaml' };
+  const finding: CheckProblem = { kind: 'unreachable', message: `${url} does not answer`, fix: `start the server, or fix base_url in ${configInUse()}` };
   return { ...r, ok: false, problems: [...r.problems, finding] };
 }
 

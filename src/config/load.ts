@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import { type BounceError, usageError } from '../errors.js';
 import { readSmallFile } from '../text-input.js';
@@ -7,7 +7,9 @@ import { configErrorMap, issueLines } from './issues.js';
 import { AgentConfigSchema, ConfigSchema, DEFAULT_CONFIG, type Config } from './schema.js';
 import { yamlLib } from '../yaml.js';
 
-export const CONFIG_FILE = 'bounce.config.yaml';
+import { CONFIG_FILE, setConfigInUse } from './in-use.js';
+
+export { CONFIG_FILE };
 
 export interface LoadedConfig<C = Config> {
   config: C;
@@ -17,22 +19,30 @@ export interface LoadedConfig<C = Config> {
 
 /**
  * Finds the config: `--config FILE`, else `BOUNCE_CONFIG`, else bounce.config.yaml in cwd
- * or the nearest parent, stopping at a repository root (a folder with .git) or `/`.
+ * or the nearest parent, stopping at a repository root (a folder with .git) or `/`. What it
+ * finds is the file hints name from then on (in-use.ts).
  */
 export function findConfig(cwd: string, env: NodeJS.ProcessEnv, explicit?: string): string | null {
   const named = explicit ?? (env.BOUNCE_CONFIG || undefined);
   if (named) {
     const path = resolve(cwd, named);
     if (!existsSync(path)) throw usageError(`config file not found: ${named}`, 'check the --config path or BOUNCE_CONFIG', 'config');
+    setConfigInUse(named);
     return path;
   }
   let dir = resolve(cwd);
   for (;;) {
     const candidate = join(dir, CONFIG_FILE);
-    if (existsSync(candidate)) return candidate;
-    if (existsSync(join(dir, '.git'))) return null;
+    if (existsSync(candidate)) {
+      const rel = relative(resolve(cwd), candidate);
+      setConfigInUse(rel.startsWith('..') || isAbsolute(rel) ? candidate : rel);
+      return candidate;
+    }
     const parent = dirname(dir);
-    if (parent === dir) return null;
+    if (existsSync(join(dir, '.git')) || parent === dir) {
+      setConfigInUse(null);
+      return null;
+    }
     dir = parent;
   }
 }

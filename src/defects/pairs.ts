@@ -1,5 +1,6 @@
 /** `--pairs REVIEWER/COMPOSER[,...]`: the pairs a bench runs, each split where its composer's agent name starts. */
 import { usageError } from '../errors.js';
+import { configInUse } from '../config/in-use.js';
 
 export interface Pair {
   /** As `--pairs` named it, and as the row shows it: `REVIEWER/COMPOSER`. */
@@ -24,7 +25,7 @@ export function splitPair(text: string, known: readonly string[]): Pair {
       cuts.length === 0
         ? `--pairs: "${text}" is not REVIEWER/COMPOSER (no agent name after a "/")`
         : `--pairs: "${text}" can be split in ${cuts.length} places`,
-      'write each pair as REVIEWER/COMPOSER with agents bounce knows (claude/codex, mock/mock:script.yaml), or name them under agents: in bounce.config.yaml',
+      `write each pair as REVIEWER/COMPOSER with agents bounce knows (claude/codex, mock/mock:script.yaml), or name them under agents: in ${configInUse()}`,
     );
   const at = cuts[0]!;
   return { pair: text, reviewer: text.slice(0, at), composer: text.slice(at + 1) };

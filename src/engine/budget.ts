@@ -8,6 +8,7 @@ import { buildPassPrompt } from './prompt.js';
 import { replyMode } from './reply.js';
 import { framingOf } from './plan.js';
 import { plural } from '../plural.js';
+import { configInUse } from '../config/in-use.js';
 
 /** `error.type` of a run a budget stopped (run.json, --json). */
 export const BUDGET_ERROR = 'budget' satisfies RunErrorType;
@@ -136,7 +137,7 @@ export class BudgetAccount {
   private refusal(limit: BudgetLimit, allowed: string, spent: string, next: string): string {
     const s = this.scope;
     const after = s.after ? `; ${s.after}` : '';
-    return `${s.name}'s budget of ${allowed} would be exceeded (${spent}; ${next}): raise ${s.flags[limit]} or ${s.keys[limit]} in bounce.config.yaml${after}`;
+    return `${s.name}'s budget of ${allowed} would be exceeded (${spent}; ${next}): raise ${s.flags[limit]} or ${s.keys[limit]} in ${configInUse()}${after}`;
   }
 }
 

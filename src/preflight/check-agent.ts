@@ -9,6 +9,7 @@ import { type CheckResult, CheckResultSchema } from '../contract/contract.js';
 import { createProbe, isExecutable, type Probe } from '../kit/detect.js';
 import { checkAdapter } from '../contract/host.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
+import { CONFIG_FILE, configInUse } from '../config/in-use.js';
 
 export interface CheckAgentOptions {
   /** The CLI versions this command invocation already asked for. */
@@ -20,12 +21,12 @@ export interface CheckAgentOptions {
 }
 
 export async function checkAgent(agent: ResolvedAgent, env: NodeJS.ProcessEnv, opts: CheckAgentOptions = {}): Promise<CheckResult> {
-  if (agent.adapter === 'cmd') return checkProgram(agent, env, opts);
+  if (agent.adapter === 'cmd') return inConfigInUse(await checkProgram(agent, env, opts));
   const program = await loadBuiltin(agent.adapter);
   const result = await checkOptions(program, agent.options, { env, probe: opts.probe ?? createProbe() });
   // Validated as a program's printed result would be: a built-in is held to the same contract.
   const parsed = CheckResultSchema.safeParse(result);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return inConfigInUse(parsed.data);
   const issue = parsed.error.issues[0];
   const message = `${agent.spec} check result breaks the adapter contract at ${issue?.path.join('.') || 'top level'}: ${issue?.message}`;
   return { ok: false, version: null, problems: [{ kind: 'config', message }], warnings: [], resolved: {} };
@@ -41,7 +42,7 @@ export async function reachAgent(agent: ResolvedAgent, env: NodeJS.ProcessEnv, r
   const program = await loadBuiltin(agent.adapter);
   if (!program.reach) return null;
   if (!r.ok) return r;
-  const online = await program.reach(agent.options, { env, probe: opts.probe ?? createProbe() });
+  const online = inConfigInUse(await program.reach(agent.options, { env, probe: opts.probe ?? createProbe() }));
   return {
     ok: r.ok && online.ok,
     version: r.version ?? online.version,
@@ -57,7 +58,7 @@ async function checkProgram(agent: ResolvedAgent, env: NodeJS.ProcessEnv, opts: 
     const problem = {
       kind: 'config' as const,
       message: `adapter program ${agent.command} is not executable`,
-      fix: 'chmod +x it, or use cmd:<interpreter> with args in bounce.config.yaml',
+      fix: `chmod +x it, or use cmd:<interpreter> with args in ${CONFIG_FILE}`,
     };
     return { ok: false, version: null, problems: [problem], warnings: [], resolved };
   }
@@ -68,4 +69,15 @@ async function checkProgram(agent: ResolvedAgent, env: NodeJS.ProcessEnv, opts: 
     return { ok: true, version: null, problems: [], warnings: [warning], resolved };
   }
   return { ...own, resolved: { ...resolved, ...own.resolved } };
+}
+
+/**
+ * An adapter's fixes name bounce.config.yaml (it cannot know which config bounce reads, and
+ * a built-in's run in the adapter kit, which reads no config): they name the one in use.
+ */
+function inConfigInUse(r: CheckResult): CheckResult {
+  const name = configInUse();
+  if (name === CONFIG_FILE) return r;
+  const named = <P extends { fix?: string | undefined }>(p: P): P => (p.fix?.includes(CONFIG_FILE) ? { ...p, fix: p.fix.replaceAll(CONFIG_FILE, name) } : p);
+  return { ...r, problems: r.problems.map(named), warnings: r.warnings.map(named) };
 }

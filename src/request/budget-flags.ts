@@ -6,6 +6,7 @@ import type { BudgetLimits } from '../engine/plan.js';
 import type { RunPlan } from '../engine/plan.js';
 import { ROLES, type Role } from '../vocabulary.js';
 import { usageError } from '../errors.js';
+import { configInUse } from '../config/in-use.js';
 
 /** `--max-cost-usd`, `--max-tokens`, `--max-dispatches` as commander hands them over (refine and resume). */
 export interface BudgetFlags {
@@ -101,7 +102,7 @@ export function unpricedWarnings(plan: RunPlan, limits: readonly (BudgetLimits |
     if (priceFor(model, plan.prices)) return null;
     const why = model ? `its model ${model} has no price` : 'it names no model, so no price applies';
     const fix = model
-      ? `add one under prices: in bounce.config.yaml (e.g. ${agent.provider}/${model}: { input: 0, output: 0 }), or limit it with --max-tokens`
+      ? `add one under prices: in ${configInUse()} (e.g. ${agent.provider}/${model}: { input: 0, output: 0 }), or limit it with --max-tokens`
       : 'limit it with --max-tokens or --max-dispatches instead';
     return { kind: 'config', message: `the cost limit (--max-cost-usd, budget.max_cost_usd) is not enforced for ${agent.spec}: ${why}`, fix };
   });

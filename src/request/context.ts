@@ -4,6 +4,7 @@ import { basename, join, resolve } from 'node:path';
 import { GOAL_MAX_CHARS } from '../config/schema.js';
 import { displayPath, globFiles, isGlob, pathKind, walk } from '../documents.js';
 import { usageError } from '../errors.js';
+import { configInUse } from '../config/in-use.js';
 import { contextText } from '../engine/context-frames.js';
 import type { ContextFile, RunPlan } from '../engine/plan.js';
 import { countLines } from '../text/lines.js';
@@ -149,7 +150,7 @@ export function blankContextSecrets(sources: readonly ContextSource[], secrets: 
 function overBudget(files: number, total: number | null, budget: number): Error {
   return usageError(
     `--context names ${files} file${files === 1 ? '' : 's'} of ${total ?? `more than ${budget}`} bytes in all, over the ${budget}-byte context budget`,
-    'narrow --context (each prompt carries every context file), or raise context_max_bytes in bounce.config.yaml',
+    `narrow --context (each prompt carries every context file), or raise context_max_bytes in ${configInUse()}`,
     'usage',
   );
 }

@@ -6,6 +6,7 @@ import { type Syntax, syntaxForPath } from '../protocol/scanner.js';
 import { sha256 } from '../store/hash.js';
 import { parseError } from '../protocol/substrate.js';
 import type { RunPlan } from '../engine/plan.js';
+import { configInUse } from '../config/in-use.js';
 
 /** Reads and checks the document: every problem is one line naming it and the fix (exit 2). */
 export async function readInput(arg: string, io: Io, maxBytes: number): Promise<RunPlan['input']> {
@@ -50,7 +51,7 @@ export function assertParses(input: RunPlan['input']): void {
 function tooBig(what: string, size: number | null, max: number): Error {
   return usageError(
     `${what} is ${size === null ? `more than ${max}` : size} bytes, over the ${max}-byte limit`,
-    'raise max_bytes in bounce.config.yaml or split the document',
+    `raise max_bytes in ${configInUse()} or split the document`,
     'input',
   );
 }

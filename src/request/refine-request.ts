@@ -23,6 +23,7 @@ import { type ContextSource, contextForDocument, readContext, readGoal } from '.
 import { withSyntax } from './input.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
 import { LINT_MODES, type LintMode, LintModeSchema } from '../vocabulary.js';
+import { configInUse } from '../config/in-use.js';
 
 export interface RefineOptions {
   doc: string;
@@ -80,7 +81,7 @@ export function intFlag(flag: string, value: string | number | undefined, fallba
   if (!Number.isSafeInteger(n) || n < min || n > max) {
     throw usageError(
       `${flag} must be a whole number from ${min} to ${max}, not "${text}"`,
-      max === 100 || flag !== '--passes' ? `pass e.g. ${flag} ${fallback}` : `pass e.g. ${flag} 2 (raise max_passes in bounce.config.yaml for more)`,
+      max === 100 || flag !== '--passes' ? `pass e.g. ${flag} ${fallback}` : `pass e.g. ${flag} 2 (raise max_passes in ${configInUse()} for more)`,
       'usage',
     );
   }

@@ -8,6 +8,7 @@ import { type BounceError, usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { decodeText, readBounded, readUserFile } from '../text-input.js';
 import { DEFAULT_CONFIG, MARKER_NAME, MARKER_NAME_RULE } from '../config/schema.js';
+import { configInUse } from '../config/in-use.js';
 import { mdxForPath, scanNotes, syntaxForPath, type Note, type ScanOptions, type Syntax } from '../protocol/scanner.js';
 import type { Format, Level, Report } from '../formats/finding.js';
 import { render } from '../formats/render.js';
@@ -187,7 +188,7 @@ async function readInput(input: Input, io: Io, maxBytes: number): Promise<string
   }
   if (bytes.length > maxBytes) {
     const what = size > maxBytes ? `${size} bytes, over the ${maxBytes}-byte limit` : `more than ${maxBytes} bytes`;
-    throw usageError(`${input.label} is ${what}`, 'raise max_bytes in bounce.config.yaml, or scan it in parts');
+    throw usageError(`${input.label} is ${what}`, `raise max_bytes in ${configInUse()}, or scan it in parts`);
   }
   return decodeText(bytes, input.label);
 }

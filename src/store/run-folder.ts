@@ -36,7 +36,7 @@ export function assertRunsDirWritable(runsDir: string): void {
     if (!statSync(probe).isDirectory()) throw new Error('not a directory');
     accessSync(probe, constants.W_OK);
   } catch {
-    throw usageError(`runs dir is not writable: ${runsDir}`, 'pass a writable folder with --runs-dir or set runs_dir in bounce.config.yaml', 'input');
+    throw usageError(`runs dir is not writable: ${runsDir}`, `pass a writable folder with --runs-dir or set runs_dir in ${configInUse()}`, 'input');
   }
 }
 
@@ -46,6 +46,7 @@ export const RUN_FILE_MODE = 0o600;
 
 export type { AttemptKind } from '../vocabulary.js';
 import type { AttemptKind } from '../vocabulary.js';
+import { configInUse } from '../config/in-use.js';
 
 /** Artifact stem of one dispatch: `pass-<n>-<role>-<agent>[.retry-<k>|.repair-<k>]`. */
 export function dispatchStem(pass: number, role: string, agentSlug: string, kind: AttemptKind, index: number): string {

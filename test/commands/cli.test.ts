@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { droppedLine, FORCE_STOP_MS, interrupts, lateSignals, main, stdoutBacklog } from '../../src/cli.js';
 import { acquireLock, LOCK_FILE, releaseHeldLocks } from '../../src/store/lock.js';
-import { tempDir } from '../support/cli.js';
+import { cleanEnv, tempDir } from '../support/cli.js';
 import { makeFakeRun, memIo } from '../support/fake-run.js';
 import { runMain } from '../support/run-main.js';
 
@@ -143,6 +143,31 @@ describe('stdoutBacklog: what an exit now drops of stdout', () => {
     const b = stdoutBacklog(stream({ writableLength: 300 }));
     expect(b).toEqual({ sent: null, left: 300, exact: false });
     expect(droppedLine(b)).toMatch(/: at most its last 300 bytes were dropped\n$/);
+  });
+});
+
+describe('a hint names the config file in use', () => {
+  beforeEach(() => {
+    writeFileSync(join(dir, 'doc.md'), `# Plan\n\n${'Ship it on Monday. '.repeat(10)}\n`);
+    writeFileSync(join(dir, 'small.yaml'), 'max_bytes: 100\ncontext_max_bytes: 10\n');
+  });
+
+  it('--config x.yaml or BOUNCE_CONFIG: "raise max_bytes in x.yaml", for scan, lint and refine', async () => {
+    const scan = await runMain(['scan', 'doc.md', '--config', 'small.yaml'], { cwd: dir });
+    expect(scan.stderr).toBe('bounce: doc.md is 199 bytes, over the 100-byte limit: raise max_bytes in small.yaml, or scan it in parts\n');
+    const lint = await runMain(['lint', 'doc.md'], { cwd: dir, env: { ...cleanEnv(), BOUNCE_CONFIG: 'small.yaml' } });
+    expect(lint.stderr).toContain('raise max_bytes in small.yaml, or scan it in parts');
+    const refine = await runMain(['refine', 'doc.md', '-r', 'mock', '--config', 'small.yaml', '--dry-run'], { cwd: dir });
+    expect(refine.stderr).toContain('raise max_bytes in small.yaml or split the document');
+  });
+
+  it('context over its budget names it too; the next command with no config names bounce.config.yaml again', async () => {
+    writeFileSync(join(dir, 'small.yaml'), 'context_max_bytes: 10\n');
+    const refine = await runMain(['refine', 'doc.md', '-r', 'mock', '--config', 'small.yaml', '--context', 'doc.md', '--dry-run'], { cwd: dir });
+    expect(refine.stderr).toContain('or raise context_max_bytes in small.yaml');
+    writeFileSync(join(dir, 'big.md'), 'x'.repeat(2_000_001));
+    const scan = await runMain(['scan', 'big.md'], { cwd: dir });
+    expect(scan.stderr).toContain('raise max_bytes in bounce.config.yaml, or scan it in parts');
   });
 });
 

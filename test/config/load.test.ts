@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONFIG_FILE, findConfig, loadConfig, loadConfigKeys, parseConfig, runsDirFor, type LoadedConfig } from '../../src/config/load.js';
 import { ConfigSchema, DEFAULT_CONFIG } from '../../src/config/schema.js';
+import { configInUse } from '../../src/config/in-use.js';
 import { usageErrorOf } from '../support/errors.js';
 
 let root: string;
@@ -107,6 +108,25 @@ describe('findConfig', () => {
     write(join(root, CONFIG_FILE), '');
     const err = usageErrorOf(() => findConfig(root, { BOUNCE_CONFIG: 'nope.yaml' }));
     expect(err.message).toContain('nope.yaml');
+  });
+});
+
+describe('the config file hints name (configInUse)', () => {
+  it('--config and BOUNCE_CONFIG as given, a found file relative to the working folder (absolute above it), else bounce.config.yaml', () => {
+    mkdirSync(join(root, 'conf'));
+    mkdirSync(join(root, 'sub'));
+    writeFileSync(join(root, 'conf', 'team.yaml'), 'max_passes: 3\n');
+    findConfig(root, {}, 'conf/team.yaml');
+    expect(configInUse()).toBe('conf/team.yaml');
+    findConfig(root, { BOUNCE_CONFIG: join(root, 'conf', 'team.yaml') });
+    expect(configInUse()).toBe(join(root, 'conf', 'team.yaml'));
+    findConfig(root, {});
+    expect(configInUse()).toBe(CONFIG_FILE);
+    writeFileSync(join(root, CONFIG_FILE), 'max_passes: 3\n');
+    findConfig(root, {});
+    expect(configInUse()).toBe(CONFIG_FILE);
+    findConfig(join(root, 'sub'), {});
+    expect(configInUse()).toBe(join(root, CONFIG_FILE));
   });
 });
 
