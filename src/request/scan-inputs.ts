@@ -177,16 +177,23 @@ async function readInput(input: Input, io: Io, maxBytes: number): Promise<string
   let bytes: Buffer;
   // The size the file system gives, for the message; 0 when unknown (stdin, a file of /proc).
   let size = 0;
+  let device = false;
   if (input.path === undefined) bytes = await readBounded(io.stdin, maxBytes, io.signal);
   else {
     const path = resolve(io.cwd, input.path);
     const missing = (): BounceError => usageError(`cannot read ${input.label} (ENOENT)`, 'check that it exists and is readable');
     // A character device (/dev/null, a terminal) is read as a stream, bounded by max_bytes; the
     // read is asynchronous, so a signal still ends it. A FIFO is refused: with no writer its open blocks.
-    if (isStream(path)) bytes = await readBounded(createReadStream(path), maxBytes);
+    device = isStream(path);
+    if (device) bytes = await readBounded(createReadStream(path), maxBytes);
     else ({ bytes, statSize: size } = readUserFile(path, input.label, maxBytes, 'usage', { missing }));
   }
   if (bytes.length > maxBytes) {
+    if (device)
+      throw usageError(
+        `${input.label} is more than ${maxBytes} bytes (a character device, read as a stream)`,
+        `bounce reads a device only up to max_bytes (${configInUse()}): name a regular file`,
+      );
     const what = size > maxBytes ? `${size} bytes, over the ${maxBytes}-byte limit` : `more than ${maxBytes} bytes`;
     throw usageError(`${input.label} is ${what}`, `raise max_bytes in ${configInUse()}, or scan it in parts`);
   }

@@ -294,6 +294,10 @@ describe('bounce scan errors (exit 2)', () => {
   it('reads a file that is not a regular file (a device, a pipe) as before, bounded by max_bytes', async () => {
     const cwd = await workspace();
     expect(await scan(cwd, { patterns: ['/dev/null'] })).toEqual({ code: 0, stdout: '', stderr: 'no notes (1 file scanned)\n' });
+    const zero = await scanError(cwd, { patterns: ['/dev/zero'], maxBytes: 1000 });
+    expect(zero.line).toMatch(
+      /^(?:\.\.\/)+dev\/zero is more than 1000 bytes \(a character device, read as a stream\): bounce reads a device only up to max_bytes \(bounce\.config\.yaml\): name a regular file$/,
+    );
   });
   it('prints nothing when any input fails', async () => {
     const cwd = await workspace({ 'a.md': '[CLARIFY] x\n' });
