@@ -100,6 +100,27 @@ export interface ResumeSettings {
   };
 }
 
+/** What an extension replaced in run.json: enough to write run.json as it was before it. */
+type ExtensionUndo = Pick<RunManifest, 'agents' | 'evidence' | 'policy' | 'passes' | 'extensions' | 'status' | 'exit_code' | 'error'>;
+
+/**
+ * run.json as it was before this session's extension: the fields it replaced restored, the
+ * extension's entry and the pass records opened since (none with a dispatch yet) left out.
+ */
+function withoutExtension(m: RunManifest, undo: ExtensionUndo, afterPass: number): RunManifest {
+  const view: RunManifest = {
+    ...m,
+    agents: undo.agents,
+    evidence: undo.evidence,
+    policy: undo.policy,
+    passes: { ...m.passes, requested: undo.passes.requested },
+  };
+  if (undo.extensions === undefined) delete view.extensions;
+  else view.extensions = undo.extensions;
+  view.pass_records = m.pass_records.filter((p) => p.pass <= afterPass || p.dispatches.length > 0);
+  return view;
+}
+
 /** Applies an extension to run.json in place, and records what it changed in `extensions`. */
 function extend(m: RunManifest, ext: NonNullable<ResumeSettings['extension']>, at: Date): void {
   const agents: RunExtension['agents'] = {};
@@ -204,6 +225,13 @@ export class RunRecorder {
   private readonly bindings = new Map<string, RecordBinding>();
   /** The sha256 of the newest file of the chain (audit/binding.yaml, then each record as written). */
   private chainTip: string | null = null;
+  /**
+   * This session's extension (`resume --passes N`) until its first record binds it: run.json
+   * is written as it was before the extension until then, so a session that ends, is refused
+   * (a budget) or is killed before its first dispatch leaves the run as it was, bound and
+   * resumable, never a run.json its newest record does not bind.
+   */
+  private pendingExtension: { undo: ExtensionUndo; afterPass: number; tip: string | null } | null = null;
   private dead = false;
   /** processes.json names the agents' process groups while the run holds its lock (src/store/leftovers.ts). */
   private readonly untrack: () => void;
@@ -317,7 +345,20 @@ export class RunRecorder {
       // The records reconciling rewrote or adopted are anchored again as they now stand.
       rec.anchorAgain(reconciled);
       rec.chainTip = rec.findChainTip();
-      if (resume.extension) extend(manifest, resume.extension, new Date());
+      if (resume.extension) {
+        const undo: ExtensionUndo = structuredClone({
+          agents: manifest.agents,
+          evidence: manifest.evidence,
+          policy: manifest.policy,
+          passes: manifest.passes,
+          extensions: manifest.extensions,
+          status: manifest.status,
+          exit_code: manifest.exit_code,
+          error: manifest.error,
+        });
+        extend(manifest, resume.extension, new Date());
+        rec.pendingExtension = { undo, afterPass: manifest.extensions!.at(-1)!.after_pass, tip: rec.chainTip };
+      }
       manifest.status = 'running';
       // The breaker starts closed again: its cause was the user's to fix. An open one is counted as reopened.
       const b = manifest.breaker;
@@ -599,7 +640,19 @@ export class RunRecorder {
   /** Writes run.json; `validate` for a session's first and last write (see writeManifest). */
   private saveManifest(validate = false): void {
     this.step('manifest', MANIFEST_FILE);
-    writeManifest(this.dir, this.m, (json) => this.redact(json), validate);
+    const pending = this.pendingExtension;
+    if (pending && pending.tip !== this.chainTip) this.pendingExtension = null;
+    writeManifest(this.dir, this.persisted(), (json) => this.redact(json), validate);
+  }
+
+  /** run.json as it is to be written: before this session's extension while no record binds it yet. */
+  private persisted(): RunManifest {
+    const pending = this.pendingExtension;
+    if (!pending) return this.m;
+    const view = withoutExtension(this.m, pending.undo, pending.afterPass);
+    // An extension that never dispatched leaves the run as it ended: its status, no error of the attempt.
+    if (this.m.finished_at !== null) Object.assign(view, { status: pending.undo.status, exit_code: pending.undo.exit_code, error: pending.undo.error });
+    return view;
   }
 
   /** Writes a dispatch record; returns the sha256 of what it wrote, the chain's new tip. */

@@ -169,6 +169,24 @@ describe('bounce resume --passes N', () => {
     await audit();
   });
 
+  it('an extension refused before its first dispatch (a budget) leaves the run as it was: bound, audited and extended by the next resume', async () => {
+    const first = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock'], { cwd: dir });
+    expect(first.code, first.stderr).toBe(0);
+    const before = manifest();
+    const refused = await runMain(['resume', 'latest', '--passes', '4', '--max-dispatches', '2'], { cwd: dir });
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(refused.stderr).toContain('budget of 2 dispatches');
+    // run.json is what it was: no extension, no pass opened, the status and exit code it ended with.
+    expect(manifest()).toMatchObject({ status: 'converged', exit_code: 0, error: null, passes: { requested: 2 } });
+    expect(manifest().extensions).toEqual(before.extensions);
+    expect(manifest().pass_records.length).toBe(before.pass_records.length);
+    await audit();
+    const r = await runMain(['resume', 'latest', '--passes', '4'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(manifest()).toMatchObject({ status: 'converged', passes: { requested: 4 } });
+    await audit();
+  });
+
   it('refuses a budget that takes the run nowhere, and an unknown agent, before any dispatch', async () => {
     const first = await notConverged();
     const before = readFileSync(join(runDir(), 'run.json'), 'utf8');
