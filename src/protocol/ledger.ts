@@ -6,6 +6,7 @@
  */
 import { diffLines } from '../text/line-diff.js';
 import type { NoteFate } from '../vocabulary.js';
+import { hosts, matchWords, type Words, wordsOf, wordsOfLines } from './ledger-words.js';
 import { lineIndex, type Note, noteKey } from './scanner.js';
 import { withoutBom } from '../text/lines.js';
 
@@ -19,6 +20,12 @@ export interface LedgerDocument {
   markdown: boolean;
   /** YAML: the `#` that opens a comment holding a note in mid-line is part of the note. */
   yaml?: boolean;
+  /**
+   * JSON: a note in a string ends at its closing quote, and the commas between values are
+   * syntax, not text. When not given, a document that is neither Markdown nor YAML and parses
+   * as a JSON object or array is read as JSON.
+   */
+  json?: boolean;
 }
 
 export interface Judged {
@@ -30,18 +37,20 @@ export interface Judged {
 
 /**
  * Judges each resolved note of a pass: `acted` when the pass changed the text the note refers
- * to, `dismissed` when it left that text as it was. Both documents are compared with every
- * note's marker line taken out, line by line, whitespace-normalised and without their blank
- * lines; "the text the note refers to" is the paragraph above the note (module header,
- * BOUNCE-PROTOCOL.md), and a change counts when it removes or rewrites one of its lines or
- * inserts lines after one of them (into it, or between it and the next paragraph, where the
- * note stood). Lines a note's text runs on to (a note in mid-paragraph takes the rest of the
- * paragraph) count as the note where a pass deletes them and as text where it keeps them.
+ * to, `dismissed` when it left that text as it was. Both documents are compared with their
+ * notes taken out, whitespace-normalised and without their blank lines: line by line first,
+ * then, where lines differ, word by word (a rewrapped line is the same words); "the text the
+ * note refers to" is the paragraph above the note (module header, BOUNCE-PROTOCOL.md), and a
+ * change counts when it removes or rewrites one of its lines or inserts lines after one of
+ * them (into it, or between it and the next paragraph, where the note stood). What a note's
+ * text may run on to (the rest of its line, and in mid-paragraph the rest of the paragraph)
+ * counts as the note where a pass deletes it and as text where it keeps it.
  */
 export function judgeResolved(sent: LedgerDocument, resolved: readonly Note[], accepted: LedgerDocument): Judged[] {
   if (resolved.length === 0) return [];
-  const before = withoutNotes(sent);
-  const after = withoutNotes(accepted);
+  const json = sent.json ?? accepted.json ?? [sent, accepted].some((d) => !d.markdown && !d.yaml && parsesAsJson(d.text));
+  const before = withoutNotes(sent, json);
+  const after = withoutNotes(accepted, json);
   const changes = changesOf(before, after);
   return resolved.map((note) => {
     const span = referent(before, changes.gone, note, sent.markdown);
@@ -51,16 +60,31 @@ export function judgeResolved(sent: LedgerDocument, resolved: readonly Note[], a
   });
 }
 
+/** A document that is a JSON object or array (a note in JSON sits in a string, so the document still parses). */
+function parsesAsJson(text: string): boolean {
+  const t = withoutBom(text).trimStart();
+  if (t[0] !== '{' && t[0] !== '[') return false;
+  try {
+    JSON.parse(t);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * A document with its notes' marker lines taken out: the lines left (as written; `line(i)`
+ * A document with the lines that are all note taken out: the lines left, as written (a line
+ * holding a note in mid-line keeps it: its words say which of them are the note; `line(i)`
  * normalised), the 1-based line each came from, and the reverse. Normal forms and blankness
- * are worked out on first use: a pass changes a few lines of a long document, and only those
- * are compared.
+ * are worked out on first use, and words only for the lines a diff found changed: a pass
+ * changes a few lines of a long document, and only those are compared.
  */
 interface Stripped {
   raw: string[];
   line(i: number): string;
   isBlank(i: number): boolean;
+  /** The words of a line left, the notes on it included (see `wordsOf`), and which of them a pass may delete as a note. */
+  words(i: number): Words;
   origin: number[];
   /** Per original line (0-based): its index in `raw`, or -1 when it was all note. */
   kept: Int32Array;
@@ -90,12 +114,14 @@ export function noteSpans(doc: LedgerDocument, lines: { count: number; raw: (l: 
   return doc.notes.map((note) => [note.line, spanEnd(note, note.line - 1, count, raw, onLine, doc) + 1]);
 }
 
-function withoutNotes(doc: LedgerDocument): Stripped {
+function withoutNotes(doc: LedgerDocument, json: boolean): Stripped {
   const all = linesOf(doc);
   const { count, raw } = all;
   const before = (text: string): string => (doc.yaml ? text.replace(/(^|\s)#+\s*$/, '$1') : text);
-  // What is left of each note's line: null for a line that is all note, else the text before its first note.
-  const left = new Map<number, string | null>();
+  // Per line holding notes: null for a line that is all note (its first note starts it), else
+  // the parts of it that are notes, [from, to) pairs in order: each note to the end of the line
+  // (in JSON, to the end of its string), the first from the text before it (a YAML comment's `#`).
+  const cuts = new Map<number, number[] | null>();
   // The lines a note's text runs on to: kept, since the scanner cannot tell them from the text
   // that follows (in mid-paragraph a note takes the rest of the paragraph), but free to delete.
   const runOnLines = new Set<number>();
@@ -104,25 +130,38 @@ function withoutNotes(doc: LedgerDocument): Stripped {
   for (const i of order) {
     const note = doc.notes[i]!;
     const l = note.line - 1;
-    // Notes come in order, so the first on a line decides what is left of it.
-    if (!left.has(l)) left.set(l, note.canonical ? null : before(raw(l).slice(0, note.column - 1)));
     for (let c = l + 1; c < spans[i]![1]; c++) runOnLines.add(c);
+    // Notes come in order, so the first on a line decides whether it is all note.
+    let cut = cuts.get(l);
+    if (cut === undefined) cuts.set(l, (cut = note.canonical ? null : []));
+    if (cut === null) continue;
+    const line = raw(l);
+    const from = cut.length === 0 ? before(line.slice(0, note.column - 1)).length : note.column - 1;
+    cut.push(from, json ? stringEnd(line, note.column - 1) : line.length);
   }
   const lines: string[] = [];
   const origin: number[] = [];
+  const notesOn = new Map<number, number[]>();
   const kept = new Int32Array(count).fill(-1);
   for (let l = 0; l < count; l++) {
-    const cut = left.get(l);
-    // An inline note's line keeps the text before it; a line that is then empty was all note.
-    if (cut === null || (cut !== undefined && normalise(cut) === '')) continue;
+    const cut = cuts.get(l);
+    if (cut === null) continue;
+    // A line that is empty without its notes was all note. One that is not is kept whole, its
+    // notes in it: it is the same line only as the same line with the same notes (the words
+    // after a note may be text that a reply moved to the next line).
+    if (cut !== undefined) {
+      if (normalise(outside(raw(l), cut)) === '') continue;
+      notesOn.set(lines.length, cut);
+    }
     kept[l] = lines.length;
-    lines.push(cut ?? raw(l));
+    lines.push(raw(l));
     origin.push(l + 1);
   }
   const runOn = new Uint8Array(lines.length);
   for (const l of runOnLines) if (kept[l]! >= 0) runOn[kept[l]!] = 1;
   const normal: (string | undefined)[] = new Array(lines.length);
   const blank = new Int8Array(lines.length).fill(-1);
+  const reading = { markdown: doc.markdown, json };
   return {
     raw: lines,
     origin,
@@ -133,7 +172,26 @@ function withoutNotes(doc: LedgerDocument): Stripped {
       if (blank[i] === -1) blank[i] = isBlank(lines[i]!, doc.markdown) ? 1 : 0;
       return blank[i] === 1;
     },
+    words: (i) => wordsOf(lines[i]!, runOn[i] === 1 ? [0, Number.POSITIVE_INFINITY] : notesOn.get(i), reading),
   };
+}
+
+/** JSON: where the string a note sits in ends (its closing quote; a JSON string never spans lines), else the line's end. */
+function stringEnd(line: string, from: number): number {
+  let i = from;
+  while (i < line.length && line[i] !== '"') i += line[i] === '\\' ? 2 : 1;
+  return Math.min(i, line.length);
+}
+
+/** `line` without the parts `cut` names ([from, to) pairs, in order of `from`, perhaps overlapping). */
+function outside(line: string, cut: readonly number[]): string {
+  let out = '';
+  let at = 0;
+  for (let k = 0; k < cut.length; k += 2) {
+    if (cut[k]! > at) out += line.slice(at, cut[k]);
+    at = Math.max(at, cut[k + 1]!);
+  }
+  return out + line.slice(at);
 }
 
 function isBlank(line: string, markdown: boolean): boolean {
@@ -239,13 +297,11 @@ function textLines(doc: Stripped, gone: Uint8Array) {
 }
 
 /**
- * Where a line diff of the two stripped documents changed the first one. Blank lines are left
+ * Where the two stripped documents differ, as changes to the first one. Blank lines are left
  * out (a note deleted with the blank line around it, or with its own, changes no text), the
- * rest is compared normalised. A run-on line (`runOn`) costs nothing to delete or insert: the
- * ones of `x` deleted are `gone`, read as the note they continue. A group of changes between
- * two kept lines that deletes a line of text rewrites that line (what it inserts is the new
- * text); one that only inserts is recorded after the kept line above it. Lines the two share as
- * written at the start and at the end are matched first, without normalising them.
+ * rest is compared normalised: line by line, then each group of changed lines between two
+ * kept ones word by word (judgeHunk). Lines the two share as written at the start and at the
+ * end are matched first, without normalising them.
  */
 function changesOf(x: Stripped, y: Stripped) {
   const n = x.raw.length;
@@ -256,15 +312,16 @@ function changesOf(x: Stripped, y: Stripped) {
   while (suf < n - pre && suf < m - pre && x.raw[n - 1 - suf] === y.raw[m - 1 - suf]) suf++;
   const xs = textBetween(x, pre, n - suf);
   const ys = textBetween(y, pre, m - suf);
-  const deleted = new Int32Array(n + 1);
-  const gone = new Uint8Array(n);
-  // The line of `x` after which lines were inserted, ascending (-1: the top).
-  const inserts: number[] = [];
+  const found: Found = { deleted: new Int32Array(n + 1), gone: new Uint8Array(n), inserts: [] };
+  const { deleted, gone, inserts } = found;
   let above = pre - 1;
   while (above >= 0 && x.isBlank(above)) above--;
   let at = 0;
+  // A line a note ran on to matches no line on its own (a line of the reply that happens to
+  // hold the same words would split the groups around it): the word diff decides whether it
+  // was kept, with the lines around it.
   const ops = diffLines(
-    xs.map((i) => x.line(i)),
+    xs.map((i) => (x.runOn[i] === 1 ? `\0${i}` : x.line(i))),
     ys.map((j) => y.line(j)),
   );
   for (let o = 0; o < ops.length; ) {
@@ -273,21 +330,16 @@ function changesOf(x: Stripped, y: Stripped) {
       o++;
       continue;
     }
-    let rewrites = false;
-    let inserted = false;
+    const removed: number[] = [];
+    const added: number[] = [];
     for (; o < ops.length && ops[o]!.type !== 'equal'; o++) {
       const op = ops[o]!;
-      if (op.type === 'delete') {
-        const line = xs[at++]!;
-        if (x.runOn[line] === 1) gone[line] = 1;
-        else {
-          deleted[line + 1] = 1;
-          rewrites = true;
-        }
-      } else if (y.runOn[ys[op.b]!] === 0) inserted = true;
+      if (op.type === 'delete') removed.push(xs[at++]!);
+      else added.push(ys[op.b]!);
     }
-    if (inserted && !rewrites) inserts.push(above);
+    judgeHunk(x, y, { removed, added, above }, found);
   }
+  inserts.sort((a, b) => a - b);
   // Prefix sums: deleted[i] is how many of the first i lines were removed.
   for (let i = 1; i <= n; i++) deleted[i]! += deleted[i - 1]!;
   return {
@@ -307,6 +359,79 @@ function changesOf(x: Stripped, y: Stripped) {
       return lo < inserts.length && inserts[lo]! <= to;
     },
   };
+}
+
+/** What the groups of changed lines did to the first document, as changesOf gathers it. */
+interface Found {
+  /** 1 at `line + 1` for a line of text removed or rewritten (prefix sums once all are in). */
+  deleted: Int32Array;
+  /** 1 for a line a note ran on to that the pass deleted: read as the note. */
+  gone: Uint8Array;
+  /** The lines of `x` after which text was inserted (-1: the top). */
+  inserts: number[];
+}
+
+/** Beyond this many characters on a side a group of changed lines is judged line by line: a word diff of it would cost too much. */
+const WORD_DIFF_LIMIT = 100_000;
+
+/**
+ * One group of changed lines: `removed` lines of `x` replaced by `added` lines of `y`, after the
+ * kept line `above`. Their words are matched (matchWords, ledger-words.ts): the free words of
+ * `x` (its notes, the lines they run on to, JSON's commas) cost nothing to delete, those of `y`
+ * nothing to insert, so a rewrapped line, or one returned without the note in it, is the same
+ * words. A line of text is rewritten when it loses a word or gains one (a new word on a line of
+ * the reply next to words kept from it). A line a note ran on to that the reply did not keep
+ * whole was the note (`gone`). New words on lines of their own are text inserted after the
+ * line of the last word kept before them; in a group that rewrites a line of text they are
+ * taken as its new text instead. A group with nothing on one side, or too large for a word
+ * diff, is judged line by line.
+ */
+function judgeHunk(x: Stripped, y: Stripped, hunk: { removed: number[]; added: number[]; above: number }, found: Found): void {
+  const { removed, added, above } = hunk;
+  const rewrite = (line: number): void => {
+    found.deleted[line + 1] = 1;
+  };
+  const size = (doc: Stripped, lines: number[]): number => lines.reduce((sum, i) => sum + doc.raw[i]!.length, 0);
+  if (removed.length === 0 || added.length === 0 || size(x, removed) > WORD_DIFF_LIMIT || size(y, added) > WORD_DIFF_LIMIT) {
+    let rewrites = false;
+    for (const line of removed) {
+      if (hasText(x, line)) {
+        rewrite(line);
+        rewrites = true;
+      } else if (x.runOn[line] === 1) found.gone[line] = 1;
+    }
+    if (!rewrites && added.some((line) => hasText(y, line))) found.inserts.push(above);
+    return;
+  }
+  const a = wordsOfLines(x, removed);
+  const b = wordsOfLines(y, added);
+  const { inB, inA } = matchWords(a, b);
+  removed.forEach((line, k) => {
+    if (x.runOn[line] === 1 && inB[a.starts[k]!]! < 0) found.gone[line] = 1;
+  });
+  let rewrites = false;
+  for (let w = 0; w < a.keys.length; w++)
+    if (inB[w]! < 0 && a.free[w] === 0) {
+      rewrite(a.line[w]!);
+      rewrites = true;
+    }
+  const host = hosts(a, b, inA);
+  const after: number[] = [];
+  let last = above;
+  for (let w = 0; w < b.keys.length; w++) {
+    if (inA[w]! >= 0) last = a.line[inA[w]!]!;
+    else if (b.free[w] === 1) continue;
+    else if (host.before[w]! >= 0 || host.after[w]! >= 0) {
+      for (const line of [host.before[w]!, host.after[w]!]) if (line >= 0) rewrite(line);
+      rewrites = true;
+    } else if (after.at(-1) !== last) after.push(last);
+  }
+  if (!rewrites) found.inserts.push(...after);
+}
+
+/** Whether a line has a word a pass may not delete for free: a line of text, not all note. */
+function hasText(doc: Stripped, line: number): boolean {
+  return doc.runOn[line] === 0 && doc.words(line).free.includes(0);
 }
 
 /** The indexes of the lines from `from` (inclusive) to `to` (exclusive) that are not blank. */

@@ -5,12 +5,15 @@ import { seeded } from '../support/random.js';
 
 /**
  * The ledger's rule for every placement of a note: random Markdown documents (headings,
- * paragraphs, lists, code blocks, blank lines) get notes at random places (on their own line
- * after a paragraph, inside a paragraph, under a heading, after a list item; with and without
- * blank lines around them; stacked; wrapped over two lines). A pass that only deletes the
- * notes dismisses every one; a pass that rewrites one block acts on exactly the notes that
- * refer to it. What a note refers to comes from how the document was built, not from the
- * ledger. LEDGER_SEED and LEDGER_N widen the search locally; CI runs the fixed seed.
+ * paragraphs, lists, tables, code blocks, blank lines) get notes at random places (on their
+ * own line after a paragraph, inside a paragraph, under a heading, after a list item; with
+ * and without blank lines around them; stacked; wrapped over two lines; in mid-line with the
+ * line's text going on after it, in a heading, a paragraph or a list item; in a table cell).
+ * A pass that only deletes the notes dismisses every one, and so does one that also rewraps
+ * paragraphs and list items; a pass that rewrites one block (and perhaps rewraps others)
+ * acts on exactly the notes that refer to it. What a note refers to comes from how the
+ * document was built, not from the ledger. LEDGER_SEED and LEDGER_N widen the search
+ * locally; CI runs the fixed seed.
  */
 
 const WORDS = (
@@ -19,7 +22,7 @@ const WORDS = (
   'nimbus ochre pebble quill reed slate thistle ursa vetch wren yew zinc'
 ).split(' ');
 
-type Kind = 'heading' | 'paragraph' | 'item' | 'code';
+type Kind = 'heading' | 'paragraph' | 'item' | 'code' | 'table';
 interface Unit {
   kind: Kind;
   /** Lines of the document, as indexes into `Doc.lines`. */
@@ -32,11 +35,16 @@ interface Doc {
   units: Unit[];
 }
 
-/** What a slot is: where the notes go (after which line of the document) and the units they refer to. */
+/**
+ * What a slot is: where the notes go and the units they refer to. Notes on lines of their own
+ * go after line `after`; a note in mid-line (`inline`) goes into that line at `column`, the
+ * line's text going on after it.
+ */
 interface Slot {
   after: number;
   refs: number[];
   shape: string;
+  inline?: { column: number };
 }
 
 function generator(r: () => number) {
@@ -74,10 +82,13 @@ function generator(r: () => number) {
       paragraph();
       for (let b = int(0, 3); b > 0; b--) {
         blanks(1, 2);
-        const kind = pick(['paragraph', 'paragraph', 'list', 'code'] as const);
+        const kind = pick(['paragraph', 'paragraph', 'list', 'code', 'table'] as const);
         if (kind === 'paragraph') paragraph();
         else if (kind === 'list') {
           for (let i = int(2, 4); i > 0; i--) unit('item', [`- ${words(3, 6)}`, ...(r() < 0.3 ? [`  ${words(3, 6)}`] : [])]);
+        } else if (kind === 'table') {
+          const row = (): string => `| ${words(1, 3)} | ${words(1, 3)} |`;
+          unit('table', [row(), '|---|---|', ...Array.from({ length: int(1, 3) }, row)]);
         } else {
           // A marker in code is not a note; blank lines in code are code.
           const body = Array.from({ length: int(1, 4) }, () => pick([words(2, 5), '', '[CLARIFY] literal text in code']));
@@ -91,87 +102,140 @@ function generator(r: () => number) {
   /** Where notes can go in a document, with the units each placement refers to. */
   function slots(d: Doc): Slot[] {
     const out: Slot[] = [];
+    // In mid-line: after one of the line's words (the first `skip` characters are its marker), not after the last.
+    const inline = (line: number, skip: number, refs: number[], shape: string): void => {
+      const text = d.lines[line]!;
+      const ends = [...text.slice(skip).matchAll(/\S+/g)].map((m) => skip + m.index + m[0].length).slice(0, -1);
+      if (ends.length) out.push({ after: line, refs, shape, inline: { column: pick(ends) } });
+    };
     d.units.forEach((u, id) => {
       const last = u.lines.at(-1)!;
       if (u.kind === 'paragraph') {
         out.push({ after: last, refs: [id], shape: 'after a paragraph' });
         for (const l of u.lines.slice(0, -1)) out.push({ after: l, refs: [id], shape: 'inside a paragraph' });
+        inline(pick(u.lines), 0, [id], 'in mid-line');
       } else if (u.kind === 'heading') {
         // Every heading is followed by a paragraph (the generator makes it so).
         const next = d.unitOf.findIndex((v, i) => i > last && v >= 0);
         out.push({ after: last, refs: [id, d.unitOf[next]!], shape: 'under a heading' });
-      } else if (u.kind === 'item') out.push({ after: last, refs: [id], shape: 'after a list item' });
+        inline(last, d.lines[last]!.indexOf(' ') + 1, [id, d.unitOf[next]!], 'in mid-line');
+      } else if (u.kind === 'item') {
+        out.push({ after: last, refs: [id], shape: 'after a list item' });
+        inline(u.lines[0]!, 2, [id], 'in mid-line');
+      } else if (u.kind === 'table') {
+        // At the end of a cell's text, in a row under the delimiter row.
+        const row = pick(u.lines.slice(2));
+        const cells = [...d.lines[row]!.matchAll(/ \|/g)].map((m) => m.index);
+        out.push({ after: row, refs: [id], shape: 'in a table cell', inline: { column: pick(cells) } });
+      }
     });
     return out;
   }
 
-  function note(indent: string): string[] {
+  function note(indent: string, wraps = true): string[] {
     const n = ++noteCount;
     const head =
       r() < 0.5
         ? `[CONTESTED] the ${words(2, 4)} part ${n} is wrong. Write ${words(2, 3)} instead.`
         : `[CLARIFY] which ${words(1, 3)} ${n}? (A) ${pick(WORDS)} (B) ${pick(WORDS)}`;
     // Some notes wrap over a second line.
-    return [head, ...(r() < 0.3 ? [words(3, 6)] : [])].map((l) => indent + l);
+    return [head, ...(wraps && r() < 0.3 ? [words(3, 6)] : [])].map((l) => indent + l);
   }
 
-  /** The document with notes at 1 to 3 random slots: its lines, which of them are notes, and each note's slot in order. */
-  function noted(d: Doc): { lines: string[]; isNote: boolean[]; slotOfNote: Slot[] } {
+  /**
+   * The document with notes at 1 to 3 random slots: its lines, its lines with only the notes
+   * deleted (a blank line written with a note stays), and each note's slot in order.
+   */
+  function noted(d: Doc): { lines: string[]; deleted: string[]; slotOfNote: Slot[] } {
     const all = slots(d);
-    const chosen = new Map<number, Slot>();
+    const chosen = new Map<string, Slot>();
     for (let k = int(1, 3); k > 0; k--) {
       const s = pick(all);
-      chosen.set(s.after, s);
+      chosen.set(`${s.after} ${s.inline !== undefined}`, s);
     }
     const lines: string[] = [];
-    const isNote: boolean[] = [];
+    const deleted: string[] = [];
     const slotOfNote: Slot[] = [];
     d.lines.forEach((line, i) => {
-      lines.push(line);
-      isNote.push(false);
-      const slot = chosen.get(i);
+      const inline = chosen.get(`${i} true`);
+      if (inline) {
+        const at = inline.inline!.column;
+        lines.push(`${line.slice(0, at)} ${note('', false)[0]}${line.slice(at)}`);
+        slotOfNote.push(inline);
+      } else lines.push(line);
+      deleted.push(line);
+      const slot = chosen.get(`${i} false`);
       if (!slot) return;
       const indent = slot.shape === 'after a list item' && r() < 0.5 ? '  ' : '';
+      const blank = (): void => {
+        lines.push('');
+        deleted.push('');
+      };
       for (let k = int(1, 2); k > 0; k--) {
-        if (r() < 0.3) {
-          lines.push('');
-          isNote.push(false);
-        }
-        for (const l of note(indent)) {
-          lines.push(l);
-          isNote.push(true);
-        }
+        if (r() < 0.3) blank();
+        lines.push(...note(indent));
         slotOfNote.push(slot);
       }
-      if (r() < 0.3) {
-        lines.push('');
-        isNote.push(false);
-      }
+      if (r() < 0.3) blank();
     });
-    return { lines, isNote, slotOfNote };
+    return { lines, deleted, slotOfNote };
   }
 
-  /** The document with one unit rewritten: every line of it changed, its line count too at times. */
-  function rewrite(d: Doc, id: number): string[] {
+  /** A paragraph or list item rewrapped: its words on new lines, as many as before or not. */
+  function rewrap(d: Doc, id: number): string[] {
     const u = d.units[id]!;
-    const fresh = (): string => `revised ${words(3, 6)}`;
-    const replaced =
-      u.kind === 'heading'
-        ? [`## revised ${words(1, 3)}`]
-        : u.kind === 'item'
-          ? [`- ${fresh()}`]
-          : u.kind === 'code'
-            ? ['```', fresh(), '```']
-            : Array.from({ length: int(1, 4) }, fresh);
-    const out = [...d.lines];
-    out.splice(u.lines[0]!, u.lines.length, ...replaced);
+    const all = u.lines.flatMap((l) => d.lines[l]!.split(/\s+/).filter(Boolean));
+    const item = u.kind === 'item';
+    const ws = item ? all.slice(1) : all;
+    const out: string[] = [];
+    for (let at = 0, n = 0; at < ws.length; at += n) out.push(ws.slice(at, at + (n = int(1, 8))).join(' '));
+    return out.map((l, k) => (item ? (k === 0 ? `- ${l}` : `  ${l}`) : l));
+  }
+
+  /** Some paragraphs and list items, each with a chance of one in two, but not `except`: each rewrapped. */
+  function rewraps(d: Doc, except = -1): Map<number, string[]> {
+    const out = new Map<number, string[]>();
+    d.units.forEach((u, id) => {
+      if (id !== except && (u.kind === 'paragraph' || u.kind === 'item') && r() < 0.5) out.set(id, rewrap(d, id));
+    });
     return out;
   }
 
-  return { doc, noted, rewrite, int };
+  /** A unit rewritten: every line of it changed, its line count too at times. */
+  function rewrite(d: Doc, id: number): string[] {
+    const u = d.units[id]!;
+    const fresh = (): string => `revised ${words(3, 6)}`;
+    return u.kind === 'heading'
+      ? [`## revised ${words(1, 3)}`]
+      : u.kind === 'item'
+        ? [`- ${fresh()}`]
+        : u.kind === 'code'
+          ? ['```', fresh(), '```']
+          : u.kind === 'table'
+            ? [`| ${fresh()} | ${fresh()} |`, '|---|---|', `| ${fresh()} | x |`]
+            : Array.from({ length: int(1, 4) }, fresh);
+  }
+
+  return { doc, noted, rewraps, rewrite, int };
 }
 
 const text = (lines: string[]): string => `${lines.join('\n')}\n`;
+
+/** The document's lines with some of its units replaced. */
+function compose(d: Doc, replaced: Map<number, string[]>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < d.lines.length; ) {
+    const u = d.units[d.unitOf[i]!];
+    const lines = u && i === u.lines[0] ? replaced.get(d.unitOf[i]!) : undefined;
+    if (!lines) out.push(d.lines[i++]!);
+    else {
+      out.push(...lines);
+      i += u!.lines.length;
+    }
+  }
+  return out;
+}
+
 const md = (t: string) => ({ text: t, notes: scanNotes(t, { syntax: 'markdown' }), markdown: true });
 
 /** The fate of every note of `sent`, judged against `after` (every note resolved). */
@@ -187,14 +251,14 @@ describe('the ledger on random documents and note placements', () => {
   const seed = Number(process.env.LEDGER_SEED ?? 20261201);
   const cases = Number(process.env.LEDGER_N ?? 400);
 
-  it(`${cases} documents: deleting only the notes dismisses each; rewriting one block acts on exactly the notes that refer to it`, () => {
+  it(`${cases} documents: deleting only the notes (and rewrapping) dismisses each; rewriting one block acts on exactly the notes that refer to it`, () => {
     const r = seeded(seed);
     const g = generator(r);
     const failures: string[] = [];
     const shapes = new Set<string>();
     for (let k = 0; k < cases; k++) {
       const d = g.doc();
-      const { lines, isNote, slotOfNote } = g.noted(d);
+      const { lines, deleted, slotOfNote } = g.noted(d);
       const sent = text(lines);
       // The scanner finds exactly the notes written, in order.
       expect(scanNotes(sent, { syntax: 'markdown' }).length, sent).toBe(slotOfNote.length);
@@ -207,18 +271,22 @@ describe('the ledger on random documents and note placements', () => {
       // The composer returns the original byte for byte.
       const original = text(d.lines);
       report('original returned', original, judge(sent, original), dismissed);
-      // The composer deletes the note lines and nothing else (blank lines around them stay).
-      const deleted = text(lines.filter((_, i) => !isNote[i]));
-      report('notes deleted', deleted, judge(sent, deleted), dismissed);
-      // The composer rewrites one block: a block a note refers to, or any other.
+      // The composer deletes the notes and nothing else (blank lines around them stay).
+      const noNotes = text(deleted);
+      report('notes deleted', noNotes, judge(sent, noNotes), dismissed);
+      // The composer returns the original with paragraphs and list items rewrapped.
+      const rewrapped = text(compose(d, g.rewraps(d)));
+      report('original rewrapped', rewrapped, judge(sent, rewrapped), dismissed);
+      // The composer rewrites one block (a block a note refers to, or any other), and perhaps rewraps others.
       const refs = slotOfNote[g.int(0, slotOfNote.length - 1)]!.refs;
       const target = r() < 0.7 ? refs[g.int(0, refs.length - 1)]! : g.int(0, d.units.length - 1);
-      const rewritten = text(g.rewrite(d, target));
+      const changes = r() < 0.5 ? g.rewraps(d, target) : new Map<number, string[]>();
+      const rewritten = text(compose(d, changes.set(target, g.rewrite(d, target))));
       const want = slotOfNote.map((s) => (s.refs.includes(target) ? 'acted' : 'dismissed'));
       report(`${d.units[target]!.kind} rewritten`, rewritten, judge(sent, rewritten), want);
     }
     expect(failures.slice(0, 3).join('\n\n')).toBe('');
     // Every placement was tried.
-    expect([...shapes].sort()).toEqual(['after a list item', 'after a paragraph', 'inside a paragraph', 'under a heading']);
+    expect([...shapes].sort()).toEqual(['after a list item', 'after a paragraph', 'in a table cell', 'in mid-line', 'inside a paragraph', 'under a heading']);
   });
 });

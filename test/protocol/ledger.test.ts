@@ -208,6 +208,174 @@ Logs are kept for a year.
   });
 });
 
+describe('judgeResolved: notes that share a line with text, and text rewrapped', () => {
+  const json = (text: string) => ({ text, notes: scanNotes(text, { syntax: 'json' }), markdown: false });
+
+  /** Each reply to `sent` gets the fates written with it, the notes' in order (`a, b`). */
+  function replies(sent: string, rows: [reply: string, fates: string][], read = md): void {
+    for (const [reply, want] of rows) expect(fates(sent, reply, read).join(', '), reply).toBe(want);
+  }
+
+  it("the protocol's example of a note in mid-line and one in a table cell, row by row", () => {
+    const sent =
+      'Deploys run at noon [CLARIFY] Which zone? (A) UTC (B) local and take an hour.\n\n' +
+      '| key | value |\n|---|---|\n| retries | 5 [CONTESTED] Too many for a paid call. Use 2. |\n| timeout | 30 |\n';
+    const reply = (line: string, row = '| retries | 5 |'): string => `${line}\n\n| key | value |\n|---|---|\n${row}\n| timeout | 30 |\n`;
+    replies(sent, [
+      [reply('Deploys run at noon and take an hour.'), 'CLARIFY dismissed, CONTESTED dismissed'],
+      [reply('Deploys run at noon and take\nan hour.'), 'CLARIFY dismissed, CONTESTED dismissed'],
+      [reply('Deploys run at noon UTC and take an hour.'), 'CLARIFY acted, CONTESTED dismissed'],
+      [reply('Deploys run at noon and take an hour.', '| retries | 2 |'), 'CLARIFY dismissed, CONTESTED acted'],
+    ]);
+  });
+
+  it('a note in mid-line with text after it: the line returned without the note is a dismissal, a change to its words is not', () => {
+    const original = '# Ops\n\nDeploys run at noon and take an hour.\nRollback is manual.\n';
+    const sent = '# Ops\n\nDeploys run at noon [CLARIFY] Which zone? (A) UTC (B) local. and take an hour.\nRollback is manual.\n';
+    expect(fates(sent, original, plain)).toEqual(['CLARIFY dismissed']);
+    replies(sent, [
+      [original, 'CLARIFY dismissed'],
+      // The words after the note that the pass deleted were the note.
+      ['# Ops\n\nDeploys run at noon.\nRollback is manual.\n', 'CLARIFY dismissed'],
+      ['# Ops\n\nDeploys run at noon and take\nan hour. Rollback is manual.\n', 'CLARIFY dismissed'],
+      [original.replace('noon', 'noon UTC'), 'CLARIFY acted'],
+      [original.replace('noon', '12:00'), 'CLARIFY acted'],
+      // The words after the note that the pass kept are text on the note's line: a change to them counts.
+      [original.replace('an hour', 'two hours'), 'CLARIFY acted'],
+    ]);
+  });
+
+  it('a note in a table cell: the table returned as it was is a dismissal, a changed cell is not', () => {
+    const original = '# T\n\n| key | value |\n|---|---|\n| retries | 5 |\n| timeout | 30 |\n';
+    replies('# T\n\n| key | value |\n|---|---|\n| retries | 5 [CONTESTED] too many, use 2 |\n| timeout | 30 |\n', [
+      [original, 'CONTESTED dismissed'],
+      [original.replace('| 5 |', '|   5   |'), 'CONTESTED dismissed'],
+      [original.replace('| 5 |', '| 2 |'), 'CONTESTED acted'],
+    ]);
+    replies('| key | value | unit |\n|---|---|---|\n| retries | 5 [CONTESTED] too many, use 2 | count |\n', [
+      ['| key | value | unit |\n|---|---|---|\n| retries | 5 | count |\n', 'CONTESTED dismissed'],
+      ['| key | value | unit |\n|---|---|---|\n| retries | 2 | count |\n', 'CONTESTED acted'],
+    ]);
+  });
+
+  it('JSON: a note added as the last key, deleted with the comma it put on the line above, is a dismissal', () => {
+    const original = '{\n  "retries": 5,\n  "backoff": "linear"\n}\n';
+    const sent = '{\n  "retries": 5,\n  "backoff": "linear",\n  "backoff.note": "[CLARIFY] Which base? (A) 1 s (B) 2 s"\n}\n';
+    // Read as JSON when told so, and when not told (the text parses as JSON).
+    expect(fates(sent, original, (text) => ({ ...json(text), json: true }))).toEqual(['CLARIFY dismissed']);
+    replies(
+      sent,
+      [
+        [original, 'CLARIFY dismissed'],
+        [original.replace('linear', 'exponential'), 'CLARIFY acted'],
+        [original.replace('"linear"', '"linear",\n  "base": 1'), 'CLARIFY acted'],
+      ],
+      json,
+    );
+    // As a middle key and as the first, the note's line takes its own comma with it.
+    replies(
+      '{\n  "retries": 5,\n  "retries.note": "[CONTESTED] Too many. Use 2.",\n  "backoff": "linear"\n}\n',
+      [
+        [original, 'CONTESTED dismissed'],
+        [original.replace('5', '2'), 'CONTESTED acted'],
+      ],
+      json,
+    );
+    replies(
+      '{\n  "note": "[CLARIFY] Seconds or tries? (A) s (B) tries",\n  "retries": 5,\n  "backoff": "linear"\n}\n',
+      [[original, 'CLARIFY dismissed']],
+      json,
+    );
+  });
+
+  it('JSON: a note inside a string value ends with the string; the value returned as it was is a dismissal', () => {
+    const original = '{\n  "retries": 5,\n  "backoff": "linear"\n}\n';
+    replies(
+      '{\n  "retries": 5,\n  "backoff": "linear [CLARIFY] Which base? (A) 1 s (B) 2 s"\n}\n',
+      [
+        [original, 'CLARIFY dismissed'],
+        [original.replace('"linear"', '"linear, base 1 s"'), 'CLARIFY acted'],
+      ],
+      json,
+    );
+    // Text after the string on the note's line is text, not the note.
+    replies(
+      '{ "a": "x [CONTESTED] Not x. Use y.", "b": "z" }\n',
+      [
+        ['{ "a": "x", "b": "z" }\n', 'CONTESTED dismissed'],
+        ['{ "a": "x" }\n', 'CONTESTED acted'],
+      ],
+      json,
+    );
+  });
+
+  it('a rewrapped paragraph is the same words: a dismissal; a word changed while rewrapping is not', () => {
+    replies('# S\n\nSessions expire after 30 days.\n[CONTESTED] Too long for a stolen token. Expire after 7 idle days.\n\nOther text.\n', [
+      ['# S\n\nSessions expire\nafter 30 days.\n\nOther text.\n', 'CONTESTED dismissed'],
+      ['# S\n\nSessions expire\nafter 7 idle days.\n\nOther text.\n', 'CONTESTED acted'],
+      ['# S\n\nSessions expire\nafter 30 days.\n\nA stolen token is revoked at the next login.\n\nOther text.\n', 'CONTESTED acted'],
+    ]);
+    replies('Tokens expire after\n30 idle days, and\nare revoked on logout.\n[CLARIFY] Which logout? (A) any (B) all devices\n\nEnd.\n', [
+      ['Tokens expire after 30 idle days, and are revoked on logout.\n\nEnd.\n', 'CLARIFY dismissed'],
+      ['Tokens expire\nafter 30 idle\ndays, and are\nrevoked on logout.\n\nEnd.\n', 'CLARIFY dismissed'],
+      ['Tokens expire after 30 idle days, and are revoked on every logout.\n\nEnd.\n', 'CLARIFY acted'],
+    ]);
+  });
+
+  it('rewrapped quotes, list items and text without spaces are the same words', () => {
+    replies('> Sessions expire after 30 days and\n> tokens are revoked.\n> [CONTESTED] Too long. Use 7 days.\n', [
+      ['> Sessions expire after 30\n> days and tokens are revoked.\n', 'CONTESTED dismissed'],
+      ['> Sessions expire after 7\n> days and tokens are revoked.\n', 'CONTESTED acted'],
+      // Out of the quote is a change.
+      ['Sessions expire after 30 days and\ntokens are revoked.\n', 'CONTESTED acted'],
+    ]);
+    replies('- Sessions expire after 30 days and tokens are revoked.\n  [CONTESTED] Too long. Use 7 days.\n- Logs are kept.\n', [
+      ['- Sessions expire after 30 days\n  and tokens are revoked.\n- Logs are kept.\n', 'CONTESTED dismissed'],
+    ]);
+    replies('会话在三十天后过期并撤销令牌。\n[CONTESTED] 太长了。改为七天。\n', [
+      ['会话在三十天后过期\n并撤销令牌。\n', 'CONTESTED dismissed'],
+      ['会话在七天后过期\n并撤销令牌。\n', 'CONTESTED acted'],
+    ]);
+  });
+
+  it('a group of changed lines too large for one alignment is matched word by word all the same', () => {
+    // 30 paragraphs of 40 words, every one rewrapped: one group of changed lines, 1,200 words a side.
+    const words = (p: number): string[] => Array.from({ length: 40 }, (_, k) => `w${p}x${k % 7}${k % 3 ? '.' : ''}`);
+    const wrap = (ws: string[], n: number): string =>
+      ws
+        .map((w, k) => (k % n === n - 1 ? `${w}\n` : `${w} `))
+        .join('')
+        .trim();
+    const paragraphs = Array.from({ length: 30 }, (_, p) => words(p));
+    const sent = paragraphs
+      .map((ws, p) => {
+        const text = wrap(ws, 10);
+        if (p === 3) return text.replace('w3x2 ', 'w3x2 [CLARIFY] Which one? (A) w3x1 (B) w3x2 ');
+        if (p === 20) return text.replace('\n', '\n[CONTESTED] Not so. Write w20x6.\n');
+        return text;
+      })
+      .join('\n\n');
+    const rewrapped = paragraphs.map((ws) => wrap(ws, 7)).join('\n\n');
+    replies(`${sent}\n`, [
+      [`${rewrapped}\n`, 'CLARIFY dismissed, CONTESTED dismissed'],
+      [`${rewrapped.replace('w3x0 w3x1.', 'w3x0 new w3x1.')}\n`, 'CLARIFY acted, CONTESTED dismissed'],
+      [`${rewrapped.replace('w20x0 w20x1.', 'w20x0 new w20x1.')}\n`, 'CLARIFY dismissed, CONTESTED acted'],
+    ]);
+  });
+
+  it('each paragraph of a group of changed lines is judged by its own words', () => {
+    // The first paragraph rewrapped, the second rewritten: one group of changed lines.
+    replies(
+      'Ship on Monday with the new cache.\n[CLARIFY] Which cache? (A) disk (B) memory\n\nRollback is manual.\n[CONTESTED] Manual is slow. Automate it.\n',
+      [['Ship on Monday with\nthe new cache.\n\nRollback is automatic.\n', 'CLARIFY dismissed, CONTESTED acted']],
+    );
+    // A wrapped note deleted whose last line starts with the word the rewrapped paragraph below it starts with.
+    replies('Ship on Monday.\n[CONTESTED] Monday is a holiday.\nShip on Tuesday.\n\nShip the cache with it.\n[CLARIFY] Which cache? (A) disk (B) memory\n', [
+      ['Ship on Monday.\n\nShip the cache\nwith it.\n', 'CONTESTED dismissed, CLARIFY dismissed'],
+    ]);
+  });
+});
+
 describe('NoteOrigins', () => {
   it('follows who raised each note across passes; the input raised the notes it had', () => {
     const input = md('A.\n[CLARIFY] Which A? (A) one (B) two\n');
