@@ -62,7 +62,10 @@ export function lockOwnerAlive(
 export function readLock(path: string): LockInfo | null {
   try {
     const info = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockInfo> | null;
-    return info && typeof info.pid === 'number' && typeof info.host === 'string' && typeof info.started_at === 'string' ? (info as LockInfo) : null;
+    // A pid that names no one process (0 and -1 address a group or every process to kill(2)) makes a lock of no one: stale.
+    return info && Number.isInteger(info.pid) && (info.pid as number) > 0 && typeof info.host === 'string' && typeof info.started_at === 'string'
+      ? (info as LockInfo)
+      : null;
   } catch {
     return null;
   }

@@ -71,6 +71,15 @@ describe('a reused pid', () => {
     expect(lockOwnerAlive(info, processStartMs, () => null)).toBe(true); // no command line to read: the pid alone, as before
   });
 
+  it('a lock naming pid 0, a negative pid or a fraction names no process: it is taken over', () => {
+    for (const pid of [0, -1, 1.5]) {
+      writeFileSync(lockPath(), JSON.stringify({ pid, host: hostname(), started_at: new Date().toISOString() }));
+      const release = acquireLock(root);
+      expect(readLock().pid).toBe(process.pid);
+      release();
+    }
+  });
+
   it.runIf(onLinux)('the lock bounce writes records its own start time', () => {
     const release = acquireLock(root);
     expect(readLock()).toMatchObject({ pid: process.pid, proc_start: processStartMs(process.pid) });
