@@ -3,9 +3,10 @@
  * CLI and credentials inside the runner; a `cmd:` program must be executable and is asked
  * its own `--check` as a subprocess (one that does not answer it gets only a warning).
  */
+import { type Stats, statSync } from 'node:fs';
 import { checkOptions } from '../kit/adapter-kit.js';
 import { loadBuiltin } from '../adapters/builtins.js';
-import { type CheckResult, CheckResultSchema } from '../contract/contract.js';
+import { type CheckProblem, type CheckResult, CheckResultSchema } from '../contract/contract.js';
 import { createProbe, isExecutable, type Probe } from '../kit/detect.js';
 import { checkAdapter } from '../contract/host.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
@@ -54,14 +55,8 @@ export async function reachAgent(agent: ResolvedAgent, env: NodeJS.ProcessEnv, r
 
 async function checkProgram(agent: ResolvedAgent, env: NodeJS.ProcessEnv, opts: CheckAgentOptions): Promise<CheckResult> {
   const resolved = { command: agent.command };
-  if (agent.command.includes('/') && !isExecutable(agent.command)) {
-    const problem = {
-      kind: 'config' as const,
-      message: `adapter program ${agent.command} is not executable`,
-      fix: `chmod +x it, or use cmd:<interpreter> with args in ${CONFIG_FILE}`,
-    };
-    return { ok: false, version: null, problems: [problem], warnings: [], resolved };
-  }
+  const problem = agent.command.includes('/') ? programFileProblem(agent.command) : null;
+  if (problem) return { ok: false, version: null, problems: [problem], warnings: [], resolved };
   if (opts.askProgram === false) return { ok: true, version: null, problems: [], warnings: [], resolved };
   const own = await checkAdapter(agent, opts.timeoutMs ?? 30_000, env);
   if (own.problems.some((p) => p.kind === 'no_check')) {
@@ -69,6 +64,35 @@ async function checkProgram(agent: ResolvedAgent, env: NodeJS.ProcessEnv, opts: 
     return { ok: true, version: null, problems: [], warnings: [warning], resolved };
   }
   return { ...own, resolved: { ...resolved, ...own.resolved } };
+}
+
+/**
+ * Why a `cmd:` program named by its path cannot be started: it is missing, not a regular file
+ * (a directory passes an execute test: its x bit means search, and root passes any), or not
+ * executable; null when it is an executable regular file.
+ */
+function programFileProblem(command: string): CheckProblem | null {
+  let stat: Stats;
+  try {
+    stat = statSync(command);
+  } catch {
+    return { kind: 'not_found', message: `adapter program not found: ${command}`, fix: 'check the path after cmd:, or name a program on PATH' };
+  }
+  if (!stat.isFile()) {
+    const what = stat.isDirectory() ? 'a directory' : 'not a regular file';
+    return {
+      kind: 'config',
+      message: `adapter program ${command} is ${what}, not a program`,
+      fix: 'name the executable file after cmd: (docs/adapter-contract.md)',
+    };
+  }
+  if (!isExecutable(command))
+    return {
+      kind: 'config',
+      message: `adapter program ${command} is not executable`,
+      fix: `chmod +x it, or use cmd:<interpreter> with args in ${CONFIG_FILE}`,
+    };
+  return null;
 }
 
 /**

@@ -172,6 +172,20 @@ describe('checkAgent: cmd: programs', () => {
     expect(r.problems).toMatchObject([{ kind: 'config', message: `adapter program ${plain} is not executable` }]);
   });
 
+  it('a cmd: path that is a directory, missing, or a file without an x bit is refused by name', async () => {
+    // A directory passes an execute test (its x bit means search; root passes any), and then failed at spawn with EACCES.
+    const folder = join(dir, 'agent-folder');
+    mkdirSync(folder, { recursive: true });
+    const inFolder = await checkAgent(specAgent(`cmd:${folder}`), { PATH });
+    expect(inFolder.ok).toBe(false);
+    expect(inFolder.problems).toMatchObject([
+      { kind: 'config', message: `adapter program ${folder} is a directory, not a program`, fix: expect.stringContaining('after cmd:') },
+    ]);
+    const missing = join(dir, 'no-such-adapter');
+    const gone = await checkAgent(specAgent(`cmd:${missing}`), { PATH });
+    expect(gone.problems).toMatchObject([{ kind: 'not_found', message: `adapter program not found: ${missing}` }]);
+  });
+
   it('a bare program name that is not on PATH is not_found', async () => {
     const r = await checkAgent(specAgent('cmd:bounce-no-such-program'), { PATH });
     expect(r.problems).toMatchObject([{ kind: 'not_found', message: 'adapter program not found: bounce-no-such-program' }]);
