@@ -79,8 +79,14 @@ ran.then((code) => {
   // then tears down, and a signal in between ended the process by that signal (143 after a
   // run that had converged). Until process.exit the listener main() keeps stays in place.
   let pending = 2;
-  const written = () => {
-    if (--pending === 0) process.exit(code);
+  // A write that failed (its reader went away) ends a tick later: the stream's 'error' comes
+  // after the callback, and bounce's handler of it says on stderr what the reader missed.
+  let failed = false;
+  const written = (err) => {
+    if (err) failed = true;
+    if (--pending > 0) return;
+    if (failed) setImmediate(() => process.exit(code));
+    else process.exit(code);
   };
   process.stdout.write('', written);
   process.stderr.write('', written);

@@ -797,16 +797,31 @@ type OutStream = Io['stdout'] & { columns?: number };
 
 /**
  * A reader that goes away (`bounce scan big.md | head -1`) is not an error: what is left to
- * write is dropped and the command ends with its own exit code.
+ * write is dropped and the command ends with its own exit code. When what goes out is a
+ * document its reader must get whole (`refine --out -`, `wholeDocument()`), a reader that
+ * goes away before the end is told of on stderr, with what it got at most: a cut document
+ * is never silent.
  */
-function pipeSafe(stream: NodeJS.WriteStream): OutStream {
+function pipeSafe(stream: NodeJS.WriteStream, say: (line: string) => void = () => {}): OutStream {
   let closed = false;
+  /** Bytes of the promised document given to write (null: no document promised). */
+  let given: number | null = null;
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+    // What the reader took before it went is not known here (the handle counts a failed write as
+    // sent), so the line says only that the document did not reach it whole.
+    if (!closed && given !== null && given > 0)
+      say(`bounce: the reader of stdout went away before the end of the ${given}-byte document: it did not get it whole; the run folder holds it whole\n`);
     closed = true;
   });
   return {
-    write: (chunk: string) => (closed ? false : stream.write(chunk)),
+    write: (chunk: string) => {
+      if (given !== null) given += Buffer.byteLength(chunk);
+      return closed ? false : stream.write(chunk);
+    },
+    wholeDocument: () => {
+      given = 0;
+    },
     // Resolves when what was written has gone out to the reader (or the reader went away), so a
     // writer of a large report holds at most one chunk in memory, not the whole of it.
     drain: () =>
@@ -837,7 +852,11 @@ export async function main(argv: string[], io?: Io, startup: Startup = {}): Prom
   // Hints name the config file this command reads: none looked for yet.
   setConfigInUse(null);
   const controller = new AbortController();
-  const theIo = io ?? { ...processIo(controller.signal), stdout: pipeSafe(process.stdout), stderr: pipeSafe(process.stderr) };
+  const theIo = io ?? {
+    ...processIo(controller.signal),
+    stdout: pipeSafe(process.stdout, (line) => process.stderr.write(line)),
+    stderr: pipeSafe(process.stderr),
+  };
   // refine, resume and fork report an interruption themselves (the run's status, its --json object).
   const command = argv.slice(2).find((a) => !a.startsWith('-'));
   const reportsOwnStop = command === 'refine' || command === 'resume' || command === 'fork';

@@ -5,7 +5,8 @@
 export interface Io {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  stdout: { write(chunk: string): unknown; isTTY?: boolean; drain?: () => Promise<void> };
+  /** `wholeDocument()`: what is written from now on is a document its reader must get whole (`refine --out -`): a reader that goes away before its end is told of on stderr. */
+  stdout: { write(chunk: string): unknown; isTTY?: boolean; drain?: () => Promise<void>; wholeDocument?: () => void };
   stderr: { write(chunk: string): unknown; isTTY?: boolean };
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Aborted on SIGINT / SIGTERM. */

@@ -221,7 +221,10 @@ function errorLines(r: RunResult, io: Io, where: string): string {
  */
 export function printRunResult(r: RunResult, io: Io, opts: { json?: boolean; quiet?: boolean; stdoutDocument: boolean; config?: string | undefined }): void {
   const where = r.status === 'converged' ? '' : runLocationFlags({ runsDir: dirname(r.runDir), config: opts.config }, io);
-  if (opts.stdoutDocument && r.document !== null && r.exitCode === EXIT.ok) io.stdout.write(r.document);
+  if (opts.stdoutDocument && r.document !== null && r.exitCode === EXIT.ok) {
+    io.stdout.wholeDocument?.();
+    io.stdout.write(r.document);
+  }
   if (opts.json) io.stdout.write(`${JSON.stringify(runJson(r, where))}\n`);
   else if (r.outputPath && r.exitCode === EXIT.ok) io.stdout.write(`${displayPath(r.outputPath, io.cwd, 'absolute')}\n`);
   if (!opts.quiet) io.stderr.write(summaryLines(r, io, where));

@@ -93,3 +93,25 @@ describe('a SIGTERM after the run converged, with a slow reader of --out -', () 
     expect(r.stdout.equals(finalDocument().subarray(0, r.stdout.length))).toBe(true);
   });
 });
+
+describe('a reader of --out - that goes away before the end of the document', () => {
+  it('is told of on stderr: the document did not reach it whole (never a silently cut document)', async () => {
+    const outcome = await new Promise<Outcome>((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, 'refine', 'big.md', '--reviewer', 'mock', '--composer', 'mock', '--out', '-'], {
+        cwd: dir,
+        env: cleanEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('error', reject);
+      // The reader takes one chunk once the run has ended, then goes away.
+      void waitFor(() => stderr.includes('run folder:'), 60_000, 'the run to end').then(() => child.stdout.once('data', () => child.stdout.destroy()));
+      child.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.alloc(0), stderr }));
+    });
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(outcome.stderr).toContain(
+      `bounce: the reader of stdout went away before the end of the ${Buffer.byteLength(BIG)}-byte document: it did not get it whole; the run folder holds it whole\n`,
+    );
+  });
+});
