@@ -9,6 +9,7 @@ import { writeFileAtomic } from '../atomic.js';
 import { sha256 } from '../store/hash.js';
 import { readManifest } from '../store/manifest.js';
 import { resolveRunDir } from '../store/resolve-run.js';
+import { runHintFlags } from '../store/run-location.js';
 
 export interface AttestOptions {
   run: string;
@@ -27,11 +28,17 @@ export async function runAttest(opts: AttestOptions, io: Io): Promise<number> {
   const runDir = resolveRunDir(opts.run, opts.runsDir ?? 'runs', io.cwd);
   const m = readManifest(runDir);
   if (m.status !== 'converged')
-    throw usageError(`run ${m.run_id} is ${m.status}, and only a converged run is attested`, `finish it first (bounce resume ${m.run_id} --passes N)`);
+    throw usageError(
+      `run ${m.run_id} is ${m.status}, and only a converged run is attested`,
+      `finish it first (bounce resume ${m.run_id}${runHintFlags(runDir, io)} --passes N)`,
+    );
   const audit = verifyRun(runDir);
   if (audit.problems.length > 0) {
     const first = audit.problems[0]!;
-    throw usageError(`run ${m.run_id} does not audit clean: ${first.message} (${first.file})`, `bounce audit ${m.run_id} names every problem`);
+    throw usageError(
+      `run ${m.run_id} does not audit clean: ${first.message} (${first.file})`,
+      `bounce audit ${m.run_id}${runHintFlags(runDir, io)} names every problem`,
+    );
   }
   const doc = documentOf(m);
   if (!doc && !opts.out)

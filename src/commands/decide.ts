@@ -41,6 +41,7 @@ import { GradeWriter } from '../store/grade-writer.js';
 import type { RunManifest } from '../store/manifest.js';
 import type { RunRecorder } from '../store/recorder.js';
 import { resolveRunDir } from '../store/resolve-run.js';
+import { runHintFlags } from '../store/run-location.js';
 import { readKeys } from '../ui/key-reader.js';
 import { printRunResult } from '../ui/run-summary.js';
 import type { Role } from '../vocabulary.js';
@@ -77,12 +78,12 @@ function lastDocument(dir: string, m: RunManifest): { file: string; text: string
 }
 
 /** The run, refused (exit 2) unless it ended converged or not-converged, is Markdown or plain text, and passes bounce audit. */
-function decidableRun(dir: string): RunManifest {
+function decidableRun(dir: string, where: () => string): RunManifest {
   const m = readForResume(dir);
   if (!DECIDABLE.has(m.status))
     throw usageError(
       `run ${m.run_id} is ${m.status}: a decision round takes a run that ended converged or not-converged`,
-      m.status === 'running' ? 'let it end first' : `bounce resume ${m.run_id} finishes it first`,
+      m.status === 'running' ? 'let it end first' : `bounce resume ${m.run_id}${where()} finishes it first`,
       'resume',
     );
   if (!LINE_NOTES.has(m.input.syntax))
@@ -180,7 +181,8 @@ export function decisionReply(d: Decided): string {
 export async function runDecide(opts: DecideOptions, io: Io): Promise<number> {
   const loaded = loadConfig(io.cwd, io.env, opts.config);
   const dir = resolveRunDir(opts.run, runsDirFor(io.cwd, loaded, opts.runsDir), io.cwd);
-  const m = decidableRun(dir);
+  const flags = (): string => runHintFlags(dir, io, opts.config);
+  const m = decidableRun(dir, flags);
   const notes = undecidedNotes(gradableRun(dir, m));
   if (opts.list) return listNotes(notes, m, io, opts.json);
   if (notes.length === 0) {
@@ -200,7 +202,7 @@ export async function runDecide(opts: DecideOptions, io: Io): Promise<number> {
   if (personSeat === composerSeat)
     throw usageError(
       `run ${m.run_id} swaps its agents (--alternate) between passes ${decisionPass} and ${finalPass}, so the person and the composer would share one seat`,
-      `take it one pass further first (bounce resume ${m.run_id} --passes ${decisionPass}), then decide`,
+      `take it one pass further first (bounce resume ${m.run_id}${flags()} --passes ${decisionPass}), then decide`,
       'usage',
     );
   const probe = runProbe(io);
@@ -250,7 +252,7 @@ export async function runDecide(opts: DecideOptions, io: Io): Promise<number> {
     throw new BounceError(`the debate stopped (${f.type}): ${f.message}`, {
       exitCode: EXIT.agent,
       code: 'agent',
-      hint: `nothing was decided; bounce decide ${m.run_id} starts the round again (its prompts and replies are in the run folder)`,
+      hint: `nothing was decided; bounce decide ${m.run_id}${flags()} starts the round again (its prompts and replies are in the run folder)`,
     });
   }
 
@@ -261,7 +263,7 @@ export async function runDecide(opts: DecideOptions, io: Io): Promise<number> {
     await readKeys(session, io);
     decisions = session.decisions;
     if (!decisions) {
-      io.stderr.write(`nothing decided; bounce decide ${m.run_id} asks again\n`);
+      io.stderr.write(`nothing decided; bounce decide ${m.run_id}${flags()} asks again\n`);
       return EXIT.ok;
     }
   }

@@ -11,11 +11,14 @@ import type { NoteOrigin } from '../protocol/ledger.js';
 import { type RunLedger, runLedger, unkeptDocument } from '../audit/run-notes.js';
 import { type NetChange, netChange } from '../report/pass-docs.js';
 import { pushAll } from '../arrays.js';
+import { runHintFlags } from '../store/run-location.js';
 
 export interface ShowOptions {
   run: string;
   /** Absolute or cwd-relative; the CLI passes config runs_dir or `runs`. */
   runsDir?: string;
+  /** `--config FILE` as given; else the one the command was told to read (in-use.ts). */
+  config?: string;
   json?: boolean;
 }
 
@@ -129,7 +132,10 @@ export async function runShow(opts: ShowOptions, io: Io): Promise<number> {
   if (m.evidence !== 'live') out.push(`evidence  ${m.evidence}${m.evidence === 'mock' ? ': mock evidence, not a live result' : ''}`);
   if (m.error) out.push(`error     ${m.error.type}: ${m.error.message}`);
   if (shown.status === 'crashed')
-    out.push(`crashed   run.json says running, but its process ${shown.lock?.pid} is gone`, `next      bounce resume ${m.run_id}`);
+    out.push(
+      `crashed   run.json says running, but its process ${shown.lock?.pid} is gone`,
+      `next      bounce resume ${m.run_id}${runHintFlags(dir, io, opts.config)}`,
+    );
   if (m.breaker.open) out.push(`breaker   open: ${m.breaker.last_error ?? ''}`);
   if (m.judge)
     pushAll(

@@ -9,11 +9,23 @@
 export const CONFIG_FILE = 'bounce.config.yaml';
 
 let inUse = CONFIG_FILE;
+let named: string | undefined;
 
 export function configInUse(): string {
   return inUse;
 }
 
-export function setConfigInUse(name: string | null): void {
+/**
+ * The config the running command was told to read, `--config FILE` or `BOUNCE_CONFIG` as
+ * given; undefined when it found one by itself (or none). A printed `bounce ...` step names
+ * it with --config, so it reads the same config where BOUNCE_CONFIG is not set.
+ */
+export function configNamed(): string | undefined {
+  return named;
+}
+
+/** `given`: the name is `--config` or `BOUNCE_CONFIG` as given, not a file found. */
+export function setConfigInUse(name: string | null, given = false): void {
   inUse = name ?? CONFIG_FILE;
+  named = given && name !== null ? name : undefined;
 }

@@ -27,7 +27,7 @@ export function findConfig(cwd: string, env: NodeJS.ProcessEnv, explicit?: strin
   if (named) {
     const path = resolve(cwd, named);
     if (!existsSync(path)) throw usageError(`config file not found: ${named}`, 'check the --config path or BOUNCE_CONFIG', 'config');
-    setConfigInUse(named);
+    setConfigInUse(named, true);
     return path;
   }
   let dir = resolve(cwd);

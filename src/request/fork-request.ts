@@ -14,6 +14,7 @@ import { recordAnchor } from '../store/dispatch-record.js';
 import type { PassRecord, RunManifest } from '../store/manifest.js';
 import type { ForkBase } from '../store/recorder.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
+import { runHintFlags } from '../store/run-location.js';
 import { budgetFromFlags } from './budget-flags.js';
 import { contextForDocument, readContext, readGoal } from './context.js';
 import { completePlan, requestFromManifest } from './plan-request.js';
@@ -99,14 +100,14 @@ export function forkBase(m: RunManifest, runDir: string, k: number): ForkBase {
 }
 
 /** A fork acts only on an original that is what its records say: what it copies must be what was recorded. */
-function refuseUnverified(m: RunManifest, runDir: string): void {
+function refuseUnverified(m: RunManifest, runDir: string, io: Io, config: string | undefined): void {
   const { problems } = verifyRun(runDir);
   const first = problems[0];
   if (!first) return;
   const more = problems.length > 1 ? ` and ${problems.length - 1} more` : '';
   throw usageError(
     `run ${m.run_id} does not match its records: ${first.message} (${first.file})${more}`,
-    `a fork copies only what bounce recorded; bounce audit ${m.run_id} lists every problem`,
+    `a fork copies only what bounce recorded; bounce audit ${m.run_id}${runHintFlags(runDir, io, config)} lists every problem`,
     'tampered',
   );
 }
@@ -117,8 +118,12 @@ export async function forkPlan(runDir: string, opts: ForkOptions, io: Io, probe:
   const m = readForResume(runDir);
   const k = forkPass(m, opts.fromPass);
   if (m.status === 'running')
-    throw usageError(`run ${m.run_id} is still running (or crashed)`, `wait for it to end, or finish it with bounce resume ${m.run_id}, then fork it`, 'usage');
-  refuseUnverified(m, runDir);
+    throw usageError(
+      `run ${m.run_id} is still running (or crashed)`,
+      `wait for it to end, or finish it with bounce resume ${m.run_id}${runHintFlags(runDir, io, opts.config)}, then fork it`,
+      'usage',
+    );
+  refuseUnverified(m, runDir, io, opts.config);
   const agents = { ...(opts.reviewer !== undefined ? { reviewer: opts.reviewer } : {}), ...(opts.composer !== undefined ? { composer: opts.composer } : {}) };
   const { request, config } = requestFromManifest(m, runDir, io, { ...opts, timeoutS: secondsFlag(opts.timeout), budget, agents });
   request.passes = intFlag('--passes', opts.passes, Math.max(m.passes.requested, k), 1, config.max_passes);

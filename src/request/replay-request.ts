@@ -9,6 +9,7 @@ import type { Probe } from '../kit/detect.js';
 import { assertOriginal, NotReplayable, type RecordedCall, recordedCalls } from '../replay/recorded.js';
 import type { RunManifest } from '../store/manifest.js';
 import { assertRunsDirWritable } from '../store/run-folder.js';
+import { runHintFlags } from '../store/run-location.js';
 import { runName } from './fork-request.js';
 import { completePlan, requestFromManifest } from './plan-request.js';
 import { readForResume } from './resume-request.js';
@@ -34,12 +35,12 @@ const refuse = (m: Pick<RunManifest, 'run_id'>, why: string, fix: string): never
 };
 
 /** A replay needs a finished run (that its records are what run.json says is checked as they are read: recorded.ts). */
-function assertReplayable(m: RunManifest): void {
+function assertReplayable(m: RunManifest, where: () => string): void {
   if (m.status === 'running' || m.status === 'interrupted')
     refuse(
       m,
       `it is ${m.status === 'running' ? 'still running (or crashed)' : 'interrupted'}, so its recording ends before the run did`,
-      `finish it with bounce resume ${m.run_id}, then replay it`,
+      `finish it with bounce resume ${m.run_id}${where()}, then replay it`,
     );
   if (m.error?.type === BUDGET_ERROR)
     refuse(m, 'it was stopped by its budget, which a replay (at no cost) would not stop at', 'replay a run that ended on its own');
@@ -53,7 +54,7 @@ export async function replayPlan(
   probe: Probe,
 ): Promise<{ plan: RunPlan; original: RunManifest; calls: Map<string, RecordedCall> }> {
   const m = readForResume(runDir);
-  assertReplayable(m);
+  assertReplayable(m, () => runHintFlags(runDir, io, opts.config));
   let calls: Map<string, RecordedCall>;
   try {
     assertOriginal(runDir, m);

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runDiff } from '../../src/commands/diff.js';
 import { runRuns } from '../../src/commands/runs.js';
 import { runShow } from '../../src/commands/show.js';
+import { main } from '../../src/cli.js';
 import { isBounceError } from '../../src/errors.js';
 import { LOCK_FILE } from '../../src/store/lock.js';
 import { readManifest } from '../../src/store/manifest.js';
@@ -340,6 +341,27 @@ describe('a run whose process is gone', () => {
     await runShow({ run: 'spec', runsDir, json: true }, json);
     const shown = JSON.parse(json.out()) as { summary: { status: string }; manifest: { status: string } };
     expect([shown.summary.status, shown.manifest.status]).toEqual(['crashed', 'running']);
+  });
+
+  it("show's resume command finds the run as printed: --runs-dir for a runs folder not the default, the --config or BOUNCE_CONFIG it was told to read", async () => {
+    crash(older.dir);
+    const elsewhere = join(tmp, 'else where');
+    mkdirSync(join(elsewhere, 'c d'), { recursive: true });
+    const io = memIo(elsewhere);
+    expect(await runShow({ run: 'spec', runsDir }, io)).toBe(0);
+    expect(io.out()).toContain(`next      bounce resume spec-20260101-090000-AAAAAA --runs-dir ${runsDir}\n`);
+    // Through the CLI: show's options do not carry --config, the command names the one it read.
+    writeFileSync(join(elsewhere, 'c d', 'b.yaml'), `runs_dir: ${runsDir}\n`);
+    const viaFlag = memIo(elsewhere);
+    expect(await main(['node', 'bounce', 'show', 'spec', '--config', 'c d/b.yaml'], viaFlag)).toBe(0);
+    expect(viaFlag.out()).toContain("next      bounce resume spec-20260101-090000-AAAAAA --config 'c d/b.yaml'\n");
+    // BOUNCE_CONFIG: named with --config, so the step works in a shell without the variable.
+    const viaEnv = memIo(elsewhere, { env: { BOUNCE_CONFIG: 'c d/b.yaml' } });
+    expect(await main(['node', 'bounce', 'show', 'spec'], viaEnv)).toBe(0);
+    expect(viaEnv.out()).toContain("next      bounce resume spec-20260101-090000-AAAAAA --config 'c d/b.yaml'\n");
+    const runs = memIo(elsewhere, { env: { BOUNCE_CONFIG: 'c d/b.yaml' } });
+    expect(await runRuns({ runsDir }, runs)).toBe(0);
+    expect(runs.err()).toBe("spec-20260101-090000-AAAAAA crashed (its process is gone): bounce resume spec-20260101-090000-AAAAAA --config 'c d/b.yaml'\n");
   });
 
   it('a running run whose lock holder lives, or with no lock, stays running', async () => {
