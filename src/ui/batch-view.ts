@@ -7,7 +7,7 @@ import type { Io } from '../io.js';
 import type { CostSource, FinalStatus } from '../vocabulary.js';
 import { combineCostSources } from '../prices.js';
 import { displayWidth, fitColumns, padColumns } from '../text/display-width.js';
-import { fromCache, type RefineJson, runJson } from './run-summary.js';
+import { extendedPasses, fromCache, type RefineJson, runJson } from './run-summary.js';
 import { cacheHitsOf } from '../store/manifest.js';
 import { maxOf } from '../arrays.js';
 
@@ -101,11 +101,18 @@ export function batchJson(results: readonly RunResult[], facts: BatchFacts): Bat
   };
 }
 
-/** What to run next: resume the batch's unfinished runs; null when nothing is left to resume. */
+/**
+ * What to run next, commands joined by `; `: resume the batch's unfinished runs (interrupted
+ * or failed; `--batch` finishes them all), then take each run that did not converge further
+ * on its own (`--passes` takes one run at a time: docs/batch.md); null when every run converged.
+ */
 function batchNext(results: readonly RunResult[], batchId: string | null, where: string): string | null {
+  const steps: string[] = [];
   const unfinished = results.filter((r) => r.status === 'interrupted' || r.status === 'failed');
-  if (unfinished.length === 0) return null;
-  return batchId ? `bounce resume --batch ${batchId}${where}` : `bounce resume ${unfinished.map((r) => r.runId).join(' ')}${where}`;
+  if (unfinished.length > 0)
+    steps.push(batchId ? `bounce resume --batch ${batchId}${where}` : `bounce resume ${unfinished.map((r) => r.runId).join(' ')}${where}`);
+  for (const r of results) if (r.status === 'not-converged') steps.push(`bounce resume ${r.runId}${where} --passes ${extendedPasses(r.manifest)}`);
+  return steps.length > 0 ? steps.join('; ') : null;
 }
 
 interface Row {

@@ -69,6 +69,12 @@ describe('bounce refine with several documents (a batch)', () => {
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ status: 'not-converged', exit_code: 1, totals: { not_converged: 2 } });
+    // The next step takes each run further on its own (--passes takes one run at a time), in the summary too.
+    const ids = out.runs.map((x: { run_id: string }) => x.run_id);
+    expect(out.next).toBe(ids.map((id: string) => `bounce resume ${id} --passes 4`).join('; '));
+    expect(r.stderr).toContain(`next: ${out.next}`);
+    const again = await runMain(['resume', ids[0], '--passes', '4', '--json'], { cwd: dir });
+    expect(JSON.parse(again.stdout)).toMatchObject({ run_id: ids[0], passes_run: 4 });
   });
 
   it('exits 3 when an agent fails, with everything on disk', async () => {
