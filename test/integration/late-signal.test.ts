@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -33,13 +34,18 @@ interface Outcome {
  * Runs a converging refine with `--out -` whose stdout nobody reads until the run has ended
  * (its summary is on stderr); then sends `signals` SIGTERMs and, if `read`, reads stdout to the end.
  */
+/** A converging refine of big.md with `--out -`, its stdout a pipe this test reads as it pleases. */
+function refineToPipe(): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn(process.execPath, [BIN, 'refine', 'big.md', '--reviewer', 'mock', '--composer', 'mock', '--out', '-'], {
+    cwd: dir,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
 function refineWithSlowReader(signals: number, read: boolean): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'refine', 'big.md', '--reviewer', 'mock', '--composer', 'mock', '--out', '-'], {
-      cwd: dir,
-      env: cleanEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = refineToPipe();
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const chunks: Buffer[] = [];
@@ -97,11 +103,7 @@ describe('a SIGTERM after the run converged, with a slow reader of --out -', () 
 describe('a reader of --out - that goes away before the end of the document', () => {
   it('is told of on stderr: the document did not reach it whole (never a silently cut document)', async () => {
     const outcome = await new Promise<Outcome>((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'refine', 'big.md', '--reviewer', 'mock', '--composer', 'mock', '--out', '-'], {
-        cwd: dir,
-        env: cleanEnv(),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = refineToPipe();
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
       child.on('error', reject);
