@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes src/protocol/look-alikes.ts: the characters that look like a Latin letter, A to Z in
-either case, that NFKC does not already fold to it (docs/scanning.md, "Disguised markers").
+either case, that NFKC does not already fold to it, and those that look like the hyphen and the
+underscore a marker name may hold (docs/scanning.md, "Disguised markers").
 
 usage: python3 scripts/look-alikes.py confusables.txt > src/protocol/look-alikes.ts
 
@@ -19,6 +20,10 @@ of the Unicode version of this Python's unicodedata (its header says which). Wha
 3. the few look-alikes of EXTRA below, which confusables.txt leaves out;
 4. what NFKC already folds to the same letter is left out: the scanner reads it through NFKC.
 
+The look-alikes of - and _ (LOOK_ALIKE_MARKS) are every line of confusables.txt whose source is
+not ASCII and whose target is - or _ (the hyphen, the non-breaking hyphen, the figure and en
+dashes, the minus sign, ...), and the few of EXTRA_MARKS, less what NFKC folds to - or _ already.
+
 The skeleton "l" is the one of I (capital i), l (small L) and 1: a character with that
 skeleton (a vertical stroke: the Cyrillic palochka, the Greek capital iota) reads as I or as
 L, and is written to the group "Il". The long s (NFKC: s, skeleton: f) is the one other
@@ -33,6 +38,12 @@ import unicodedata
 # table: the Cyrillic komi de and qa, the Greek small chi, the dotless j, and the small
 # palochka, which confusables.txt reads as a dotless i but is a stroke as tall as l.
 EXTRA = {'\u0500': 'D', '\u051A': 'Q', '\u03C7': 'x', '\u0237': 'j', '\u04CF': 'l'}
+
+# Look-alikes of the hyphen and the underscore that confusables.txt leaves out: the em dash and
+# the horizontal bar (a dash between two words of a name reads as its hyphen), and the modifier
+# letter low macron, a line on the baseline.
+EXTRA_MARKS = {'\u2014': '-', '\u2015': '-', '\u02CD': '_'}
+MARKS = '-_'
 
 SINGLE = re.compile(r'^[A-Za-z]$')
 SMALL_CAPITAL = re.compile(r'^LATIN (?:LETTER SMALL CAPITAL|CAPITAL LETTER SMALL CAPITAL) ([A-Z])$')
@@ -110,6 +121,12 @@ def main(path):
         else:
             group = letter
         groups.setdefault(group, []).append(ch)
+    marks = {source: target for source, target in skeleton.items() if target in MARKS and ord(source) > 0x7F}
+    marks.update(EXTRA_MARKS)
+    mark_groups = {}
+    for ch, mark in sorted(marks.items()):
+        if unicodedata.normalize('NFKC', ch) != mark:
+            mark_groups.setdefault(mark, []).append(ch)
     out = sys.stdout
     out.write('// Written by scripts/look-alikes.py from Unicode\'s confusables.txt (UTS #39) and the\n')
     out.write(f'// character names of Unicode {version}: do not edit by hand, run the script again\n')
@@ -123,9 +140,16 @@ def main(path):
     for group in sorted(groups, key=lambda g: (g.lower(), g)):
         chars = ''.join(f'\\u{{{ord(c):X}}}' if ord(c) > 0xFFFF else f'\\u{ord(c):04X}' for c in groups[group])
         out.write(f'  {group}: \'{chars}\',\n')
+    out.write('};\n\n')
+    out.write('/** The characters outside ASCII that look like the hyphen or the underscore of a name, by the one they read as. */\n')
+    out.write('export const LOOK_ALIKE_MARKS: Readonly<Record<string, string>> = {\n')
+    for mark in MARKS:
+        chars = ''.join(f'\\u{{{ord(c):X}}}' if ord(c) > 0xFFFF else f'\\u{ord(c):04X}' for c in mark_groups[mark])
+        out.write(f"  {repr(mark) if mark == '-' else mark}: '{chars}',\n")
     out.write('};\n')
     total = sum(len(v) for v in groups.values())
-    print(f'{total} characters in {len(groups)} groups', file=sys.stderr)
+    marked = sum(len(v) for v in mark_groups.values())
+    print(f'{total} characters in {len(groups)} groups, {marked} look-alikes of - and _', file=sys.stderr)
 
 
 if __name__ == '__main__':

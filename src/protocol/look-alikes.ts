@@ -60,3 +60,9 @@ export const LOOK_ALIKE_GROUPS: Readonly<Record<string, string>> = {
   Z: '\u0396\u13C3\uA4DC\u{102F5}\u{118A9}\u{118E5}\u{1D6AD}\u{1D6E7}\u{1D721}\u{1D75B}\u{1D795}\u{1F169}\u{1F189}',
   z: '\u1D22\uAB93\u{118C4}',
 };
+
+/** The characters outside ASCII that look like the hyphen or the underscore of a name, by the one they read as. */
+export const LOOK_ALIKE_MARKS: Readonly<Record<string, string>> = {
+  '-': '\u02D7\u06D4\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\u2796\u2CBA\uFE58',
+  _: '\u02CD\u07FA',
+};

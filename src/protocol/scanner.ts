@@ -137,7 +137,7 @@ function markerPatterns(markers: readonly string[]): NonNullable<typeof patterns
 }
 
 /** Every marker spelling in the text, disguised ones included, in text order. */
-function candidates(text: string, markers: readonly string[], markdown: boolean): Candidates {
+function candidates(text: string, markers: readonly string[], markdown: boolean, mdx: boolean, json: boolean): Candidates {
   const { names, ...re } = markerPatterns(markers);
   const pattern = markdown ? re.markdown : re.plain;
   const sticky = markdown ? re.stickyMarkdown : re.stickyPlain;
@@ -149,7 +149,7 @@ function candidates(text: string, markers: readonly string[], markdown: boolean)
   pattern.lastIndex = 0;
   if (count > 0) for (let m = pattern.exec(text); m; m = pattern.exec(text)) found.push(m.index);
   pattern.lastIndex = 0;
-  const disguised = disguisedMarkers(text, found.index.subarray(0, found.size), { markdown, names });
+  const disguised = disguisedMarkers(text, found.index.subarray(0, found.size), { markdown, mdx, json, names });
   if (disguised.length === 0) return found;
   // Both are in text order: merge them.
   const all = new Candidates(sticky, found.size + disguised.length);
@@ -181,7 +181,7 @@ export function* noteStream(input: string, opts: ScanOptions = {}): Generator<No
   const text = withoutBom(input);
   const markdown = (opts.syntax ?? 'markdown') === 'markdown';
   // The cheap pre-check: no marker at all means no parsing at all.
-  const c = candidates(text, opts.markers ?? [], markdown);
+  const c = candidates(text, opts.markers ?? [], markdown, markdown && (opts.mdx ?? false), opts.syntax === 'json');
   // The markers to read: not escaped references, then not hidden.
   if (markdown) c.retain((offset) => !escapedReference(text, offset));
   if (c.size === 0) return;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lintNotes } from '../../src/protocol/lint.js';
-import { LOOK_ALIKE_GROUPS } from '../../src/protocol/look-alikes.js';
+import { LOOK_ALIKE_GROUPS, LOOK_ALIKE_MARKS } from '../../src/protocol/look-alikes.js';
 import { scanNotes, type ScanOptions } from '../../src/protocol/scanner.js';
 import { seeded } from '../support/random.js';
 
@@ -221,5 +221,141 @@ describe('folding never creates a note out of a word without brackets', () => {
     }
     expect(found).toBeGreaterThan(500);
     expect(found).toBeLessThan(2500);
+  });
+});
+
+describe('look-alikes of the hyphen and the underscore of a configured name', () => {
+  const M = { markers: ['TODO-LEGAL', 'NEEDS_DATA'] };
+  it('each dash, minus and hyphen Unicode lists as a hyphen, and the compatibility forms, read as -', () => {
+    for (const c of [...LOOK_ALIKE_MARKS['-']!, '\ufe63', '\uff0d'])
+      expect(notes(`${ABOVE}[TODO${c}LEGAL] check\n`, M), `U+${c.codePointAt(0)!.toString(16)}`).toEqual([
+        expect.stringMatching(/^TODO-LEGAL 2:1 \(U\+[0-9A-F]{4} \((?:an? [A-Za-z' ]+ like -|a compatibility form of -)\) after "\[TODO"\)$/),
+      ]);
+    expect(notes(`${ABOVE}[TODO\u2010LEGAL] check\n`, M)).toEqual(['TODO-LEGAL 2:1 (U+2010 (a dash like -) after "[TODO")']);
+    expect(scanNotes(`${ABOVE}[todo\u2212legal] check\n`, M)[0]!.text).toBe('[todo-legal] check');
+  });
+
+  it('each look-alike of the underscore reads as _', () => {
+    for (const c of [...LOOK_ALIKE_MARKS._!, '\uff3f', '\ufe4d'])
+      expect(notes(`${ABOVE}[NEEDS${c}DATA] x\n`, M).map((n) => n.slice(0, 15))).toEqual(['NEEDS_DATA 2:1 ']);
+  });
+
+  it('a soft hyphen reads as nothing, or as the hyphen it shows where the line breaks at it', () => {
+    expect(notes(`${ABOVE}[TODO\u00adLEGAL] [TODO-\u00adLEGAL] [TODO\u00ad\u00adLEGAL] [CLA\u00adRIFY] x\n`, M).map((n) => n.slice(0, 15))).toEqual([
+      'TODO-LEGAL 2:1 ',
+      'TODO-LEGAL 2:14',
+      'TODO-LEGAL 2:28',
+      'CLARIFY 2:42 (U',
+    ]);
+    expect(notes(`${ABOVE}[CLARI\u00adFY] [TO\u00adDOLEGAL] x\n`, M)).toEqual(['CLARIFY 2:1 (U+00AD (invisible) after "[CLARI")']);
+  });
+
+  it('a dash is no letter, and a name without a hyphen takes none', () => {
+    expect(notes(`${ABOVE}[TODO\u2010\u2010LEGAL] [TODOLEGAL\u2010] [CLA\u2010RIFY] [TODO\u2053LEGAL] x\n`, M)).toEqual([]);
+  });
+});
+
+describe('invisible padding of any length', () => {
+  it('a run of invisibles between letters, however long, is a note, said once with its count', () => {
+    for (const n of [511, 513, 600, 100_000])
+      expect(notes(`${ABOVE}[C${'\u200b'.repeat(n)}ONTESTED] Too vague.\n`)).toEqual([`CONTESTED 2:1 (${n} × U+200B (invisible) after "[C")`]);
+    expect(notes(`${ABOVE}[C${'\u200b\u200c\u2060'.repeat(300)}ONTESTED] x\n`)).toEqual([
+      'CONTESTED 2:1 (300 × U+200B (invisible) after "[C", 300 × U+200C (invisible) after "[C", 300 × U+2060 (invisible) after "[C")',
+    ]);
+  });
+
+  it('padding does not cross a line break, and padding alone makes no marker', () => {
+    expect(notes(`${ABOVE}[C${'\u200b'.repeat(600)}\nONTESTED] x [${'\u200b'.repeat(600)}] [C${'\u200b'.repeat(600)}\n`)).toEqual([]);
+  });
+
+  it('2 MB of invisibles, with or without openers, scans in linear time', () => {
+    const mb = 2 * 1024 * 1024;
+    for (const doc of ['\u200b'.repeat(mb), `[C${'\u200b'.repeat(mb)}`, '[\u200b'.repeat(mb / 2), `[C${'\u200b\u200c'.repeat(mb / 2)}ONTESTED]`]) {
+      const start = performance.now();
+      scanNotes(doc);
+      expect(performance.now() - start, JSON.stringify(doc.slice(0, 4))).toBeLessThan(3000);
+    }
+  });
+});
+
+describe('markdown: inline HTML that shows nothing between the letters', () => {
+  it('a comment, an empty element and <wbr> are read through', () => {
+    expect(notes(`${ABOVE}[CON<!-- x -->TESTED] Too vague.\n`)).toEqual(['CONTESTED 2:1 (<!-- x --> (an HTML comment) after "[CON")']);
+    expect(notes(`${ABOVE}[CON<span></span>TESTED] Too vague.\n`)).toEqual(['CONTESTED 2:1 (<span></span> (HTML that shows nothing) after "[CON")']);
+    expect(notes(`${ABOVE}[CLA<wbr>RIFY] Which?\n`)).toEqual(['CLARIFY 2:1 (<wbr> (HTML that shows nothing) after "[CLA")']);
+    for (const marker of [
+      '[CLA<WBR/>RIFY]',
+      '[<a name="x"></a>CLARIFY]',
+      '[CLARIFY<!---->]',
+      '[CLA<!-->RIFY]',
+      '[CLA<!--->RIFY]',
+      "[CL<b class='x'></B>A<i></i>RIFY]",
+      '\\[CLA<!-- x -->RIFY\\]',
+      '&#91;CLA<!-- x -->RIFY&#93;',
+      '[CLA\u200b<!-- x -->RIFY]',
+    ])
+      expect(
+        notes(`${ABOVE}${marker} Which?\n`).map((n) => n.slice(0, 10)),
+        marker,
+      ).toEqual(['CLARIFY 2:']);
+    expect(scanNotes(`${ABOVE}[CON<!-- x -->TESTED] Too vague.\n`)[0]!.text).toBe('[CONTESTED] Too vague.');
+  });
+
+  it('not read through: HTML that shows something or wraps letters, a comment over a line break, plain text, JSON, YAML, code', () => {
+    for (const marker of [
+      '[CON<span>TESTED]',
+      '[CON</span>TESTED]',
+      '[<b>CON</b>TESTED]',
+      '[CON<br>TESTED]',
+      '[CON<q></q>TESTED]',
+      '[CON<img src=x>TESTED]',
+      '[CON<span></b>TESTED]',
+      '[CON<span/>TESTED]',
+      '[CON<!-- x\n-->TESTED]',
+      '[CON<!-- x TESTED]',
+      '[CON<span title="a>b"></span>TESTED]',
+      '`[CON<!-- x -->TESTED]`',
+      '[CON{/* x */}TESTED]',
+    ])
+      expect(notes(`${ABOVE}${marker} x\n`), marker).toEqual([]);
+    for (const syntax of ['plain', 'json', 'yaml'] as const) expect(notes(`${ABOVE}[CON<!-- x -->TESTED] x\n`, { syntax })).toEqual([]);
+  });
+
+  it('MDX: a self-closing element and an expression holding only a comment are read through too', () => {
+    expect(notes(`${ABOVE}[CON{/* x */}TESTED] a [CON<span />TESTED] b [CON<!-- x -->TESTED] c\n`, { mdx: true }).map((n) => n.slice(0, 13))).toEqual([
+      'CONTESTED 2:1',
+      'CONTESTED 2:2',
+      'CONTESTED 2:4',
+    ]);
+    expect(notes(`${ABOVE}[CON{x}TESTED] [CON<Span />TESTED] [CON{/* x */ y}TESTED]\n`, { mdx: true })).toEqual([]);
+  });
+
+  it('2 MB of unclosed comments and tags after marker letters scans in linear time', () => {
+    const mb = 2 * 1024 * 1024;
+    for (const piece of ['[CON<!--', '[CON<span>', '[CON<span title="', '[CON{/*'])
+      for (const doc of [piece.repeat(mb / piece.length), `${piece.repeat(mb / piece.length / 2)}\n`.repeat(2)]) {
+        const start = performance.now();
+        expect(scanNotes(doc, { mdx: piece.includes('{') })).toEqual([]);
+        expect(performance.now() - start, piece).toBeLessThan(3000);
+      }
+  });
+});
+
+describe('JSON: a string escape is the character it stands for', () => {
+  it('\\u escapes of letters, brackets and look-alikes make a marker; an escaped backslash does not', () => {
+    const doc =
+      '{\n  "a": 1,\n  "a.note": "[\\u0043ONTESTED] Too vague.",\n  "b": "\\u005bCLARIFY\\u005d x",\n  "c": "[\\ud835\\udc02LARIFY] y",\n  "d": "\\\\u005bCLARIFY] z"\n}\n';
+    expect(notes(doc, { syntax: 'json' })).toEqual([
+      'CONTESTED 3:14 (\\u0043 (an escape of C) after "[")',
+      'CLARIFY 4:9 (\\u005b (an escape of [) as the opening bracket, \\u005d (an escape of ]) after "[CLARIFY")',
+      'CLARIFY 5:9 (U+1D402 (a compatibility form of C) after "[")',
+    ]);
+    expect(scanNotes(doc, { syntax: 'json' })[0]).toMatchObject({ text: '[CONTESTED] Too vague.', canonical: true });
+  });
+
+  it('in other syntaxes an escape is the text it is written with', () => {
+    for (const syntax of ['plain', 'yaml', 'markdown'] as const) expect(notes('{"k": "[\\u0043ONTESTED] x"}\n', { syntax })).toEqual([]);
+    // YAML's double-quoted escapes are not read (docs/scanning.md).
+    expect(notes('a: 1\nb: "\\x5bCONTESTED] Too vague."\n', { syntax: 'yaml' })).toEqual([]);
   });
 });
