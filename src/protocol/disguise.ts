@@ -243,6 +243,7 @@ enum Kind {
   Invisible,
   Compatibility,
   Escape,
+  Reference,
   Html,
 }
 /** One disguise (or a run of the same one): what it is, how it is written, how much was folded before it. */
@@ -281,6 +282,8 @@ function foldAt(ctx: Context, start: number): DisguisedMarker | null {
         width = ref.length;
         ch = out = ref.char;
         written = text.slice(i, i + width);
+        // A name's letter written as a reference renders as the letter (a bracket so written is no disguise: the scanner reads it).
+        if (ch.charCodeAt(0) <= 0x7f && ch !== '[' && ch !== ']') add(pieces, folded, Kind.Reference, ch, written);
       }
     } else if (markdown && cp === 92 && text[i + 1] === ']') {
       width = 2;
@@ -384,6 +387,8 @@ function describePieces(pieces: Piece[], folded: string): string {
           return `${times}${codePoint(p.ch)} (a compatibility form of ${p.written}) ${at}`;
         case Kind.Escape:
           return `${times}${p.written} (an escape of ${p.ch}) ${at}`;
+        case Kind.Reference:
+          return `${times}${p.written} (a character reference to ${p.ch}) ${at}`;
         default: {
           const shown = p.written.length > 40 ? `${p.written.slice(0, 37)}...` : p.written;
           return `${times}${shown} (${p.written.startsWith('<!--') ? 'an HTML comment' : p.written.startsWith('{') ? 'an MDX comment' : 'HTML that shows nothing'}) ${at}`;

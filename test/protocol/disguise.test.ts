@@ -359,3 +359,14 @@ describe('JSON: a string escape is the character it stands for', () => {
     expect(notes('a: 1\nb: "\\x5bCONTESTED] Too vague."\n', { syntax: 'yaml' })).toEqual([]);
   });
 });
+
+describe('markdown: a letter of the name written as a character reference', () => {
+  it('renders as the letter, so the marker is a note, and the reference is named', () => {
+    expect(notes(`${ABOVE}[&#67;LARIFY] Which? [CL&#x41;RIFY] This? [CLAR&lbrack;IFY] no\n`)).toEqual([
+      'CLARIFY 2:1 (&#67; (a character reference to C) after "[")',
+      'CLARIFY 2:22 (&#x41; (a character reference to A) after "[CL")',
+    ]);
+    expect(scanNotes(`${ABOVE}[&#67;LARIFY] Which?\n`)[0]!.text).toBe('[CLARIFY] Which?');
+    for (const syntax of ['plain', 'json', 'yaml'] as const) expect(notes(`${ABOVE}[&#67;LARIFY] x\n`, { syntax })).toEqual([]);
+  });
+});
