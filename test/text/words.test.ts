@@ -7,6 +7,11 @@ describe('countWords', () => {
       expect(countWords(text), JSON.stringify(text)).toBe(text.split(/\s+/).filter(Boolean).length);
   });
 
+  it('agrees with \\s on every UTF-16 code unit as the separator', () => {
+    const text = Array.from({ length: 0x10000 }, (_, c) => `a${String.fromCharCode(c)}`).join('');
+    expect(countWords(text)).toBe(text.split(/\s+/).filter(Boolean).length);
+  });
+
   it('punctuation and non-Latin text are words when nothing separates them', () => {
     expect(countWords('well-known, e.g.')).toBe(2);
     expect(countWords('日本語 テキスト')).toBe(2);
