@@ -5,7 +5,7 @@
  */
 import { diffLines } from './line-diff.js';
 import type { BlockApplied, BlockFailed, EditFormat, EditFormatSetting } from '../vocabulary.js';
-import { countWords } from './words.js';
+import { moreWordsThan } from './words.js';
 
 /** The three marker lines of a block, exactly as the prompt (prompts/edits.md) shows them. */
 export const EDIT_MARKERS = { search: '<<<<<<< SEARCH', divider: '=======', replace: '>>>>>>> REPLACE' } as const;
@@ -35,7 +35,7 @@ export function editFormatFor(setting: EditFormatSetting, text: string): EditFor
   if (setting !== 'auto') return setting;
   // A document that shows block markers itself could not be told apart from an agent's blocks.
   if (holdsEditMarkers(text)) return 'whole';
-  return countWords(text) > AUTO_EDITS_ABOVE_WORDS ? 'edits' : 'whole';
+  return moreWordsThan(text, AUTO_EDITS_ABOVE_WORDS) ? 'edits' : 'whole';
 }
 
 /** Whether a line of `text` reads as a SEARCH or REPLACE marker line. */
