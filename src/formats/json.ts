@@ -8,7 +8,8 @@ export function renderJson(report: Report): string {
   });
   for (const f of report.files) {
     json.file(f.path);
-    for (const n of f.findings) json.item(report.command === 'scan' ? jsonNote(n) : problem(n));
+    // A note is listed as a note; a lint problem (lint, or scan --lint) with its rule and message.
+    for (const n of f.findings) json.item(report.command === 'scan' && n.ruleId === n.kind ? jsonNote(n) : problem(n));
   }
   json.end(totalFindings(report), report.exitCode);
   return out;

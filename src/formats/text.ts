@@ -9,8 +9,8 @@ export function renderText(report: Report): string {
   return out;
 }
 
-/** One finding's line: `path:line:column KIND message` (lint: `RULE KIND`). */
+/** One finding's line: `path:line:column KIND message` (a lint problem, in lint or in `scan --lint`: `RULE KIND`). */
 export function textLine(command: Report['command'], path: string, n: Pick<Finding, 'line' | 'column' | 'kind' | 'ruleId' | 'message'>): string {
-  const what = command === 'scan' ? n.kind : `${n.ruleId} ${n.kind}`;
+  const what = command === 'scan' && n.ruleId === n.kind ? n.kind : `${n.ruleId} ${n.kind}`;
   return `${path}:${n.line}:${n.column} ${what} ${n.message}\n`;
 }

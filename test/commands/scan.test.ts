@@ -56,7 +56,7 @@ describe('bounce scan', () => {
     expect(r.code).toBe(1);
     expect(r.stdout.split('\n')).toEqual([
       'a.md:2:1 CLARIFY [CLARIFY] Which Monday? (A) the 3rd (B) the 10th',
-      'a.md:2:1 CLARIFY [CLARIFY] is disguised by U+200D (invisible) after "[CLA": it reads as a note, and counts as one: [CLARIFY] Which Monday? (A) the 3rd (B) the 10th',
+      'a.md:2:1 marker-spelling CLARIFY [CLARIFY] is disguised by U+200D (invisible) after "[CLA": it reads as a note, and counts as one: [CLARIFY] Which Monday? (A) the 3rd (B) the 10th',
       '',
     ]);
   });
