@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { displayPath } from '../documents.js';
 import { BUDGET_ERROR } from '../engine/budget.js';
 import { type NoteCounts, noteCounts } from '../report/format.js';
-import { runLocationFlags } from '../store/run-location.js';
+import { runLocationFlags, shellWord } from '../store/run-location.js';
 
 /** The one object `--json` prints for refine and resume, for every exit. */
 export interface RefineJson {
@@ -102,13 +102,25 @@ export function judgeLines(v: DeepJudge): string {
 type DeepJudge = NonNullable<ManifestView['judge']>;
 
 /**
+ * The flags that ask again for this session's extension (`resume --passes N`, its agents)
+ * when it ended before its first dispatch: run.json then kept the run as it was
+ * (src/store/recorder.ts), so a plain resume would not extend it.
+ */
+function unstartedExtension(m: RunResult['manifest']): string {
+  const ext = m.extensions?.at(-1);
+  if (!ext || m.pass_records.some((p) => p.pass > ext.after_pass && p.dispatches.length > 0)) return '';
+  const agents = Object.entries(ext.agents).map(([role, a]) => ` --${role} ${shellWord(a.to)}`);
+  return ` --passes ${m.passes.requested}${agents.join('')}`;
+}
+
+/**
  * The step that works from here, as a command where there is one. `cwd` makes the paths it
  * names relative, as the summary prints them; null leaves them as they are. `where` is what the
  * command needs to find the run (` --runs-dir DIR`, src/store/run-location.ts), so it works as printed.
  */
 export function nextStep(r: RunResult, cwd: string | null, where = ''): string | null {
   const m = r.manifest;
-  const resume = `bounce resume ${r.runId}${where}`;
+  const resume = `bounce resume ${r.runId}${where}${unstartedExtension(m)}`;
   const show = (path: string): string => (cwd ? displayPath(path, cwd, 'absolute') : path);
   switch (r.status) {
     case 'converged':

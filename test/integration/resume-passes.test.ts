@@ -176,6 +176,8 @@ describe('bounce resume --passes N', () => {
     const refused = await runMain(['resume', 'latest', '--passes', '4', '--max-dispatches', '2'], { cwd: dir });
     expect(refused.code, refused.stderr).toBe(3);
     expect(refused.stderr).toContain('budget of 2 dispatches');
+    // The next step asks for the extension again: a plain resume would find the run converged.
+    expect(refused.stderr).toMatch(/\nnext: bounce resume \S+ --passes 4 with a larger budget/);
     // run.json is what it was: no extension, no pass opened, the status and exit code it ended with.
     expect(manifest()).toMatchObject({ status: 'converged', exit_code: 0, error: null, passes: { requested: 2 } });
     expect(manifest().extensions).toEqual(before.extensions);
