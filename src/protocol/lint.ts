@@ -140,6 +140,12 @@ const VALUE_PHRASE = new RegExp(
 );
 // A value that would do: "A 31-day period is common for CCTV and would fit here".
 const VALUE_WOULD_DO = /\d[^.;?]*\bwould\s+(?:fit|work|suffice|do|be\s+(?:better|enough|fine|safer|appropriate|sufficient|reasonable|plenty))\b/i;
+// An alternative named as the one that would do, its verb left out: "That does not scale;
+// self-serve signup with email verification would." (a subject of two words or more, no pronoun).
+const WOULD_INSTEAD = /^\W*(?!(?:this|that|it|which|they|none|nothing|no one|nobody)\b)[\w'-]+(?:\s+[\w'-]+){1,9}\s+would(?:\s+(?:work|do|suffice))?\W*$/i;
+// What is named as the norm to follow: "A week is the industry norm", "90 days is the standard".
+const THE_NORM =
+  /^\W*(?!(?:this|that|it|which|the (?:current|old|existing))\b)[\w'-]+(?:\s+[\w'-]+){0,4}\s+(?:is|are)\s+(?:the\s+)?(?:industry|usual|common|accepted|de facto|recommended)?\s*(?:norm|standard|convention|default|best practice)\b/i;
 // A correction written as one: a clause that is only a rewrite, old and new wording of up to
 // four words each on either side of one arrow ('"it's" -> "its"', `leverage → use`, `=>`; a
 // chain "A -> B -> C" describes a flow), or quoted wordings on either side of one anywhere
@@ -327,6 +333,8 @@ function proposes(clause: string): boolean {
     VALUE_ONLY.test(clause.trim()) ||
     VALUE_PHRASE.test(clause.trim()) ||
     VALUE_WOULD_DO.test(clause) ||
+    WOULD_INSTEAD.test(clause) ||
+    THE_NORM.test(clause) ||
     QUOTED_WORDING.test(clause.trim()) ||
     CORRECTION.test(clause)
   );

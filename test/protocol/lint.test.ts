@@ -103,3 +103,17 @@ describe('how much of a note the content rules read', () => {
     expect(rulesOf(`Cap it at 3. ${'"a" and '.repeat(120_000)}becomes "b"`)).toEqual([]);
   });
 });
+
+describe('proposals named without their verb', () => {
+  const rulesOf = (words: string): string[] => {
+    const doc = `The passage.\n[CONTESTED] ${words}\n`;
+    return lintNotes(scanNotes(doc), doc, ['dissent-only']).map((p) => p.rule);
+  };
+
+  it('the alternative that would do, and the norm to follow, propose; a pronoun or the current value does not', () => {
+    expect(rulesOf('That does not scale past a few hundred users; self-serve signup with email verification would.')).toEqual([]);
+    expect(rulesOf('Thirty days is too long. A week is the industry norm.')).toEqual([]);
+    expect(rulesOf('This would.')).toEqual(['dissent-only']);
+    expect(rulesOf('The current value is the default.')).toEqual(['dissent-only']);
+  });
+});
