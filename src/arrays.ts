@@ -16,3 +16,15 @@ export function maxOf(floor: number, values: Iterable<number>): number {
   for (const v of values) if (v > max) max = v;
   return max;
 }
+
+/** In an ascending array, the index of the first value at least `value`; `sorted.length` when there is none. */
+export function firstAtLeast(sorted: ArrayLike<number>, value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

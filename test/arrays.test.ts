@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maxOf, pushAll } from '../src/arrays.js';
+import { firstAtLeast, maxOf, pushAll } from '../src/arrays.js';
 
 describe('pushAll and maxOf', () => {
   // Past about 10^5 items, push(...items) and Math.max(...values) overflow the call stack.
@@ -18,5 +18,13 @@ describe('pushAll and maxOf', () => {
     expect(maxOf(5, [1, 2, 3])).toBe(5);
     expect(maxOf(-Infinity, [])).toBe(-Infinity);
     expect(maxOf(0, [-3, -1])).toBe(0);
+  });
+});
+
+describe('firstAtLeast', () => {
+  it('finds the first value at least the one asked for in an ascending array, or its length', () => {
+    const sorted = [2, 4, 4, 9];
+    expect([0, 2, 3, 4, 5, 9, 10].map((v) => firstAtLeast(sorted, v))).toEqual([0, 0, 1, 1, 3, 3, 4]);
+    expect(firstAtLeast(Int32Array.from([]), 1)).toBe(0);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { CLOSE_TAG, htmlFinders, htmlHidden, inlineHidden, OPEN_TAG } from './inline-ranges.js';
 import { jsxTagEnd } from './mdx-syntax.js';
+import { firstAtLeast } from '../arrays.js';
 
 export interface RegionOptions {
   /** MDX rules: no indented code, no HTML blocks but comments and script/style, ESM lines, JSX inline. */
@@ -180,13 +181,7 @@ export function markdownRegions(text: string, candidates: ArrayLike<number>, opt
   };
   /** The first container at index >= from that a blank line does not continue, else stack.length. */
   const blankStop = (from: number): number => {
-    let lo = 0,
-      hi = stoppers.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (stoppers[mid]! < from) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = firstAtLeast(stoppers, from);
     return lo < stoppers.length ? stoppers[lo]! : stack.length;
   };
   const openContainer = (c: Container): void => {

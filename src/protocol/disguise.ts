@@ -14,6 +14,7 @@
  * a `[` and a name's start, or in JSON a `\u` escape: a plain document costs a pattern test.
  */
 import { LOOK_ALIKE_GROUPS, LOOK_ALIKE_MARKS } from './look-alikes.js';
+import { firstAtLeast } from '../arrays.js';
 
 /** A disguised marker: where it starts and ends in the original text, its name as it reads, and what disguised it. */
 export interface DisguisedMarker {
@@ -221,13 +222,7 @@ class Context {
       for (let k = line.indexOf(close); k !== -1; k = line.indexOf(close, k + 1)) at.push(this.lineFrom + k);
       this.closes.set(close, at);
     }
-    let lo = 0,
-      hi = at.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (at[mid]! < from) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = firstAtLeast(at, from);
     return lo < at.length ? at[lo]! : -1;
   }
 }

@@ -9,6 +9,7 @@ import type { NoteFate } from '../vocabulary.js';
 import { hosts, matchWords, type Words, wordsOf, wordsOfLines } from './ledger-words.js';
 import { lineIndex, type Note, noteKey } from './scanner.js';
 import { withoutBom } from '../text/lines.js';
+import { firstAtLeast } from '../arrays.js';
 
 export type { NoteFate } from '../vocabulary.js';
 
@@ -349,13 +350,7 @@ function changesOf(x: Stripped, y: Stripped) {
     /** Whether lines were inserted after a line from `after` to `to`. */
     insertedAfter: (after: number, to: number): boolean => {
       // `inserts` ascends: the first position at or after `after`.
-      let lo = 0,
-        hi = inserts.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (inserts[mid]! < after) lo = mid + 1;
-        else hi = mid;
-      }
+      const lo = firstAtLeast(inserts, after);
       return lo < inserts.length && inserts[lo]! <= to;
     },
   };
