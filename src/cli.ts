@@ -799,8 +799,7 @@ type OutStream = Io['stdout'] & { columns?: number };
  * A reader that goes away (`bounce scan big.md | head -1`) is not an error: what is left to
  * write is dropped and the command ends with its own exit code. When what goes out is a
  * document its reader must get whole (`refine --out -`, `wholeDocument()`), a reader that
- * goes away before the end is told of on stderr, with what it got at most: a cut document
- * is never silent.
+ * goes away before the end is told of on stderr: a cut document is never silent.
  */
 function pipeSafe(stream: NodeJS.WriteStream, say: (line: string) => void = () => {}): OutStream {
   let closed = false;
