@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
-import { judgeResolved, NoteOrigins } from '../protocol/ledger.js';
+import { judgeResolved, ledgerReading, NoteOrigins } from '../protocol/ledger.js';
 import { diffNotes, scanNotes } from '../protocol/scanner.js';
 import { runReading } from './run-notes.js';
 import { dispatchesInWriteOrder, readManifest, type DispatchRef, type PassRecord, type RunManifest } from '../store/manifest.js';
@@ -258,9 +258,9 @@ function checkFates(ctx: Ctx, m: RunManifest, p: PassRecord, kept: Found): void 
   const [sent, accepted] = [read(sentFile), read(res.document.path)];
   if (sent === null || accepted === null) return; // a missing file is named by the sha checks
   const reading = runReading(m);
-  const markdown = m.input.syntax === 'markdown';
-  const before = { text: sent, notes: scanNotes(sent, reading), markdown };
-  const after = { text: accepted, notes: scanNotes(accepted, reading), markdown };
+  const as = ledgerReading(m.input.syntax);
+  const before = { text: sent, notes: scanNotes(sent, reading), ...as };
+  const after = { text: accepted, notes: scanNotes(accepted, reading), ...as };
   const again = judgeResolved(before, diffNotes(before.notes, after.notes).resolved, after).map((j) => j.fate);
   if (again.join() !== fates.join())
     problem(ctx, `the resolved notes' fates (${fates.join(', ')}) are not what the documents show (${again.join(', ')})`, kept.rel);

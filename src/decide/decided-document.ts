@@ -77,7 +77,7 @@ export function decidedDocument(text: string, decided: readonly Decided[], perso
     }
     if (!note) continue;
     const above = d.note.passage.find((l) => l.line === d.note.lineRange[0] - 1)?.text ?? '';
-    const i = above.trim() === '' ? -1 : lines.findIndex((l) => l === above);
+    const i = above.trim() === '' ? -1 : lines.indexOf(above);
     if (i === -1) tail.push(note);
     else edits.push({ at: paragraphEnd(lines, i), remove: 0, insert: [note] });
   }

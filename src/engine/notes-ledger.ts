@@ -1,5 +1,5 @@
 import type { ResolvedFate } from '../store/dispatch-record.js';
-import { judgeResolved, type Judged, NoteOrigins } from '../protocol/ledger.js';
+import { judgeResolved, type Judged, ledgerReading, NoteOrigins } from '../protocol/ledger.js';
 import { diffNotes, type Note } from '../protocol/scanner.js';
 import type { ManifestView } from '../store/recorder.js';
 import type { RunPlan } from './plan.js';
@@ -24,7 +24,7 @@ export function passLedger(
   accepted: { text: string; notes: readonly Note[] },
   resolved: readonly Note[],
 ): PassLedger {
-  const reading = { markdown: plan.input.syntax === 'markdown', yaml: plan.input.syntax === 'yaml' };
+  const reading = ledgerReading(plan.input.syntax);
   const judged = judgeResolved({ ...sent, ...reading }, resolved, { ...accepted, ...reading });
   const raisedBy = origins.originsOf(resolved);
   const fates = judged.map((j, i) => ({ fate: j.fate, raisedBy: raisedBy[i]!, refersTo: j.refersTo }));

@@ -6,7 +6,7 @@
  * carries), so the mock reads a document as the runner does.
  */
 import { type CodeBlock, markdownRegions } from '../protocol/code-ranges.js';
-import { noteSpans } from '../protocol/ledger.js';
+import { ledgerReading, noteSpans } from '../protocol/ledger.js';
 import { lintNotes } from '../protocol/lint.js';
 import { lineAt, lineIndex, type Note, scanNotes } from '../protocol/scanner.js';
 import { parseError } from '../protocol/substrate.js';
@@ -145,7 +145,7 @@ export function resolveNotes(doc: string, syntax: Syntax = 'markdown'): string {
   if (notes.length === 0) return doc;
   const lines = body.split('\n');
   const drop = new Set<number>();
-  const spans = noteSpans({ text: body, notes, markdown: syntax === 'markdown', yaml: syntax === 'yaml' });
+  const spans = noteSpans({ text: body, notes, ...ledgerReading(syntax) });
   notes.forEach((note, i) => {
     const [first, last] = spans[i]!;
     if (!note.canonical || (syntax === 'json' && !wholeLineMember(lines[first - 1]!, note))) {

@@ -5,7 +5,7 @@
  * of notes") states the rule with examples.
  */
 import { diffLines } from '../text/line-diff.js';
-import type { NoteFate } from '../vocabulary.js';
+import type { NoteFate, Syntax } from '../vocabulary.js';
 import { hosts, matchWords, type Words, wordsOf, wordsOfLines } from './ledger-words.js';
 import { lineIndex, type Note, noteKey } from './scanner.js';
 import { withoutBom } from '../text/lines.js';
@@ -29,6 +29,11 @@ export interface LedgerDocument {
   json?: boolean;
 }
 
+/** How the ledger reads a document of a syntax (the engine, when it judges a pass, and audit, when it judges it again, read it alike). */
+export function ledgerReading(syntax: Syntax): Pick<LedgerDocument, 'markdown' | 'yaml'> {
+  return { markdown: syntax === 'markdown', yaml: syntax === 'yaml' };
+}
+
 export interface Judged {
   note: Note;
   fate: NoteFate;
@@ -43,7 +48,8 @@ export interface Judged {
  * then, where lines differ, word by word (a rewrapped line is the same words); "the text the
  * note refers to" is the paragraph above the note (module header, BOUNCE-PROTOCOL.md), and a
  * change counts when it removes or rewrites one of its lines or inserts lines after one of
- * them (into it, or between it and the next paragraph, where the note stood). What a note's
+ * them (into it, or between it and the next paragraph, where the note stood), or breaks it into
+ * paragraphs (a blank line between two of its words, away from where a note stood). What a note's
  * text may run on to (the rest of its line, and in mid-paragraph the rest of the paragraph)
  * counts as the note where a pass deletes it and as text where it keeps it.
  */
@@ -56,7 +62,7 @@ export function judgeResolved(sent: LedgerDocument, resolved: readonly Note[], a
   return resolved.map((note) => {
     const span = referent(before, changes.gone, note, sent.markdown);
     if (!span) return { note, fate: changes.any ? 'acted' : 'dismissed', refersTo: null };
-    const acted = changes.deletedIn(span.from, span.to) || changes.insertedAfter(span.after, span.to);
+    const acted = changes.deletedIn(span.from, span.to) || changes.insertedAfter(span.after, span.to) || changes.splitIn(span.from, span.to);
     return { note, fate: acted ? 'acted' : 'dismissed', refersTo: [before.origin[span.from]!, before.origin[span.to]!] };
   });
 }
@@ -82,6 +88,7 @@ function parsesAsJson(text: string): boolean {
  */
 interface Stripped {
   raw: string[];
+  markdown: boolean;
   line(i: number): string;
   isBlank(i: number): boolean;
   /** The words of a line left, the notes on it included (see `wordsOf`), and which of them a pass may delete as a note. */
@@ -165,6 +172,7 @@ function withoutNotes(doc: LedgerDocument, json: boolean): Stripped {
   const reading = { markdown: doc.markdown, json };
   return {
     raw: lines,
+    markdown: doc.markdown,
     origin,
     kept,
     runOn,
@@ -313,8 +321,12 @@ function changesOf(x: Stripped, y: Stripped) {
   while (suf < n - pre && suf < m - pre && x.raw[n - 1 - suf] === y.raw[m - 1 - suf]) suf++;
   const xs = textBetween(x, pre, n - suf);
   const ys = textBetween(y, pre, m - suf);
-  const found: Found = { deleted: new Int32Array(n + 1), gone: new Uint8Array(n), inserts: [] };
-  const { deleted, gone, inserts } = found;
+  const found: Found = { deleted: new Int32Array(n + 1), gone: new Uint8Array(n), inserts: [], landed: new Map() };
+  const { deleted, gone, inserts, landed } = found;
+  // Where each line of text of `x` went in `y`: the line it equals (-1: none; see `landed`).
+  const yOf = new Int32Array(n).fill(-1);
+  for (let i = 0; i < pre; i++) yOf[i] = i;
+  for (let k = 1; k <= suf; k++) yOf[n - k] = m - k;
   let above = pre - 1;
   while (above >= 0 && x.isBlank(above)) above--;
   let at = 0;
@@ -326,7 +338,9 @@ function changesOf(x: Stripped, y: Stripped) {
     ys.map((j) => y.line(j)),
   );
   for (let o = 0; o < ops.length; ) {
-    if (ops[o]!.type === 'equal') {
+    const op = ops[o]!;
+    if (op.type === 'equal') {
+      yOf[xs[at]!] = ys[op.b]!;
       above = xs[at++]!;
       o++;
       continue;
@@ -353,7 +367,54 @@ function changesOf(x: Stripped, y: Stripped) {
       const lo = firstAtLeast(inserts, after);
       return lo < inserts.length && inserts[lo]! <= to;
     },
+    /**
+     * Whether the pass broke lines `from` to `to` into paragraphs: two words of them in a row,
+     * with no break between them in `x`, are in `y` on lines with a break between them. A break
+     * where a note stood (its line, its run-on lines, its words in mid-line) is the note's
+     * place, not a split: a pass that deletes a note and leaves a blank line there dismissed it.
+     */
+    splitIn: (from: number, to: number): boolean => {
+      let lastX = -1;
+      let lastY = -1;
+      for (let i = from; i <= to; i++) {
+        if (gone[i] === 1 || x.isBlank(i)) continue;
+        const went = yOf[i]! >= 0 ? [yOf[i]!] : (landed.get(i) ?? []);
+        for (const j of went) {
+          if (j < 0) {
+            // A note stood between these words.
+            lastY = -1;
+            continue;
+          }
+          if (lastY >= 0 && j !== lastY && !noteOrBreakBetween(x, gone, lastX, i) && breakBetween(y, lastY, j)) return true;
+          lastX = i;
+          lastY = j;
+        }
+        if (went.length === 0) lastY = -1;
+      }
+      return false;
+    },
   };
+}
+
+/** Beyond this many lines apart, two words of one paragraph of the sent document are in different paragraphs of the reply. */
+const FAR = 256;
+
+/** Whether a paragraph break lies between lines `p` and `q` of a document: a blank line, or a line that starts a block of its own. */
+function breakBetween(doc: Stripped, p: number, q: number): boolean {
+  const lo = Math.min(p, q);
+  const hi = Math.max(p, q);
+  if (hi - lo > FAR) return true;
+  for (let k = lo + 1; k <= hi; k++) {
+    if (doc.isBlank(k) || (doc.markdown && (STARTS_BLOCK.test(doc.line(k)) || HEADING.test(doc.line(k - 1))))) return true;
+  }
+  return false;
+}
+
+/** `breakBetween` for lines `p` < `q` of the sent document, or a note stood between them (a line all note, or one it ran on to that the pass deleted). */
+function noteOrBreakBetween(doc: Stripped, gone: Uint8Array, p: number, q: number): boolean {
+  if (p === q) return false;
+  for (let k = p + 1; k <= q; k++) if (gone[k] === 1 || doc.origin[k]! - doc.origin[k - 1]! > 1) return true;
+  return breakBetween(doc, p, q);
 }
 
 /** What the groups of changed lines did to the first document, as changesOf gathers it. */
@@ -364,6 +425,8 @@ interface Found {
   gone: Uint8Array;
   /** The lines of `x` after which text was inserted (-1: the top). */
   inserts: number[];
+  /** Per line of text of `x` in a group judged word by word: the line of `y` each of its words of text kept is on, in order; -1 where a note stood between two of them. */
+  landed: Map<number, number[]>;
 }
 
 /** Beyond this many characters on a side a group of changed lines is judged line by line: a word diff of it would cost too much. */
@@ -410,6 +473,15 @@ function judgeHunk(x: Stripped, y: Stripped, hunk: { removed: number[]; added: n
       rewrite(a.line[w]!);
       rewrites = true;
     }
+  for (let w = 0; w < a.keys.length; w++) {
+    const line = a.line[w]!;
+    let went = found.landed.get(line);
+    if (!went) found.landed.set(line, (went = []));
+    // A line a note ran on to is text where the pass kept it (`gone` says which were deleted).
+    if (a.free[w] === 1 && a.whole[w] === 0) {
+      if (went.length > 0 && went.at(-1) !== -1) went.push(-1);
+    } else if (inB[w]! >= 0) went.push(b.line[inB[w]!]!);
+  }
   const host = hosts(a, b, inA);
   const after: number[] = [];
   let last = above;

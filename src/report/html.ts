@@ -1,7 +1,7 @@
 import { plural } from '../plural.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { noteSpans } from '../protocol/ledger.js';
+import { ledgerReading, noteSpans } from '../protocol/ledger.js';
 import { scanNotes } from '../protocol/scanner.js';
 import type { AgentRecord, DispatchRef, RunManifest } from '../store/manifest.js';
 import { esc } from './escape.js';
@@ -115,8 +115,7 @@ function passAnchors(m: RunManifest): string[] {
 function noteLinesOf(m: RunManifest, text: string): Set<number> {
   const notes = scanNotes(text, runReading(m));
   const lines = new Set<number>();
-  for (const [from, to] of noteSpans({ text, notes, markdown: m.input.syntax === 'markdown', yaml: m.input.syntax === 'yaml' }))
-    for (let l = from; l <= to; l++) lines.add(l);
+  for (const [from, to] of noteSpans({ text, notes, ...ledgerReading(m.input.syntax) })) for (let l = from; l <= to; l++) lines.add(l);
   return lines;
 }
 

@@ -91,4 +91,12 @@ describe('JSON and YAML documents must parse after every pass', () => {
     expect(r.status).toBe('converged');
     expect(readManifest(r.runDir).pass_records[0]!.notes_after).toBe(1);
   });
+
+  it('a YAML note in a trailing comment, deleted with its `#`: dismissed, and audit judges it so again', async () => {
+    const trailing = 'retries: 5  # [CONTESTED] Five is a lot for a paid call; use 2.\ntimeout_s: 30\n';
+    const r = await runDocument(await yamlPlan(), engineDeps(fakeDispatcher([{ reply: trailing }, { reply: YAML_DOC }])));
+    expect(r.status).toBe('converged');
+    expect(readManifest(r.runDir).pass_records[1]).toMatchObject({ acted: 0, dismissed: 1 });
+    expect(verifyRun(r.runDir).problems).toEqual([]);
+  });
 });

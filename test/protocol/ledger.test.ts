@@ -73,6 +73,10 @@ Logs are kept for a year.
     const long = 'Tokens expire after\n30 idle days.\n[CONTESTED] Too long. Make it 7 days.\n';
     expect(fates(long, 'Tokens expire after\n30   idle days.\n')).toEqual(['CONTESTED dismissed']);
     expect(fates(long, 'Tokens expire after\n7 idle days.\n')).toEqual(['CONTESTED acted']);
+    // The protocol's first example, row by row.
+    const sessions = 'Sessions expire after 30 days.\n[CONTESTED] Too long for a stolen token. Expire after 7 idle days.\n';
+    expect(fates(sessions, 'Sessions expire\nafter 30 days.\n')).toEqual(['CONTESTED dismissed']);
+    expect(fates(sessions, 'Sessions expire\n\nafter 30 days.\n')).toEqual(['CONTESTED acted']);
   });
 
   it('an edited note is the old one resolved (judged by the text) and a new one added', () => {
@@ -174,6 +178,7 @@ Logs are kept for a year.
   it("the protocol's example of a note in mid-paragraph, row by row", () => {
     const sent = 'Deploys run at noon.\n[CLARIFY] Which zone? (A) UTC (B) local\nThey take an hour.\nRollback is manual.\n';
     expect(fates(sent, 'Deploys run at noon.\nThey take an hour.\nRollback is manual.\n')).toEqual(['CLARIFY dismissed']);
+    expect(fates(sent, 'Deploys run at noon.\n\nThey take an hour.\nRollback is manual.\n')).toEqual(['CLARIFY dismissed']);
     expect(fates(sent, 'Deploys run at noon.\n')).toEqual(['CLARIFY dismissed']);
     expect(fates(sent, 'Deploys run at noon UTC.\nThey take an hour.\nRollback is manual.\n')).toEqual(['CLARIFY acted']);
     expect(fates(sent, 'Deploys run at noon.\nThey take two hours.\nRollback is manual.\n')).toEqual(['CLARIFY acted']);
@@ -201,6 +206,28 @@ Logs are kept for a year.
     // A note that runs on in the comment lines below it: deleted whole, a dismissal.
     const wrapped = 'limits:\n  rps: 10\n  # [CONTESTED] Ten is too low for bursts.\n  # Use 50.\nend: true\n';
     expect(fates(wrapped, 'limits:\n  rps: 10\nend: true\n', yaml)).toEqual(['CONTESTED dismissed']);
+  });
+
+  it('a paragraph broken in two, or some of its words moved into the next paragraph, was acted on', () => {
+    const one = 'Intro.\n\nTokens expire after 30 idle days and sessions end at logout.\n[CONTESTED] Two rules in one. Split them.\n\nEnd of it.\n';
+    expect(fates(one, 'Intro.\n\nTokens expire after 30 idle days.\n\nSessions end at logout.\n\nEnd of it.\n')).toEqual(['CONTESTED acted']);
+    // The paragraph returned as it was; then its last words moved into the next paragraph.
+    expect(fates(one, 'Intro.\n\nTokens expire after 30 idle days and sessions end at logout.\n\nEnd of it.\n')).toEqual(['CONTESTED dismissed']);
+    expect(fates(one, 'Intro.\n\nTokens expire after 30 idle days and\n\nsessions end at logout. End of it.\n')).toEqual(['CONTESTED acted']);
+    const two = 'Tokens expire after 30 idle days.\nSessions end at logout.\n[CONTESTED] Two rules in one. Split them.\n';
+    expect(fates(two, 'Tokens expire after 30 idle days.\n\nSessions end at logout.\n')).toEqual(['CONTESTED acted']);
+    // A quote's paragraphs are broken by a line of only `>`.
+    expect(fates(`> ${two.replace(/\n(?!$)/g, '\n> ')}`, '> Tokens expire after 30 idle days.\n>\n> Sessions end at logout.\n')).toEqual(['CONTESTED acted']);
+  });
+
+  it('a blank line left where a note stood is not a break of the paragraph: deleting the note so is a dismissal', () => {
+    const mid = 'Retries: 5.\n[CONTESTED] Too many. Make it 2.\nBackoff doubles.\n[CLARIFY] From what base? (A) 1 s (B) 100 ms\n';
+    expect(fates(mid, 'Retries: 5.\n\nBackoff doubles.\n')).toEqual(['CONTESTED dismissed', 'CLARIFY dismissed']);
+    const inline = 'Deploys run at noon [CLARIFY] UTC or local? (A) UTC (B) local\nand last an hour.\n[CONTESTED] Say who approves them.\n';
+    expect(fates(inline, 'Deploys run at noon\n\nand last an hour.\n')).toEqual(['CLARIFY dismissed', 'CONTESTED dismissed']);
+    // A heading and the paragraph under it are two blocks already.
+    const under = '## Limits\n[CONTESTED] Add the limits.\nNone yet.\n';
+    expect(fates(under, '## Limits\n\nNone yet.\n')).toEqual(['CONTESTED dismissed']);
   });
 
   it('judges nothing when nothing was resolved', () => {
