@@ -52,8 +52,7 @@ export async function isGlob(pattern: string): Promise<boolean> {
 export async function resolveInputs(patterns: string[], cwd: string): Promise<Input[]> {
   const seen = new Set<string>();
   const inputs: Input[] = [];
-  const add = (label: string, path: string | undefined): void => {
-    const key = path === undefined ? '-' : resolve(cwd, path);
+  const add = (label: string, path: string | undefined, key = path === undefined ? '-' : resolve(cwd, path)): void => {
     if (!seen.has(key)) inputs.push({ label, path });
     seen.add(key);
   };
@@ -65,9 +64,16 @@ export async function resolveInputs(patterns: string[], cwd: string): Promise<In
     const kind = await pathKind(resolve(cwd, pattern), pattern);
     if (kind === 'file') add(displayPath(pattern, cwd), pattern);
     else if (kind === 'dir') {
-      const found = await walk(resolve(cwd, pattern), '', undefined, (path) => displayPath(path, cwd, 'absolute'));
+      const root = resolve(cwd, pattern);
+      const found = await walk(root, '', undefined, (path) => displayPath(path, cwd, 'absolute'));
       if (found.length === 0) throw usageError(`no .md, .markdown, .mdx or .txt files in folder ${pattern}`, 'name the files, or use a glob');
-      for (const rel of found) add(displayPath(join(pattern, rel), cwd), join(pattern, rel));
+      // The folder's path is worked out once, not for each of its files (a tree can hold thousands): `rel` is normalised.
+      const shown = displayPath(pattern, cwd);
+      const under = root.endsWith(sep) ? root : root + sep;
+      for (const rel of found) {
+        const label = sep === '/' ? rel : rel.split(sep).join('/');
+        add(shown === '' ? label : `${shown}/${label}`, join(pattern, rel), under + rel);
+      }
     } else if (await isGlob(pattern)) {
       const found = await globFiles(pattern, cwd, (path) => displayPath(path, cwd, 'absolute'));
       if (found.length === 0) throw usageError(`no files match ${pattern}`, 'check the pattern (quote it so the shell leaves it alone)');

@@ -40,12 +40,16 @@ export interface UserFile {
   bytes: Buffer;
   /** The size the file system gives: 0 for files of /proc, whose size only a read finds. */
   statSize: number;
+  /** A character device, not read (only with `devices: 'left'`): the caller reads it as a stream. */
+  device?: true;
 }
 
 /** What the caller says instead of the plain "no such file" and "is a directory" (a folder may have a meaning of its own there). */
 export interface UserFileProblems {
   missing?: () => BounceError;
   directory?: () => BounceError;
+  /** `left`: a character device (/dev/null, a terminal) is not refused but returned unread, as `device`. */
+  devices?: 'left';
 }
 
 /** Opening never waits for a FIFO's writer; reads of a regular file are unaffected. Not defined on Windows. */
@@ -71,6 +75,7 @@ export function readUserFile(path: string, label: string, maxBytes: number, code
   try {
     const st = fstatSync(fd);
     if (st.isDirectory()) throw directory(label, code, problems);
+    if (problems.devices === 'left' && st.isCharacterDevice()) return { bytes: Buffer.alloc(0), statSize: 0, device: true };
     if (!st.isFile())
       throw usageError(`${label} is ${kindOf(st)}, not a regular file`, 'give bounce a regular file (copy what the pipe or device gives into one)', code);
     return { bytes: readAtMost(fd, st.size, maxBytes + 1), statSize: st.size };

@@ -6,7 +6,7 @@
  * document and the run's summary (refine's --json object) come back as its artifacts. A
  * cancelled task aborts the run, which ends `interrupted` and resumable.
  */
-import { basename, extname } from 'node:path';
+import { basename, dirname, extname } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Artifact, Message, Part } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
@@ -19,6 +19,7 @@ import type { Io } from '../io.js';
 import { a2aCore, a2aServer } from '../kit/a2a-sdk.js';
 import { plural } from '../plural.js';
 import { syntaxForPath } from '../protocol/scanner.js';
+import { runLocationFlags } from '../store/run-location.js';
 import { runJson } from '../ui/run-summary.js';
 import { engineDeps } from './engine-deps.js';
 import { assertGate } from './gate-request.js';
@@ -240,8 +241,13 @@ async function refineTask(ctx: RequestContext, bus: ExecutionEventBus, base: Ser
   base.log(`task ${ctx.taskId}: run ${result.runId} ${result.status}`);
   if (result.status === 'converged') return status(TaskState.TASK_STATE_COMPLETED, `converged: run ${result.runId}`, [], { run_id: result.runId });
   if (result.status === 'interrupted')
-    return status(TaskState.TASK_STATE_CANCELED, `cancelled: run ${result.runId} is interrupted; bounce resume ${result.runId} finishes it`, [], {
-      run_id: result.runId,
-    });
+    return status(
+      TaskState.TASK_STATE_CANCELED,
+      `cancelled: run ${result.runId} is interrupted; bounce resume ${result.runId}${runLocationFlags({ runsDir: dirname(result.runDir), config: opts.config }, io)} finishes it`,
+      [],
+      {
+        run_id: result.runId,
+      },
+    );
   return status(TaskState.TASK_STATE_FAILED, `${result.status}: ${result.error?.message ?? summary.next ?? 'see bounce show'}`, [], { run_id: result.runId });
 }

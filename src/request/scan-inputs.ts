@@ -164,15 +164,6 @@ async function githubOptions(opts: OutputOptions, summary: { omitted: number } |
   };
 }
 
-/** A character device: something to read as a stream, not a file of a known size. */
-function isStream(path: string): boolean {
-  try {
-    return statSync(path).isCharacterDevice();
-  } catch {
-    return false;
-  }
-}
-
 async function readInput(input: Input, io: Io, maxBytes: number): Promise<string> {
   let bytes: Buffer;
   // The size the file system gives, for the message; 0 when unknown (stdin, a file of /proc).
@@ -183,10 +174,12 @@ async function readInput(input: Input, io: Io, maxBytes: number): Promise<string
     const path = resolve(io.cwd, input.path);
     const missing = (): BounceError => usageError(`cannot read ${input.label} (ENOENT)`, 'check that it exists and is readable');
     // A character device (/dev/null, a terminal) is read as a stream, bounded by max_bytes; the
-    // read is asynchronous, so a signal still ends it. A FIFO is refused: with no writer its open blocks.
-    device = isStream(path);
+    // read is asynchronous, so a signal still ends it. A FIFO is refused: with no writer its open
+    // blocks. The type comes from the open file (one stat fewer per file of a tree).
+    const file = readUserFile(path, input.label, maxBytes, 'usage', { missing, devices: 'left' });
+    device = file.device === true;
     if (device) bytes = await readBounded(createReadStream(path), maxBytes);
-    else ({ bytes, statSize: size } = readUserFile(path, input.label, maxBytes, 'usage', { missing }));
+    else ({ bytes, statSize: size } = file);
   }
   if (bytes.length > maxBytes) {
     if (device)

@@ -183,11 +183,12 @@ describe('bounce serve --a2a', () => {
     expect(bad.lines.at(-1)).toMatch(/^the task's bounce options are not valid: passes: .*; send passes, goal or name$/);
   });
 
-  it('a cancelled task stops its run, which ends interrupted, and bounce resume finishes it', async () => {
+  it('a cancelled task stops its run, which ends interrupted, and bounce resume, as the message gives it, finishes it', async () => {
     const { TaskState } = (await import('../../src/kit/a2a-sdk.js')).a2aCore();
     let remote: TestA2aAgent | null = await startA2aAgent({ behaviour: 'stall' });
     stops.push(() => remote?.close() ?? Promise.resolve());
-    const served = await serve(['--reviewer', `a2a:${remote.url}`]);
+    // Runs kept elsewhere than ./runs: the message's command says where.
+    const served = await serve(['--reviewer', `a2a:${remote.url}`, '--runs-dir', 'served-runs']);
     const client = await clientFor(served.url);
     let taskId: string | null = null;
     const task = sendTask(served.url, [{ ...textPart(DOC), filename: 'launch.md' }], { onEvent: (s) => (taskId ??= s.taskId) });
@@ -196,17 +197,18 @@ describe('bounce serve --a2a', () => {
     await client.cancelTask({ tenant: '', id: taskId!, metadata: undefined });
     const seen = await task;
     expect(seen.states.at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
-    expect(seen.lines.at(-1)).toMatch(/^cancelled: run (\S+) is interrupted; bounce resume \1 finishes it$/);
+    const said = /^cancelled: run (\S+) is interrupted; bounce (resume \1 --runs-dir served-runs) finishes it$/.exec(seen.lines.at(-1) ?? '');
+    expect(said, seen.lines.at(-1)).not.toBeNull();
     const runId = seen.runId!;
-    const manifest = JSON.parse(readFileSync(join(served.dir, 'runs', runId, 'run.json'), 'utf8')) as { status: string };
+    const manifest = JSON.parse(readFileSync(join(served.dir, 'served-runs', runId, 'run.json'), 'utf8')) as { status: string };
     expect(manifest.status).toBe('interrupted');
     // The remote agent was asked to stop its task too.
     await waitFor(() => (remote?.cancelled.length ?? 0) > 0, 5_000, 'the remote cancel');
 
     remote.behaviour = 'edit';
-    const resumed = await runMain(['resume', runId, '--quiet'], { cwd: served.dir });
+    const resumed = await runMain([...said![2]!.split(' '), '--quiet'], { cwd: served.dir });
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(join(served.dir, 'runs', runId, 'run.json'), 'utf8')).status).toBe('converged');
+    expect(JSON.parse(readFileSync(join(served.dir, 'served-runs', runId, 'run.json'), 'utf8')).status).toBe('converged');
     await remote.close();
     remote = null;
   });
