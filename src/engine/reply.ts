@@ -118,7 +118,8 @@ export const editsMode: ReplyMode = {
     if (leftBytes > ctx.maxBytes) {
       return reject('malformed', `The edit blocks leave a document of ${leftBytes} bytes, over the ${ctx.maxBytes}-byte limit.`);
     }
-    const words = countWords(result.text);
+    // The blocks were applied to the document sent: its words and theirs give the count.
+    const words = (ctx.sentWords ?? countWords(ctx.sent)) + result.wordDelta;
     const summary = summaryCheck(words, ctx, 'The document the edit blocks leave has');
     if (summary) return summary;
     // The blocks were applied to the document as sent, so its conventions are the original's: nothing to report.

@@ -28,7 +28,8 @@ export interface DisguisedMarker {
 const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
 /** Nothing outside ASCII (and, in markdown, no character reference): no disguise is possible. */
 const PLAIN_TEXT = /^[\x00-\x7f]*$/;
-const MARKDOWN_REFERENCE = /&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/;
+/** A character reference at `lastIndex` (sticky: tried only where a string search found an `&`, which costs far less over megabytes). */
+const MARKDOWN_REFERENCE = /&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/y;
 /** Where a disguised marker can start: `[`, its fullwidth and vertical forms, and (markdown) a reference. */
 const OPENER = /[[\uff3b\ufe47]/g;
 const OPENER_MARKDOWN = /[[\uff3b\ufe47]|&(?:#0{0,5}91|#[xX]0{0,4}5[bB]|#0{0,2}65339|#[xX]0{0,2}[fF][fF]3[bB]|lbrack|lsqb);/g;
@@ -135,6 +136,14 @@ function htmlInName(text: string, open: string): boolean {
   }
   return false;
 }
+/** Whether `text` holds a character reference (`&#91;`, `&lbrack;`). */
+function hasReference(text: string): boolean {
+  for (let i = text.indexOf('&'); i !== -1; i = text.indexOf('&', i + 1)) {
+    MARKDOWN_REFERENCE.lastIndex = i;
+    if (MARKDOWN_REFERENCE.test(text)) return true;
+  }
+  return false;
+}
 /** A letter, digit, `_` or `-`. */
 function nameCode(c: number): boolean {
   return ((c | 32) >= 97 && (c | 32) <= 122) || (c >= 48 && c <= 57) || c === 95 || c === 45;
@@ -146,7 +155,7 @@ const OPENER_JSON = /[[\uff3b\ufe47]|\\u(?:005[bB]|[fF][fF]3[bB]|[fF][eE]47)/g;
 /** Whether a text may hold a disguised marker at all: else the one pattern test (two in markdown) is all it costs. */
 function mayHold(text: string, opts: DisguiseOptions): boolean {
   if (!PLAIN_TEXT.test(text)) return true;
-  if (opts.markdown) return MARKDOWN_REFERENCE.test(text) || htmlInName(text, '<') || (opts.mdx === true && htmlInName(text, '{'));
+  if (opts.markdown) return hasReference(text) || htmlInName(text, '<') || (opts.mdx === true && htmlInName(text, '{'));
   return opts.json === true && JSON_ESCAPE.test(text);
 }
 

@@ -5,7 +5,7 @@
  */
 import { diffLines } from './line-diff.js';
 import type { BlockApplied, BlockFailed, EditFormat, EditFormatSetting } from '../vocabulary.js';
-import { moreWordsThan } from './words.js';
+import { countWords, isSpaceCode, moreWordsThan, wordsIn } from './words.js';
 
 /** The three marker lines of a block, exactly as the prompt (prompts/edits.md) shows them. */
 export const EDIT_MARKERS = { search: '<<<<<<< SEARCH', divider: '=======', replace: '>>>>>>> REPLACE' } as const;
@@ -137,6 +137,8 @@ export interface EditReport {
 export interface EditResult {
   /** The document after every block that applied (LF, as the blocks were written against). */
   text: string;
+  /** countWords(text) less countWords of the document the blocks were applied to (a long document is not counted again for a few blocks). */
+  wordDelta: number;
   outcomes: BlockOutcome[];
   failures: BlockFailure[];
 }
@@ -204,6 +206,10 @@ function lineOf(text: string, end: number): number {
  */
 function applyExactly(doc: string, blocks: readonly EditBlock[]): EditResult | null {
   let text = doc;
+  // The words each replacement removes and adds, counted over the words it touches (from the
+  // space before its start to the space after its end), while that costs less than a count of the whole.
+  let wordDelta = 0;
+  let counted = 0;
   const placed: { block: number; applied: BlockApplied; start: number; count: number }[] = [];
   for (const block of blocks) {
     if (block.dividers.length !== 1) return null;
@@ -224,11 +230,28 @@ function applyExactly(doc: string, blocks: readonly EditBlock[]): EditResult | n
     const offset = found[0] as number;
     const at = lineOf(text, offset);
     const k = search.length;
+    // What goes, [from, to), and what comes in its place.
+    let from = offset;
+    let to = offset + joined.length;
+    let put = replace.join('\n');
     if (replace.length === 0) {
       // The block's lines go, with the line break after them (or before them, at the end).
-      const end = offset + joined.length;
-      text = end < text.length ? text.slice(0, offset) + text.slice(end + 1) : text.slice(0, Math.max(0, offset - 1));
-    } else text = text.slice(0, offset) + replace.join('\n') + text.slice(offset + joined.length);
+      if (to < text.length) to++;
+      else from = Math.max(0, offset - 1);
+      put = '';
+    }
+    let lo = from;
+    while (lo > 0 && !isSpaceCode(text.charCodeAt(lo - 1))) lo--;
+    let hi = to;
+    while (hi < text.length && !isSpaceCode(text.charCodeAt(hi))) hi++;
+    const before = counted < doc.length ? wordsIn(text, lo, hi) : 0;
+    counted += hi - lo;
+    text = text.slice(0, from) + put + text.slice(to);
+    if (counted < doc.length) {
+      const after = hi - (to - from) + put.length;
+      wordDelta += wordsIn(text, lo, after) - before;
+      counted += after - lo;
+    }
     const delta = replace.length - k;
     for (const p of placed) {
       if (p.start >= at + k) p.start += delta;
@@ -237,7 +260,8 @@ function applyExactly(doc: string, blocks: readonly EditBlock[]): EditResult | n
     placed.push({ block: block.index, applied: how, start: at, count: replace.length });
   }
   const outcomes: BlockOutcome[] = placed.map((p) => ({ block: p.block, applied: p.applied, line: p.start + 1, lines: p.count }));
-  return { text, outcomes: outcomes.sort((a, b) => a.block - b.block), failures: [] };
+  if (counted >= doc.length) wordDelta = countWords(text) - countWords(doc);
+  return { text, wordDelta, outcomes: outcomes.sort((a, b) => a.block - b.block), failures: [] };
 }
 
 /** The general case, line by line (exported for the test that holds the fast path to it). */
@@ -294,7 +318,8 @@ export function applyByLines(doc: string, blocks: readonly EditBlock[]): EditRes
       matches: f.matches,
     })),
   ].sort((a, b) => a.block - b.block);
-  return { text: lines.join('\n'), outcomes, failures };
+  const text = lines.join('\n');
+  return { text, wordDelta: countWords(text) - countWords(doc), outcomes, failures };
 }
 
 /**

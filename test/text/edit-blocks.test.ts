@@ -11,6 +11,7 @@ import {
   parseEditReply,
 } from '../../src/text/edit-blocks.js';
 import { makeDelimiters } from '../../src/engine/prompt.js';
+import { countWords } from '../../src/text/words.js';
 import { REPLY_DEFAULTS } from '../../src/config/defaults.js';
 import { editsMode, type ReplyContext, replyMode, replyModeFor } from '../../src/engine/reply.js';
 
@@ -244,6 +245,8 @@ describe('editBlocksFor', () => {
       const r = applyEditBlocks(a, blocksOf(blocks));
       expect(r.failures, `round ${round}`).toEqual([]);
       expect(r.text, `round ${round}`).toBe(b);
+      // The words the blocks removed and added, counted where they touch: the whole recounted.
+      expect(r.wordDelta, `round ${round}`).toBe(countWords(b) - countWords(a));
       expect(applyByLines(a, blocksOf(blocks)), `round ${round}`).toEqual(r);
     }
   });
