@@ -75,7 +75,7 @@ function markerNames(extra: readonly string[]): string {
 function markerPattern(names: string, markdown: boolean): RegExp {
   const open = markdown ? `\\[|${OPEN_REF}` : '\\[';
   const close = markdown ? `\\]|${CLOSE_REF}` : '\\]';
-  return new RegExp(`(?:${open})(${names})(?:${close})`, 'g');
+  return new RegExp(`(?:${open})(${names})(?:${close})`, 'y');
 }
 
 /**
@@ -124,31 +124,49 @@ class Candidates {
 }
 
 /** The last names and patterns built: a scan of many files builds them once. */
-let patterns: { key: string; names: string; markdown: RegExp; plain: RegExp; stickyMarkdown: RegExp; stickyPlain: RegExp } | undefined;
+let patterns: { key: string; names: string; stickyMarkdown: RegExp; stickyPlain: RegExp } | undefined;
 
 function markerPatterns(markers: readonly string[]): NonNullable<typeof patterns> {
   const key = markers.join('\n');
   if (patterns?.key !== key) {
     const names = markerNames(markers);
-    const [markdown, plain] = [markerPattern(names, true), markerPattern(names, false)];
-    patterns = { key, names, markdown, plain, stickyMarkdown: new RegExp(markdown.source, 'y'), stickyPlain: new RegExp(plain.source, 'y') };
+    patterns = { key, names, stickyMarkdown: markerPattern(names, true), stickyPlain: markerPattern(names, false) };
   }
   return patterns;
+}
+
+/**
+ * Calls `found` with the offset of each marker `sticky` matches, in text order, as a global
+ * search would find them. A marker opens with `[`, or in Markdown with a character reference,
+ * which starts with `&`: a string search finds those, and the pattern is tried only there,
+ * with `test`, which builds no match array (a million of them grew the young generation of
+ * the garbage collector by megabytes, on one 8 MB line of notes).
+ */
+function eachMarker(text: string, sticky: RegExp, markdown: boolean, found: (offset: number) => void): void {
+  let bracket = text.indexOf('[');
+  let amp = markdown ? text.indexOf('&') : -1;
+  while (bracket !== -1 || amp !== -1) {
+    const at = amp === -1 || (bracket !== -1 && bracket < amp) ? bracket : amp;
+    sticky.lastIndex = at;
+    let next = at + 1;
+    if (sticky.test(text)) {
+      found(at);
+      next = sticky.lastIndex;
+    }
+    if (bracket !== -1 && bracket < next) bracket = text.indexOf('[', next);
+    if (amp !== -1 && amp < next) amp = text.indexOf('&', next);
+  }
 }
 
 /** Every marker spelling in the text, disguised ones included, in text order. */
 function candidates(text: string, markers: readonly string[], markdown: boolean, mdx: boolean, json: boolean): Candidates {
   const { names, ...re } = markerPatterns(markers);
-  const pattern = markdown ? re.markdown : re.plain;
   const sticky = markdown ? re.stickyMarkdown : re.stickyPlain;
-  // Counted, then recorded: a regex pass is cheap beside the memory a growing array wastes.
+  // Counted, then recorded: a search is cheap beside the memory a growing array wastes.
   let count = 0;
-  pattern.lastIndex = 0;
-  while (pattern.exec(text)) count++;
+  eachMarker(text, sticky, markdown, () => count++);
   const found = new Candidates(sticky, count);
-  pattern.lastIndex = 0;
-  if (count > 0) for (let m = pattern.exec(text); m; m = pattern.exec(text)) found.push(m.index);
-  pattern.lastIndex = 0;
+  if (count > 0) eachMarker(text, sticky, markdown, (offset) => found.push(offset));
   const disguised = disguisedMarkers(text, found.index.subarray(0, found.size), { markdown, mdx, json, names });
   if (disguised.length === 0) return found;
   // Both are in text order: merge them.
