@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { withOwnConfigInUse } from '../config/in-use.js';
 import { loadConfigKeys, runsDirFor } from '../config/load.js';
 import type { EventSink } from '../engine/deps.js';
 import { isBounceError, usageError } from '../errors.js';
@@ -41,7 +42,8 @@ function jsonResult(value: object): CallToolResult {
 /** Runs a tool's work; a BounceError is its error result, anything else a bug (its stack in the server's log). */
 async function answer(io: Io, work: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
-    return await work();
+    // Calls run at once: each names in its hints the config it read.
+    return await withOwnConfigInUse(work);
   } catch (err) {
     if (isBounceError(err)) return toolError(err.line);
     const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);

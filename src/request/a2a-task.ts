@@ -12,6 +12,7 @@ import type { Artifact, Message, Part } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { z } from 'zod';
 import { cacheFolderOf } from '../cache/folder.js';
+import { withOwnConfigInUse } from '../config/in-use.js';
 import type { EngineEvent } from '../engine/deps.js';
 import { runDocument } from '../engine/run-document.js';
 import { isBounceError } from '../errors.js';
@@ -106,7 +107,8 @@ export function refineExecutor(base: ServeBase): AgentExecutor & { stopAll(): Pr
   return {
     async execute(ctx, bus) {
       const stop = new AbortController();
-      const done = refineTask(ctx, bus, base, stop.signal).finally(() => {
+      // Tasks run at once: each names in its hints the config it read.
+      const done = withOwnConfigInUse(() => refineTask(ctx, bus, base, stop.signal)).finally(() => {
         running.delete(ctx.taskId);
         bus.finished();
       });
