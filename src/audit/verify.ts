@@ -6,6 +6,7 @@ import { runReading } from './run-notes.js';
 import { dispatchesInWriteOrder, readManifest, type DispatchRef, type PassRecord, type RunManifest } from '../store/manifest.js';
 import { sha256 } from '../store/hash.js';
 import { manifestProblem } from '../store/resolve-run.js';
+import { cutShortExtension } from '../store/reconcile.js';
 import { combineCostSources } from '../prices.js';
 import { checkChain, type ChainLink } from '../store/binding.js';
 import { listRecordFiles, readRecord, recordAnchor, utcDate } from '../store/dispatch-record.js';
@@ -341,7 +342,9 @@ export function verifyRun(runDir: string, opts: VerifyOptions = {}): AuditResult
     problem(ctx, manifestProblem(runDir, err), 'run.json');
   }
   const records = new Map<string, Found>();
-  const files = listRecordFiles(runDir);
+  // Resume removes the record of an extension a crash cut short before run.json took it on: not the folder's to answer for.
+  const cut = ctx.resuming && manifest ? cutShortExtension(runDir, manifest) : null;
+  const files = listRecordFiles(runDir).filter((rel) => rel !== cut);
   for (const rel of files) {
     let rec: DispatchRecord;
     try {

@@ -1,10 +1,45 @@
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { boundFields, readRunBinding } from './binding.js';
 import { listRecordFiles, readRecord } from './dispatch-record.js';
+import { sha256 } from './hash.js';
 import type { DispatchRecord } from './record-schema.js';
-import { addUsage, type DispatchRef, type PassRecord, type RunManifest, type UsageTotals } from './manifest.js';
+import { addUsage, type DispatchRef, dispatchesInWriteOrder, type PassRecord, type RunManifest, type UsageTotals } from './manifest.js';
 import { SideRoleSchema, type SideRole } from '../vocabulary.js';
 
 export const STALE_REASON = 'the runner stopped before this dispatch finished';
+
+/**
+ * The record (its path) that an extension cut short by a crash left, or null. `bounce resume
+ * --passes N` writes run.json as it was until a record binds the extension: its first record
+ * (pending, binding the new pass budget, and the agents and policy with it), then the run.json
+ * that takes the extension on, then the call. A crash between the two writes leaves that
+ * record, the newest, listed nowhere, bound to what run.json does not hold, for a call that
+ * never started: resume removes it, and the run is as it was before the extension.
+ */
+export function cutShortExtension(runDir: string, m: RunManifest): string | null {
+  const listed = dispatchesInWriteOrder(m);
+  const ids = new Set(listed.map((d) => d.id));
+  const unlisted = listRecordFiles(runDir).filter((rel) => !ids.has(basename(rel, '.yaml')));
+  if (unlisted.length !== 1) return null;
+  const rel = unlisted[0]!;
+  let record: DispatchRecord;
+  let before: string | null;
+  try {
+    record = readRecord(join(runDir, rel));
+    // The newest record names the one written before it: the last run.json lists, else the chain's head.
+    const last = listed.at(-1)?.record;
+    before = last ? sha256(readFileSync(join(runDir, last))) : (readRunBinding(runDir)?.sha256 ?? null);
+  } catch {
+    return null; // what cannot be read is for audit to name
+  }
+  const bound = record.binding?.run;
+  if (record.outcome.status !== 'pending' || record.response !== null || !bound || record.binding?.previous !== before) return null;
+  const now = boundFields(m);
+  const extended = (['agents', 'policy', 'passes'] as const).some((k) => bound[k] !== undefined && bound[k] !== now[k]);
+  const same = bound.input === now.input && (m.output.written || bound.output === now.output);
+  return extended && same ? rel : null;
+}
 
 /** What a record says a dispatch used, when it got as far as a response. */
 function usageOf(record: DispatchRecord): UsageTotals | null {

@@ -37,7 +37,7 @@ import {
   readManifest,
   type UsageTotals,
 } from './manifest.js';
-import { reconcile } from './reconcile.js';
+import { cutShortExtension, reconcile } from './reconcile.js';
 import { RUN_DIR_MODE, RUN_FILE_MODE } from './run-folder.js';
 
 /**
@@ -336,9 +336,12 @@ export class RunRecorder {
     try {
       const left = clearLeftovers(runDir);
       const manifest = readManifest(runDir);
+      const cut = cutShortExtension(runDir, manifest);
+      if (cut) rmSync(join(runDir, cut));
       const rec = new RunRecorder(runDir, manifest, opts, unlock);
       if (left.groups.length) rec.log(`resume killed the agent process groups its predecessor left running: ${left.groups.join(', ')}`);
       if (left.temps.length) rec.log(`resume removed the staged files of writes cut short: ${left.temps.join(', ')}`);
+      if (cut) rec.log(`resume removed ${cut}, the record of an extension a crash cut short before run.json took it on (its call never started)`);
       const reconciled = reconcile(runDir, manifest, {
         writeRecord: (rel, record) => rec.writeRecord(rel, record),
       });

@@ -187,3 +187,29 @@ describe('permissions and planted links', () => {
     expect(lstatSync(join(first.runDir, 'final.md')).isFile()).toBe(true);
   });
 });
+
+describe('an extension cut short by a crash', () => {
+  it('between its first record and the run.json that takes it on: the next resume removes that record, extends the run, and audit passes', async () => {
+    const plan = await testPlan(root);
+    const r = await runDocument(plan, engineDeps(fakeDispatcher(answers())));
+    expect(r.status).toBe('converged');
+    const four = { ...plan, passes: 4 };
+    // The write of run.json right after the extension's first record fails: the recorder stops there, as at a SIGKILL.
+    let recorded = false;
+    const beforeWrite = (kind: string): void => {
+      if (kind === 'record') recorded = true;
+      else if (kind === 'manifest' && recorded) throw errno('EIO');
+    };
+    await runDocument(four, engineDeps(fakeDispatcher(answers()), { recorder: { beforeWrite } }), { runDir: r.runDir, extend: true }).catch(() => undefined);
+    expect(recorded).toBe(true);
+    expect(readManifest(r.runDir).passes.requested).toBe(2);
+    // audit names the record run.json does not list; resume takes it for what a crash leaves.
+    expect(verifyRun(r.runDir).problems.map((p) => p.message)).toContainEqual(expect.stringMatching(/not listed in run\.json|binds/));
+    expect(verifyRun(r.runDir, { resuming: true }).problems).toEqual([]);
+    const done = await runDocument(four, engineDeps(fakeDispatcher(answers())), { runDir: r.runDir, extend: true });
+    expect(done.status).toBe('converged');
+    expect(readManifest(r.runDir)).toMatchObject({ status: 'converged', passes: { requested: 4 } });
+    expect(verifyRun(r.runDir).problems).toEqual([]);
+    expect(readFileSync(join(r.runDir, 'run.log'), 'utf8')).toMatch(/resume removed \S+, the record of an extension a crash cut short/);
+  });
+});
