@@ -272,7 +272,7 @@ async function dispatch(request: AdapterRequest, ctx: AdapterContext): Promise<A
     exited = run.exited;
     if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
     if (run.timedOut) return fail('timeout', `claude did not finish before the deadline (${request.deadline}); its process group was killed`);
-    if (run.tooLarge) return fail('provider', tooLargeMessage('claude', run.tooLarge));
+    if (run.tooLarge) return fail('config', tooLargeMessage('claude', run.tooLarge));
     const response = parseClaudeOutput(run.stdout, run.stderr, run.exitCode, { costKnown: costIsMeaningful(childEnv), timeZone: childEnv.TZ });
     // refine may have read the login offline rather than asking the CLI: a rejected credential says how to fix it, as the check would.
     if (!response.ok && response.error.type === 'auth' && !response.error.message.includes(CLAUDE_LOGIN_FIX))

@@ -308,13 +308,17 @@ export function runFailure(run: CliRun, name: string, program: string, deadline:
   if (run.spawnError) return fail('config', `could not start ${program}: ${run.spawnError}`);
   if (run.timedOut)
     return { ...fail('timeout', `${name} did not finish before the deadline (${deadline}); its process group was killed`), ...meta } as AdapterResponse;
-  if (run.tooLarge) return { ...fail('provider', tooLargeMessage(name, run.tooLarge)), ...meta } as AdapterResponse;
+  if (run.tooLarge) return { ...fail('config', tooLargeMessage(name, run.tooLarge)), ...meta } as AdapterResponse;
   return null;
 }
 
-/** What a CLI stopped for too much output printed: the stream, and the bound it went over. */
+/**
+ * What a CLI stopped for too much output printed: the stream, the bound it went over, and the
+ * likely cause. Typed `config` (the pass fails at once, as an adapter program's flood is
+ * `invalid_response`): a retry would print as much again, 64 MiB each time.
+ */
 export function tooLargeMessage(name: string, stream: 'stdout' | 'stderr'): string {
-  return `${name} printed more than ${MAX_CLI_OUTPUT_BYTES / (1024 * 1024)} MiB on ${stream} and was stopped`;
+  return `${name} printed more than ${MAX_CLI_OUTPUT_BYTES / (1024 * 1024)} MiB on ${stream} and was stopped: turn off its debug or verbose output (in its settings or environment)`;
 }
 
 /** The model named in a CLI's extra argv (`-m X`, `--model X`, `--model=X`); null when none is. */

@@ -53,7 +53,13 @@ describe('runCli', () => {
     const run = await call([join(FIXTURES, 'host', 'big.mjs'), String(MAX_CLI_OUTPUT_BYTES + 1024 * 1024), stream]);
     expect(run.tooLarge).toBe(stream);
     const failure = runFailure(run, 'fake', process.execPath, new Date().toISOString());
-    expect(failure).toMatchObject({ ok: false, error: { type: 'provider', message: `fake printed more than 64 MiB on ${stream} and was stopped` } });
+    expect(failure).toMatchObject({
+      ok: false,
+      error: {
+        type: 'config',
+        message: `fake printed more than 64 MiB on ${stream} and was stopped: turn off its debug or verbose output (in its settings or environment)`,
+      },
+    });
   });
 
   it('without a final-line test, resolves when the CLI exits, with its exit code', async () => {
