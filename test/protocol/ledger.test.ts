@@ -230,6 +230,13 @@ Logs are kept for a year.
     expect(fates(under, '## Limits\n\nNone yet.\n')).toEqual(['CONTESTED dismissed']);
   });
 
+  it('of two notes with one text, the one the pass deleted is judged, not the first', () => {
+    const unit = '[CLARIFY] Which unit? (A) ms (B) s';
+    const sent = `Timeout 5.\n${unit}\n\nDelay 6.\n${unit}\n`;
+    expect(fates(sent, `Timeout 5 ms.\n\nDelay 6.\n${unit}\n`)).toEqual(['CLARIFY acted']);
+    expect(fates(sent, `Timeout 5.\n\nDelay 6 s.\n${unit}\n`)).toEqual(['CLARIFY dismissed']);
+  });
+
   it('judges nothing when nothing was resolved', () => {
     expect(judgeResolved(md(NOTED), [], md(NOTED))).toEqual([]);
   });

@@ -37,6 +37,22 @@ describe('diffNotes', () => {
     expect(added).toEqual([]);
     expect(texts(resolved)).toEqual(['CLARIFY:same']);
   });
+  it('of two notes with one text, the one resolved is the one whose place is gone, not the first', () => {
+    const unit = '[CLARIFY] Which unit? (A) ms (B) s';
+    const sent = scanNotes(`Timeout 5.\n${unit}\n\nDelay 6.\n${unit}\n`);
+    // The first deleted (its paragraph rewritten), the second kept under its paragraph.
+    expect(diffNotes(sent, scanNotes(`Timeout 5 ms.\n\nDelay 6.\n${unit}\n`)).resolved.map((n) => n.line)).toEqual([2]);
+    // The second deleted: the first is kept where it was.
+    expect(diffNotes(sent, scanNotes(`Timeout 5.\n${unit}\n\nDelay 6 s.\n`)).resolved.map((n) => n.line)).toEqual([5]);
+    // The first deleted, the paragraph of the one kept rewritten: the nearer place tells them apart.
+    expect(diffNotes(sent, scanNotes(`Timeout 5.\n\nDelay 6 s.\n${unit}\n`)).resolved.map((n) => n.line)).toEqual([2]);
+    // A note added beside an identical one: the new one is the one at a new place.
+    expect(diffNotes(scanNotes(`Delay 6.\n${unit}\n`), scanNotes(`Timeout 5.\n${unit}\n\nDelay 6.\n${unit}\n`)).added.map((n) => n.line)).toEqual([2]);
+  });
+  it('notes known only by kind and text (read back from records) pair in order, as before', () => {
+    const bare = (text: string) => ({ kind: 'CLARIFY', text });
+    expect(diffNotes([bare('x'), bare('x'), bare('y')], [bare('x')]).resolved).toEqual([bare('x'), bare('y')]);
+  });
   it('treats notes as a multiset: a duplicate added', () => {
     const { added, resolved } = diffNotes([note('CLARIFY', 'same')], [note('CLARIFY', 'same'), note('CLARIFY', 'same')]);
     expect(texts(added)).toEqual(['CLARIFY:same']);
