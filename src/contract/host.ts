@@ -64,9 +64,27 @@ const KILL_GRACE_MS = 2000;
 export const MAX_STDERR_BYTES = 64 * 1024 * 1024;
 const EXIT_GRACE_MS = 250;
 
+/**
+ * Terminal escape sequences: CSI (colour, cursor, erase), the strings OSC, DCS, SOS, PM and
+ * APC ended by BEL or ST (titles, hyperlinks), and every other ESC sequence. Only the 7-bit
+ * forms: a raw ESC cannot stand in JSON text, so stripping them never changes a response.
+ */
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[ -/]*[0-~]/g;
+/** C0 and C1 control characters but the whitespace ones (tab, line breaks), which become a space. */
+const CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g;
+
 /** Strips ANSI escape sequences a CLI may print even when asked not to. */
 export function stripAnsi(text: string): string {
-  return text.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(\u0007|\u001b\\)/g, '');
+  return text.replace(ANSI, '');
+}
+
+/**
+ * `text` as one line that is safe to print: escape sequences and control characters removed,
+ * line breaks and runs of whitespace made one space, trimmed. What bounce makes of an
+ * adapter's `error.message` and `warnings` (docs/adapter-contract.md).
+ */
+export function terminalLine(text: string): string {
+  return stripAnsi(text).replace(CONTROL, '').replace(/\s+/g, ' ').trim();
 }
 
 /**
@@ -177,12 +195,15 @@ export function fromResponse(agent: ResolvedAgent, json: unknown, base: HostBase
       ok: false,
       error: {
         type: 'invalid_response',
-        message: `${agent.spec} response breaks the adapter contract at ${issue?.path.join('.') || 'top level'}: ${issue?.message}`,
+        // The issue may quote a key the adapter printed.
+        message: terminalLine(`${agent.spec} response breaks the adapter contract at ${issue?.path.join('.') || 'top level'}: ${issue?.message}`),
       },
     };
   }
   const response = parsed.data;
-  if (!response.ok) return { ...base, ok: false, error: response.error, usage: response.usage };
+  // What reaches the records and the terminal: one line each, no escape sequence or control character.
+  if (!response.ok) return { ...base, ok: false, error: { ...response.error, message: terminalLine(response.error.message) }, usage: response.usage };
+  if (response.warnings) response.warnings = response.warnings.map(terminalLine).filter((w) => w !== '');
   return { ...base, ok: true, response };
 }
 
@@ -201,7 +222,7 @@ function parseLoose(text: string): unknown {
 }
 
 function lastStderrLine(stderr: string): string {
-  const line = stripAnsi(stderr).trim().split('\n').pop() ?? '';
+  const line = terminalLine(stripAnsi(stderr).trim().split('\n').pop() ?? '');
   return line.length > 200 ? `${line.slice(0, 200)}...` : line;
 }
 

@@ -208,8 +208,8 @@ export function summaryLines(r: RunResult, io: Io, where = ''): string {
           : '';
   const cost = t.cost_usd === null ? 'cost unknown' : `$${t.cost_usd.toFixed(4)}${partial}`;
   const head = r.exitCode === EXIT.ok ? c.green(r.status) : c.red(r.status);
-  const anyMock = m.evidence === 'mock' || (m.evidence === 'mixed' && [m.agents.reviewer, m.agents.composer].some((a) => a.evidence === 'mock'));
-  const mock = anyMock ? c.yellow(' (mock agents: not a live result)') : '';
+  const mockNote = mockEvidence(m);
+  const mock = mockNote ? c.yellow(` (${mockNote}: not a live result)`) : '';
   const facts = `${m.passes.run}/${m.passes.requested} passes, ${plural(t.dispatches, 'dispatch', 'dispatches')}${fromCache(cacheHitsOf(m))}, ${tokens}, ${cost}, ${(t.duration_ms / 1000).toFixed(1)}s`;
   const perPass = m.pass_records.map((p) => `${p.pass} ${p.role} ${((p.duration_ms ?? 0) / 1000).toFixed(1)}s`).join(', ');
   const lines = [`${head}${mock}: ${facts}`, ...(perPass ? [`pass times: ${perPass}`] : []), `run folder: ${displayPath(r.runDir, io.cwd, 'absolute')}`];
@@ -217,6 +217,15 @@ export function summaryLines(r: RunResult, io: Io, where = ''): string {
   const next = nextStep(r, io.cwd, where);
   if (next) lines.push(`next: ${next}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The mock agents behind the run's recorded evidence, in words: `mock` when every agent is;
+ * `mixed` when the two differ, so one is a mock if either is (the other live or external).
+ */
+function mockEvidence(m: ManifestView): string | null {
+  if (m.evidence === 'mock') return 'mock agents';
+  return m.evidence === 'mixed' && [m.agents.reviewer, m.agents.composer].some((a) => a.evidence === 'mock') ? 'a mock agent' : null;
 }
 
 /** What -q leaves of the summary when a run fails: the error and the step that goes on from here. */

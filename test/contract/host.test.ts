@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../src/contract/contract.js';
-import { callAdapter, checkAdapter, MAX_STDERR_BYTES, stripAnsi, type CallOptions } from '../../src/contract/host.js';
+import { callAdapter, checkAdapter, fromResponse, MAX_STDERR_BYTES, stripAnsi, terminalLine, type CallOptions } from '../../src/contract/host.js';
 import type { ResolvedAgent } from '../../src/adapters/registry.js';
 import { adapterRequest, ROOT } from '../support/adapter-process.js';
 import { testAgent } from '../support/test-agent.js';
@@ -48,6 +48,7 @@ function shellAgent(script: string, extraArgs: string[]): ResolvedAgent {
 const request = (prompt = 'Revise this.') => adapterRequest(prompt, { model: 'm-1' }, 60_000);
 
 const OPTS: CallOptions = { timeoutMs: 30_000, maxOutputBytes: 1_000_000 };
+const BASE = { stdout: '', stderr: '', exitCode: 0, durationMs: 0 };
 
 /** A SIGKILL already sent still has to be delivered: wait a bounded while for the process to go. */
 async function gone(pid: number): Promise<boolean> {
@@ -157,6 +158,29 @@ describe('callAdapter: responses', () => {
   it('a crash with an empty stderr has no dangling colon', async () => {
     const result = failure(await callAdapter(agent('silentcrash.mjs'), request(), OPTS));
     expect(result.error).toEqual({ type: 'crash', message: 'fx exited with code 4 without a JSON response' });
+  });
+
+  // What the adapter printed: line breaks, an OSC title (BEL), a clear-screen, a private CSI, a charset ESC sequence, a hyperlink (ST), NUL, NEL, an 8-bit CSI, a tab.
+  const CLEAN = 'line one line two link end';
+
+  it("an adapter's error.message reaches the runner as one line, without escape sequences or control characters", async () => {
+    const result = failure(await callAdapter(agent('dirty.mjs', ['error']), request(), OPTS));
+    expect(result.error).toEqual({ type: 'auth', message: CLEAN });
+    // The raw stdout is kept as printed.
+    expect(result.stdout).toContain('\\u001b]0;OWNED');
+  });
+
+  it('each warning is made one line the same way; one left empty is dropped', async () => {
+    const result = success(await callAdapter(agent('dirty.mjs', ['warnings']), request(), OPTS));
+    expect(result.response.warnings).toEqual([CLEAN, 'plain']);
+    expect(result.response.reply).toBe('the document');
+  });
+
+  it('a contract breach quoting a key the adapter printed is one line too', () => {
+    const result = failure(fromResponse(agent('echo.mjs'), { ok: false, error: { type: 'auth', message: 'x' }, 'k\n\u001b[2Jey': 1 }, BASE));
+    expect(result.error.type).toBe('invalid_response');
+    expect(result.error.message).toMatch(/^fx response breaks the adapter contract at top level: .*k ey/);
+    expect(result.error.message).not.toMatch(/[\u0000-\u001f]/);
   });
 
   const violations: [string, string][] = [
@@ -355,9 +379,30 @@ describe('stripAnsi', () => {
     expect(stripAnsi('\u001b]0;title\u001b\\after')).toBe('after');
   });
 
+  it('removes CSI sequences with any parameter bytes, DCS and APC strings, and other ESC sequences', () => {
+    expect(stripAnsi('a\u001b[>4;2mb\u001b[38:5:196mc')).toBe('abc');
+    expect(stripAnsi('a\u001bPq#0;1\u001b\\b\u001b_Gf=1\u001b\\c')).toBe('abc');
+    expect(stripAnsi('a\u001b(Bb\u001b7c\u001b=d')).toBe('abcd');
+  });
+
   it('leaves plain text and JSON alone', () => {
     const json = '{"a":[1,2],"b":"[CONTESTED] x ~ @"}';
     expect(stripAnsi(json)).toBe(json);
     expect(stripAnsi('')).toBe('');
+  });
+});
+
+describe('terminalLine', () => {
+  it('makes line breaks and runs of whitespace one space, and trims', () => {
+    expect(terminalLine(' a\nb\r\n\tc  d\u2028e ')).toBe('a b c d e');
+  });
+
+  it('removes escape sequences and the C0 and C1 control characters left', () => {
+    expect(terminalLine('a\u001b]0;OWNED\u0007\u001b[2Jb\u0000\u0007\u001b\u007fc\u0085\u009b2J')).toBe('abc2J');
+  });
+
+  it('keeps the rest of the text whole, however long', () => {
+    const long = `é ✓ "q" ${'x'.repeat(1000)}`;
+    expect(terminalLine(long)).toBe(long);
   });
 });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/engine/run-document.js';
 import type { RunManifest } from '../../src/store/manifest.js';
+import type { Evidence } from '../../src/vocabulary.js';
 import { errorJson, extendedPasses, fromCache, nextStep, summaryLines } from '../../src/ui/run-summary.js';
 import { memIo } from '../support/mem-io.js';
 import { tempDir } from '../support/cli.js';
@@ -94,5 +95,27 @@ describe('summaryLines: the cost', () => {
     const m: RunManifest = { ...fake.manifest, totals: { ...fake.manifest.totals, cost_usd: 0.25, cost_source: 'subscription' } };
     const text = summaryLines(ended('converged', null, m), memIo(tempDir(), { env: { NO_COLOR: '1' } }));
     expect(text).toContain('$0.2500 (list price: a subscription login, not billed by the token)');
+  });
+});
+
+describe('summaryLines: mock evidence', () => {
+  const head = (m: RunManifest): string => summaryLines(ended('converged', null, m), memIo(tempDir(), { env: { NO_COLOR: '1' } })).split('\n')[0]!;
+  const agents = (reviewer: Evidence, composer: Evidence): RunManifest['agents'] => ({
+    reviewer: { ...fake.manifest.agents.reviewer, evidence: reviewer },
+    composer: { ...fake.manifest.agents.composer, evidence: composer },
+  });
+
+  it('both agents mock: mock agents, not a live result', () => {
+    expect(head({ ...fake.manifest, evidence: 'mock', agents: agents('mock', 'mock') })).toMatch(/^converged \(mock agents: not a live result\): /);
+  });
+
+  it('one mock beside an external or a live agent (evidence mixed): a mock agent, not a live result', () => {
+    expect(head({ ...fake.manifest, evidence: 'mixed', agents: agents('external', 'mock') })).toMatch(/^converged \(a mock agent: not a live result\): /);
+    expect(head({ ...fake.manifest, evidence: 'mixed', agents: agents('mock', 'live') })).toMatch(/^converged \(a mock agent: not a live result\): /);
+  });
+
+  it('no mock agent: no banner, mixed or not', () => {
+    expect(head({ ...fake.manifest, evidence: 'mixed', agents: agents('external', 'live') })).toMatch(/^converged: /);
+    expect(head({ ...fake.manifest, evidence: 'live', agents: agents('live', 'live') })).toMatch(/^converged: /);
   });
 });
