@@ -4,6 +4,7 @@
  * are free: a pass may delete them as part of a note, and those it keeps are text.
  */
 import { diffLines } from '../text/line-diff.js';
+import { INVISIBLE } from '../text/invisible.js';
 
 /** A line's words as the diff compares them (`keys`), and 1 in `free` for each a pass may delete at no cost. */
 export interface Words {
@@ -17,6 +18,9 @@ export interface Words {
  * the word `linear` in quotes, a table's `|` a word of its own).
  */
 const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\s\p{P}\p{S}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+|\S/gu;
+
+const HAS_INVISIBLE = new RegExp(INVISIBLE, 'u');
+const INVISIBLES = new RegExp(INVISIBLE, 'gu');
 
 /**
  * The words of a line for the word diff. The words in `cut` (the notes on it, [from, to)
@@ -39,7 +43,10 @@ export function wordsOf(line: string, cut: readonly number[] | undefined, readin
   const free: number[] = [];
   WORD.lastIndex = from;
   for (let m = WORD.exec(line); m; m = WORD.exec(line)) {
-    keys.push(depth + m[0]);
+    // What a reader does not see is no part of a word, and alone no word at all.
+    const word = HAS_INVISIBLE.test(m[0]) ? m[0].replace(INVISIBLES, '') : m[0];
+    if (word === '') continue;
+    keys.push(depth + word);
     free.push(inCut(cut, m.index) || commas?.has(m.index) ? 1 : 0);
   }
   return { keys, free: Uint8Array.from(free) };

@@ -9,7 +9,8 @@ import type { NoteFate, Syntax } from '../vocabulary.js';
 import { hosts, matchWords, type Words, wordsOf, wordsOfLines } from './ledger-words.js';
 import { lineIndex, type Note, noteKey } from './scanner.js';
 import { withoutBom } from '../text/lines.js';
-import { firstAtLeast } from '../arrays.js';
+import { firstAtLeast, pushTo } from '../arrays.js';
+import { INVISIBLE } from '../text/invisible.js';
 
 export type { NoteFate } from '../vocabulary.js';
 
@@ -100,10 +101,15 @@ interface Stripped {
   runOn: Uint8Array;
 }
 
-/** Whitespace in a form `normalise` changes: a run, a character other than a space, or a space at either end. */
-const UNNORMAL = /\s\s|[^\S ]|^ | $/;
-/** Runs of whitespace as one space, none at the ends; a line already so is returned as it is (no copy: long documents have many). */
-const normalise = (line: string): string => (UNNORMAL.test(line) ? line.replace(/\s+/g, ' ').trim() : line);
+/** What `normalise` changes: whitespace in a run, other than a space, or at either end; a character a reader does not see. */
+const UNNORMAL = new RegExp(`\\s\\s|[^\\S ]|^ | $|${INVISIBLE}`, 'u');
+const INVISIBLES = new RegExp(`${INVISIBLE}+`, 'gu');
+/**
+ * Without the characters a reader does not see (a zero-width space is no change), runs of
+ * whitespace as one space, none at the ends; a line already so is returned as it is (no copy:
+ * long documents have many).
+ */
+const normalise = (line: string): string => (UNNORMAL.test(line) ? line.replace(INVISIBLES, '').replace(/\s+/g, ' ').trim() : line);
 
 /** A document's lines (0-based, without their line breaks; a BOM is not part of the first). */
 function linesOf(doc: LedgerDocument): { count: number; raw: (l: number) => string } {
@@ -203,9 +209,12 @@ function outside(line: string, cut: readonly number[]): string {
   return out + line.slice(at);
 }
 
+/** A line of nothing a reader sees (in Markdown, quote markers aside). */
 function isBlank(line: string, markdown: boolean): boolean {
-  return markdown ? /^[>\s]*$/.test(line) : /^\s*$/.test(line);
+  return (markdown ? BLANK_MARKDOWN : BLANK).test(line);
 }
+const BLANK = new RegExp(`^[\\s${INVISIBLE}]*$`, 'u');
+const BLANK_MARKDOWN = new RegExp(`^[>\\s${INVISIBLE}]*$`, 'u');
 
 /**
  * The last line (0-based) a note spans: the lines after its marker's line that continue its
@@ -337,6 +346,7 @@ function changesOf(x: Stripped, y: Stripped) {
     xs.map((i) => (x.runOn[i] === 1 ? `\0${i}` : x.line(i))),
     ys.map((j) => y.line(j)),
   );
+  const hunks: { removed: number[]; added: number[]; above: number }[] = [];
   for (let o = 0; o < ops.length; ) {
     const op = ops[o]!;
     if (op.type === 'equal') {
@@ -352,8 +362,10 @@ function changesOf(x: Stripped, y: Stripped) {
       if (op.type === 'delete') removed.push(xs[at++]!);
       else added.push(ys[op.b]!);
     }
-    judgeHunk(x, y, { removed, added, above }, found);
+    hunks.push({ removed, added, above });
   }
+  moves(x, y, hunks, yOf);
+  for (const hunk of hunks) if (hunk.removed.length > 0 || hunk.added.length > 0) judgeHunk(x, y, hunk, found);
   inserts.sort((a, b) => a - b);
   // Prefix sums: deleted[i] is how many of the first i lines were removed.
   for (let i = 1; i <= n; i++) deleted[i]! += deleted[i - 1]!;
@@ -415,6 +427,30 @@ function noteOrBreakBetween(doc: Stripped, gone: Uint8Array, p: number, q: numbe
   if (p === q) return false;
   for (let k = p + 1; k <= q; k++) if (gone[k] === 1 || doc.origin[k]! - doc.origin[k - 1]! > 1) return true;
   return breakBetween(doc, p, q);
+}
+
+/**
+ * Lines of text a pass moved as they were: a line of `x` that a group only removes, found
+ * again (normalised) in a group that only adds lines. Moving text is not changing it, so such
+ * lines are taken out of both groups (`yOf` says where they went): a paragraph moved
+ * elsewhere unchanged is the same words, as a rewrapped one is.
+ */
+function moves(x: Stripped, y: Stripped, hunks: { removed: number[]; added: number[] }[], yOf: Int32Array): void {
+  const arrived = new Map<string, number[]>();
+  for (const h of hunks) if (h.removed.length === 0) for (const j of h.added) if (hasText(y, j)) pushTo(arrived, y.line(j), j);
+  if (arrived.size === 0) return;
+  const moved = new Set<number>();
+  for (const h of hunks) {
+    if (h.added.length > 0) continue;
+    h.removed = h.removed.filter((i) => {
+      const to = x.runOn[i] === 0 && hasText(x, i) ? arrived.get(x.line(i))?.shift() : undefined;
+      if (to === undefined) return true;
+      yOf[i] = to;
+      moved.add(to);
+      return false;
+    });
+  }
+  for (const h of hunks) if (h.removed.length === 0) h.added = h.added.filter((j) => !moved.has(j));
 }
 
 /** What the groups of changed lines did to the first document, as changesOf gathers it. */

@@ -1,3 +1,5 @@
+import { maxOf } from '../arrays.js';
+
 /** What identifies a note across passes (a scanner `Note` has it). */
 export interface NoteIdentity {
   kind: string;
@@ -69,7 +71,12 @@ function pairNotes(many: readonly Placed[], few: readonly Placed[]): number[] {
   const placed = (p: Placed): boolean => p.line !== undefined || p.refersTo != null;
   if (n * m > PAIRING_LIMIT || !many.every(placed) || !few.every(placed)) return few.map((_, k) => k);
   const context = (p: Placed): string | null => p.refersTo?.text.replace(/\s+/g, ' ').trim() ?? null;
-  const span = 1 + Math.max(0, ...many.map((p) => p.line ?? 0), ...few.map((p) => p.line ?? 0));
+  const span =
+    1 +
+    maxOf(
+      0,
+      [...many, ...few].map((p) => p.line ?? 0),
+    );
   // Under 1 whatever the lines: a pair that refers to the same text always wins.
   const cost = (a: Placed, b: Placed): number =>
     (context(a) !== null && context(a) === context(b) ? 0 : 1) + Math.abs((a.line ?? 0) - (b.line ?? 0)) / (2 * span);

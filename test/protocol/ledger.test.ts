@@ -237,6 +237,28 @@ Logs are kept for a year.
     expect(fates(sent, `Timeout 5.\n\nDelay 6 s.\n${unit}\n`)).toEqual(['CLARIFY dismissed']);
   });
 
+  it('a paragraph moved as it was is the same text: a dismissal, for its note and for the note of the paragraph it now follows', () => {
+    const sent = 'We retry 5 times.\n[CONTESTED] Too many for a paid call. Use 2.\n\nNext para.\n';
+    expect(fates(sent, 'Next para.\n\nWe retry 5 times.\n')).toEqual(['CONTESTED dismissed']);
+    expect(fates(sent, 'Next para.\n\nWe retry 2 times.\n')).toEqual(['CONTESTED acted']);
+    const three = 'Alpha rules.\n\nBeta rules.\n[CLARIFY] Which beta? (A) one (B) two\n\nGamma rules.\n[CONTESTED] Drop gamma.\n';
+    expect(fates(three, 'Beta rules.\n\nAlpha rules.\n\nGamma rules.\n')).toEqual(['CLARIFY dismissed', 'CONTESTED dismissed']);
+    expect(fates(three, 'Alpha rules.\n\nGamma rules.\n\nBeta rules.\n')).toEqual(['CLARIFY dismissed', 'CONTESTED dismissed']);
+    // Text written under the moved paragraph's new neighbour is still an answer there.
+    expect(fates(three, 'Beta rules.\n\nAlpha rules.\n\nGamma rules.\n\nGamma stays: it is required by the audit.\n')).toEqual([
+      'CLARIFY dismissed',
+      'CONTESTED acted',
+    ]);
+  });
+
+  it('characters a reader does not see are no change: a zero-width space left where the note stood, or put into the text, is a dismissal', () => {
+    const sent = 'We retry 5 times.\n[CONTESTED] Too many for a paid call. Use 2.\n\nNext para.\n';
+    expect(fates(sent, 'We retry 5 times.\n\u200b\n\nNext para.\n')).toEqual(['CONTESTED dismissed']);
+    expect(fates(sent, 'We retry 5 times.\u200b\n\nNext para.\n')).toEqual(['CONTESTED dismissed']);
+    expect(fates(sent, 'We re\u200dtry 5\u00ad times.\n\u2060\nNext para.\n')).toEqual(['CONTESTED dismissed']);
+    expect(fates(sent, 'We retry\u200b 2 times.\n\nNext para.\n')).toEqual(['CONTESTED acted']);
+  });
+
   it('judges nothing when nothing was resolved', () => {
     expect(judgeResolved(md(NOTED), [], md(NOTED))).toEqual([]);
   });
