@@ -13,7 +13,7 @@ import { netChange, type PassChange, passChanges } from './pass-docs.js';
 import { type RunNote, runLedger, runReading } from '../audit/run-notes.js';
 import { lineChart } from './svg-chart.js';
 import { currentVerdict, gradableRun } from '../grade/gradable.js';
-import { judgeLines } from '../ui/run-summary.js';
+import { judgeLines, mockEvidence } from '../ui/run-summary.js';
 
 /**
  * The run as one self-contained HTML page: inline CSS, inline SVG, no script and a
@@ -48,8 +48,8 @@ function agentText(a: AgentRecord): string {
 
 function summary(m: RunManifest): string {
   const s = summarize(m);
-  const evidence =
-    m.evidence === 'mock' ? 'mock evidence, not a live result' : m.evidence === 'mixed' ? 'mixed: at least one agent is a mock, not a live result' : m.evidence;
+  const mock = mockEvidence(m);
+  const evidence = mock ? `${m.evidence}: ${mock}, not a live result` : m.evidence;
   const rows: [string, string][] = [
     ['run id', esc(m.run_id)],
     [
@@ -261,8 +261,10 @@ function netSections(dir: string, m: RunManifest): string {
 
 /** The whole page for the run in `dir`. */
 export function renderReport(dir: string, m: RunManifest): string {
-  const mock = m.evidence === 'mock' || m.evidence === 'mixed';
-  const banner = mock ? '<p class="banner" id="evidence-banner">Mock evidence, not a live result: scripted agents produced this run.</p>' : '';
+  const mock = mockEvidence(m);
+  const banner = mock
+    ? `<p class="banner" id="evidence-banner">Mock evidence, not a live result: ${m.evidence === 'mock' ? 'scripted agents produced this run' : 'a scripted agent took part in this run'}.</p>`
+    : '';
   const legend =
     '<p class="legend"><span style="background:var(--del)">removed</span><span style="background:var(--ins)">added</span><span style="background:var(--note)">note line</span></p>';
   return `<!doctype html>

@@ -223,7 +223,7 @@ export function summaryLines(r: RunResult, io: Io, where = ''): string {
  * The mock agents behind the run's recorded evidence, in words: `mock` when every agent is;
  * `mixed` when the two differ, so one is a mock if either is (the other live or external).
  */
-function mockEvidence(m: ManifestView): string | null {
+export function mockEvidence(m: Pick<ManifestView, 'evidence' | 'agents'>): string | null {
   if (m.evidence === 'mock') return 'mock agents';
   return m.evidence === 'mixed' && [m.agents.reviewer, m.agents.composer].some((a) => a.evidence === 'mock') ? 'a mock agent' : null;
 }

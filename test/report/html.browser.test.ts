@@ -60,6 +60,20 @@ describe('bounce report', () => {
     expect(html).toContain('mock evidence, not a live result');
   });
 
+  it('words mixed evidence as it is: a banner when a mock took part, none for a live agent beside an external one', () => {
+    const live = makeFakeRun(join(tmp, 'mixed'), { evidence: 'live' });
+    const withMock = structuredClone(live.manifest);
+    withMock.evidence = 'mixed';
+    withMock.agents.composer.evidence = 'mock';
+    const mixedPage = renderReport(live.dir, withMock);
+    expect(mixedPage).toContain('a scripted agent took part in this run');
+    expect(mixedPage).toContain('mixed: a mock agent, not a live result');
+    const external = structuredClone(live.manifest);
+    external.evidence = 'mixed';
+    external.agents.composer.evidence = 'external';
+    expect(renderReport(live.dir, external)).not.toContain('evidence-banner');
+  });
+
   it('shows a failed pass without a document and no mock banner on a live run', () => {
     const live = makeFakeRun(join(tmp, 'live'), { evidence: 'live' });
     const m = structuredClone(live.manifest);
