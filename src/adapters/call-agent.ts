@@ -10,7 +10,7 @@ import { loadBuiltin } from './builtins.js';
 import { dropWarm, removeTempDir } from '../kit/cli-run.js';
 import type { AdapterRequest, AdapterResponse } from '../contract/contract.js';
 import { createProbe, type Probe } from '../kit/detect.js';
-import { callAdapter, type CallOptions, fromResponse, type HostResult, stopped } from '../contract/host.js';
+import { callAdapter, type CallOptions, fromResponse, type HostResult, stopped, terminalLine } from '../contract/host.js';
 import type { ResolvedAgent } from './registry.js';
 
 /** How long a stopped adapter gets to kill its CLI (whose group gets SIGKILL after 1.5 s) and return. */
@@ -81,7 +81,7 @@ export async function callAgent(agent: ResolvedAgent, request: AdapterRequest, o
   if (outcome === null || 'crash' in outcome) {
     const why = outcome?.crash ?? 'no answer';
     // What runAdapter prints to stderr when the same adapter dies as a program.
-    return { ...base, stderr: `${stderr}${why}\n`, ok: false, error: { type: 'crash', message: `${agent.spec} crashed: ${why}` } };
+    return { ...base, stderr: `${stderr}${why}\n`, ok: false, error: { type: 'crash', message: `${agent.spec} crashed: ${terminalLine(why)}` } };
   }
   if (stdout.length > opts.maxOutputBytes)
     return { ...base, ok: false, error: { type: 'invalid_response', message: `${agent.spec} printed more than ${opts.maxOutputBytes} characters` } };
