@@ -20,15 +20,18 @@ export interface Words {
 const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\s\p{P}\p{S}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+|\S/gu;
 
 const HAS_INVISIBLE = new RegExp(INVISIBLE, 'u');
+/** A Markdown list item's marker and the blanks after it. */
+const LIST_MARKER = /^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)/;
 const INVISIBLES = new RegExp(INVISIBLE, 'gu');
 
 /**
  * The words of a line for the word diff. The words in `cut` (the notes on it, [from, to)
- * pairs) are free: a pass may delete them as the note, and those it keeps are text. In
+ * pairs) are free: a pass may delete them as the note, and those it keeps are text. Those in
+ * `hidden` (HTML comments) are not words at all, nor is a list item's marker. In
  * Markdown a line's quote markers are not words: each word carries its quote depth instead,
  * so a quote rewrapped is the same words. In JSON the commas between values are free.
  */
-export function wordsOf(line: string, cut: readonly number[] | undefined, reading: { markdown: boolean; json: boolean }): Words {
+export function wordsOf(line: string, cut: readonly number[] | undefined, reading: { markdown: boolean; json: boolean }, hidden?: readonly number[]): Words {
   let from = 0;
   let depth = '';
   if (reading.markdown) {
@@ -37,12 +40,16 @@ export function wordsOf(line: string, cut: readonly number[] | undefined, readin
       from = quote[0].length;
       depth = `${'>'.repeat(quote[0].split('>').length - 1)} `;
     }
+    // A list item's marker is its form, not its text: renumbering a list, or another bullet, changes no word.
+    const item = LIST_MARKER.exec(line.slice(from));
+    if (item) from += item[0].length;
   }
   const commas = reading.json ? jsonCommas(line) : null;
   const keys: string[] = [];
   const free: number[] = [];
   WORD.lastIndex = from;
   for (let m = WORD.exec(line); m; m = WORD.exec(line)) {
+    if (hidden && inCut(hidden, m.index)) continue; // in an HTML comment: not shown
     // What a reader does not see is no part of a word, and alone no word at all.
     const word = HAS_INVISIBLE.test(m[0]) ? m[0].replace(INVISIBLES, '') : m[0];
     if (word === '') continue;

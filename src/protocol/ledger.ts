@@ -90,6 +90,7 @@ function parsesAsJson(text: string): boolean {
 interface Stripped {
   raw: string[];
   markdown: boolean;
+  json: boolean;
   line(i: number): string;
   isBlank(i: number): boolean;
   /** The words of a line left, the notes on it included (see `wordsOf`), and which of them a pass may delete as a note. */
@@ -176,19 +177,53 @@ function withoutNotes(doc: LedgerDocument, json: boolean): Stripped {
   const normal: (string | undefined)[] = new Array(lines.length);
   const blank = new Int8Array(lines.length).fill(-1);
   const reading = { markdown: doc.markdown, json };
+  // Markdown: what HTML comments hold is not shown, so it is no text ([from, to) pairs per line).
+  const hidden = doc.markdown ? commentSpans(lines) : new Map<number, number[]>();
+  const seen = (i: number): string => {
+    const h = hidden.get(i);
+    return h ? outside(lines[i]!, h) : lines[i]!;
+  };
   return {
     raw: lines,
     markdown: doc.markdown,
+    json,
     origin,
     kept,
     runOn,
-    line: (i) => (normal[i] ??= normalise(lines[i]!)),
+    line: (i) => (normal[i] ??= normalise(seen(i))),
     isBlank: (i) => {
-      if (blank[i] === -1) blank[i] = isBlank(lines[i]!, doc.markdown) ? 1 : 0;
+      if (blank[i] === -1) blank[i] = isBlank(seen(i), doc) ? 1 : 0;
       return blank[i] === 1;
     },
-    words: (i) => wordsOf(lines[i]!, runOn[i] === 1 ? [0, Number.POSITIVE_INFINITY] : notesOn.get(i), reading),
+    words: (i) => wordsOf(lines[i]!, runOn[i] === 1 ? [0, Number.POSITIVE_INFINITY] : notesOn.get(i), reading, hidden.get(i)),
   };
+}
+
+/**
+ * Where HTML comments (`<!-- ... -->`, over several lines too; one left open runs to the end)
+ * lie on each line that has one, as [from, to) pairs. Code is not told apart: a comment's
+ * opener in a code block hides the text after it from the ledger, which then sees less change.
+ */
+function commentSpans(lines: readonly string[]): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  let open = false;
+  for (let l = 0; l < lines.length; l++) {
+    const line = lines[l]!;
+    if (!open && !line.includes('<!--')) continue;
+    const spans: number[] = [];
+    let at = 0;
+    while (at <= line.length) {
+      const start = open ? at : line.indexOf('<!--', at);
+      if (start === -1) break;
+      const end = line.indexOf('-->', open ? start : start + 4);
+      open = end === -1;
+      spans.push(start, open ? line.length : end + 3);
+      if (open) break;
+      at = end + 3;
+    }
+    if (spans.length > 0) out.set(l, spans);
+  }
+  return out;
 }
 
 /** JSON: where the string a note sits in ends (its closing quote; a JSON string never spans lines), else the line's end. */
@@ -209,12 +244,13 @@ function outside(line: string, cut: readonly number[]): string {
   return out + line.slice(at);
 }
 
-/** A line of nothing a reader sees (in Markdown, quote markers aside). */
-function isBlank(line: string, markdown: boolean): boolean {
-  return (markdown ? BLANK_MARKDOWN : BLANK).test(line);
+/** A line of nothing a reader sees (in Markdown, quote markers aside; in YAML, an empty comment). */
+function isBlank(line: string, doc: { markdown: boolean; yaml?: boolean | undefined }): boolean {
+  return (doc.markdown ? BLANK_MARKDOWN : doc.yaml ? BLANK_YAML : BLANK).test(line);
 }
-const BLANK = new RegExp(`^[\\s${INVISIBLE}]*$`, 'u');
-const BLANK_MARKDOWN = new RegExp(`^[>\\s${INVISIBLE}]*$`, 'u');
+const BLANK = new RegExp(`^(?:\\s|${INVISIBLE})*$`, 'u');
+const BLANK_MARKDOWN = new RegExp(`^(?:[>\\s]|${INVISIBLE})*$`, 'u');
+const BLANK_YAML = new RegExp(`^(?:\\s|${INVISIBLE})*(?:#(?:\\s|${INVISIBLE})*)?$`, 'u');
 
 /**
  * The last line (0-based) a note spans: the lines after its marker's line that continue its
@@ -227,7 +263,7 @@ function spanEnd(note: Note, line: number, count: number, raw: (l: number) => st
   let end = line;
   for (let l = line + 1; l < count && !onLine.has(l); l++) {
     const piece = raw(l);
-    if (isBlank(piece, doc.markdown)) break;
+    if (isBlank(piece, doc)) break;
     // Quote prefixes are not part of a note's text, nor the `#` of a YAML comment it runs on in.
     const candidates = [normalise(piece), normalise(piece.replace(doc.yaml ? /^[ \t]*#+[ \t]?/ : /^[\s>]*/, ''))];
     const at = candidates.map((c) => (c === '' ? -1 : body.indexOf(c, cursor))).find((i) => i >= 0);
@@ -430,27 +466,28 @@ function noteOrBreakBetween(doc: Stripped, gone: Uint8Array, p: number, q: numbe
 }
 
 /**
- * Lines of text a pass moved as they were: a line of `x` that a group only removes, found
- * again (normalised) in a group that only adds lines. Moving text is not changing it, so such
+ * Lines of text a pass moved as they were: a line of `x` a group removes, found again
+ * (normalised; in JSON, its comma aside) among the lines a group adds. Moving text is not changing it, so such
  * lines are taken out of both groups (`yOf` says where they went): a paragraph moved
  * elsewhere unchanged is the same words, as a rewrapped one is.
  */
 function moves(x: Stripped, y: Stripped, hunks: { removed: number[]; added: number[] }[], yOf: Int32Array): void {
+  // In JSON a value moved to or from the end of its object gains or loses its comma.
+  const key = (doc: Stripped, i: number): string => (doc.json ? doc.line(i).replace(/,$/, '') : doc.line(i));
   const arrived = new Map<string, number[]>();
-  for (const h of hunks) if (h.removed.length === 0) for (const j of h.added) if (hasText(y, j)) pushTo(arrived, y.line(j), j);
+  for (const h of hunks) for (const j of h.added) if (hasText(y, j)) pushTo(arrived, key(y, j), j);
   if (arrived.size === 0) return;
   const moved = new Set<number>();
   for (const h of hunks) {
-    if (h.added.length > 0) continue;
     h.removed = h.removed.filter((i) => {
-      const to = x.runOn[i] === 0 && hasText(x, i) ? arrived.get(x.line(i))?.shift() : undefined;
+      const to = x.runOn[i] === 0 && hasText(x, i) ? arrived.get(key(x, i))?.shift() : undefined;
       if (to === undefined) return true;
       yOf[i] = to;
       moved.add(to);
       return false;
     });
   }
-  for (const h of hunks) if (h.removed.length === 0) h.added = h.added.filter((j) => !moved.has(j));
+  for (const h of hunks) h.added = h.added.filter((j) => !moved.has(j));
 }
 
 /** What the groups of changed lines did to the first document, as changesOf gathers it. */

@@ -62,7 +62,7 @@ function unmatched<N extends NoteIdentity>(from: readonly N[], other: readonly N
 /**
  * Which of `many` (notes with one key, in document order) the fewer notes of `few` are, in
  * order, as indexes into `many`: the alignment that keeps the order and pairs notes that
- * refer to the same text (whitespace aside), then notes nearest in line. Notes whose place
+ * refer to the most alike text (the share of words in common), then notes nearest in line. Notes whose place
  * is unknown, or too many to weigh, pair in order: the first ones.
  */
 function pairNotes(many: readonly Placed[], few: readonly Placed[]): number[] {
@@ -70,16 +70,28 @@ function pairNotes(many: readonly Placed[], few: readonly Placed[]): number[] {
   const m = few.length;
   const placed = (p: Placed): boolean => p.line !== undefined || p.refersTo != null;
   if (n * m > PAIRING_LIMIT || !many.every(placed) || !few.every(placed)) return few.map((_, k) => k);
-  const context = (p: Placed): string | null => p.refersTo?.text.replace(/\s+/g, ' ').trim() ?? null;
+  const words = new Map<Placed, Set<string>>();
+  const wordsOf = (p: Placed): Set<string> => {
+    let w = words.get(p);
+    if (!w) words.set(p, (w = new Set(p.refersTo?.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])));
+    return w;
+  };
   const span =
     1 +
     maxOf(
       0,
       [...many, ...few].map((p) => p.line ?? 0),
     );
-  // Under 1 whatever the lines: a pair that refers to the same text always wins.
-  const cost = (a: Placed, b: Placed): number =>
-    (context(a) !== null && context(a) === context(b) ? 0 : 1) + Math.abs((a.line ?? 0) - (b.line ?? 0)) / (2 * span);
+  // How unlike the texts the two refer to are (1 less the share of their words in common),
+  // then, at a tenth of that weight at most, how far apart their lines are.
+  const cost = (a: Placed, b: Placed): number => {
+    const wa = wordsOf(a);
+    const wb = wordsOf(b);
+    let common = 0;
+    for (const w of wa) if (wb.has(w)) common++;
+    const union = wa.size + wb.size - common;
+    return (union === 0 ? 1 : 1 - common / union) + Math.abs((a.line ?? 0) - (b.line ?? 0)) / (10 * span);
+  };
   // best[k][j]: the least cost of pairing the first k of `few` within the first j of `many`.
   const best: Float64Array[] = Array.from({ length: m + 1 }, () => new Float64Array(n + 1).fill(Number.POSITIVE_INFINITY));
   best[0]!.fill(0);

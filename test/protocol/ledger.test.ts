@@ -259,6 +259,41 @@ Logs are kept for a year.
     expect(fates(sent, 'We retry\u200b 2 times.\n\nNext para.\n')).toEqual(['CONTESTED acted']);
   });
 
+  it('what a reader does not see is no answer: a note hidden in an HTML comment, a line of control characters, an empty YAML comment', () => {
+    const sent = 'Sessions expire after 30 days.\n[CONTESTED] Too long for a stolen token. Expire after 7 idle days.\n\nOther para.\n';
+    const note = '[CONTESTED] Too long for a stolen token. Expire after 7 idle days.';
+    for (const reply of [
+      `Sessions expire after 30 days.\n<!-- ${note} -->\n\nOther para.\n`,
+      `Sessions expire after 30 days. <!-- ${note} -->\n\nOther para.\n`,
+      `Sessions expire after 30 days.\n<!--\n${note}\n-->\n\nOther para.\n`,
+      'Sessions expire after 30 days.\n\u0085\n\nOther para.\n',
+      'Sessions expire after 30 days.\n\u0001\n\nOther para.\n',
+      'Sessions expire after 30 days.\n\u2800\n\nOther para.\n',
+    ])
+      expect(fates(sent, reply), JSON.stringify(reply)).toEqual(['CONTESTED dismissed']);
+    // Text a reader sees, beside a comment, is an answer.
+    expect(fates(sent, 'Sessions expire after 7 idle days. <!-- was 30 -->\n\nOther para.\n')).toEqual(['CONTESTED acted']);
+    const yaml = (text: string) => ({ text, notes: scanNotes(text, { syntax: 'yaml' }), markdown: false, yaml: true });
+    const config = 'server:\n  port: 8080\n  # [CONTESTED] 8080 clashes with the proxy. Use 9090.\n  host: example.org\n';
+    expect(fates(config, 'server:\n  port: 8080\n  #\n  host: example.org\n', yaml)).toEqual(['CONTESTED dismissed']);
+  });
+
+  it("a list's form is not its text: renumbered after another item went, or given another bullet, an item is as it was", () => {
+    const ordered = 'Steps:\n\n1. Install it.\n2. Configure it.\n3. Run the tool daily.\n[CONTESTED] Daily is too often. Run it weekly.\n4. Check output.\n';
+    expect(fates(ordered, 'Steps:\n\n1. Install it.\n2. Run the tool daily.\n3. Check output.\n')).toEqual(['CONTESTED dismissed']);
+    expect(fates(ordered, 'Steps:\n\n1. Install it.\n2. Configure it.\n3. Run the tool weekly.\n4. Check output.\n')).toEqual(['CONTESTED acted']);
+    const bullets = 'Steps:\n\n- Install it.\n- Run the tool daily.\n[CONTESTED] Daily is too often. Run it weekly.\n- Check output.\n';
+    expect(fates(bullets, 'Steps:\n\n* Install it.\n* Run the tool daily.\n* Check output.\n')).toEqual(['CONTESTED dismissed']);
+  });
+
+  it('JSON: a value moved to or from the end of its object, its comma with it, is moved, not changed', () => {
+    const read = (text: string) => ({ text, notes: scanNotes(text, { syntax: 'json' }), markdown: false, json: true });
+    const sent = '{\n  "retries": 5,\n  "retries.note": "[CONTESTED] Too many for a paid call. Use 2.",\n  "timeout": 30,\n  "mode": "fast"\n}\n';
+    expect(fates(sent, '{\n  "timeout": 30,\n  "mode": "fast",\n  "retries": 5\n}\n', read)).toEqual(['CONTESTED dismissed']);
+    expect(fates(sent, '{\n  "timeout": 30,\n  "retries": 5,\n  "mode": "fast"\n}\n', read)).toEqual(['CONTESTED dismissed']);
+    expect(fates(sent, '{\n  "timeout": 30,\n  "mode": "fast",\n  "retries": 2\n}\n', read)).toEqual(['CONTESTED acted']);
+  });
+
   it('judges nothing when nothing was resolved', () => {
     expect(judgeResolved(md(NOTED), [], md(NOTED))).toEqual([]);
   });

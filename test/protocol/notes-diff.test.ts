@@ -46,6 +46,9 @@ describe('diffNotes', () => {
     expect(diffNotes(sent, scanNotes(`Timeout 5.\n${unit}\n\nDelay 6 s.\n`)).resolved.map((n) => n.line)).toEqual([5]);
     // The first deleted, the paragraph of the one kept rewritten: the nearer place tells them apart.
     expect(diffNotes(sent, scanNotes(`Timeout 5.\n\nDelay 6 s.\n${unit}\n`)).resolved.map((n) => n.line)).toEqual([2]);
+    // The kept note's paragraph rewritten and lines deleted above both: the text it refers to still tells.
+    const above = scanNotes(`C1\nC2\nC3\nC4\n\nA para.\n${unit}\n\nB para.\n${unit}\n`);
+    expect(diffNotes(above, scanNotes(`A para.\n\nB para two.\n${unit}\n`)).resolved.map((n) => n.line)).toEqual([7]);
     // A note added beside an identical one: the new one is the one at a new place.
     expect(diffNotes(scanNotes(`Delay 6.\n${unit}\n`), scanNotes(`Timeout 5.\n${unit}\n\nDelay 6.\n${unit}\n`)).added.map((n) => n.line)).toEqual([2]);
   });
