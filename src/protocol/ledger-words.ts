@@ -86,6 +86,8 @@ export interface LineWords {
   free: number[];
   whole: number[];
   line: number[];
+  /** The line each word is on, counted among the lines given (text lines: a blank line between two of them is not counted). */
+  row: number[];
   starts: number[];
 }
 
@@ -94,8 +96,9 @@ export function wordsOfLines(doc: { words(i: number): Words; runOn: Uint8Array }
   const free: number[] = [];
   const whole: number[] = [];
   const line: number[] = [];
+  const row: number[] = [];
   const starts: number[] = [];
-  for (const i of lines) {
+  lines.forEach((i, r) => {
     starts.push(keys.length);
     const w = doc.words(i);
     for (let k = 0; k < w.keys.length; k++) {
@@ -103,10 +106,11 @@ export function wordsOfLines(doc: { words(i: number): Words; runOn: Uint8Array }
       free.push(w.free[k]!);
       whole.push(doc.runOn[i]!);
       line.push(i);
+      row.push(r);
     }
-  }
+  });
   starts.push(keys.length);
-  return { keys, free, whole, line, starts };
+  return { keys, free, whole, line, row, starts };
 }
 
 /**
@@ -231,8 +235,11 @@ function aligned(a: LineWords, b: LineWords, link: (wa: number, wb: number) => v
   const nearInB = Array.from({ length: w }, (_, j) => (j < m ? near(b.line, j) : 0));
   // Item i kept as its last `s` words at j.
   const keep = (i: number, j: number, c: number, s: number): number => s * weight + c * nearInA[i]! * nearInB[j]! + s - 1 + best[1]![(i + 1) * w + j + s]!;
-  // A note's words on a line of text keep an end only right after the word before the note, kept.
-  const fits = (i: number, j: number, c: number): boolean => a.free[items[i]![0]!] === 0 || a.whole[items[i]![0]!] === 1 || c * nearInA[i]! * nearInB[j]! === 1;
+  // A note's words on a line of text keep an end only right after the word before the note,
+  // kept: on its line, the next line, or after blank lines (a blank line left where the note stood is its place).
+  const afterInB = Array.from({ length: w }, (_, j) => (j < m && j > 0 && b.row[j]! - b.row[j - 1]! <= 1 ? 1 : 0));
+  const fits = (i: number, j: number, c: number): boolean =>
+    a.free[items[i]![0]!] === 0 || a.whole[items[i]![0]!] === 1 || c * nearInA[i]! * afterInB[j]! === 1;
   const skipItem = (i: number, j: number): number => best[0]![(i + 1) * w + j]!;
   const skipWord = (i: number, j: number): number => (j < m ? best[0]![i * w + j + 1]! : -1);
   for (let i = n - 1; i >= 0; i--) {

@@ -226,6 +226,10 @@ Logs are kept for a year.
     const inline = 'Deploys run at noon [CLARIFY] UTC or local? (A) UTC (B) local\nand last an hour.\n[CONTESTED] Say who approves them.\n';
     expect(fates(inline, 'Deploys run at noon\n\nand last an hour.\n')).toEqual(['CLARIFY dismissed', 'CONTESTED dismissed']);
     // A heading and the paragraph under it are two blocks already.
+    // A note in mid-line: the text after it kept as a paragraph of its own.
+    const midLine = 'Deploys run at noon [CLARIFY] Which zone? (A) UTC (B) local and take an hour.\n\nNext.\n';
+    expect(fates(midLine, 'Deploys run at noon\n\nand take an hour.\n\nNext.\n')).toEqual(['CLARIFY dismissed']);
+    expect(fates(midLine, 'Deploys run at noon UTC\n\nand take an hour.\n\nNext.\n')).toEqual(['CLARIFY acted']);
     const under = '## Limits\n[CONTESTED] Add the limits.\nNone yet.\n';
     expect(fates(under, '## Limits\n\nNone yet.\n')).toEqual(['CONTESTED dismissed']);
   });
