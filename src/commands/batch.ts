@@ -8,7 +8,7 @@ import { checkWarnings, preflight } from '../preflight/preflight.js';
 import type { ResolvedAgent } from '../adapters/registry.js';
 import { ADAPTER_TABLE } from '../adapters/builtins.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
-import { runLocationFlags } from '../store/run-location.js';
+import { type StepPlace, stepPlace } from '../store/run-location.js';
 import { MAX_CONCURRENCY } from '../config/schema.js';
 import { mapLimited } from '../concurrency.js';
 import { systemClock } from '../engine/clock.js';
@@ -95,7 +95,7 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
   const all = await selectInputs(opts.docs, io.cwd, opts.changed);
   const inputs = shard ? shardOf(all, (i) => i.label, shard) : all;
   const started = Date.now();
-  if (inputs.length === 0) return emptyBatch(opts, io, shard, all.length);
+  if (inputs.length === 0) return emptyBatch(opts, io, shard, all.length, stepPlace({ runsDir: settings.runsDir, config: opts.config }, io));
   const problems: string[] = [];
   const read: { label: string; input: RunPlan['input'] }[] = [];
   for (const i of inputs) {
@@ -166,7 +166,7 @@ export async function runBatchRefine(opts: BatchRefineOptions, io: Io): Promise<
       concurrency,
       started,
       probe: chosen.probe,
-      where: runLocationFlags({ runsDir: settings.runsDir, config: opts.config }, io),
+      place: stepPlace({ runsDir: settings.runsDir, config: opts.config }, io),
       budget: batchAccount(settings.budget, settings.config.budget, []),
       cacheFolder: cacheFolderFor(opts.cache, settings.config, { cwd: io.cwd, env: io.env, configDir: settings.configDir }),
     },
@@ -199,7 +199,10 @@ function createRuns(plans: RunPlan[], io: Io, probe: Probe): ResumeFrom[] {
   try {
     for (const plan of plans) made.push(createRun(plan, { recorder: engineDeps(io, true, probe, plan).recorder }));
   } catch (err) {
-    for (const f of made) rmSync(f.runDir, { recursive: true, force: true });
+    for (const f of made) {
+      rmSync(f.runDir, { recursive: true, force: true });
+      f.lock?.();
+    }
     throw err;
   }
   return made;
@@ -225,8 +228,8 @@ async function runBatch(
     batchId: string | null;
     shard: Shard | null;
     concurrency: number;
-    /** What a printed `bounce resume` needs to find the batch's runs (src/store/run-location.ts). */
-    where: string;
+    /** What a printed `bounce resume` needs to find the batch's runs, and max_passes (src/store/run-location.ts). */
+    place: StepPlace;
     started: number;
     probe: Probe;
     budget: BudgetAccount | null;
@@ -241,14 +244,14 @@ async function runBatch(
     shard: facts.shard,
     concurrency: facts.concurrency,
     durationMs: Date.now() - facts.started,
-    where: facts.where,
+    place: facts.place,
   });
   // Ended by force after a second signal: the batch's object with the runs that ended, and how to go on with the rest.
   const ended: RunResult[] = done.map((d) => d.result);
   io.forcedStopJson = () => {
     const json = batchJson(ended, summaryFacts());
     const left = runs.filter((r) => !ended.some((e) => e.runDir === r.from.runDir)).map((r) => basename(r.from.runDir));
-    const next = facts.batchId ? `bounce resume --batch ${facts.batchId}${facts.where}` : `bounce resume ${left.join(' ')}${facts.where}`;
+    const next = facts.batchId ? `bounce resume --batch ${facts.batchId}${facts.place.flags}` : `bounce resume ${left.join(' ')}${facts.place.flags}`;
     return { ...json, status: 'interrupted', exit_code: EXIT.interrupted, next };
   };
   let results: RunResult[];
@@ -285,7 +288,7 @@ async function runBatch(
   return json.exit_code;
 }
 
-function emptyBatch(opts: BatchRefineOptions, io: Io, shard: Shard | null, all: number): number {
+function emptyBatch(opts: BatchRefineOptions, io: Io, shard: Shard | null, all: number, place: StepPlace): number {
   const why =
     opts.changed !== undefined && all === 0
       ? `no document changed since ${opts.changed}`
@@ -293,7 +296,7 @@ function emptyBatch(opts: BatchRefineOptions, io: Io, shard: Shard | null, all: 
         ? `shard ${shard.index}/${shard.count} of ${all} documents is empty`
         : 'no documents';
   if (opts.dryRun && opts.json) io.stdout.write(`${JSON.stringify({ dry_run: true, batch: true, shard, documents: [] })}\n`);
-  else if (opts.json) io.stdout.write(`${JSON.stringify(batchJson([], { batchId: null, shard, concurrency: 0, durationMs: 0 }))}\n`);
+  else if (opts.json) io.stdout.write(`${JSON.stringify(batchJson([], { batchId: null, shard, concurrency: 0, durationMs: 0, place }))}\n`);
   if (!opts.quiet) io.stderr.write(`nothing to refine: ${why}\n`);
   return EXIT.ok;
 }
@@ -362,6 +365,12 @@ function recordedResult(m: RunManifest, runDir: string): RunResult {
   };
 }
 
+/** `err`, once the locks of `runs`, which will not be run, are released. */
+function unlocking(runs: readonly BatchRun[], err: unknown): unknown {
+  for (const r of runs) r.from.lock?.();
+  return err;
+}
+
 /**
  * `bounce resume <run...>` with several runs, or `--batch <id>`: every resumable run is
  * checked before the first dispatch, then they go on as a batch. With --batch, runs of it
@@ -379,6 +388,8 @@ export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<
   const dirs = selectRunDirs(opts, runsDir, io.cwd, 'resumes');
   const probe = runProbe(io);
   const concurrencyFlag = opts.concurrency;
+  // Checked before any run is locked for the batch: nothing after that may refuse it.
+  if (concurrencyFlag !== undefined) intFlag('--concurrency', concurrencyFlag, BATCH_CONCURRENCY.cli, 1, MAX_CONCURRENCY);
   const problems: string[] = [];
   const runs: BatchRun[] = [];
   const done: { label: string; result: RunResult }[] = [];
@@ -398,28 +409,31 @@ export async function runBatchResume(opts: BatchResumeOptions, io: Io): Promise<
       continue;
     }
     manifests.push(m);
+    let lock: (() => void) | undefined;
     try {
-      // A run another process is driving is refused now, not after the batch has begun.
-      acquireLock(dir)();
+      // A run another process is driving is refused now, not after the batch has begun; the
+      // lock is kept until the run's turn, so a run waiting for it is never unlocked.
+      lock = acquireLock(dir);
       // As in refine: the --max-* flags limit the batch as a whole, not each run.
       const plan = await unlessInterrupted(
         resumePlan(m, dir, { ...opts, maxCostUsd: undefined, maxTokens: undefined, maxDispatches: undefined }, io, probe, recorded),
         io.signal,
       );
       recorded ??= { versions: plan.agentVersions, resolved: plan.resolved };
-      runs.push({ plan, from: { runDir: dir }, label: m.input.display });
+      runs.push({ plan, from: { runDir: dir, lock }, label: m.input.display });
     } catch (err) {
-      if (!isBounceError(err) || err.exitCode !== EXIT.usage) throw err;
+      lock?.();
+      if (!isBounceError(err) || err.exitCode !== EXIT.usage) throw unlocking(runs, err);
       problems.push(about(m.run_id, err.line));
     }
   }
-  if (problems.length > 0) throw refuseDocuments(problems, dirs.length, io, 'runs');
+  if (problems.length > 0) throw unlocking(runs, refuseDocuments(problems, dirs.length, io, 'runs'));
   const agents = runs.flatMap((r) => [r.plan.agents.reviewer, ...(r.plan.passes > 1 ? [r.plan.agents.composer] : [])]);
   const concurrency = agents.length ? concurrencyOf(concurrencyFlag, loaded.config.concurrency, agents) : 1;
   if (!opts.quiet)
     io.stderr.write(`resuming ${plural(runs.length, 'run')}${done.length ? ` (${done.length} of the batch already ended)` : ''}, concurrency ${concurrency}\n`);
   const budget = batchAccount(flagBudget, loaded.config.budget, manifests);
   const cacheFolder = cacheFolderFor(opts.cache, loaded.config, { cwd: io.cwd, env: io.env, configDir: loaded.path ? dirname(loaded.path) : null });
-  const where = runLocationFlags({ runsDir, config: opts.config }, io);
-  return runBatch(runs, done, io, opts, { batchId: opts.batch ?? null, shard: null, concurrency, started, probe, budget, cacheFolder, where });
+  const place = stepPlace({ runsDir, config: opts.config }, io);
+  return runBatch(runs, done, io, opts, { batchId: opts.batch ?? null, shard: null, concurrency, started, probe, budget, cacheFolder, place });
 }

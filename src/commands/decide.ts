@@ -34,16 +34,18 @@ import { secretsOf } from '../redact.js';
 import { engineDeps } from '../request/engine-deps.js';
 import { runProbe } from '../request/plan-request.js';
 import { secondsFlag } from '../request/refine-request.js';
-import { lastCompletedPass, readForResume, resumePlan } from '../request/resume-request.js';
+import { readForResume, resumePlan } from '../request/resume-request.js';
 import { planSideAgent } from '../request/side-agent.js';
 import { closedBreaker, type SideContext, sideDispatch } from '../side/dispatch.js';
 import { GradeWriter } from '../store/grade-writer.js';
-import type { RunManifest } from '../store/manifest.js';
+import { lastCompletedPass, type RunManifest } from '../store/manifest.js';
 import type { RunRecorder } from '../store/recorder.js';
 import { resolveRunDir } from '../store/resolve-run.js';
 import { runHintFlags } from '../store/run-location.js';
 import { readKeys } from '../ui/key-reader.js';
-import { printRunResult } from '../ui/run-summary.js';
+import { lastAcceptedDocument, newRunStep, printRunResult } from '../ui/run-summary.js';
+import { displayPath } from '../documents.js';
+import { configInUse } from '../config/in-use.js';
 import type { Role } from '../vocabulary.js';
 
 export interface DecideOptions {
@@ -189,14 +191,24 @@ export async function runDecide(opts: DecideOptions, io: Io): Promise<number> {
     io.stderr.write(`run ${m.run_id} left no note to decide: none open, no [CONTESTED] note dismissed\n`);
     return EXIT.ok;
   }
+  const decisionPass = lastCompletedPass(m) + 1;
+  const finalPass = decisionPass + 1;
+  // The round's two passes stay within max_passes: refused now, before any note is argued.
+  const max = loaded.config.max_passes;
+  if (finalPass > max) {
+    const doc = displayPath(join(dir, lastAcceptedDocument(m)), io.cwd, 'absolute');
+    throw usageError(
+      `a decision round takes run ${m.run_id} to pass ${finalPass}, and max_passes allows at most ${max}`,
+      `${newRunStep(m, doc, flags())} starts a new run from its last accepted document, or raise max_passes in ${configInUse()}`,
+      'usage',
+    );
+  }
   const ids = notes.map((f) => f.id);
   const answers = opts.answers !== undefined ? readAnswers(resolve(io.cwd, opts.answers), opts.answers, ids) : null;
   if (!answers && !io.stdin.isTTY)
     throw usageError('bounce decide asks on a terminal, and stdin is none', 'run it on a terminal, or give the decisions with --answers FILE (docs/human.md)');
   const person = graderName(opts.decider, io.env, io.cwd, '--decider');
   const alternate = { alternate: m.policy.alternate === true };
-  const decisionPass = lastCompletedPass(m) + 1;
-  const finalPass = decisionPass + 1;
   const personSeat = seatForPass(alternate, decisionPass);
   const composerSeat = seatForPass(alternate, finalPass);
   if (personSeat === composerSeat)

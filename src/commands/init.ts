@@ -13,6 +13,7 @@ import { endpointFor } from '../kit/endpoint.js';
 import { ADAPTER_TABLE } from '../adapters/builtins.js';
 import { CONFIG_FILE } from '../config/load.js';
 import { DEFAULT_CONFIG } from '../config/schema.js';
+import { DEFAULT_MAX_PASSES } from '../config/defaults.js';
 import { EXIT, isBounceError, usageError } from '../errors.js';
 import type { Io } from '../io.js';
 
@@ -96,7 +97,7 @@ export function configText(choice: InitChoice): string {
       EXAMPLES.replace('replace `agents: {}` above with entries like these', 'add entries like these under `agents:`'),
     );
   } else lines.push('# Agents you define and name yourself.', 'agents: {}', '', EXAMPLES);
-  lines.push('# Where run folders go, and the most passes a run may ask for.', '# runs_dir: runs', '# max_passes: 10', '');
+  lines.push('# Where run folders go, and the most passes a run may ask for.', '# runs_dir: runs', `# max_passes: ${DEFAULT_MAX_PASSES}`, '');
   return lines.join('\n');
 }
 

@@ -24,6 +24,12 @@ export const REPLY_DEFAULTS: { summaryRatio: number; summaryMinWords: number } =
 /** Passes a refine runs when --passes is not given: one reviewer pass and one composer pass. */
 export const DEFAULT_PASSES = 2;
 
+/** The most passes a run may have (config `max_passes`) when the config does not say: no `--passes N` goes above it, and no step bounce prints offers more. */
+export const DEFAULT_MAX_PASSES = 10;
+
+/** The largest `max_passes` a config may set. */
+export const MAX_PASSES_CEILING = 100;
+
 /** An agent call's deadline when neither --timeout nor the agent's `timeout_s` sets one. */
 export const DEFAULT_TIMEOUT_S = 600;
 

@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { AgentOptionsSchema } from '../contract/contract.js';
 import { PRICE_KEY, PRICE_KEY_RULE, PriceSchema } from '../prices.js';
-import { DEFAULT_CHECK_TIMEOUT_S, MARKER_NAME, MARKER_NAME_RULE, MIN_PRECISION, REPLY_DEFAULTS, TIMEOUT_RANGE_S } from './defaults.js';
+import {
+  DEFAULT_CHECK_TIMEOUT_S,
+  DEFAULT_MAX_PASSES,
+  MARKER_NAME,
+  MARKER_NAME_RULE,
+  MAX_PASSES_CEILING,
+  MIN_PRECISION,
+  REPLY_DEFAULTS,
+  TIMEOUT_RANGE_S,
+} from './defaults.js';
 import { LintModeSchema } from '../vocabulary.js';
 import { EditFormatSettingSchema } from '../vocabulary.js';
 import { DismissalsSchema } from '../vocabulary.js';
@@ -79,7 +88,7 @@ export const ConfigSchema = z
     composer: z.string().min(1).optional(),
     agents: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'agent names use letters, digits, ".", "_" and "-"'), AgentConfigSchema).default({}),
     runs_dir: z.string().min(1).optional(),
-    max_passes: z.number().int().min(1).max(100).default(10),
+    max_passes: z.number().int().min(1).max(MAX_PASSES_CEILING).default(DEFAULT_MAX_PASSES),
     max_bytes: z.number().int().positive().default(2_000_000),
     /** Runs a batch keeps going at once (default: by the agents' kind, see src/commands/batch.ts). */
     concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional(),

@@ -47,6 +47,12 @@ export interface ResumeFrom {
   /** The folder was made by `createRun` for this very session: the run's first, not a resume. */
   fresh?: boolean;
   /**
+   * The release of the run's lock, which this process holds already (`createRun` kept it, or a
+   * batch's resume took it when it checked the run): the run takes it over instead of taking
+   * the lock again, so a run waiting for its turn is never unlocked (a `kill -9` then shows it `crashed`).
+   */
+  lock?: () => void;
+  /**
    * `bounce resume --passes N` (`--reviewer`, `--composer`): the plan's pass budget, agents and
    * policy replace the recorded ones (run.json's `extensions` says so), and the run goes on from
    * its last completed pass even when that one had converged.
@@ -55,16 +61,16 @@ export interface ResumeFrom {
 }
 
 /**
- * Makes a new run's folder (pass 1 not yet begun) and lets go of it; `runDocument(plan, deps,
- * from)` then runs it. A batch makes every document's folder before its first dispatch, so a
- * batch stopped at any moment leaves each document a run that `bounce resume` continues.
+ * Makes a new run's folder (pass 1 not yet begun) and lets go of it, but not of its lock;
+ * `runDocument(plan, deps, from)` then runs it, taking the lock over (`from.lock`: call it to
+ * release the lock of a run that will not be run). A batch makes every document's folder before
+ * its first dispatch, so a batch stopped at any moment leaves each document a run that
+ * `bounce resume` continues, and killed, a run that `bounce runs` shows `crashed`.
  */
-export function createRun(plan: RunPlan, deps: Pick<EngineDeps, 'clock' | 'recorder'>, fork?: ForkBase): ResumeFrom & { runId: string } {
+export function createRun(plan: RunPlan, deps: Pick<EngineDeps, 'clock' | 'recorder'>, fork?: ForkBase): ResumeFrom & { runId: string; lock: () => void } {
   // A fork's folder holds the passes it took over: `runDocument` goes on after them, as after a resume's.
   const { rec } = open(plan, deps.clock ?? systemClock, deps.recorder, fork);
-  const made = { runDir: rec.dir, runId: rec.manifest.run_id, fresh: true };
-  rec.close();
-  return made;
+  return { runDir: rec.dir, runId: rec.manifest.run_id, fresh: true, lock: rec.handOver() };
 }
 
 interface LoopEnd {
@@ -226,7 +232,7 @@ function reopen(plan: RunPlan, from: ResumeFrom, opts: EngineDeps['recorder']): 
         policy: policyOf(plan),
       }
     : undefined;
-  const { recorder: rec, reconciled } = RunRecorder.reopen(from.runDir, { timeoutS, ...(extension ? { extension } : {}) }, opts);
+  const { recorder: rec, reconciled } = RunRecorder.reopen(from.runDir, { timeoutS, ...(extension ? { extension } : {}) }, opts, from.lock);
   try {
     const m = rec.manifest;
     // What to redo: src/engine/resume-point.ts.

@@ -22,7 +22,7 @@ import { runScan } from '../commands/scan.js';
 import { showJson } from '../commands/show.js';
 import { scanConfig } from '../request/scan-config.js';
 import { runJson } from '../ui/run-summary.js';
-import { runLocationFlags } from '../store/run-location.js';
+import { stepPlace } from '../store/run-location.js';
 import { plural } from '../plural.js';
 import { refuseSelf } from './caller.js';
 import { LINT_INPUT, REFINE_INPUT, REPLAY_INPUT, RESUME_INPUT, SCAN_INPUT, SHOW_INPUT } from './inputs.js';
@@ -182,7 +182,7 @@ export function registerTools(server: McpServer, io: Io, clientName: () => strin
           runHooks(extra, clientName(), args.allow_self),
         );
         if (result === null) return toolError('interrupted before the run started');
-        return jsonResult(runJson(result, runLocationFlags({ runsDir: dirname(result.runDir), config: args.config }, t.io)));
+        return jsonResult(runJson(result, stepPlace({ runsDir: dirname(result.runDir), config: args.config }, t.io)));
       }),
   );
   server.registerTool(
@@ -221,7 +221,7 @@ export function registerTools(server: McpServer, io: Io, clientName: () => strin
           t.io,
           runHooks(extra, clientName(), args.allow_self),
         );
-        return jsonResult(runJson(result, runLocationFlags({ runsDir: dirname(result.runDir), config: args.config }, t.io)));
+        return jsonResult(runJson(result, stepPlace({ runsDir: dirname(result.runDir), config: args.config }, t.io)));
       }),
   );
   server.registerTool(

@@ -20,7 +20,7 @@ import type { Io } from '../io.js';
 import { a2aCore, a2aServer } from '../kit/a2a-sdk.js';
 import { plural } from '../plural.js';
 import { syntaxForPath } from '../protocol/scanner.js';
-import { runLocationFlags } from '../store/run-location.js';
+import { runLocationFlags, stepPlace } from '../store/run-location.js';
 import { runJson } from '../ui/run-summary.js';
 import { engineDeps } from './engine-deps.js';
 import { assertGate } from './gate-request.js';
@@ -226,7 +226,7 @@ async function refineTask(ctx: RequestContext, bus: ExecutionEventBus, base: Ser
     base.log(`task ${ctx.taskId}: failed: ${line}`);
     return status(signal.aborted ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED, line);
   }
-  const summary = runJson(result);
+  const summary = runJson(result, stepPlace({ runsDir: dirname(result.runDir), config: opts.config }, io));
   if (result.document !== null)
     artifact({
       artifactId: 'document',

@@ -7,7 +7,7 @@ import { EditFormatSettingSchema, type EditFormatSetting, type Role, type Syntax
 import type { CheckProblem } from '../contract/contract.js';
 import type { Probe } from '../kit/detect.js';
 import { loadConfig, runsDirFor } from '../config/load.js';
-import { DEFAULT_MAX_REPAIRS, DEFAULT_PASSES, TIMEOUT_RANGE_S } from '../config/defaults.js';
+import { DEFAULT_MAX_REPAIRS, DEFAULT_PASSES, MAX_PASSES_CEILING, TIMEOUT_RANGE_S } from '../config/defaults.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { outputTarget } from './output-target.js';
@@ -81,7 +81,9 @@ export function intFlag(flag: string, value: string | number | undefined, fallba
   if (!Number.isSafeInteger(n) || n < min || n > max) {
     throw usageError(
       `${flag} must be a whole number from ${min} to ${max}, not "${text}"`,
-      max === 100 || flag !== '--passes' ? `pass e.g. ${flag} ${fallback}` : `pass e.g. ${flag} 2 (raise max_passes in ${configInUse()} for more)`,
+      max === MAX_PASSES_CEILING || flag !== '--passes'
+        ? `pass e.g. ${flag} ${fallback}`
+        : `pass e.g. ${flag} 2 (raise max_passes in ${configInUse()} for more)`,
       'usage',
     );
   }

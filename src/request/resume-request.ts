@@ -7,13 +7,15 @@ import { verifyRun } from '../audit/verify.js';
 import { policyOf } from '../engine/policy.js';
 import { assertOutputWritable } from './output-target.js';
 import { displayPath } from '../documents.js';
-import { usageError } from '../errors.js';
+import { isBounceError, usageError } from '../errors.js';
+import { configInUse } from '../config/in-use.js';
+import { MAX_PASSES_CEILING } from '../config/defaults.js';
 import type { Io } from '../io.js';
 import { sha256 } from '../store/hash.js';
-import type { RunManifest } from '../store/manifest.js';
+import { lastCompletedPass, type RunManifest } from '../store/manifest.js';
 import { RunRecorder } from '../store/recorder.js';
-import { runLocationFlags, shellWord } from '../store/run-location.js';
-import { extendedPasses } from '../ui/run-summary.js';
+import { maxPassesAt, runLocationFlags, shellWord } from '../store/run-location.js';
+import { atMostPasses, lastAcceptedDocument, newRunStep, offeredPasses, offerReason } from '../ui/run-summary.js';
 import { ROLES, type Role } from '../vocabulary.js';
 import type { ResolvedAgent } from '../contract/contract.js';
 import { completePlan, type PlanRequest, requestFromManifest } from './plan-request.js';
@@ -45,17 +47,9 @@ export interface ResumeOptions {
   cache?: boolean | string;
 }
 
-/** Why the offered pass budget is even. */
-const EVEN_WHY = 'an even count, so the final pass is a composer pass';
-
 const RESUMABLE = new Set(['running', 'interrupted', 'failed']);
 /** Ended runs that `--passes N` takes further. */
 const EXTENDABLE = new Set(['converged', 'not-converged']);
-
-/** The newest pass that completed (0: none): an extension goes on from its document. */
-export function lastCompletedPass(m: Pick<RunManifest, 'pass_records'>): number {
-  return Math.max(0, ...m.pass_records.filter((p) => p.status === 'completed').map((p) => p.pass));
-}
 
 /** Whether a resume with these flags changes the run's plan: passes, agents, or an ended run taken further. */
 export function isExtension(m: RunManifest, plan: RunPlan): boolean {
@@ -121,6 +115,33 @@ function refuseTampered(m: RunManifest, runDir: string, where: string): string |
 export const isResumable = (m: RunManifest): boolean => RESUMABLE.has(m.status);
 
 /**
+ * `--passes N` of a resume, within max_passes: more than that is refused with a count that
+ * takes this run further (`offer`), not the 2 a refine is offered, which would not.
+ */
+function passesFlag(value: string | number | undefined, m: RunManifest, max: number, offer: (lead: string) => string): number {
+  try {
+    return intFlag('--passes', value, m.passes.requested, 1, max);
+  } catch (err) {
+    if (!isBounceError(err) || !(Number(String(value).trim()) > max)) throw err;
+    const raise = max < MAX_PASSES_CEILING ? `, or raise max_passes in ${configInUse()}` : '';
+    throw usageError(err.message, `${offer('pass e.g.')}${raise}`, 'usage');
+  }
+}
+
+/**
+ * The hint that takes an ended run further: `lead` and the pass count offered within `max`
+ * (config `max_passes`), with why that count; or, when the run has had the most passes it may
+ * have, a new run from its last accepted document (`where` finds the run: the new run reads
+ * the same config and lands beside it).
+ */
+function goOn(m: RunManifest, runDir: string, where: string, max: number, cwd: string, lead: string): string {
+  const offer = offeredPasses(m, max);
+  if (offer) return `${lead} --passes ${offer.passes} (${offerReason(offer)})`;
+  const doc = displayPath(join(runDir, lastAcceptedDocument(m)), cwd, 'absolute');
+  return `${atMostPasses(max)}: ${newRunStep(m, doc, where)} starts a new run from its last accepted document`;
+}
+
+/**
  * The plan that continues a recorded run: its request rebuilt from run.json and today's
  * config, the agents checked again. Every refusal is a usage error (exit 2) before any dispatch.
  */
@@ -141,7 +162,14 @@ export async function resumePlan(
     throw usageError(
       `run ${id} is already ${manifest.status}`,
       EXTENDABLE.has(manifest.status)
-        ? `to go on from its last completed pass, give it more passes: bounce resume ${id}${where} --passes ${extendedPasses(manifest)} (${EVEN_WHY})`
+        ? goOn(
+            manifest,
+            runDir,
+            where,
+            maxPassesAt(opts.config, io),
+            io.cwd,
+            `to go on from its last completed pass, give it more passes: bounce resume ${id}${where}`,
+          )
         : 'only interrupted, crashed, failed, not-converged or converged runs can be resumed',
       'resume',
     );
@@ -158,12 +186,12 @@ export async function resumePlan(
   request.agents = withHumanFile(request.agents, opts.humanFile, io.cwd);
   const recordedAgents =
     opts.humanFile !== undefined && ROLES.some((r) => recorded0[r].adapter === 'human') ? withHumanFile(recorded0, opts.humanFile, io.cwd) : recorded0;
-  request.passes = intFlag('--passes', opts.passes, manifest.passes.requested, 1, config.max_passes);
+  request.passes = passesFlag(opts.passes, manifest, config.max_passes, (lead) => goOn(manifest, runDir, where, config.max_passes, io.cwd, lead));
   // Without --passes a run that crashed after its last pass is closed as it stands.
   if (opts.passes !== undefined && request.passes <= done)
     throw usageError(
       `--passes ${request.passes} does not take run ${manifest.run_id} further: it has completed ${done} pass${done === 1 ? '' : 'es'}`,
-      `pass more, e.g. --passes ${extendedPasses(manifest)} (${EVEN_WHY})`,
+      goOn(manifest, runDir, where, config.max_passes, io.cwd, 'pass more, e.g.'),
       'usage',
     );
   if (request.output.kind === 'stdout' && opts.json) {

@@ -122,8 +122,7 @@ export function releaseHeldLocks(): void {
  */
 export function acquireLock(runDir: string): () => void {
   const path = join(runDir, LOCK_FILE);
-  const procStart = processStartMs(process.pid);
-  const me: LockInfo = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), ...(procStart === null ? {} : { proc_start: procStart }) };
+  const me = ownLock();
   if (!tryCreate(path, me)) {
     const held = readLock(path);
     const leftByMe = held?.pid === process.pid && leftBehind.has(path);
@@ -137,6 +136,32 @@ export function acquireLock(runDir: string): () => void {
     if (JSON.stringify(readLock(path)) === JSON.stringify(held)) rmSync(path, { force: true });
     if (!tryCreate(path, me)) throw usageError('another process took the run lock just now', 'try again when it has finished', 'locked');
   }
+  return holdLock(runDir);
+}
+
+/** This process's lock, as of now: pid, host, start time, and where /proc tells it, when the process started. */
+function ownLock(): LockInfo {
+  const procStart = processStartMs(process.pid);
+  return { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), ...(procStart === null ? {} : { proc_start: procStart }) };
+}
+
+/**
+ * Writes this process's lock into `dir`, a new folder no one else knows of yet: a run folder
+ * before it is renamed into place (src/store/recorder.ts). The run folder then never stands
+ * without its owner's lock, so a process killed right after the rename leaves a run that
+ * `runs` and `show` call `crashed`, not one that stays `running`. holdLock takes it once the
+ * folder is in place.
+ */
+export function lockNewFolder(dir: string): void {
+  if (!tryCreate(join(dir, LOCK_FILE), ownLock())) throw new Error(`${dir} has a lock already`);
+}
+
+/**
+ * The release of the lock this process has written in `runDir` (acquireLock, lockNewFolder):
+ * until it is called, the lock is among those releaseHeldLocks releases.
+ */
+export function holdLock(runDir: string): () => void {
+  const path = join(runDir, LOCK_FILE);
   const release = (): void => {
     held.delete(release);
     try {
@@ -156,8 +181,12 @@ export function acquireLock(runDir: string): () => void {
 /**
  * A run's status as `runs` and `show` print it: a `running` run whose lock names a process on
  * this host that is gone (killed, `kill -9`, a power cut) is `crashed`, with that lock. Reads
- * only: run.json stays as it is until `bounce resume` takes the run over. A run with no lock
- * (a batch's run not begun yet) or locked on another host stays `running`: no one can tell.
+ * only: run.json stays as it is until `bounce resume` takes the run over. A run's folder is
+ * never without its lock while run.json says `running` and its process lives (the lock is in
+ * the folder before it is renamed into place, and a batch's run not begun yet holds the
+ * batch's), so a run with no lock (one whose process ended by force after releasing it, one
+ * made by an older bounce, a lock deleted by hand) or locked on another host stays `running`:
+ * no one can tell.
  */
 export function shownStatus(runDir: string, status: RunStatus): { status: ShownStatus; lock: LockInfo | null } {
   if (status !== 'running') return { status, lock: null };

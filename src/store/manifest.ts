@@ -332,6 +332,11 @@ export function readManifest(runDir: string): RunManifest {
   return RunManifestSchema.parse(JSON.parse(readFileSync(join(runDir, MANIFEST_FILE), 'utf8')));
 }
 
+/** The newest pass that completed (0: none): a run taken further goes on from its document. */
+export function lastCompletedPass(m: { readonly pass_records: readonly { readonly pass: number; readonly status: string }[] }): number {
+  return Math.max(0, ...m.pass_records.filter((p) => p.status === 'completed').map((p) => p.pass));
+}
+
 /**
  * How many of a run's dispatches the response cache answered (their cost source is `cache`):
  * they are in `totals.dispatches`, one record each, but called no agent.

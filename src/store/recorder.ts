@@ -21,7 +21,7 @@ import { VERSION } from '../version.js';
 import { siblingName, writeFileAtomic } from '../atomic.js';
 import { sha256 } from './hash.js';
 import { clearLeftovers, trackGroups } from './leftovers.js';
-import { acquireLock } from './lock.js';
+import { acquireLock, holdLock, lockNewFolder } from './lock.js';
 import {
   type AgentRecord,
   addUsage,
@@ -247,7 +247,8 @@ export class RunRecorder {
 
   /**
    * Creates the run folder whole or not at all: the original and the first run.json are
-   * written into a hidden folder that is then renamed into place, and the run is locked.
+   * written into a hidden folder that is then renamed into place. The run's lock is written
+   * there first, so the folder is never in place without it (src/store/lock.ts shownStatus).
    */
   static create(runsDir: string, o: RunOpening, opts: RecorderOptions = {}): RunRecorder {
     const step = (kind: WriteKind, name: string): void => opts.beforeWrite?.(kind, name);
@@ -292,6 +293,7 @@ export class RunRecorder {
     mkdirSync(tmp, { mode: RUN_DIR_MODE });
     let binding: string;
     try {
+      lockNewFolder(tmp);
       step('artifact', o.original);
       writeFileAtomic(join(tmp, o.original), o.originalText, RUN_FILE_MODE);
       for (const c of texts) {
@@ -315,7 +317,7 @@ export class RunRecorder {
       rmSync(tmp, { recursive: true, force: true });
       throw err;
     }
-    const rec = new RunRecorder(dir, manifest, opts, acquireLock(dir));
+    const rec = new RunRecorder(dir, manifest, opts, holdLock(dir));
     rec.chainTip = binding;
     rec.remember(o.original, o.originalText);
     for (const c of texts) rec.remember(c.file, c.text);
@@ -329,10 +331,11 @@ export class RunRecorder {
 
   /**
    * Takes the run for a resume: locks it, then makes run.json and the records agree
-   * (see the header) and marks a pass a crash cut short as interrupted.
+   * (see the header) and marks a pass a crash cut short as interrupted. `locked`: the release
+   * of the run's lock, which this process holds already (handOver), taken over instead.
    */
-  static reopen(runDir: string, resume: ResumeSettings, opts: RecorderOptions = {}): { recorder: RunRecorder; reconciled: string[] } {
-    const unlock = acquireLock(runDir);
+  static reopen(runDir: string, resume: ResumeSettings, opts: RecorderOptions = {}, locked?: () => void): { recorder: RunRecorder; reconciled: string[] } {
+    const unlock = locked ?? acquireLock(runDir);
     try {
       const left = clearLeftovers(runDir);
       const manifest = readManifest(runDir);
@@ -622,6 +625,15 @@ export class RunRecorder {
   close(): void {
     this.untrack();
     this.unlock();
+  }
+
+  /**
+   * Lets go of the run but not of its lock, whose release it returns, for `reopen` to take
+   * over: a batch's run made now and run later stays locked by this process all the while.
+   */
+  handOver(): () => void {
+    this.untrack();
+    return this.unlock;
   }
 
   private pass(index: number): PassRecord {

@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { configNamed } from '../config/in-use.js';
 import { loadConfigKeys, runsDirFor } from '../config/load.js';
+import { DEFAULT_MAX_PASSES } from '../config/defaults.js';
 import { displayPath } from '../documents.js';
 import type { Io } from '../io.js';
 
@@ -38,6 +39,29 @@ export function runLocationFlags(where: RunLocation, io: Pick<Io, 'cwd' | 'env'>
   }
   if (found === null || resolve(found) !== runsDir) flags.push(`--runs-dir ${shellWord(displayPath(runsDir, io.cwd, 'absolute'))}`);
   return flags.map((f) => ` ${f}`).join('');
+}
+
+/**
+ * What a printed step needs from where it is printed: the options that find the run
+ * (runLocationFlags), and the most passes a run may have under the config that step reads
+ * (`max_passes`), which a `--passes N` it offers stays within.
+ */
+export interface StepPlace {
+  flags: string;
+  maxPasses: number;
+}
+
+export function stepPlace(where: RunLocation, io: Pick<Io, 'cwd' | 'env'>): StepPlace {
+  return { flags: runLocationFlags(where, io), maxPasses: maxPassesAt(where.config, io) };
+}
+
+/** `max_passes` of the config a command given `--config config` reads from cwd (else BOUNCE_CONFIG, bounce.config.yaml); its default when that config no longer reads. */
+export function maxPassesAt(config: string | undefined, io: Pick<Io, 'cwd' | 'env'>): number {
+  try {
+    return loadConfigKeys(io.cwd, io.env, config, ['max_passes']).config.max_passes;
+  } catch {
+    return DEFAULT_MAX_PASSES; // the step names the config all the same, and reading it says what is wrong
+  }
 }
 
 /**

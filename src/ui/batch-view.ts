@@ -7,7 +7,9 @@ import type { Io } from '../io.js';
 import type { CostSource, FinalStatus } from '../vocabulary.js';
 import { combineCostSources } from '../prices.js';
 import { displayWidth, fitColumns, padColumns } from '../text/display-width.js';
-import { extendedPasses, fromCache, type RefineJson, runJson } from './run-summary.js';
+import { fromCache, lastAcceptedDocument, newRunStep, offeredPasses, type RefineJson, runJson } from './run-summary.js';
+import type { StepPlace } from '../store/run-location.js';
+import { join } from 'node:path';
 import { cacheHitsOf } from '../store/manifest.js';
 import { maxOf } from '../arrays.js';
 
@@ -58,8 +60,8 @@ export interface BatchFacts {
   shard: { index: number; count: number } | null;
   concurrency: number;
   durationMs: number;
-  /** What a printed command needs to find the batch's runs (` --runs-dir DIR`, src/store/run-location.ts); '' when the defaults do. */
-  where?: string;
+  /** What a printed command needs where it is printed: the options that find the batch's runs, and max_passes (src/store/run-location.ts). */
+  place: StepPlace;
 }
 
 const addOrNull = (a: number | null, b: number | null): number | null => (a === null && b === null ? null : (a ?? 0) + (b ?? 0));
@@ -81,7 +83,7 @@ export function batchJson(results: readonly RunResult[], facts: BatchFacts): Bat
     exit_code: exitCode,
     shard: facts.shard,
     concurrency: facts.concurrency,
-    runs: results.map((r) => runJson(r, facts.where)),
+    runs: results.map((r) => runJson(r, facts.place)),
     totals: {
       documents: results.length,
       converged: count('converged'),
@@ -97,21 +99,30 @@ export function batchJson(results: readonly RunResult[], facts: BatchFacts): Bat
       cost_source: results.reduce<CostSource | null>((src, r) => combineCostSources(src, r.manifest.totals.cost_source), null),
       duration_ms: facts.durationMs,
     },
-    next: batchNext(results, facts.batchId, facts.where ?? ''),
+    next: batchNext(results, facts.batchId, facts.place),
   };
 }
 
 /**
  * What to run next, commands joined by `; `: resume the batch's unfinished runs (interrupted
  * or failed; `--batch` finishes them all), then take each run that did not converge further
- * on its own (`--passes` takes one run at a time: docs/batch.md); null when every run converged.
+ * on its own (`--passes` takes one run at a time: docs/batch.md), within max_passes, or start
+ * a new run from its last accepted document when it has had the most passes it may have
+ * (offeredPasses); null when every run converged. Paths are as given: the batch's runs
+ * folder, relative to where bounce ran or absolute.
  */
-function batchNext(results: readonly RunResult[], batchId: string | null, where: string): string | null {
+function batchNext(results: readonly RunResult[], batchId: string | null, place: StepPlace): string | null {
+  const where = place.flags;
   const steps: string[] = [];
   const unfinished = results.filter((r) => r.status === 'interrupted' || r.status === 'failed');
   if (unfinished.length > 0)
     steps.push(batchId ? `bounce resume --batch ${batchId}${where}` : `bounce resume ${unfinished.map((r) => r.runId).join(' ')}${where}`);
-  for (const r of results) if (r.status === 'not-converged') steps.push(`bounce resume ${r.runId}${where} --passes ${extendedPasses(r.manifest)}`);
+  for (const r of results.filter((x) => x.status === 'not-converged')) {
+    const offer = offeredPasses(r.manifest, place.maxPasses);
+    steps.push(
+      offer ? `bounce resume ${r.runId}${where} --passes ${offer.passes}` : newRunStep(r.manifest, join(r.runDir, lastAcceptedDocument(r.manifest)), where),
+    );
+  }
   return steps.length > 0 ? steps.join('; ') : null;
 }
 

@@ -2,14 +2,15 @@ import { plural } from '../plural.js';
 import { createColors } from 'picocolors';
 import type { RunResult } from '../engine/run-document.js';
 import type { ManifestView } from '../store/recorder.js';
-import { cacheHitsOf, type JudgeVerdict } from '../store/manifest.js';
+import { cacheHitsOf, type JudgeVerdict, lastCompletedPass } from '../store/manifest.js';
+import type { Role } from '../vocabulary.js';
 import { EXIT } from '../errors.js';
 import type { Io } from '../io.js';
 import { dirname, join } from 'node:path';
 import { displayPath } from '../documents.js';
 import { BUDGET_ERROR } from '../engine/budget.js';
 import { type NoteCounts, noteCounts } from '../report/format.js';
-import { runLocationFlags, shellWord } from '../store/run-location.js';
+import { shellWord, type StepPlace, stepPlace } from '../store/run-location.js';
 
 /** The one object `--json` prints for refine and resume, for every exit. */
 export interface RefineJson {
@@ -52,8 +53,8 @@ export interface RefineJson {
 const sumTokens = (u: { input_tokens: number | null; output_tokens: number | null }): number | null =>
   u.input_tokens === null && u.output_tokens === null ? null : (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
 
-/** `where`: the options the `next` command needs to find the run (src/store/run-location.ts). */
-export function runJson(r: RunResult, where = ''): RefineJson {
+/** `place`: what the `next` command needs where it is printed (src/store/run-location.ts). */
+export function runJson(r: RunResult, place: StepPlace): RefineJson {
   const m = r.manifest;
   return {
     run_id: r.runId,
@@ -82,7 +83,7 @@ export function runJson(r: RunResult, where = ''): RefineJson {
     cache_hits: cacheHitsOf(m),
     evidence: m.evidence,
     error: r.error,
-    next: nextStep(r, null, where),
+    next: nextStep(r, null, place),
     ...(m.judge ? { judge: structuredClone(m.judge) as JudgeVerdict } : {}),
   };
 }
@@ -115,11 +116,13 @@ function unstartedExtension(m: RunResult['manifest']): string {
 
 /**
  * The step that works from here, as a command where there is one. `cwd` makes the paths it
- * names relative, as the summary prints them; null leaves them as they are. `where` is what the
- * command needs to find the run (` --runs-dir DIR`, src/store/run-location.ts), so it works as printed.
+ * names relative, as the summary prints them; null leaves them as they are. `place` is what the
+ * command needs to find the run (` --runs-dir DIR`) and the most passes it may offer
+ * (src/store/run-location.ts), so it works as printed.
  */
-export function nextStep(r: RunResult, cwd: string | null, where = ''): string | null {
+export function nextStep(r: RunResult, cwd: string | null, place: StepPlace): string | null {
   const m = r.manifest;
+  const where = place.flags;
   const resume = `bounce resume ${r.runId}${where}${unstartedExtension(m)}`;
   const show = (path: string): string => (cwd ? displayPath(path, cwd, 'absolute') : path);
   switch (r.status) {
@@ -129,10 +132,12 @@ export function nextStep(r: RunResult, cwd: string | null, where = ''): string |
       return resume;
     case 'not-converged': {
       // What the run goes on from: the last accepted document, not the final pass's rejected one.
-      const last = [...m.pass_records].reverse().find((p) => p.status === 'completed' && p.document);
-      const doc = show(join(r.runDir, last?.document ?? m.original));
+      const doc = show(join(r.runDir, lastAcceptedDocument(m)));
       const why = clause(r.error?.message ?? 'the final pass did not converge');
-      return `${why}; ${resume} --passes ${extendedPasses(m)} goes on from the last accepted document (${doc}) to a final composer pass, with --composer <agent> to try another composer`;
+      const offer = offeredPasses(m, place.maxPasses);
+      if (!offer) return `${why}; ${atMostPasses(place.maxPasses)}: ${newRunStep(m, doc, where)} starts a new run from its last accepted document`;
+      const capped = offer.capped ? ` (${offer.capped})` : '';
+      return `${why}; ${resume} --passes ${offer.passes} goes on from the last accepted document (${doc}) to a final ${offer.final} pass${capped}, with --composer <agent> to try another composer`;
     }
     case 'failed': {
       const type = r.error?.type;
@@ -155,14 +160,57 @@ export function nextStep(r: RunResult, cwd: string | null, where = ''): string |
 /** A message as a clause to go on from with `;`: without the full stop (or other mark) it ends on. */
 export const clause = (message: string): string => message.trimEnd().replace(/[.;:,]+$/, '');
 
+/** A pass budget `bounce resume --passes N` is offered (offeredPasses). */
+export interface PassOffer {
+  passes: number;
+  /** Whose the final pass is: a composer's when the count is even. */
+  final: Role;
+  /** Why it is no more, when max_passes holds it below the smallest even count above the passes run; else null. */
+  capped: string | null;
+}
+
 /**
- * The pass budget `bounce resume --passes` is offered to take an ended run further: the
+ * The pass budget `bounce resume --passes N` is offered to take an ended run further: the
  * smallest even count above the passes it ran, so its final pass is a composer pass (a
  * reviewer's final pass may only resolve notes, and the document the run ends on is then not
  * a composer's). Passes run is at least the last completed pass, which the run goes on from.
+ * It stays within `max`, the most passes a run may have (config `max_passes`): when that
+ * count is more, the largest even count that still goes past the last completed pass (for a
+ * not-converged run, its rejected final pass run again), else `max` itself, whose final pass
+ * is a reviewer's. Null when no count within `max` goes past the last completed pass: the
+ * run has had the most passes it may have, and newRunStep is the step that goes on.
  */
-export function extendedPasses(m: Pick<ManifestView, 'passes'>): number {
-  return m.passes.run + (m.passes.run % 2 === 0 ? 2 : 1);
+export function offeredPasses(m: Pick<ManifestView, 'passes' | 'pass_records'>, max: number): PassOffer | null {
+  const even = m.passes.run + (m.passes.run % 2 === 0 ? 2 : 1);
+  if (even <= max) return { passes: even, final: 'composer', capped: null };
+  const done = lastCompletedPass(m);
+  const capped = `max_passes allows at most ${max}`;
+  const evenMax = max - (max % 2);
+  if (evenMax > done) return { passes: evenMax, final: 'composer', capped };
+  return max > done ? { passes: max, final: 'reviewer', capped } : null;
+}
+
+/** Why an offered pass count is that one, in words: after it in parentheses. */
+export function offerReason(o: PassOffer): string {
+  const parity = o.final === 'composer' ? 'an even count, so the final pass is a composer pass' : 'an odd count, so the final pass is a reviewer pass';
+  return o.capped ? `${parity}; ${o.capped}` : parity;
+}
+
+/** What a run that no pass count within `max` takes further is told: it has had the most passes it may have. */
+export const atMostPasses = (max: number): string => `it has had the most passes a run may have (max_passes: ${max})`;
+
+/** The run's last accepted document, relative to its folder: its last completed pass's, else its original. */
+export function lastAcceptedDocument(m: Pick<ManifestView, 'pass_records' | 'original'>): string {
+  return [...m.pass_records].reverse().find((p) => p.status === 'completed' && p.document)?.document ?? m.original;
+}
+
+/**
+ * A new run from `doc` (as printed, a path) with the run's agents: what goes on from a run
+ * that has had the most passes it may have. `where` carries the --config and --runs-dir of
+ * the run's, so the new run reads the same config and lands beside it.
+ */
+export function newRunStep(m: Pick<ManifestView, 'agents'>, doc: string, where: string): string {
+  return `bounce refine ${shellWord(doc)} --reviewer ${shellWord(m.agents.reviewer.spec)} --composer ${shellWord(m.agents.composer.spec)}${where}`;
 }
 
 /** The --json object of a refine or resume that ended before a run folder was made. */
@@ -192,7 +240,7 @@ export function errorJson(exitCode: number, type: string, message: string): Refi
 export const fromCache = (hits: number): string => (hits > 0 ? ` (${hits} from the response cache)` : '');
 
 /** The summary on stderr: outcome, passes, dispatches, tokens, cost, time, per-pass times, the run folder, the error. */
-export function summaryLines(r: RunResult, io: Io, where = ''): string {
+export function summaryLines(r: RunResult, io: Io, place: StepPlace): string {
   const m = r.manifest;
   const c = createColors(Boolean(io.stderr.isTTY) && !io.env.NO_COLOR);
   const t = m.totals;
@@ -214,7 +262,7 @@ export function summaryLines(r: RunResult, io: Io, where = ''): string {
   const perPass = m.pass_records.map((p) => `${p.pass} ${p.role} ${((p.duration_ms ?? 0) / 1000).toFixed(1)}s`).join(', ');
   const lines = [`${head}${mock}: ${facts}`, ...(perPass ? [`pass times: ${perPass}`] : []), `run folder: ${displayPath(r.runDir, io.cwd, 'absolute')}`];
   if (r.error) lines.push(`${c.red('error')}: ${r.error.message}`);
-  const next = nextStep(r, io.cwd, where);
+  const next = nextStep(r, io.cwd, place);
   if (next) lines.push(`next: ${next}`);
   return `${lines.join('\n')}\n`;
 }
@@ -229,8 +277,8 @@ export function mockEvidence(m: Pick<ManifestView, 'evidence' | 'agents'>): stri
 }
 
 /** What -q leaves of the summary when a run fails: the error and the step that goes on from here. */
-function errorLines(r: RunResult, io: Io, where: string): string {
-  const next = nextStep(r, io.cwd, where);
+function errorLines(r: RunResult, io: Io, place: StepPlace): string {
+  const next = nextStep(r, io.cwd, place);
   const lines = [`bounce: ${r.status}: ${r.error?.message ?? `exit ${r.exitCode}`}`, ...(next ? [`next: ${next}`] : [])];
   return `${lines.join('\n')}\n`;
 }
@@ -241,13 +289,13 @@ function errorLines(r: RunResult, io: Io, where: string): string {
  * --runs-dir when the run is not where the defaults look (src/store/run-location.ts).
  */
 export function printRunResult(r: RunResult, io: Io, opts: { json?: boolean; quiet?: boolean; stdoutDocument: boolean; config?: string | undefined }): void {
-  const where = r.status === 'converged' ? '' : runLocationFlags({ runsDir: dirname(r.runDir), config: opts.config }, io);
+  const place = stepPlace({ runsDir: dirname(r.runDir), config: opts.config }, io);
   if (opts.stdoutDocument && r.document !== null && r.exitCode === EXIT.ok) {
     io.stdout.wholeDocument?.();
     io.stdout.write(r.document);
   }
-  if (opts.json) io.stdout.write(`${JSON.stringify(runJson(r, where))}\n`);
+  if (opts.json) io.stdout.write(`${JSON.stringify(runJson(r, place))}\n`);
   else if (r.outputPath && r.exitCode === EXIT.ok) io.stdout.write(`${displayPath(r.outputPath, io.cwd, 'absolute')}\n`);
-  if (!opts.quiet) io.stderr.write(summaryLines(r, io, where));
-  else if (r.exitCode !== EXIT.ok) io.stderr.write(errorLines(r, io, where));
+  if (!opts.quiet) io.stderr.write(summaryLines(r, io, place));
+  else if (r.exitCode !== EXIT.ok) io.stderr.write(errorLines(r, io, place));
 }

@@ -77,6 +77,29 @@ describe('bounce refine with several documents (a batch)', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ run_id: ids[0], passes_run: 4 });
   });
 
+  it('offers no pass count above max_passes: the final pass again within it, or a new run once max_passes is below the passes run', async () => {
+    writeFileSync(join(dir, 'echo.yaml'), 'steps:\n  default: { action: echo }\n');
+    writeFileSync(join(dir, 'bounce.config.yaml'), 'max_passes: 2\n');
+    const r = await runMain(['refine', 'docs/alpha.md', 'docs/beta.md', '--reviewer', 'mock', '--composer', 'mock:echo.yaml', '--max-repairs', '0', '--json'], {
+      cwd: dir,
+    });
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    const ids: string[] = out.runs.map((x: { run_id: string }) => x.run_id);
+    expect(out.next).toBe(ids.map((id) => `bounce resume ${id} --passes 2`).join('; '));
+    const again = await runMain(['resume', ids[0]!, '--passes', '2', '--json'], { cwd: dir });
+    expect(JSON.parse(again.stdout)).toMatchObject({ run_id: ids[0], status: 'not-converged', passes_run: 2 });
+    // max_passes lowered below the passes run: a new run from each run's last accepted document, with its agents.
+    writeFileSync(join(dir, 'bounce.config.yaml'), 'max_passes: 1\n');
+    const ended = await runMain(['resume', '--batch', out.batch_id, '--json'], { cwd: dir });
+    const next: string = JSON.parse(ended.stdout).next;
+    const steps = next.split('; ');
+    expect(steps).toEqual(ids.map((id) => `bounce refine ${join(dir, 'runs', id, 'pass-1-reviewer-mock.md')} --reviewer mock --composer mock:echo.yaml`));
+    writeFileSync(join(dir, 'echo.yaml'), 'steps: {}\n');
+    const fresh = await runMain(steps[0]!.split(' ').slice(1), { cwd: dir });
+    expect(fresh.code, fresh.stderr).toBe(0);
+  });
+
   it('exits 3 when an agent fails, with everything on disk', async () => {
     writeFileSync(join(dir, 'crash.yaml'), 'steps:\n  default: { action: crash }\n');
     const r = await runMain(['refine', 'docs', '--reviewer', 'mock:crash.yaml', '--composer', 'mock', '--json'], { cwd: dir });

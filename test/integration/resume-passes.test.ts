@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/cli.js';
 import { runMain, runMainInterrupted } from '../support/run-main.js';
+import { DEFAULT_MAX_PASSES } from '../../src/config/defaults.js';
 
 const DOC = '# Rollout plan\n\nWe ship the feature to every user on Monday.\n\nRollback is manual.\n';
 /** A composer that leaves the reviewer's note on pass 2 and in its repair: the run ends not-converged. */
@@ -201,5 +202,80 @@ describe('bounce resume --passes N', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('nosuch');
     expect(readFileSync(join(runDir(), 'run.json'), 'utf8')).toBe(before);
+  });
+});
+
+/** The `bounce ...` command a message prints, from `bounce` up to `until`, as argv (the paths here hold no space). */
+function printed(text: string, until: string): string[] {
+  const at = text.indexOf('bounce refine ') >= 0 ? text.indexOf('bounce refine ') : text.indexOf('bounce resume ');
+  const end = text.indexOf(until, at);
+  expect(at >= 0 && end > at, text).toBe(true);
+  return text
+    .slice(at + 'bounce '.length, end)
+    .trim()
+    .split(' ');
+}
+
+describe('a run that has had the most passes it may have (max_passes)', () => {
+  const MAX = String(DEFAULT_MAX_PASSES);
+
+  it('converged at the maximum: every hint gives a step that works, a new run from its last document, never --passes above the maximum', async () => {
+    const first = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--composer', 'mock', '--passes', MAX, '--all-passes', '-q'], { cwd: dir });
+    expect(first.code, first.stderr).toBe(0);
+    const m = manifest();
+    expect(m.passes).toMatchObject({ requested: DEFAULT_MAX_PASSES, run: DEFAULT_MAX_PASSES });
+    const last = join('runs', m.run_id, m.pass_records.at(-1).document);
+    const step = `bounce refine ${last} --reviewer mock --composer mock starts a new run from its last accepted document`;
+    const plain = await runMain(['resume', 'latest'], { cwd: dir });
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toBe(`bounce: run ${m.run_id} is already converged: it has had the most passes a run may have (max_passes: ${MAX}): ${step}\n`);
+    // Asking for more than the maximum, or no more than the passes run, gets the same step.
+    const over = await runMain(['resume', 'latest', '--passes', String(DEFAULT_MAX_PASSES + 2)], { cwd: dir });
+    expect(over.code).toBe(2);
+    expect(over.stderr).toContain(`: it has had the most passes a run may have (max_passes: ${MAX}): ${step}, or raise max_passes in bounce.config.yaml\n`);
+    const same = await runMain(['resume', 'latest', '--passes', MAX], { cwd: dir });
+    expect(same.code).toBe(2);
+    expect(same.stderr).toContain(step);
+    for (const r of [plain, over, same]) expect(r.stderr).not.toMatch(new RegExp(`--passes ${DEFAULT_MAX_PASSES + 2}\\b`));
+    // The step works as printed.
+    const next = await runMain(printed(plain.stderr, ' starts a new run'), { cwd: dir });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout).toMatch(/final\.md\n$/);
+  });
+
+  it('not converged at the maximum: next: runs the refused final pass again within it, and that step works as printed', async () => {
+    writeFileSync(join(dir, 's.yaml'), `steps:\n  "${MAX}": { action: echo }\n  "${MAX}.repair": { action: echo }\n`);
+    const out = await notConverged(['--passes', MAX, '--all-passes']);
+    expect(out.next).toContain(
+      `bounce resume ${out.run_id} --passes ${MAX} goes on from the last accepted document (${join(dir, 'runs', out.run_id, `pass-${DEFAULT_MAX_PASSES - 1}-reviewer-mock.md`)}) to a final composer pass (max_passes allows at most ${MAX}), with --composer <agent>`,
+    );
+    const refused = await runMain(['resume', out.run_id], { cwd: dir });
+    expect(refused.stderr).toContain(
+      `bounce resume ${out.run_id} --passes ${MAX} (an even count, so the final pass is a composer pass; max_passes allows at most ${MAX})`,
+    );
+    // The composer does its work this time: the printed command, as printed, converges.
+    writeFileSync(join(dir, 's.yaml'), 'steps: {}\n');
+    const again = await runMain([...printed(out.next, ' goes on'), '--json'], { cwd: dir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'converged', passes_run: DEFAULT_MAX_PASSES });
+    await audit();
+  });
+
+  it('not converged, and max_passes lowered below its passes since: a new run, which works; bounce decide is refused before any dispatch', async () => {
+    writeFileSync(join(dir, 's.yaml'), 'steps:\n  "4": { action: echo }\n  "4.repair": { action: echo }\n');
+    const out = await notConverged(['--passes', '4', '--all-passes']);
+    writeFileSync(join(dir, 'bounce.config.yaml'), 'max_passes: 2\n');
+    const refused = await runMain(['resume', out.run_id], { cwd: dir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `it has had the most passes a run may have (max_passes: 2): bounce refine ${join('runs', out.run_id, 'pass-3-reviewer-mock.md')} --reviewer mock --composer mock:s.yaml starts a new run`,
+    );
+    const records = readdirSync(runDir()).length;
+    const decide = await runMain(['decide', out.run_id, '--answers', 'none.yaml'], { cwd: dir });
+    expect(decide.code).toBe(2);
+    expect(decide.stderr).toContain(`a decision round takes run ${out.run_id} to pass 5, and max_passes allows at most 2: bounce refine`);
+    expect(readdirSync(runDir()).length).toBe(records);
+    const next = await runMain(printed(refused.stderr, ' starts a new run'), { cwd: dir });
+    expect(next.code, next.stderr).toBe(0);
   });
 });

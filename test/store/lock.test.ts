@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LOCK_FILE, acquireLock, lockOwnerAlive } from '../../src/store/lock.js';
+import { LOCK_FILE, acquireLock, holdLock, lockNewFolder, lockOwnerAlive, releaseHeldLocks, shownStatus } from '../../src/store/lock.js';
 import { processStartMs } from '../../src/store/process-start.js';
 import { bounceErrorOf } from '../support/errors.js';
 
@@ -35,6 +35,30 @@ describe('the lock temp file', () => {
     const release = acquireLock(root);
     expect(readLock().pid).toBe(process.pid);
     release();
+  });
+});
+
+describe('a folder locked before it is in place', () => {
+  it('comes into place with its lock, running while this process holds it; holdLock releases it, and a second take is refused meanwhile', () => {
+    const tmp = join(root, '.run.tmp');
+    const dir = join(root, 'run');
+    mkdirSync(tmp);
+    lockNewFolder(tmp);
+    renameSync(tmp, dir);
+    expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')).pid).toBe(process.pid);
+    const release = holdLock(dir);
+    expect(shownStatus(dir, 'running').status).toBe('running');
+    expect(bounceErrorOf(() => acquireLock(dir)).message).toContain(`in use by process ${process.pid}`);
+    release();
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+  });
+
+  it('is among the locks releaseHeldLocks releases', () => {
+    mkdirSync(join(root, 'run'));
+    lockNewFolder(join(root, 'run'));
+    holdLock(join(root, 'run'));
+    releaseHeldLocks();
+    expect(existsSync(join(root, 'run', LOCK_FILE))).toBe(false);
   });
 });
 
