@@ -112,10 +112,10 @@ class Candidates {
     this.size = n;
   }
 
-  /** The marker at `offset`: its name as written (as it reads, when disguised), its length, whether it is the plain `[name]`. */
-  at(text: string, offset: number): { name: string; length: number; plain: boolean; disguise?: string } {
+  /** The marker at `offset`: its name as written (as it reads, when disguised), its length, whether it is the plain `[name]`; when disguised, what disguised it and what shows after it if not the text (a reversed run). */
+  at(text: string, offset: number): { name: string; length: number; plain: boolean; disguise?: string; shows?: string } {
     const d = this.disguised.get(offset);
-    if (d) return { name: d.name, length: d.end - d.index, plain: false, disguise: d.disguise };
+    if (d) return { name: d.name, length: d.end - d.index, plain: false, disguise: d.disguise, shows: d.shows };
     this.sticky.lastIndex = offset;
     const m = this.sticky.exec(text)!;
     const name = m[1]!;
@@ -206,8 +206,12 @@ export function* noteStream(input: string, opts: ScanOptions = {}): Generator<No
   const regions = markdown ? markdownRegions(text, c.index.subarray(0, c.size), { mdx: opts.mdx ?? false }) : undefined;
   const hidden = regions?.hidden ?? [];
   const literal = regions?.literal ?? [];
-  // In an autolink only the plain `[name]` is a marker.
-  c.retain((offset) => !isHidden(hidden, offset) && (!isHidden(literal, offset) || c.at(text, offset).plain));
+  // In an autolink only the plain `[name]` is a marker. A reversed marker is in code when its own characters are (its
+  // offset is its run's control, and a control in a code span goes on reversing the text after it).
+  c.retain((offset) => {
+    const at = c.disguised.size > 0 ? (c.disguised.get(offset)?.spelledAt ?? offset) : offset;
+    return !isHidden(hidden, at) && (!isHidden(literal, at) || c.at(text, offset).plain);
+  });
   const visible = c.size;
   const lines = lineIndex(text);
   const blocks = regions?.blocks ?? [];
@@ -217,7 +221,7 @@ export function* noteStream(input: string, opts: ScanOptions = {}): Generator<No
 
   for (let v = 0; v < visible; v++) {
     const offset = c.index[v]!;
-    const { name, length, disguise } = c.at(text, offset);
+    const { name, length, disguise, shows = '' } = c.at(text, offset);
     const line = lineAt(lines.starts, offset);
     const lineStart = lines.starts[line]!;
     const limit = v + 1 < visible ? c.index[v + 1]! : text.length;
@@ -244,8 +248,9 @@ export function* noteStream(input: string, opts: ScanOptions = {}): Generator<No
       line: line + 1,
       column: offset - lineStart + 1,
       offset,
-      // The marker as it renders (as it reads, when disguised), `[name]`, then the rest of the note as written.
-      text: collect(text, segs, offset + length, limit, `[${name}]`),
+      // The marker as it renders (as it reads, when disguised), `[name]`, then the rest of the note as written (what a
+      // reversed run shows after a marker in it, then the text after the run; a run may reach past the next note's offset).
+      text: collect(text, segs, offset + length, limit, `[${name}]${shows}`),
       refersTo: above(line),
       canonical,
     };

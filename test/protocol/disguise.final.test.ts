@@ -23,6 +23,8 @@ const ADDED: [string, string][] = [
   ['an HTML comment', '[CON<!-- x -->TESTED] Too vague.'],
   ['an empty span', '[CON<span></span>TESTED] Too vague.'],
   ['a <wbr>', '[CLA<wbr>RIFY] Which one?'],
+  ['a right-to-left override that shows [YFIRALC] as [CLARIFY]', '\u202e[YFIRALC]\u202c Which unit? (A) ms (B) s'],
+  ['a right-to-left isolate, written as a reference', '&#x2067;[DETSETNOC]&#x2069; Too vague.'],
 ];
 
 describe('a final pass that adds a disguised marker does not converge', () => {

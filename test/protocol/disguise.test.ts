@@ -370,3 +370,190 @@ describe('markdown: a letter of the name written as a character reference', () =
     for (const syntax of ['plain', 'json', 'yaml'] as const) expect(notes(`${ABOVE}[&#67;LARIFY] x\n`, { syntax })).toEqual([]);
   });
 });
+
+describe('bidi reordering: a marker that shows once a right-to-left run is reversed', () => {
+  // Embeddings and overrides, closed by PDF; isolates, closed by PDI.
+  const [RLE, RLO, LRO, PDF, RLI, LRI, PDI] = ['\u202b', '\u202e', '\u202d', '\u202c', '\u2067', '\u2066', '\u2069'];
+  const REPRO = `We retry 5 times.\n${RLO}[YFIRALC]${PDF} Which unit? (A) ms (B) s\n`;
+  const ONE = 'U+202E (right-to-left override) reversing "[YFIRALC]"';
+
+  it('an override over [YFIRALC] shows [CLARIFY]: a note in plain text and markdown, at the override, canonical, with the text after it', () => {
+    for (const syntax of ['plain', 'markdown'] as const) {
+      const found = scanNotes(REPRO, { syntax });
+      expect(found, syntax).toEqual([
+        expect.objectContaining({
+          kind: 'CLARIFY',
+          line: 2,
+          column: 1,
+          offset: 18,
+          canonical: true,
+          text: '[CLARIFY] Which unit? (A) ms (B) s',
+          disguise: ONE,
+        }),
+      ]);
+      expect(lintNotes(found, REPRO).map((p) => `${p.rule}: ${p.message}`)).toEqual([
+        `marker-spelling: [CLARIFY] is disguised by ${ONE}: it reads as a note, and counts as one`,
+      ]);
+    }
+  });
+
+  it('an embedding or an isolate, closed or open to the line end, is read the same way', () => {
+    expect(notes(`${ABOVE}${RLE}[YFIRALC]${PDF} a or b?\n`)).toEqual(['CLARIFY 2:1 (U+202B (right-to-left embedding) reversing "[YFIRALC]")']);
+    expect(notes(`${ABOVE}${RLI}[DETSETNOC]${PDI} Too vague.\n`)).toEqual(['CONTESTED 2:1 (U+2067 (right-to-left isolate) reversing "[DETSETNOC]")']);
+    expect(scanNotes(`${ABOVE}${RLO}[yfiralc] x or y?\n`)[0]).toMatchObject({ kind: 'CLARIFY', text: '[clarify]' });
+    // Open to the line's end, the rest of the line shows reversed, before the marker: the note's text is what shows after it.
+    expect(scanNotes(`${ABOVE}${RLO}s (B) sm (A) ?tinu hcihW [YFIRALC]\n`)[0]).toMatchObject({
+      column: 1,
+      canonical: true,
+      text: '[CLARIFY] Which unit? (A) ms (B) s',
+    });
+  });
+
+  it('the other disguises fold in the reversed reading too, and each is named', () => {
+    expect(notes(`${ABOVE}${RLO}[YF\u0406RALC]${PDF} x or y?\n`)).toEqual([
+      'CLARIFY 2:1 (U+202E (right-to-left override) reversing "[YF\u0406RALC]", U+0406 (a Cyrillic letter like I or l) after "[CLAR")',
+    ]);
+    expect(notes(`${ABOVE}${RLO}\uff3bYFIR\u200bALC]${PDF} x\n`)).toEqual([
+      'CLARIFY 2:1 (U+202E (right-to-left override) reversing "\uff3bYFIRALC]", U+200B (invisible) after "[CLA", U+FF3B (a compatibility form of [) after "[CLARIFY")',
+    ]);
+    expect(notes(`${ABOVE}&#x202E;[YFIR&#x41;LC]&#x202C; x\n`)).toEqual([
+      'CLARIFY 2:1 (U+202E (right-to-left override, written &#x202E;) reversing "[YFIR&#x41;LC]", &#x41; (a character reference to A) after "[CL")',
+    ]);
+  });
+
+  it('configured markers are read reversed too', () => {
+    const M = { markers: ['RISK', 'TODO-LEGAL'] };
+    expect(notes(`${ABOVE}${RLO}[KSIR]${PDF} x\n`, M)).toEqual(['RISK 2:1 (U+202E (right-to-left override) reversing "[KSIR]")']);
+    expect(notes(`${ABOVE}${RLO}[LAGEL\u2010ODOT]${PDF} x\n`, M).map((n) => n.slice(0, 14))).toEqual(['TODO-LEGAL 2:1']);
+    expect(notes(`${ABOVE}${RLO}[KSIR]${PDF} x\n`)).toEqual([]);
+  });
+
+  it('no note: a run that shows no marker, a left-to-right run, a run closed before the marker', () => {
+    for (const doc of [
+      `${RLO}no marker [here]${PDF} and [YFIRALC] after it`,
+      `${RLO}]YFIRALC[${PDF} x`,
+      `${RLO}[YFIRA LC]${PDF} x`,
+      `${LRO}[YFIRALC]${PDF} x`,
+      `${LRI}[YFIRALC]${PDI} x`,
+      `${RLO}${PDF}[YFIRALC] x`,
+      `${RLO}x${PDF} [YFIRALC] x`,
+      `[YFIRALC] ${RLO}x`,
+    ])
+      for (const syntax of ['markdown', 'plain'] as const) expect(notes(`${ABOVE}${doc}\n`, { syntax }), `${syntax}: ${JSON.stringify(doc)}`).toEqual([]);
+  });
+
+  it('a marker spelled plainly inside a run is one note, as before, however it shows', () => {
+    expect(notes(`${ABOVE}${RLO}[CLARIFY]${PDF} x\n`)).toEqual(['CLARIFY 2:2']);
+    expect(notes(`${ABOVE}${RLO}[ABBA]${PDF} x\n`, { markers: ['ABBA'] })).toEqual(['ABBA 2:2']);
+    expect(notes(`${ABOVE}${RLO}[CLA\u200bRIFY]${PDF} x\n`)).toEqual(['CLARIFY 2:2 (U+200B (invisible) after "[CLA")']);
+  });
+
+  it('an override in code or a comment is hidden like any other marker', () => {
+    expect(notes(`${ABOVE}\`${RLO}[YFIRALC]${PDF}\` x\n\n\`\`\`\n${RLO}[YFIRALC]${PDF}\n\`\`\`\n\n<!-- ${RLO}[YFIRALC] -->\n`)).toEqual([]);
+    expect(notes(`${ABOVE}\`${RLO}[YFIRALC]${PDF}\` x\n`, { syntax: 'plain' })).toHaveLength(1);
+    // What decides is where the marker's characters are: a control in a code span goes on reversing the text after it.
+    expect(notes(`${ABOVE}\`${RLO}\` [YFIRALC] x\n`).map((n) => n.slice(0, 11))).toEqual(['CLARIFY 2:2']);
+    expect(notes(`${ABOVE}${RLO}x \`[YFIRALC]\` y\n`)).toEqual([]);
+  });
+
+  it('JSON: in a string, written or as an escape; an escaped backslash is no escape', () => {
+    expect(scanNotes(`{"a": "${RLO}[YFIRALC]${PDF} Which?"}\n`, { syntax: 'json' })[0]).toMatchObject({
+      kind: 'CLARIFY',
+      column: 8,
+      canonical: true,
+      text: '[CLARIFY] Which?',
+      disguise: ONE,
+    });
+    expect(notes('{"a": "\\u202e[YFIRALC]\\u202c Which?"}\n', { syntax: 'json' })).toEqual([
+      'CLARIFY 1:8 (U+202E (right-to-left override, written \\u202e) reversing "[YFIRALC]")',
+    ]);
+    expect(notes('{"a": "\\\\u202e[YFIRALC] x"}\n', { syntax: 'json' })).toEqual([]);
+    for (const syntax of ['plain', 'markdown', 'yaml'] as const) expect(notes('{"a": "\\u202e[YFIRALC] x"}\n', { syntax })).toEqual([]);
+  });
+
+  it('two markers in one run: each a note, in text order, each with what shows after it', () => {
+    const found = scanNotes(`${ABOVE}${RLO}?b ro a [YFIRALC] .eugav ooT [DETSETNOC]${PDF} Rest.\n`);
+    expect(found.map((n) => [n.kind, n.column, n.text])).toEqual([
+      ['CONTESTED', 1, '[CONTESTED] Too vague.'],
+      ['CLARIFY', 10, '[CLARIFY] a or b? Rest.'],
+    ]);
+  });
+
+  it('a marker partly outside the run, and one whose pieces isolates reorder', () => {
+    expect(notes(`${ABOVE}[CLA${RLO}[YFIR${PDF} x or y?\n`)).toEqual(['CLARIFY 2:1 (U+202E (right-to-left override) reversing "[YFIR")']);
+    // A tab is at the line's level (UAX #9, L1): the run before it is reversed on its own.
+    expect(notes(`${ABOVE}[CLA${RLO}[YFIR\tlater\n`)).toEqual(['CLARIFY 2:1 (U+202E (right-to-left override) reversing "[YFIR")']);
+    expect(notes(`${ABOVE}${RLI}${LRI}RIFY]${PDI}${LRI}[CLA${PDI}${PDI} x or y?\n`)).toEqual([
+      'CLARIFY 2:1 (U+2067 (right-to-left isolate) reversing "RIFY][CLA")',
+    ]);
+    // Overrides are removed before reordering (X9): the two left-to-right pieces are one run, shown as written.
+    expect(notes(`${ABOVE}${RLO}${LRO}RIFY]${PDF}${LRO}[CLA${PDF}${PDF} x\n`)).toEqual([]);
+  });
+
+  it('markdown: a run left open goes on over the paragraph, not past a blank line; plain text ends it with the line', () => {
+    expect(notes(`${ABOVE}${RLO}\n[YFIRALC] x\n`)).toEqual(['CLARIFY 3:1 (U+202E (right-to-left override) reversing "[YFIRALC]")']);
+    expect(notes(`${ABOVE}${RLO}\n\n[YFIRALC] x\n`)).toEqual([]);
+    expect(notes(`${ABOVE}${RLO}\n[YFIRALC] x\n`, { syntax: 'plain' })).toEqual([]);
+    expect(notes(`${ABOVE}${RLO}\r\n[YFIRALC] x\r\n`)).toHaveLength(1);
+  });
+
+  it('random lines of controls, brackets and letters: no throw, notes in text order, each starting with its marker', () => {
+    const next = seeded(41);
+    const bits = [
+      RLO,
+      RLE,
+      RLI,
+      LRO,
+      LRI,
+      PDF,
+      PDI,
+      '\u2068',
+      '[',
+      ']',
+      '\uff3b',
+      'YFIRALC',
+      'CLARIFY',
+      'DETSETNOC',
+      'C',
+      'LA',
+      '\u200b',
+      ' ',
+      '\t',
+      '\n',
+      'x',
+      '&#x202e;',
+      '\\u202e',
+    ];
+    let seen = 0;
+    for (let n = 0; n < 1500; n++) {
+      let doc = '';
+      const len = 1 + Math.floor(next() * 24);
+      for (let k = 0; k < len; k++) doc += bits[Math.floor(next() * bits.length)];
+      for (const syntax of ['markdown', 'plain', 'json'] as const) {
+        const found = scanNotes(doc, { syntax });
+        seen += found.length;
+        for (let k = 0; k < found.length; k++) {
+          expect(found[k]!.text.startsWith(`[${found[k]!.kind}]`), JSON.stringify(doc)).toBe(true);
+          if (k > 0) expect(found[k]!.offset, JSON.stringify(doc)).toBeGreaterThan(found[k - 1]!.offset);
+        }
+      }
+    }
+    expect(seen).toBeGreaterThan(20);
+  });
+
+  it('2 MB lines of controls, reversed openers and deep nesting scan in linear time', () => {
+    const mb = 2 * 1024 * 1024;
+    for (const doc of [
+      `${RLO}${'[\u200b'.repeat(mb / 2)}`,
+      `${RLO}${']C'.repeat(mb / 2)}`,
+      `${RLI.repeat(200)}${`${RLO}${LRO}`.repeat(100)}${']YFIRALC['.repeat(mb / 9)}`,
+      `${RLI}${LRI}a${PDI}`.repeat(mb / 4),
+      // Markdown: each line's open override goes on into the next, to the deepest level and past it.
+      `${RLO}x ]y[ z\n`.repeat(mb / 10),
+    ]) {
+      const start = performance.now();
+      scanNotes(doc);
+      expect(performance.now() - start, JSON.stringify(doc.slice(0, 6))).toBeLessThan(3000);
+    }
+  });
+});
