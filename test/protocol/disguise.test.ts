@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HOSTILE_DISGUISES } from '../fixtures/hostile-disguises.mjs';
 import { lintNotes } from '../../src/protocol/lint.js';
 import { LOOK_ALIKE_GROUPS, LOOK_ALIKE_MARKS } from '../../src/protocol/look-alikes.js';
 import { scanNotes, type ScanOptions } from '../../src/protocol/scanner.js';
@@ -267,15 +268,6 @@ describe('invisible padding of any length', () => {
   it('padding does not cross a line break, and padding alone makes no marker', () => {
     expect(notes(`${ABOVE}[C${'\u200b'.repeat(600)}\nONTESTED] x [${'\u200b'.repeat(600)}] [C${'\u200b'.repeat(600)}\n`)).toEqual([]);
   });
-
-  it('2 MB of invisibles, with or without openers, scans in linear time', () => {
-    const mb = 2 * 1024 * 1024;
-    for (const doc of ['\u200b'.repeat(mb), `[C${'\u200b'.repeat(mb)}`, '[\u200b'.repeat(mb / 2), `[C${'\u200b\u200c'.repeat(mb / 2)}ONTESTED]`]) {
-      const start = performance.now();
-      scanNotes(doc);
-      expect(performance.now() - start, JSON.stringify(doc.slice(0, 4))).toBeLessThan(3000);
-    }
-  });
 });
 
 describe('markdown: inline HTML that shows nothing between the letters', () => {
@@ -328,16 +320,6 @@ describe('markdown: inline HTML that shows nothing between the letters', () => {
       'CONTESTED 2:4',
     ]);
     expect(notes(`${ABOVE}[CON{x}TESTED] [CON<Span />TESTED] [CON{/* x */ y}TESTED]\n`, { mdx: true })).toEqual([]);
-  });
-
-  it('2 MB of unclosed comments and tags after marker letters scans in linear time', () => {
-    const mb = 2 * 1024 * 1024;
-    for (const piece of ['[CON<!--', '[CON<span>', '[CON<span title="', '[CON{/*'])
-      for (const doc of [piece.repeat(mb / piece.length), `${piece.repeat(mb / piece.length / 2)}\n`.repeat(2)]) {
-        const start = performance.now();
-        expect(scanNotes(doc, { mdx: piece.includes('{') })).toEqual([]);
-        expect(performance.now() - start, piece).toBeLessThan(3000);
-      }
   });
 });
 
@@ -540,20 +522,30 @@ describe('bidi reordering: a marker that shows once a right-to-left run is rever
     }
     expect(seen).toBeGreaterThan(20);
   });
+});
 
-  it('2 MB lines of controls, reversed openers and deep nesting scan in linear time', () => {
-    const mb = 2 * 1024 * 1024;
-    for (const doc of [
-      `${RLO}${'[\u200b'.repeat(mb / 2)}`,
-      `${RLO}${']C'.repeat(mb / 2)}`,
-      `${RLI.repeat(200)}${`${RLO}${LRO}`.repeat(100)}${']YFIRALC['.repeat(mb / 9)}`,
-      `${RLI}${LRI}a${PDI}`.repeat(mb / 4),
-      // Markdown: each line's open override goes on into the next, to the deepest level and past it.
-      `${RLO}x ]y[ z\n`.repeat(mb / 10),
-    ]) {
-      const start = performance.now();
-      scanNotes(doc);
-      expect(performance.now() - start, JSON.stringify(doc.slice(0, 6))).toBeLessThan(3000);
+// Speed is measured by `npm run bench` (bench/scanner-hostile.mjs), never asserted here: these
+// check that 2 MB of each hostile shape is scanned whole and gives well-formed notes.
+describe('the disguise scan on 2 MB hostile documents', () => {
+  it.each(HOSTILE_DISGUISES)('%s', (_name, make, opts) => {
+    const doc = make(2 * 1024 * 1024);
+    const found = scanNotes(doc, opts ?? {});
+    for (let k = 0; k < found.length; k++) {
+      expect(found[k]!.text.startsWith(`[${found[k]!.kind}]`)).toBe(true);
+      expect(found[k]!.disguise).toBeDefined();
+      if (k > 0) expect(found[k]!.offset).toBeGreaterThan(found[k - 1]!.offset);
     }
+  });
+  it('of them, padding inside one marker is that one note, and openers, invisibles and unclosed tags alone are none', () => {
+    const byName = new Map(HOSTILE_DISGUISES.map(([name, make, opts]) => [name, scanNotes(make(2 * 1024 * 1024), opts ?? {}).length]));
+    expect(byName.get('invisible padding inside one marker')).toBe(1);
+    for (const name of [
+      'invisibles alone',
+      'invisibles after an opener and a letter',
+      'openers each with an invisible',
+      'isolates one inside another, repeated',
+    ])
+      expect(byName.get(name), name).toBe(0);
+    for (const [name, count] of byName) if (name.includes('repeated on')) expect(count, name).toBe(0);
   });
 });
