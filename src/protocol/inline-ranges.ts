@@ -171,9 +171,9 @@ export function inlineHidden(text: string, segs: number[], hidden: number[], lit
   for (let i = opts.paragraph ? definitionsEnd(s) : 0; i < s.length; ) {
     const special = mdx ? SPECIAL_MDX : SPECIAL;
     special.lastIndex = i;
-    const m = special.exec(s);
-    if (!m) break;
-    i = m.index;
+    // `test` builds no match array (a line of notes has a million brackets); every special is one character.
+    if (!special.test(s)) break;
+    i = special.lastIndex - 1;
     const ch = s[i];
     if (ch === '\\') i += PUNCT.test(s[i + 1] ?? '') ? 2 : 1;
     else if (ch === '`') {
