@@ -87,14 +87,22 @@ async function report(io: Io, args: ReadingArgs, extra: Extra, command: (opts: L
   return format === 'json' ? jsonResult(JSON.parse(body) as object) : { content: [{ type: 'text', text: body }] };
 }
 
-/** Progress notifications per pass, when the client asked for them (a progressToken): half a step as a pass starts, a step as it ends. */
-function passProgress(extra: Extra): EventSink | undefined {
+/**
+ * Progress notifications per pass, when the client asked for them (a progressToken): half a
+ * step as a pass starts, a step as it ends. They go out one after another, and `sent` is when
+ * the last has: the tool's result waits for it, so no notification comes after the result
+ * (a client drops those).
+ */
+function passProgress(extra: Extra): { events: EventSink | undefined; sent: () => Promise<void> } {
   const progressToken = extra._meta?.progressToken;
-  if (progressToken === undefined) return undefined;
+  let queue = Promise.resolve();
+  if (progressToken === undefined) return { events: undefined, sent: () => queue };
   let total = 0;
-  const send = (progress: number, message: string): void =>
-    void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
-  return (e) => {
+  const send = (progress: number, message: string): void => {
+    const params = { progressToken, progress, total, message };
+    queue = queue.then(() => extra.sendNotification({ method: 'notifications/progress', params })).catch(() => {});
+  };
+  const events: EventSink = (e) => {
     if (e.type === 'pass-started') {
       total = e.totalPasses;
       send(e.pass - 0.5, `pass ${e.pass}/${total} ${e.role} ${e.agent}: started with ${plural(e.notesIn, 'note')}`);
@@ -102,6 +110,7 @@ function passProgress(extra: Extra): EventSink | undefined {
       send(e.pass, `pass ${e.pass}/${total}: ${e.outcome}${e.notesAfter === null ? '' : `, ${plural(e.notesAfter, 'note')} left`}`);
     }
   };
+  return { events, sent: () => queue };
 }
 
 /** What a refine and a resume obey besides config: the limits, the runs folder, the config file. */
@@ -114,11 +123,15 @@ const runLimits = (args: { max_cost_usd?: number; max_tokens?: number; max_dispa
   config: args.config,
 });
 
-/** A run's hooks: progress per pass, and the caller's own agent refused unless allowed. */
-const runHooks = (extra: Extra, clientName: string | undefined, allowSelf: boolean | undefined): RunHooks => ({
-  events: passProgress(extra),
-  vetAgents: refuseSelf(clientName, Boolean(allowSelf)),
-});
+/** A run's hooks: progress per pass (`progressSent`: when its last notification has gone), and the caller's own agent refused unless allowed. */
+const runHooks = (extra: Extra, clientName: string | undefined, allowSelf: boolean | undefined): RunHooks & { progressSent: () => Promise<void> } => {
+  const progress = passProgress(extra);
+  return {
+    events: progress.events,
+    progressSent: progress.sent,
+    vetAgents: refuseSelf(clientName, Boolean(allowSelf)),
+  };
+};
 
 const runsDirOf = (io: Io, args: { runs_dir?: string; config?: string }): string =>
   runsDirFor(io.cwd, loadConfigKeys(io.cwd, io.env, args.config, ['runs_dir']), args.runs_dir);
@@ -160,6 +173,7 @@ export function registerTools(server: McpServer, io: Io, clientName: () => strin
         if (args.document === undefined && args.text === undefined) throw usageError('no document', 'give document (a path) or text');
         if (args.document === '-') throw usageError('document - is stdin, which carries the MCP protocol here', 'pass the document as text');
         const t = toolIo(io, extra.signal, args.text);
+        const hooks = runHooks(extra, clientName(), args.allow_self);
         const result = await refineDocument(
           {
             doc: args.document ?? '-',
@@ -179,8 +193,9 @@ export function registerTools(server: McpServer, io: Io, clientName: () => strin
             ...runLimits(args),
           },
           t.io,
-          runHooks(extra, clientName(), args.allow_self),
+          hooks,
         );
+        await hooks.progressSent();
         if (result === null) return toolError('interrupted before the run started');
         return jsonResult(runJson(result, stepPlace({ runsDir: dirname(result.runDir), config: args.config }, t.io)));
       }),
@@ -210,6 +225,7 @@ export function registerTools(server: McpServer, io: Io, clientName: () => strin
     (args, extra) =>
       answer(io, async () => {
         const t = toolIo(io, extra.signal);
+        const hooks = runHooks(extra, clientName(), args.allow_self);
         const { result } = await resumeRun(
           {
             run: args.run ?? 'latest',
@@ -219,8 +235,9 @@ export function registerTools(server: McpServer, io: Io, clientName: () => strin
             ...runLimits(args),
           },
           t.io,
-          runHooks(extra, clientName(), args.allow_self),
+          hooks,
         );
+        await hooks.progressSent();
         return jsonResult(runJson(result, stepPlace({ runsDir: dirname(result.runDir), config: args.config }, t.io)));
       }),
   );
