@@ -90,6 +90,17 @@ export function intFlag(flag: string, value: string | number | undefined, fallba
   return n;
 }
 
+/** A refine's `--passes`: the default too must be within max_passes (a config may lower it below 2). */
+function refinePasses(value: string | number | undefined, max: number): number {
+  if (value === undefined && DEFAULT_PASSES > max)
+    throw usageError(
+      `max_passes in ${configInUse()} is ${max}, under the ${DEFAULT_PASSES} passes a refine runs by default`,
+      `pass --passes ${max}, or raise max_passes`,
+      'usage',
+    );
+  return intFlag('--passes', value, DEFAULT_PASSES, 1, max);
+}
+
 /**
  * `--timeout` (refine and resume) in seconds, within what a timer can hold; `abc`, `0.0001`
  * and `1e300` are usage errors naming the range.
@@ -143,7 +154,7 @@ export async function refineSettings(opts: RefineOptions, io: Io): Promise<Refin
   const settings: RefineSettings = {
     config,
     configDir: configPath ? dirname(configPath) : null,
-    passes: intFlag('--passes', opts.passes, DEFAULT_PASSES, 1, config.max_passes),
+    passes: refinePasses(opts.passes, config.max_passes),
     maxRepairs: intFlag('--max-repairs', opts.maxRepairs, DEFAULT_MAX_REPAIRS, 0, 5),
     timeoutS: secondsFlag(opts.timeout),
     runsDir: runsDirFor(io.cwd, loaded, opts.runsDir),

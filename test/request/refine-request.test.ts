@@ -60,3 +60,22 @@ describe('secondsFlag (--timeout)', () => {
     }
   });
 });
+
+describe('refine under a max_passes lowered below the default of 2', () => {
+  it('is refused before any run, naming the config and the flag that works; --passes 1 runs', async () => {
+    const { tempDir } = await import('../support/cli.js');
+    const { runMain } = await import('../support/run-main.js');
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const dir = tempDir();
+    writeFileSync(join(dir, 'plan.md'), '# Plan\n\nWe ship on Monday.\n');
+    writeFileSync(join(dir, 'bounce.config.yaml'), 'max_passes: 1\n');
+    const refused = await runMain(['refine', 'plan.md', '--reviewer', 'mock'], { cwd: dir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(
+      'bounce: max_passes in bounce.config.yaml is 1, under the 2 passes a refine runs by default: pass --passes 1, or raise max_passes\n',
+    );
+    const one = await runMain(['refine', 'plan.md', '--reviewer', 'mock', '--passes', '1', '--quiet'], { cwd: dir });
+    expect(one.code, one.stderr).toBe(0);
+  });
+});
