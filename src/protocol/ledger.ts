@@ -7,6 +7,7 @@
 import { diffLines } from '../text/line-diff.js';
 import type { NoteFate, Syntax } from '../vocabulary.js';
 import { hosts, matchWords, type Words, wordsOf, wordsOfLines } from './ledger-words.js';
+import { rendered } from './rendered.js';
 import { lineIndex, type Note, noteKey } from './scanner.js';
 import { withoutBom } from '../text/lines.js';
 import { firstAtLeast, pushTo } from '../arrays.js';
@@ -179,9 +180,17 @@ function withoutNotes(doc: LedgerDocument, json: boolean): Stripped {
   const reading = { markdown: doc.markdown, json };
   // Markdown: what HTML comments hold is not shown, so it is no text ([from, to) pairs per line).
   const hidden = doc.markdown ? commentSpans(lines) : new Map<number, number[]>();
+  // The line as a reader sees it: without its comments, references and escapes as they show, look-alikes folded.
   const seen = (i: number): string => {
     const h = hidden.get(i);
-    return h ? outside(lines[i]!, h) : lines[i]!;
+    const text = h ? outside(lines[i]!, h) : lines[i]!;
+    return rendered(text, doc.markdown)?.text ?? text;
+  };
+  const wordsAt = (i: number, cut: readonly number[] | undefined): Words => {
+    const r = rendered(lines[i]!, doc.markdown);
+    if (!r) return wordsOf(lines[i]!, cut, reading, hidden.get(i));
+    const map = (spans: readonly number[] | undefined) => spans?.map((o) => r.at(o));
+    return wordsOf(r.text, map(cut), reading, map(hidden.get(i)));
   };
   return {
     raw: lines,
@@ -195,7 +204,7 @@ function withoutNotes(doc: LedgerDocument, json: boolean): Stripped {
       if (blank[i] === -1) blank[i] = isBlank(seen(i), doc) ? 1 : 0;
       return blank[i] === 1;
     },
-    words: (i) => wordsOf(lines[i]!, runOn[i] === 1 ? [0, Number.POSITIVE_INFINITY] : notesOn.get(i), reading, hidden.get(i)),
+    words: (i) => wordsAt(i, runOn[i] === 1 ? [0, Number.POSITIVE_INFINITY] : notesOn.get(i)),
   };
 }
 

@@ -282,6 +282,23 @@ Logs are kept for a year.
     expect(fates(config, 'server:\n  port: 8080\n  #\n  host: example.org\n', yaml)).toEqual(['CONTESTED dismissed']);
   });
 
+  it('text written otherwise but shown the same is no change: escapes, character references, empty tags, look-alike letters', () => {
+    const sent =
+      '# Retry\n\nWe retry failed calls 5 times before giving up.\n[CONTESTED] Five is too many for a paid call. Cap retries at two.\n\nOther paragraph stays.\n';
+    const shownTheSame = [
+      'We retry failed calls 5 times before giving up\\.',
+      'We retry failed calls &#53; times before giving up.',
+      'We retry failed calls 5 <span></span>times before giving up.',
+      'We retry failed calls 5 times<wbr> before giving up.',
+      'We retry failed calls 5 tim\u0435s before giving up.',
+      'We retry failed calls 5 times before giving&nbsp;up.',
+    ];
+    for (const line of shownTheSame) expect(fates(sent, `# Retry\n\n${line}\n\nOther paragraph stays.\n`), line).toEqual(['CONTESTED dismissed']);
+    // What shows differently is a change.
+    expect(fates(sent, '# Retry\n\nWe retry failed calls &#50; times before giving up.\n\nOther paragraph stays.\n')).toEqual(['CONTESTED acted']);
+    expect(fates(sent, '# Retry\n\nWe retry failed calls 5 times before giving up <b>once</b>.\n\nOther paragraph stays.\n')).toEqual(['CONTESTED acted']);
+  });
+
   it("a list's form is not its text: renumbered after another item went, or given another bullet, an item is as it was", () => {
     const ordered = 'Steps:\n\n1. Install it.\n2. Configure it.\n3. Run the tool daily.\n[CONTESTED] Daily is too often. Run it weekly.\n4. Check output.\n';
     expect(fates(ordered, 'Steps:\n\n1. Install it.\n2. Run the tool daily.\n3. Check output.\n')).toEqual(['CONTESTED dismissed']);
