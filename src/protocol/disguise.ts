@@ -523,6 +523,9 @@ for (let k = 0; k < MIRROR_PAIRS.length; k += 2) MIRROR.set(MIRROR_PAIRS[k]!, MI
 const INVISIBLES = /\p{Default_Ignorable_Code_Point}/gu;
 const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
 const BLANK_LINE = /[ \t]*(?:[\r\n]|$)/y;
+/** Markdown: a heading line, and a line that starts a block of its own (so it ends the paragraph above it). */
+const HEADING_LINE = /[ \t]{0,3}#{1,6}(?:[ \t]|[\r\n]|$)/y;
+const BLOCK_START = /[ \t]{0,3}(?:#{1,6}(?:[ \t]|[\r\n]|$)|[-*+](?:[ \t]|[\r\n]|$)|\d{1,9}[.)](?:[ \t]|[\r\n]|$)|>|```|~~~)/y;
 
 // Per unit of a line: a control, what it may start or end, how it shows.
 const CONTROL = 1;
@@ -575,12 +578,17 @@ function reversedMarkers(ctx: Context, plain: ArrayLike<number>, forward: Disgui
       validIsolates: 0,
     };
     for (;;) {
+      const lineStart = start;
       const line = readLine(ctx, start, runs);
       for (const d of line.markers) if (!covered(d.from, d.to)) found.push(d.marker);
       search.lastIndex = Math.max(search.lastIndex, line.end);
       start = line.end + (text.startsWith('\r\n', line.end) ? 2 : 1);
       BLANK_LINE.lastIndex = start;
       if (!ctx.markdown || runs.stack.length === 1 || start >= text.length || BLANK_LINE.test(text)) break;
+      // A heading is a block of one line, and a line that starts a block (an item, a quote, a heading, a fence) ends the paragraph.
+      HEADING_LINE.lastIndex = lineStart;
+      BLOCK_START.lastIndex = start;
+      if (HEADING_LINE.test(text) || BLOCK_START.test(text)) break;
     }
   }
   // Arrays grown for a long line are not kept.

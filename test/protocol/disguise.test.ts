@@ -477,6 +477,11 @@ describe('bidi reordering: a marker that shows once a right-to-left run is rever
     expect(notes(`${ABOVE}${RLO}\n\n[YFIRALC] x\n`)).toEqual([]);
     expect(notes(`${ABOVE}${RLO}\n[YFIRALC] x\n`, { syntax: 'plain' })).toEqual([]);
     expect(notes(`${ABOVE}${RLO}\r\n[YFIRALC] x\r\n`)).toHaveLength(1);
+    // A heading is a paragraph of one line, and a list item, a quote or a heading starts a block of its own.
+    expect(notes(`# Intro ${RLO}AAA\n[YFIRALC] text\n`)).toEqual([]);
+    expect(notes(`- one ${RLO}AAA\n- [YFIRALC] text\n`)).toEqual([]);
+    expect(notes(`One ${RLO}AAA\n> [YFIRALC] text\n`)).toEqual([]);
+    expect(notes(`One ${RLO}AAA\n## [YFIRALC] text\n`)).toEqual([]);
   });
 
   it('random lines of controls, brackets and letters: no throw, notes in text order, each starting with its marker', () => {
