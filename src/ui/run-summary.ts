@@ -137,7 +137,7 @@ export function nextStep(r: RunResult, cwd: string | null, place: StepPlace): st
       const offer = offeredPasses(m, place.maxPasses);
       if (!offer) return `${why}; ${atMostPasses(place.maxPasses)}: ${newRunStep(m, doc, where)} starts a new run from its last accepted document`;
       const capped = offer.capped ? ` (${offer.capped})` : '';
-      return `${why}; ${resume} --passes ${offer.passes} goes on from the last accepted document (${doc}) to a final ${offer.final} pass${capped}, with --composer <agent> to try another composer`;
+      return `${why}; ${resume} --passes ${offer.passes} goes on from the last accepted document (${doc}) to a final ${offer.final} pass${capped}, with --${offer.final} <agent> to try another ${offer.final}`;
     }
     case 'failed': {
       const type = r.error?.type;

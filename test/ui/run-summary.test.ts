@@ -48,6 +48,12 @@ describe('the next step after a run', () => {
     );
   });
 
+  it('not converged under a max_passes that leaves only an odd count: a final reviewer pass, and another reviewer to try', () => {
+    // Both passes completed (the final one left a note): only --passes 3 goes past them under max_passes 3.
+    const step = nextStep(ended('not-converged', { type: 'not-converged', message: '1 note left' }), join(fake.dir, '..'), { ...HERE, maxPasses: 3 });
+    expect(step).toMatch(/--passes 3 goes on .* to a final reviewer pass \(max_passes allows at most 3\), with --reviewer <agent> to try another reviewer$/);
+  });
+
   it('an error message that ends a sentence is joined to the step without doubled punctuation', () => {
     const step = nextStep(ended('not-converged', { type: 'not-converged', message: 'the reply was refused as it was sent.' }), null, HERE);
     expect(step).toMatch(/^the reply was refused as it was sent; bounce resume /);
