@@ -199,7 +199,7 @@ export async function runDecide(opts: DecideOptions, io: Io): Promise<number> {
     const doc = displayPath(join(dir, lastAcceptedDocument(m)), io.cwd, 'absolute');
     throw usageError(
       `a decision round takes run ${m.run_id} to pass ${finalPass}, and max_passes allows at most ${max}`,
-      `${newRunStep(m, doc, flags())} starts a new run from its last accepted document, or raise max_passes in ${configInUse()}`,
+      `${newRunStep(m, doc, flags(), max)} starts a new run from its last accepted document, or raise max_passes in ${configInUse()}`,
       'usage',
     );
   }

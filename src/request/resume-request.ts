@@ -138,7 +138,7 @@ function goOn(m: RunManifest, runDir: string, where: string, max: number, cwd: s
   const offer = offeredPasses(m, max);
   if (offer) return `${lead} --passes ${offer.passes} (${offerReason(offer)})`;
   const doc = displayPath(join(runDir, lastAcceptedDocument(m)), cwd, 'absolute');
-  return `${atMostPasses(max)}: ${newRunStep(m, doc, where)} starts a new run from its last accepted document`;
+  return `${atMostPasses(max)}: ${newRunStep(m, doc, where, max)} starts a new run from its last accepted document`;
 }
 
 /**

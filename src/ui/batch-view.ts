@@ -120,7 +120,9 @@ function batchNext(results: readonly RunResult[], batchId: string | null, place:
   for (const r of results.filter((x) => x.status === 'not-converged')) {
     const offer = offeredPasses(r.manifest, place.maxPasses);
     steps.push(
-      offer ? `bounce resume ${r.runId}${where} --passes ${offer.passes}` : newRunStep(r.manifest, join(r.runDir, lastAcceptedDocument(r.manifest)), where),
+      offer
+        ? `bounce resume ${r.runId}${where} --passes ${offer.passes}`
+        : newRunStep(r.manifest, join(r.runDir, lastAcceptedDocument(r.manifest)), where, place.maxPasses),
     );
   }
   return steps.length > 0 ? steps.join('; ') : null;

@@ -1,3 +1,4 @@
+import { DEFAULT_PASSES } from '../config/defaults.js';
 import { plural } from '../plural.js';
 import { createColors } from 'picocolors';
 import type { RunResult } from '../engine/run-document.js';
@@ -135,7 +136,8 @@ export function nextStep(r: RunResult, cwd: string | null, place: StepPlace): st
       const doc = show(join(r.runDir, lastAcceptedDocument(m)));
       const why = clause(r.error?.message ?? 'the final pass did not converge');
       const offer = offeredPasses(m, place.maxPasses);
-      if (!offer) return `${why}; ${atMostPasses(place.maxPasses)}: ${newRunStep(m, doc, where)} starts a new run from its last accepted document`;
+      if (!offer)
+        return `${why}; ${atMostPasses(place.maxPasses)}: ${newRunStep(m, doc, where, place.maxPasses)} starts a new run from its last accepted document`;
       const capped = offer.capped ? ` (${offer.capped})` : '';
       return `${why}; ${resume} --passes ${offer.passes} goes on from the last accepted document (${doc}) to a final ${offer.final} pass${capped}, with --${offer.final} <agent> to try another ${offer.final}`;
     }
@@ -209,8 +211,10 @@ export function lastAcceptedDocument(m: Pick<ManifestView, 'pass_records' | 'ori
  * that has had the most passes it may have. `where` carries the --config and --runs-dir of
  * the run's, so the new run reads the same config and lands beside it.
  */
-export function newRunStep(m: Pick<ManifestView, 'agents'>, doc: string, where: string): string {
-  return `bounce refine ${shellWord(doc)} --reviewer ${shellWord(m.agents.reviewer.spec)} --composer ${shellWord(m.agents.composer.spec)}${where}`;
+export function newRunStep(m: Pick<ManifestView, 'agents'>, doc: string, where: string, maxPasses: number): string {
+  // Under a max_passes below a refine's default the new run must ask for fewer passes (refine refuses it otherwise).
+  const passes = maxPasses < DEFAULT_PASSES ? ` --passes ${maxPasses}` : '';
+  return `bounce refine ${shellWord(doc)} --reviewer ${shellWord(m.agents.reviewer.spec)} --composer ${shellWord(m.agents.composer.spec)}${passes}${where}`;
 }
 
 /** The --json object of a refine or resume that ended before a run folder was made. */

@@ -94,7 +94,10 @@ describe('bounce refine with several documents (a batch)', () => {
     const ended = await runMain(['resume', '--batch', out.batch_id, '--json'], { cwd: dir });
     const next: string = JSON.parse(ended.stdout).next;
     const steps = next.split('; ');
-    expect(steps).toEqual(ids.map((id) => `bounce refine ${join(dir, 'runs', id, 'pass-1-reviewer-mock.md')} --reviewer mock --composer mock:echo.yaml`));
+    // Under max_passes 1 the new run asks for 1 pass: a refine without --passes is refused there.
+    expect(steps).toEqual(
+      ids.map((id) => `bounce refine ${join(dir, 'runs', id, 'pass-1-reviewer-mock.md')} --reviewer mock --composer mock:echo.yaml --passes 1`),
+    );
     writeFileSync(join(dir, 'echo.yaml'), 'steps: {}\n');
     const fresh = await runMain(steps[0]!.split(' ').slice(1), { cwd: dir });
     expect(fresh.code, fresh.stderr).toBe(0);
