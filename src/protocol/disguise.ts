@@ -15,6 +15,7 @@
  * a `[` and a name's start, or in JSON a `\u` escape: a plain document costs a pattern test.
  */
 import { LOOK_ALIKE_GROUPS, LOOK_ALIKE_MARKS } from './look-alikes.js';
+import { reference } from './references.js';
 import { firstAtLeast } from '../arrays.js';
 
 /**
@@ -49,24 +50,6 @@ const OPENER_MARKDOWN =
   /[[\uff3b\ufe47\u202b\u202e\u2067]|&(?:#0{0,5}91|#[xX]0{0,4}5[bB]|#0{0,2}65339|#[xX]0{0,2}[fF][fF]3[bB]|lbrack|lsqb|#0{0,3}82(?:35|38|95)|#[xX]0{0,2}20(?:2[bBeE]|67));/g;
 /** An opener's match that is a right-to-left control, written as a reference or an escape (its first character is tested first). */
 const RTL_WRITTEN = /^(?:&#0{0,3}82|&#[xX]0{0,2}20|\\u20)/;
-/** Named references a disguise may use, besides the brackets. */
-const NAMED: Record<string, string> = {
-  lbrack: '[',
-  lsqb: '[',
-  rbrack: ']',
-  rsqb: ']',
-  shy: '\u00ad',
-  zwj: '\u200d',
-  zwnj: '\u200c',
-  ZeroWidthSpace: '\u200b',
-  NoBreak: '\u2060',
-  InvisibleTimes: '\u2062',
-  InvisibleComma: '\u2063',
-  ic: '\u2063',
-  af: '\u2061',
-  it: '\u2062',
-  ApplyFunction: '\u2061',
-};
 
 /**
  * What a look-alike folds to that reads as either of two letters: a vertical stroke (the
@@ -945,20 +928,6 @@ const MDX_COMMENT_OPEN = /\{[ \t]*\/\*/y;
 const MDX_COMMENT_CLOSE = /\*\/[ \t]*\}/y;
 /** Elements that show nothing when empty: no box, no quotes, no line break. */
 const QUIET = new Set('a abbr b bdi bdo big cite data del dfn em font i ins mark s samp small span strike strong sub sup time tt u var'.split(' '));
-
-/** A markdown character reference at i: what it stands for and its length; null when there is none. */
-function reference(text: string, i: number): { char: string; length: number } | null {
-  const m = /^&(?:#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]{1,31}));/.exec(text.slice(i, i + 40));
-  if (!m) return null;
-  if (m[3] !== undefined) {
-    const named = NAMED[m[3]];
-    return named ? { char: named, length: m[0].length } : null;
-  }
-  const cp = m[1] !== undefined ? Number(m[1]) : Number.parseInt(m[2]!, 16);
-  // CommonMark: 0 and code points past Unicode read as U+FFFD; surrogates likewise.
-  if (cp === 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return { char: '\ufffd', length: m[0].length };
-  return { char: String.fromCodePoint(cp), length: m[0].length };
-}
 
 function codePoint(ch: string): string {
   return `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;

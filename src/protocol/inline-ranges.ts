@@ -58,7 +58,8 @@ const AUTOLINK = new RegExp(
     "[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)>",
   'y',
 );
-const TAG = new RegExp(`${OPEN_TAG}|${CLOSE_TAG}`, 'y');
+/** An inline HTML tag, open or closing, at `lastIndex` (sticky). */
+export const TAG = new RegExp(`${OPEN_TAG}|${CLOSE_TAG}`, 'y');
 const SPECIAL = /[\\`<[\]!]/g;
 const SPECIAL_MDX = /[\\`<[\]!{]/g;
 

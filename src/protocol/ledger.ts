@@ -181,13 +181,16 @@ function withoutNotes(doc: LedgerDocument, json: boolean): Stripped {
   // Markdown: what HTML comments hold is not shown, so it is no text ([from, to) pairs per line).
   const hidden = doc.markdown ? commentSpans(lines) : new Map<number, number[]>();
   // The line as a reader sees it: without its comments, references and escapes as they show, look-alikes folded.
+  // Once per line: both its normal form and its blankness read it.
+  const shown: (string | undefined)[] = new Array(lines.length);
   const seen = (i: number): string => {
+    if (shown[i] !== undefined) return shown[i];
     const h = hidden.get(i);
     const text = h ? outside(lines[i]!, h) : lines[i]!;
-    return rendered(text, doc.markdown)?.text ?? text;
+    return (shown[i] = rendered(text, doc.markdown)?.text ?? text);
   };
   const wordsAt = (i: number, cut: readonly number[] | undefined): Words => {
-    const r = rendered(lines[i]!, doc.markdown);
+    const r = rendered(lines[i]!, doc.markdown, true);
     if (!r) return wordsOf(lines[i]!, cut, reading, hidden.get(i));
     const map = (spans: readonly number[] | undefined) => spans?.map((o) => r.at(o));
     return wordsOf(r.text, map(cut), reading, map(hidden.get(i)));

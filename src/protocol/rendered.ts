@@ -3,10 +3,13 @@
  * and shows another is taken as it shows, so a pass cannot pass off a note deleted as a note
  * acted on by writing the same text differently. Everywhere, a letter that looks like a Latin
  * one (src/protocol/look-alikes.ts) is that letter. In Markdown also: a backslash escape is
- * the character it escapes, a character reference the character it stands for, and an inline
- * HTML tag (`<span>`, `</b>`, `<wbr>`) nothing.
+ * the character it escapes, a character reference the character it stands for
+ * (references.ts), and an inline HTML tag (`<span>`, `</b>`, `<wbr>`) nothing.
  */
+import { TAG } from './inline-ranges.js';
+import { PUNCT } from './link-syntax.js';
 import { LOOK_ALIKE_GROUPS } from './look-alikes.js';
+import { reference } from './references.js';
 
 export interface Rendered {
   text: string;
@@ -18,72 +21,67 @@ export interface Rendered {
 const FOLD = new Map<string, string>();
 for (const [letters, chars] of Object.entries(LOOK_ALIKE_GROUPS)) for (const ch of chars) FOLD.set(ch, letters[0]!);
 
-/** A line that may show otherwise than it is written: no rendering needed for the rest. */
-const MAYBE = /[\\&<\u0080-\u{10FFFF}]/u;
-const MAYBE_PLAIN = /[\u0080-\u{10FFFF}]/u;
-const PUNCT = /^[!-/:-@[-`{-~]$/;
-const REFERENCE = /&(?:#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]{1,31}));/y;
-const TAG = /<\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?\/?>/y;
-/** The named references a writer uses for what a keyboard gives too. */
-const NAMED: Readonly<Record<string, string>> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: '\u00a0',
-  shy: '\u00ad',
-  zwj: '\u200d',
-  zwnj: '\u200c',
-};
+/** Where the line may show otherwise than it is written; the text between is taken as it is. */
+const SPECIAL = /[\\&<\u0080-\u{10FFFF}]/gu;
+const SPECIAL_PLAIN = /[\u0080-\u{10FFFF}]/gu;
 
-/** The line as it shows; null when it shows as it is written. */
-export function rendered(line: string, markdown: boolean): Rendered | null {
-  if (!(markdown ? MAYBE : MAYBE_PLAIN).test(line)) return null;
+/** The line as it shows; null when it shows as it is written. Offsets are mapped only with `offsets`. */
+export function rendered(line: string, markdown: boolean, offsets = false): Rendered | null {
+  const special = markdown ? SPECIAL : SPECIAL_PLAIN;
+  special.lastIndex = 0;
+  if (!special.test(line)) return null;
   let out = '';
-  const map = new Int32Array(line.length + 1);
   let changed = false;
-  for (let i = 0; i < line.length; ) {
-    map[i] = out.length;
-    const c = line[i]!;
-    if (markdown && c === '\\' && i + 1 < line.length && PUNCT.test(line[i + 1]!)) {
-      out += line[i + 1];
-      map[i + 1] = out.length - 1;
-      i += 2;
-      changed = true;
-      continue;
+  const map = offsets ? new Int32Array(line.length + 1) : null;
+  // Takes line[from, to) as written.
+  const keep = (from: number, to: number): void => {
+    if (map) for (let k = from; k < to; k++) map[k] = out.length + k - from;
+    out += line.slice(from, to);
+  };
+  // Shows `shown` for line[from, to).
+  const show = (from: number, to: number, shown: string): void => {
+    if (map) map.fill(out.length, from, to);
+    out += shown;
+    changed = true;
+  };
+  let i = 0;
+  special.lastIndex = 0;
+  for (let m = special.exec(line); m; m = special.exec(line)) {
+    const at = m.index;
+    if (at < i) continue;
+    keep(i, at);
+    const c = m[0];
+    i = at + c.length;
+    if (c === '\\') {
+      if (at + 1 < line.length && PUNCT.test(line[at + 1]!)) {
+        show(at, at + 2, line[at + 1]!);
+        i = at + 2;
+      } else keep(at, i);
+    } else if (c === '&') {
+      const ref = reference(line, at);
+      if (ref) {
+        show(at, at + ref.length, ref.char);
+        i = at + ref.length;
+      } else keep(at, i);
+    } else if (c === '<') {
+      TAG.lastIndex = at;
+      if (TAG.test(line)) {
+        show(at, TAG.lastIndex, '');
+        i = TAG.lastIndex;
+      } else keep(at, i);
+    } else {
+      const fold = FOLD.get(c);
+      if (fold === undefined) keep(at, i);
+      else show(at, i, fold);
     }
-    if (markdown && c === '&') {
-      REFERENCE.lastIndex = i;
-      const m = REFERENCE.exec(line);
-      const code = m ? (m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? Number.parseInt(m[2], 16) : -1) : -1;
-      const shown = !m ? undefined : code >= 0 ? (code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : undefined) : NAMED[m[3]!];
-      if (m && shown !== undefined) {
-        for (let k = i; k < i + m[0].length; k++) map[k] = out.length;
-        out += shown;
-        i += m[0].length;
-        changed = true;
-        continue;
-      }
-    }
-    if (markdown && c === '<') {
-      TAG.lastIndex = i;
-      const m = TAG.exec(line);
-      if (m) {
-        for (let k = i; k < i + m[0].length; k++) map[k] = out.length;
-        i += m[0].length;
-        changed = true;
-        continue;
-      }
-    }
-    const ch = String.fromCodePoint(line.codePointAt(i)!);
-    const fold = FOLD.get(ch);
-    out += fold ?? ch;
-    if (fold !== undefined) changed = true;
-    for (let k = 1; k < ch.length; k++) map[i + k] = map[i]!;
-    i += ch.length;
+    special.lastIndex = i;
   }
-  map[line.length] = out.length;
+  keep(i, line.length);
   if (!changed) return null;
-  return { text: out, at: (offset) => (offset >= line.length ? (Number.isFinite(offset) ? out.length + offset - line.length : offset) : map[offset]!) };
+  if (map) map[line.length] = out.length;
+  const end = line.length;
+  return {
+    text: out,
+    at: (offset) => (!map || !Number.isFinite(offset) ? offset : offset >= end ? out.length + offset - end : map[offset]!),
+  };
 }
