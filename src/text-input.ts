@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats } from 'node:fs';
 import { BounceError, EXIT, isBounceError, usageError } from './errors.js';
 import type { ErrorCode } from './vocabulary.js';
 
@@ -63,6 +63,41 @@ const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
  * (`code`: its --json error type).
  */
 export function readUserFile(path: string, label: string, maxBytes: number, code: ErrorCode, problems: UserFileProblems = {}): UserFile {
+  return withUserFile(path, label, code, problems, (fd, st) => ({ bytes: readAtMost(fd, st.size, maxBytes + 1, null), statSize: st.size }));
+}
+
+/** A file a user named, as text: `over` when it holds more than the limit, `device` for a character device left to the caller. */
+export type UserText = { text: string; statSize: number } | { over: true; statSize: number } | { device: true };
+
+/**
+ * readUserFile and decodeText in one, for a document that may be large (scan reads every
+ * document this way): a regular file whose size is known and within `maxBytes` is decoded by
+ * Node as it is read, so no copy of its bytes is left for the garbage collector (on an 8 MB
+ * document that copy was 8 MB of the process's peak). The checks are decodeText's: text
+ * with NUL, or with U+FFFD where Node replaced invalid UTF-8, is read again as bytes and
+ * decodeText says what is wrong (a U+FFFD written in the file is kept).
+ */
+export function readUserText(path: string, label: string, maxBytes: number, code: ErrorCode, problems: UserFileProblems = {}): UserText {
+  return withUserFile(path, label, code, problems, (fd, st): UserText => {
+    if (st.size > 0 && st.size <= maxBytes) {
+      const text = readFileSync(fd, 'utf8');
+      // A file that grew since fstat: its UTF-8 length is at least its length in UTF-16 units.
+      if (text.length > maxBytes || Buffer.byteLength(text) > maxBytes) return { over: true, statSize: st.size };
+      if (!text.includes('\0') && !text.includes('\uFFFD')) return { text, statSize: st.size };
+    }
+    const bytes = readAtMost(fd, st.size, maxBytes + 1, 0);
+    return bytes.length > maxBytes ? { over: true, statSize: st.size } : { text: decodeText(bytes, label), statSize: st.size };
+  });
+}
+
+/** Opens `path` for reading, refuses what is not a regular file (a character device is left unread with `devices: 'left'`), and hands the open file to `read`. */
+function withUserFile<T>(
+  path: string,
+  label: string,
+  code: ErrorCode,
+  problems: UserFileProblems,
+  read: (fd: number, st: Stats) => T,
+): T | { bytes: Buffer; statSize: 0; device: true } {
   let fd: number;
   try {
     fd = openSync(path, OPEN_FLAGS);
@@ -78,7 +113,7 @@ export function readUserFile(path: string, label: string, maxBytes: number, code
     if (problems.devices === 'left' && st.isCharacterDevice()) return { bytes: Buffer.alloc(0), statSize: 0, device: true };
     if (!st.isFile())
       throw usageError(`${label} is ${kindOf(st)}, not a regular file`, 'give bounce a regular file (copy what the pipe or device gives into one)', code);
-    return { bytes: readAtMost(fd, st.size, maxBytes + 1), statSize: st.size };
+    return read(fd, st);
   } catch (err) {
     if (isBounceError(err)) throw err;
     throw unreadable(label, (err as NodeJS.ErrnoException).code, code);
@@ -87,8 +122,8 @@ export function readUserFile(path: string, label: string, maxBytes: number, code
   }
 }
 
-/** Up to `limit` bytes from the start of `fd`; `size` (the file system's) only sizes the first buffer. */
-function readAtMost(fd: number, size: number, limit: number): Buffer {
+/** Up to `limit` bytes of `fd`, from `position` (null: where the file stands); `size` (the file system's) only sizes the first buffer. */
+function readAtMost(fd: number, size: number, limit: number, position: number | null): Buffer {
   const chunks: Buffer[] = [];
   let total = 0;
   let want = Math.min(limit, size > 0 ? size + 1 : 65_536);
@@ -96,7 +131,7 @@ function readAtMost(fd: number, size: number, limit: number): Buffer {
     const buf = Buffer.allocUnsafe(want);
     let filled = 0;
     while (filled < want) {
-      const n = readSync(fd, buf, filled, want - filled, null);
+      const n = readSync(fd, buf, filled, want - filled, position === null ? null : position + total + filled);
       if (n === 0) break;
       filled += n;
     }

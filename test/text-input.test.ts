@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BounceError, usageError } from '../src/errors.js';
 import { PassThrough } from 'node:stream';
-import { readBounded, readSmallFile, readUserFile, SMALL_FILE_MAX_BYTES } from '../src/text-input.js';
+import { readBounded, readSmallFile, readUserFile, readUserText, SMALL_FILE_MAX_BYTES } from '../src/text-input.js';
 import { tempDir } from './support/cli.js';
 import { usageErrorOf } from './support/errors.js';
 
@@ -48,6 +48,41 @@ describe('readUserFile', () => {
     const problems = { missing: () => usageError('the goal file is gone'), directory: () => usageError('a folder holds no goal') };
     expect(usageErrorOf(() => readUserFile(join(dir, 'nope'), 'nope', 100, 'usage', problems)).message).toBe('the goal file is gone');
     expect(usageErrorOf(() => readUserFile(join(dir, 'folder'), 'folder', 100, 'usage', problems)).message).toBe('a folder holds no goal');
+  });
+});
+
+describe('readUserText', () => {
+  const file = (name: string, content: string | Buffer): string => {
+    writeFileSync(join(dir, name), content);
+    return join(dir, name);
+  };
+
+  it('gives the text of a regular file within the limit, a byte order mark and a U+FFFD written in it kept', () => {
+    expect(readUserText(join(dir, 'ten.txt'), 'ten.txt', 10, 'usage')).toEqual({ text: '0123456789', statSize: 10 });
+    const bom = file('bom.md', '\uFEFF# Caf\u00E9 \u2014 \u{1F600}\n');
+    expect(readUserText(bom, 'bom.md', 100, 'usage')).toEqual({ text: '\uFEFF# Caf\u00E9 \u2014 \u{1F600}\n', statSize: 20 });
+    const replacement = file('fffd.md', 'a \uFFFD b\n');
+    expect(readUserText(replacement, 'fffd.md', 100, 'usage')).toEqual({ text: 'a \uFFFD b\n', statSize: 8 });
+  });
+
+  it('refuses invalid UTF-8 and NUL bytes as decodeText does, naming the file', () => {
+    const invalid = file('latin1.md', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    expect(usageErrorOf(() => readUserText(invalid, 'latin1.md', 100, 'usage')).message).toBe('latin1.md is not valid UTF-8');
+    const binary = file('nul.md', Buffer.from('a\u0000b'));
+    expect(usageErrorOf(() => readUserText(binary, 'nul.md', 100, 'usage')).message).toBe('nul.md looks binary (it contains NUL bytes)');
+  });
+
+  it('says a file over the limit is over, by its size or by its UTF-8 length, reading at most one byte past the limit', () => {
+    expect(readUserText(join(dir, 'ten.txt'), 'ten.txt', 9, 'usage')).toEqual({ over: true, statSize: 10 });
+    expect(readUserText(join(dir, 'big.txt'), 'big.txt', 2 * 1_048_576, 'usage')).toEqual({ over: true, statSize: 3 * 1_048_576 + 5 });
+  });
+
+  it('reads a file the file system gives no size (/proc) within the limit, and leaves a device to the caller when asked', () => {
+    const status = readUserText('/proc/self/status', 'status', 1_000_000, 'usage');
+    expect('text' in status && status.text).toMatch(/^Name:/);
+    expect(readUserText('/proc/self/status', 'status', 8, 'usage')).toEqual({ over: true, statSize: 0 });
+    expect(readUserText('/dev/null', '/dev/null', 100, 'usage', { devices: 'left' })).toMatchObject({ device: true });
+    expect(usageErrorOf(() => readUserText(join(dir, 'fifo'), 'fifo', 100, 'usage')).message).toBe('fifo is a FIFO, not a regular file');
   });
 });
 

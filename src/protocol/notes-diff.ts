@@ -39,7 +39,7 @@ function unmatched<N extends NoteIdentity>(from: readonly N[], other: readonly N
     if (!g) groups.set(key, (g = { from: [], other: [] }));
     return g;
   };
-  from.forEach((note, i) => group(note).from.push(i));
+  for (const [i, note] of from.entries()) group(note).from.push(i);
   for (const note of other) group(note).other.push(note);
   const left = new Set<number>();
   for (const g of groups.values()) {

@@ -6,7 +6,7 @@ import { mapLimited } from '../concurrency.js';
 import { type Input, selectInputs } from '../documents.js';
 import { type BounceError, usageError } from '../errors.js';
 import type { Io } from '../io.js';
-import { decodeText, readBounded, readUserFile } from '../text-input.js';
+import { decodeText, readBounded, readUserText } from '../text-input.js';
 import { DEFAULT_CONFIG, MARKER_NAME, MARKER_NAME_RULE } from '../config/schema.js';
 import { configInUse } from '../config/in-use.js';
 import { mdxForPath, scanNotes, syntaxForPath, type Note, type ScanOptions, type Syntax } from '../protocol/scanner.js';
@@ -166,8 +166,6 @@ async function githubOptions(opts: OutputOptions, summary: { omitted: number } |
 
 async function readInput(input: Input, io: Io, maxBytes: number): Promise<string> {
   let bytes: Buffer;
-  // The size the file system gives, for the message; 0 when unknown (stdin, a file of /proc).
-  let size = 0;
   let device = false;
   if (input.path === undefined) bytes = await readBounded(io.stdin, maxBytes, io.signal);
   else {
@@ -176,10 +174,11 @@ async function readInput(input: Input, io: Io, maxBytes: number): Promise<string
     // A character device (/dev/null, a terminal) is read as a stream, bounded by max_bytes; the
     // read is asynchronous, so a signal still ends it. A FIFO is refused: with no writer its open
     // blocks. The type comes from the open file (one stat fewer per file of a tree).
-    const file = readUserFile(path, input.label, maxBytes, 'usage', { missing, devices: 'left' });
-    device = file.device === true;
-    if (device) bytes = await readBounded(createReadStream(path), maxBytes);
-    else ({ bytes, statSize: size } = file);
+    const file = readUserText(path, input.label, maxBytes, 'usage', { missing, devices: 'left' });
+    if ('text' in file) return file.text;
+    if ('over' in file) throw overLimit(input.label, file.statSize > maxBytes ? file.statSize : 0, maxBytes);
+    device = true;
+    bytes = await readBounded(createReadStream(path), maxBytes);
   }
   if (bytes.length > maxBytes) {
     if (device)
@@ -187,8 +186,13 @@ async function readInput(input: Input, io: Io, maxBytes: number): Promise<string
         `${input.label} is more than ${maxBytes} bytes (a character device, read as a stream)`,
         `bounce reads a device only up to max_bytes (${configInUse()}): name a regular file`,
       );
-    const what = size > maxBytes ? `${size} bytes, over the ${maxBytes}-byte limit` : `more than ${maxBytes} bytes`;
-    throw usageError(`${input.label} is ${what}`, `raise max_bytes in ${configInUse()}, or scan it in parts`);
+    throw overLimit(input.label, 0, maxBytes);
   }
   return decodeText(bytes, input.label);
+}
+
+/** An input over max_bytes; `size` is the file system's, when it gives one above the limit (0 for stdin and files of /proc). */
+function overLimit(label: string, size: number, maxBytes: number): BounceError {
+  const what = size > maxBytes ? `${size} bytes, over the ${maxBytes}-byte limit` : `more than ${maxBytes} bytes`;
+  return usageError(`${label} is ${what}`, `raise max_bytes in ${configInUse()}, or scan it in parts`);
 }

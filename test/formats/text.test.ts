@@ -15,4 +15,10 @@ describe('text', () => {
   it('lint puts the rule id before the kind', () => {
     expect(textLine('lint', 'a.md', testFinding(1, 'CLARIFY', { ruleId: 'BP003', message: 'too vague' }))).toBe('a.md:1:1 BP003 CLARIFY too vague\n');
   });
+
+  it('writes lines and columns as decimal numbers, as String gives them, however large', () => {
+    for (const n of [0, 1, 9, 10, 11, 99, 100, 101, 109, 1000, 1001, 12_345, 99_999_999, 100_000_000, 2_147_483_647]) {
+      expect(textLine('scan', 'a.md', testFinding(n, 'CLARIFY', { column: n + 1, message: 'm' }))).toBe(`a.md:${String(n)}:${String(n + 1)} CLARIFY m\n`);
+    }
+  });
 });

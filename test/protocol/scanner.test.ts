@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, postprocess, preprocess } from 'micromark';
 import { HOSTILE_MARKDOWN } from '../fixtures/hostile-markdown.mjs';
 import { seeded } from '../support/random.js';
-import { DEFAULT_MARKERS, mdxForPath, scanNotes, syntaxForPath, type Note, type ScanOptions } from '../../src/protocol/scanner.js';
+import { DEFAULT_MARKERS, lineAt, lineIndex, mdxForPath, scanNotes, syntaxForPath, type Note, type ScanOptions } from '../../src/protocol/scanner.js';
 
 /** `KIND line:col`, plus ` ~` when the placement is not canonical. */
 const brief = (n: Note): string => `${n.kind} ${n.line}:${n.column}${n.canonical ? '' : ' ~'}`;
@@ -258,6 +258,23 @@ describe('scanNotes: which markers are notes', () => {
   });
 });
 
+describe('scanNotes: a code span over the lines of a paragraph', () => {
+  // The inline pass reads a paragraph whose lines have only a line feed between them as a slice of the text, and any
+  // other (a quote's or an item's prefix, indentation, CR) as its lines joined: both must hide the same span.
+  it.each([
+    ['plain lines', 'Text `code\n[CLARIFY] in code\nstill` after\n[CLARIFY] seen\n'],
+    ['indented lines', 'Text `code\n  [CLARIFY] in code\n  still` after\n  [CLARIFY] seen\n'],
+    ['CRLF', 'Text `code\r\n[CLARIFY] in code\r\nstill` after\r\n[CLARIFY] seen\r\n'],
+    ['a quote', '> Text `code\n> [CLARIFY] in code\n> still` after\n> [CLARIFY] seen\n'],
+    ['a list item', '- Text `code\n  [CLARIFY] in code\n  still` after\n  [CLARIFY] seen\n'],
+  ])('%s', (_name, body) => {
+    const doc = `# Title\n\n${body}`;
+    const notes = scanNotes(doc);
+    expect(notes.map((n) => [n.line, n.text])).toEqual([[6, '[CLARIFY] seen']]);
+    expect(notes.map((n) => n.offset)).toEqual(micromarkVisible(doc));
+  });
+});
+
 describe('scanNotes: note fields', () => {
   it('takes the text to the end of the paragraph and refers to the line above', () => {
     const [note] = scanNotes('Retry up to 5 times.\n[CONTESTED] Five attempts\nis too aggressive.\n\nNext paragraph.');
@@ -449,6 +466,39 @@ describe('scanNotes agrees with micromark on hostile documents', () => {
 });
 
 // Speed is measured by `npm run bench`, never asserted here: these check large inputs stay correct.
+describe('lineIndex', () => {
+  it('gives where each line starts and ends, for LF, CRLF, CR and mixed breaks, and lineAt finds the line of an offset', () => {
+    const rand = seeded(7);
+    const pieces = ['a', 'bc', '', ' [CLARIFY] x', '\u00E9'];
+    const breaks = ['\n', '\r\n', '\r'];
+    for (let round = 0; round < 200; round++) {
+      const only = round % 4 === 0 ? ['\n'] : breaks;
+      let text = '';
+      const starts = [0];
+      const ends: number[] = [];
+      const n = Math.floor(rand() * 8);
+      for (let k = 0; k < n; k++) {
+        const brk = only[Math.floor(rand() * only.length)]!;
+        const piece = pieces[Math.floor(rand() * pieces.length)]!;
+        // An empty line between a CR and an LF would make the two one CRLF break.
+        text += piece === '' && text.endsWith('\r') && brk.startsWith('\n') ? 'z' : piece;
+        ends.push(text.length);
+        text += brk;
+        starts.push(text.length);
+      }
+      text += rand() < 0.5 ? 'tail' : '';
+      ends.push(text.length);
+      const lines = lineIndex(text);
+      expect([...lines.starts]).toEqual(starts);
+      expect([...lines.ends]).toEqual(ends);
+      for (let offset = 0; offset < text.length; offset++) {
+        const line = lineAt(lines.starts, offset);
+        expect(starts[line]! <= offset && (line + 1 === starts.length || offset < starts[line + 1]!)).toBe(true);
+      }
+    }
+  });
+});
+
 describe('scanNotes on large inputs', () => {
   it('finds every note in 2 MB of dense markdown', () => {
     const block =
