@@ -167,6 +167,15 @@ describe('a closed stdout', () => {
 });
 
 describe('the launcher bin/bounce.js', () => {
+  it('runs scan with the young generation kept small: the report byte for byte, and nothing from V8 on stdout or stderr', async () => {
+    const line = '[CLARIFY] x '.repeat(5_000);
+    writeFileSync(join(dir, 'line.md'), line);
+    const r = await runCli(['scan', 'line.md'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(Array.from({ length: 5_000 }, (_, i) => `line.md:1:${i * 12 + 1} CLARIFY [CLARIFY] x\n`).join(''));
+    expect(r.stderr).toBe('5000 notes in 1 file (1 file scanned)\n');
+  });
+
   it('reads a document piped to stdin and writes the result to stdout', async () => {
     const r = await runCli(['refine', '-', '--reviewer', 'mock', '--composer', 'mock', '--out', '-'], { cwd: dir, input: DOC });
     expect(r.code, r.stderr).toBe(0);
