@@ -777,12 +777,12 @@ export function droppedLine(b: { sent: number | null; left: number; exact: boole
   return `${head}: its first ${b.sent} bytes went out to the reader, its last ${b.left} bytes were dropped\n`;
 }
 
-/** A run that did not stop after the second signal: its lock is released and bounce ends, still exit 130. */
+/** A run that did not stop after the second signal: bounce ends, still exit 130, leaving its locks (see holdLock). */
 async function forceStop(io: Io, jsonObject: boolean): Promise<never> {
   const message = `the run did not stop within ${FORCE_STOP_MS / 1000} s of the second signal and was ended`;
+  // The locks stay: they name this process, which is about to end, so the run shows `crashed`
+  // (not `running` with no owner) and `bounce resume` takes it over.
   try {
-    const { releaseHeldLocks } = await import('./store/lock.js');
-    releaseHeldLocks();
     if (jsonObject) {
       const { errorJson } = await import('./ui/run-summary.js');
       io.stdout.write(`${JSON.stringify(io.forcedStopJson?.() ?? errorJson(EXIT.interrupted, 'interrupted', message))}\n`);

@@ -105,15 +105,8 @@ function tryCreate(path: string, info: LockInfo): boolean {
   }
 }
 
-/** Releases of the locks this process holds, so a forced exit (src/cli.ts) leaves none behind. */
-const held = new Set<() => void>();
 /** Lock files this process failed to remove (the folder was read-only): stale, for this process to take over. */
 const leftBehind = new Set<string>();
-
-/** Releases every lock this process holds. */
-export function releaseHeldLocks(): void {
-  for (const release of [...held]) release();
-}
 
 /**
  * Takes the run's lock (pid, host, start time) so two processes never drive one run.
@@ -157,13 +150,13 @@ export function lockNewFolder(dir: string): void {
 }
 
 /**
- * The release of the lock this process has written in `runDir` (acquireLock, lockNewFolder):
- * until it is called, the lock is among those releaseHeldLocks releases.
+ * The release of the lock this process has written in `runDir` (acquireLock, lockNewFolder).
+ * A process ended by force (src/cli.ts) releases none: its locks then name a process that is
+ * gone, so its runs show `crashed` and the next `bounce resume` takes them over.
  */
 export function holdLock(runDir: string): () => void {
   const path = join(runDir, LOCK_FILE);
   const release = (): void => {
-    held.delete(release);
     try {
       if (readLock(path)?.pid === process.pid) rmSync(path, { force: true });
       leftBehind.delete(path);
@@ -173,7 +166,6 @@ export function holdLock(runDir: string): () => void {
       // later run takes it over. A failed release never hides what the run reported.
     }
   };
-  held.add(release);
   leftBehind.delete(path);
   return release;
 }
@@ -184,9 +176,9 @@ export function holdLock(runDir: string): () => void {
  * only: run.json stays as it is until `bounce resume` takes the run over. A run's folder is
  * never without its lock while run.json says `running` and its process lives (the lock is in
  * the folder before it is renamed into place, and a batch's run not begun yet holds the
- * batch's), so a run with no lock (one whose process ended by force after releasing it, one
- * made by an older bounce, a lock deleted by hand) or locked on another host stays `running`:
- * no one can tell.
+ * batch's, and a process ended by force after a second signal leaves its locks), so a run
+ * with no lock (one made by an older bounce, a lock deleted by hand) or locked on another host
+ * stays `running`: no one can tell.
  */
 export function shownStatus(runDir: string, status: RunStatus): { status: ShownStatus; lock: LockInfo | null } {
   if (status !== 'running') return { status, lock: null };

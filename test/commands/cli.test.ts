@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { droppedLine, FORCE_STOP_MS, interrupts, lateSignals, main, stdoutBacklog } from '../../src/cli.js';
-import { acquireLock, LOCK_FILE, releaseHeldLocks } from '../../src/store/lock.js';
 import { cleanEnv, tempDir } from '../support/cli.js';
 import { makeFakeRun, memIo } from '../support/fake-run.js';
 import { runMain } from '../support/run-main.js';
@@ -65,21 +64,6 @@ describe('interrupts: the first signal aborts, a second arms a forced stop', () 
     const scan = memIo(dir);
     expect(await main(['node', 'bounce', 'scan', 'doc.md'], scan, { signals: 1 })).toBe(130);
     expect(scan.out()).toBe('');
-  });
-
-  it('a forced stop releases every lock this process holds', () => {
-    const runs = ['a', 'b'].map((name) => {
-      mkdirSync(join(dir, name));
-      acquireLock(join(dir, name));
-      return join(dir, name, LOCK_FILE);
-    });
-    expect(runs.every((lock) => existsSync(lock))).toBe(true);
-    releaseHeldLocks();
-    expect(runs.some((lock) => existsSync(lock))).toBe(false);
-    // Released means free: the run can be taken again at once.
-    const release = acquireLock(join(dir, 'a'));
-    release();
-    expect(existsSync(runs[0]!)).toBe(false);
   });
 });
 

@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { shownStatus } from '../../src/store/lock.js';
-import { cleanEnv, runCli, tempDir } from '../support/cli.js';
+import { acquireLock, LOCK_FILE, shownStatus } from '../../src/store/lock.js';
+import { cleanEnv, ROOT, runCli, tempDir } from '../support/cli.js';
 import { runMain } from '../support/run-main.js';
 
 const DOC = '# Rollout plan\n\nWe ship the feature to every user on Monday.\n\nRollback is manual.\n';
@@ -93,4 +95,22 @@ describe('a batch killed with SIGKILL before some of its runs began', () => {
     expect(names.map((n) => manifestOf(n).status)).toEqual(['converged', 'converged', 'converged']);
     for (const n of names) expect(existsSync(join(runsDir, n, 'lock')), n).toBe(false);
   }, 60_000);
+});
+
+describe('a process that ends holding its locks, as a forced stop after a second signal does', () => {
+  it('leaves its run crashed, not running with no owner, and the next process takes the lock over', () => {
+    const run = join(tempDir(), 'run');
+    mkdirSync(run);
+    // Another process writes the lock, holds it and exits 130 at once, as forceStop in src/cli.ts does.
+    const lockModule = pathToFileURL(join(ROOT, 'dist/src/store/lock.js')).href;
+    const script = `const l = await import(${JSON.stringify(lockModule)}); l.lockNewFolder(process.argv[1]); l.holdLock(process.argv[1]); process.exit(130);`;
+    const ended = spawnSync(process.execPath, ['--input-type=module', '-e', script, run]);
+    expect(ended.status, ended.stderr.toString()).toBe(130);
+    const { status, lock } = shownStatus(run, 'running');
+    expect(status).toBe('crashed');
+    expect(lock?.pid).toBe(ended.pid);
+    const release = acquireLock(run);
+    expect(JSON.parse(readFileSync(join(run, LOCK_FILE), 'utf8')).pid).toBe(process.pid);
+    release();
+  });
 });
