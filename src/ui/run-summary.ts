@@ -263,7 +263,10 @@ export function summaryLines(r: RunResult, io: Io, place: StepPlace): string {
   const mockNote = mockEvidence(m);
   const mock = mockNote ? c.yellow(` (${mockNote}: not a live result)`) : '';
   const facts = `${m.passes.run}/${m.passes.requested} passes, ${plural(t.dispatches, 'dispatch', 'dispatches')}${fromCache(cacheHitsOf(m))}, ${tokens}, ${cost}, ${(t.duration_ms / 1000).toFixed(1)}s`;
-  const perPass = m.pass_records.map((p) => `${p.pass} ${p.role} ${((p.duration_ms ?? 0) / 1000).toFixed(1)}s`).join(', ');
+  // A pass tried again after an interruption or a failure lists each attempt, the earlier ones with how they ended.
+  const perPass = m.pass_records
+    .map((p) => `${p.pass} ${p.role} ${((p.duration_ms ?? 0) / 1000).toFixed(1)}s${p.status === 'completed' ? '' : ` (${p.status})`}`)
+    .join(', ');
   const lines = [`${head}${mock}: ${facts}`, ...(perPass ? [`pass times: ${perPass}`] : []), `run folder: ${displayPath(r.runDir, io.cwd, 'absolute')}`];
   if (r.error) lines.push(`${c.red('error')}: ${r.error.message}`);
   const next = nextStep(r, io.cwd, place);

@@ -156,6 +156,19 @@ describe('summaryLines: the cost', () => {
   });
 });
 
+describe('summaryLines: pass times', () => {
+  it('lists each attempt of a pass tried again after an interruption, the earlier one with how it ended', () => {
+    const [p1, p2] = completed(2);
+    const records: RunManifest['pass_records'] = [
+      { ...p1!, duration_ms: 30 },
+      { ...p2!, status: 'interrupted', duration_ms: 2400 },
+      { ...p2!, duration_ms: 10 },
+    ];
+    const text = summaryLines(ended('converged', null, { ...fake.manifest, pass_records: records }), memIo(tempDir(), { env: { NO_COLOR: '1' } }), HERE);
+    expect(text).toContain(`\npass times: 1 ${p1!.role} 0.0s, 2 ${p2!.role} 2.4s (interrupted), 2 ${p2!.role} 0.0s\n`);
+  });
+});
+
 describe('summaryLines: mock evidence', () => {
   const head = (m: RunManifest): string => summaryLines(ended('converged', null, m), memIo(tempDir(), { env: { NO_COLOR: '1' } }), HERE).split('\n')[0]!;
   const agents = (reviewer: Evidence, composer: Evidence): RunManifest['agents'] => ({
