@@ -4,6 +4,7 @@ import { fmtCost, fmtDuration, fmtTime, fmtTokens, summarize, table, type RunSum
 import { shownStatus } from '../store/lock.js';
 import { listRuns } from '../store/resolve-run.js';
 import { runLocationFlags } from '../store/run-location.js';
+import { mockAgents } from '../ui/run-summary.js';
 
 export interface RunsOptions {
   /** Absolute or cwd-relative; the CLI passes config runs_dir or `runs`. */
@@ -15,10 +16,14 @@ export interface RunsOptions {
 
 type Listed = (RunSummary & { dir: string; error: null }) | { run_id: string; dir: string; status: 'unreadable'; error: string };
 
+/** The STATUS column's mark of mock evidence: both agents mock, or one beside a live or external agent. */
+const MOCK_MARK = { all: ' (mock)', one: ' (a mock)' } as const;
+
 /** `bounce runs`: every run in the runs dir, newest first (a `running` run whose process is gone as `crashed`). Always exit 0. */
 export async function runRuns(opts: RunsOptions, io: Io): Promise<number> {
   const root = resolve(io.cwd, opts.runsDir ?? 'runs');
-  const listed: Listed[] = listRuns(root).map((e) =>
+  const entries = listRuns(root);
+  const listed: Listed[] = entries.map((e) =>
     e.manifest
       ? { ...summarize(e.manifest), status: shownStatus(e.dir, e.manifest.status).status, dir: e.dir, error: null }
       : { run_id: basename(e.dir), dir: e.dir, status: 'unreadable', error: e.error ?? 'run.json cannot be read' },
@@ -32,12 +37,13 @@ export async function runRuns(opts: RunsOptions, io: Io): Promise<number> {
     return 0;
   }
   const rows = [['ID', 'DOCUMENT', 'STATUS', 'PASSES', 'NOTES', 'ACTED/DISMISSED', 'TOKENS', 'COST', 'DURATION', 'STARTED']];
-  for (const r of listed) {
+  for (const [i, r] of listed.entries()) {
     if (r.error !== null) {
       rows.push([r.run_id, '-', 'unreadable', '-', '-', '-', '-', '-', '-', `(${r.error})`]);
       continue;
     }
-    const status = r.evidence === 'mock' ? `${r.status} (mock)` : r.status;
+    const mock = mockAgents(entries[i]!.manifest!);
+    const status = `${r.status}${mock === null ? '' : MOCK_MARK[mock]}`;
     rows.push([
       r.run_id,
       r.document,

@@ -275,12 +275,18 @@ export function summaryLines(r: RunResult, io: Io, place: StepPlace): string {
 }
 
 /**
- * The mock agents behind the run's recorded evidence, in words: `mock` when every agent is;
- * `mixed` when the two differ, so one is a mock if either is (the other live or external).
+ * The mock agents behind the run's recorded evidence: `all` when its evidence is `mock`;
+ * `one` when it is `mixed` and one agent is a mock (the other live or external); else null.
  */
+export function mockAgents(m: Pick<ManifestView, 'evidence' | 'agents'>): 'all' | 'one' | null {
+  if (m.evidence === 'mock') return 'all';
+  return m.evidence === 'mixed' && [m.agents.reviewer, m.agents.composer].some((a) => a.evidence === 'mock') ? 'one' : null;
+}
+
+/** mockAgents in words, as the summary and the report say them. */
 export function mockEvidence(m: Pick<ManifestView, 'evidence' | 'agents'>): string | null {
-  if (m.evidence === 'mock') return 'mock agents';
-  return m.evidence === 'mixed' && [m.agents.reviewer, m.agents.composer].some((a) => a.evidence === 'mock') ? 'a mock agent' : null;
+  const mock = mockAgents(m);
+  return mock === null ? null : mock === 'all' ? 'mock agents' : 'a mock agent';
 }
 
 /** What -q leaves of the summary when a run fails: the error and the step that goes on from here. */

@@ -92,6 +92,31 @@ describe('bounce runs', () => {
     expect(lines[3]).toMatch(/^spec-20260101-090000-AAAAAA\s+.*converged \(mock\)/);
   });
 
+  it('marks a run with one mock agent beside a live or external one (a mock), and one with none not at all', async () => {
+    const m = readManifest(newer.dir);
+    const status = async (): Promise<string> => {
+      const io = memIo(tmp);
+      await runRuns({ runsDir }, io);
+      return /^rfc-\S+\s+\S+\s+(.+?)\s+2\/2/m.exec(io.out())![1]!;
+    };
+    try {
+      writeManifest(newer.dir, {
+        ...m,
+        evidence: 'mixed',
+        agents: { ...m.agents, reviewer: { ...m.agents.reviewer, evidence: 'mock' }, composer: { ...m.agents.composer, evidence: 'external' } },
+      });
+      expect(await status()).toBe('converged (a mock)');
+      writeManifest(newer.dir, {
+        ...m,
+        evidence: 'mixed',
+        agents: { ...m.agents, reviewer: { ...m.agents.reviewer, evidence: 'live' }, composer: { ...m.agents.composer, evidence: 'external' } },
+      });
+      expect(await status()).toBe('converged');
+    } finally {
+      writeManifest(newer.dir, m);
+    }
+  });
+
   it('--json prints an array', async () => {
     const io = memIo(tmp);
     await runRuns({ runsDir, json: true }, io);
