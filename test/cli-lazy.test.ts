@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, FIXTURES, ROOT, tempDir } from './support/cli.js';
@@ -90,6 +90,22 @@ describe('the launcher and its code cache', () => {
     const r = version(dir);
     expect([r.status, r.stdout.trim(), r.stderr]).toEqual([0, expected, '']);
     expect(readFileSync(cache).length).toBeGreaterThan(1000);
+  });
+
+  it('serves scan and every other command alike: neither rejects, nor rewrites, the cache the other wrote', () => {
+    const dir = copyOfCli();
+    const cache = join(dir, 'dist/cli.cjs.cache');
+    writeFileSync(join(dir, 'doc.md'), '# Doc\n\nText.\n[CLARIFY] Which text?\n');
+    const scan = () => spawnSync(process.execPath, [join(dir, 'bin/bounce.js'), 'scan', 'doc.md'], { cwd: dir, env: cleanEnv(), encoding: 'utf8' });
+    expect(version(dir).stdout.trim()).toBe(expected);
+    const byVersion = readFileSync(cache);
+    expect([scan().status, scan().stdout]).toEqual([1, 'doc.md:4:1 CLARIFY [CLARIFY] Which text?\n']);
+    expect(readFileSync(cache).equals(byVersion)).toBe(true);
+    rmSync(cache);
+    expect(scan().status).toBe(1);
+    const byScan = readFileSync(cache);
+    expect(version(dir).stdout.trim()).toBe(expected);
+    expect(readFileSync(cache).equals(byScan)).toBe(true);
   });
 
   it('runs where the cache cannot be written, and leaves no temporary file behind', () => {
