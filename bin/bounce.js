@@ -67,25 +67,12 @@ function saveCache(script, cacheFile) {
 }
 
 const { exports: cli, script, cacheFile } = load();
-// `bounce scan` keeps V8's young generation at the size it has once the CLI is loaded: a scan's
-// garbage dies young, and without this the promotion of a large document's text (which V8
-// counts as survival) doubles the young generation, a large share of the peak memory of a
-// scan of one 8 MB line of notes (docs/benchmark.md). Other commands keep V8's default: a
-// refine of a large document runs faster with a larger young generation. V8 reads the flag
-// when it would grow the space, so setting it now takes effect. It is set after the CLI is
-// loaded and set back before a code cache is written, because V8 accepts a code cache only
-// under the flags it was made with: one cache serves every command. Only on the V8 of Node 20
-// to 24, since V8 prints a complaint about a flag it does not know on stdout.
-const keepYoungGeneration = process.argv[2] === 'scan' && Number(process.versions.v8.split('.')[0]) <= 13;
-const youngGenerationGrowth = (factor) => require('node:v8').setFlagsFromString(`--semi-space-growth-factor=${factor}`);
-if (keepYoungGeneration) youngGenerationGrowth(1);
 // main() takes over the signals before it returns its promise; only then does this listener go,
 // so that there is always one (removing a signal's last listener resets it to the default, which ends the process).
 const ran = cli.main(process.argv, undefined, { signals });
 for (const sig of SIGNALS) process.off(sig, early);
 ran.then((code) => {
   process.exitCode = code;
-  if (keepYoungGeneration) youngGenerationGrowth(2); // V8's default
   if (script) saveCache(script, cacheFile);
   // The process ends by process.exit once stdout and stderr have taken everything, not by
   // letting the event loop run dry: at such an exit Node first closes its signal watchers and

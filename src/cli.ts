@@ -44,6 +44,7 @@ import type { ReplayOptions } from './request/replay-request.js';
 import { LINT_MODES } from './lint-modes.js';
 import { SYNTAXES } from './syntaxes.js';
 import type { Syntax } from './vocabulary.js';
+import { keepYoungGeneration, letYoungGenerationGrow } from './young-generation.js';
 
 const TIMEOUT_RANGE = `${TIMEOUT_RANGE_S.min} to ${TIMEOUT_RANGE_S.max}`;
 
@@ -858,6 +859,8 @@ export async function main(argv: string[], io?: Io, startup: Startup = {}): Prom
   };
   // refine, resume and fork report an interruption themselves (the run's status, its --json object).
   const command = argv.slice(2).find((a) => !a.startsWith('-'));
+  // The process's own scan streams its report: its young generation stays as it is (src/young-generation.ts).
+  if (!io && command === 'scan') keepYoungGeneration();
   const reportsOwnStop = command === 'refine' || command === 'resume' || command === 'fork';
   const jsonObject = reportsOwnStop && argv.includes('--json');
   const stop = interrupts(
@@ -890,6 +893,8 @@ export async function main(argv: string[], io?: Io, startup: Startup = {}): Prom
       theIo.stdout.write(`${JSON.stringify(errorJson(code, type, errorLine(err)))}\n`);
     }
   } finally {
+    // As V8 has it by default before the launcher writes a code cache: one cache for every command.
+    letYoungGenerationGrow();
     stop.dispose();
     // Until the process exits: a signal now must not cut off what is still being written.
     if (!io) onSignal = lateSignals(stop.count, (line) => process.stderr.write(line), endUnread);

@@ -6,6 +6,7 @@ import { pushAll } from '../arrays.js';
 import { textLine } from '../formats/text.js';
 import { byteColumns } from '../formats/byte-columns.js';
 import { JsonReport, jsonNote } from '../formats/json.js';
+import { letYoungGenerationGrow } from '../young-generation.js';
 
 import {
   emitReport,
@@ -39,6 +40,8 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
     throw usageError(`--fixes-from applies to --format sarif (or --sarif), not ${format}`, 'add --format sarif, or drop --fixes-from');
   const ruleIds = opts.lint ? (await import('../formats/lint-findings.js')).selectRules(opts.rules) : undefined;
   if ((format === 'text' || format === 'json') && !opts.lint && opts.output === undefined) return streamReport(await readInputs(opts, io), format, opts, io);
+  // The report is held whole: what is made survives (src/young-generation.ts).
+  letYoungGenerationGrow();
   const files = await scanInputs(opts, io);
   const total = files.reduce((sum, f) => sum + f.notes.length, 0);
   const exitCode = total === 0 ? EXIT.ok : EXIT.problems;

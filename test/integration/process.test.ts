@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { pidsIn, running } from '../adapters/host-support.js';
 import { BIN, cleanEnv, FIXTURES, NODE_WARNING, ROOT, runCli, tempDir } from '../support/cli.js';
@@ -163,6 +164,27 @@ describe('a closed stdout', () => {
     const list = await runClosedStdout(['runs']);
     expect(list).toEqual({ code: 0, stderr: '' });
     for (const r of [scan, dry, list]) expect(r.stderr).not.toMatch(NODE_WARNING);
+  });
+});
+
+describe("V8's young generation, kept for scan's streamed report", () => {
+  it('does not grow while kept, however much survives a collection, and grows again once let', () => {
+    const script = `
+      import { keepYoungGeneration, letYoungGenerationGrow } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/young-generation.js')).href)};
+      import { getHeapSpaceStatistics } from 'node:v8';
+      const young = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+      // Objects that survive a collection or two, as a report held whole makes them.
+      const churn = () => { const keep = []; for (let i = 0; i < 400000; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 50000) keep.length = 0; } };
+      const start = young();
+      keepYoungGeneration();
+      churn();
+      const kept = young();
+      letYoungGenerationGrow();
+      churn();
+      process.stdout.write(JSON.stringify({ start, kept, grown: young() }));`;
+    const sizes = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as Record<string, number>;
+    expect(sizes.kept!).toBeLessThanOrEqual(2 * sizes.start!);
+    expect(sizes.grown!).toBeGreaterThanOrEqual(8 * sizes.kept!);
   });
 });
 
