@@ -3,7 +3,7 @@
  * layers below it, and nothing imports in a cycle. `npm run lint:deps` checks them; CI runs it.
  */
 const LAYERS = [
-  ['base', '^src/(text/|git/|vocabulary|errors|yaml|package|version|redact|suggest\\.|io|prices|syntaxes|lint-modes|text-input|concurrency|documents|plural|option-values|prompt-files|own|arrays|atomic)'],
+  ['base', '^src/(text/|git/|vocabulary|errors|yaml|package|version|redact|suggest\\.|io|prices|syntaxes|lint-modes|text-input|concurrency|young-generation|documents|plural|option-values|prompt-files|own|arrays|atomic)'],
   ['protocol', '^src/protocol/'],
   ['contract', '^src/contract/'],
   ['checks', '^src/checks/'],
