@@ -7,7 +7,7 @@
  */
 import { CLOSE_TAG, htmlFinders, htmlHidden, inlineHidden, OPEN_TAG } from './inline-ranges.js';
 import { jsxTagEnd } from './mdx-syntax.js';
-import { firstAtLeast } from '../arrays.js';
+import { firstAtLeast, pushAll } from '../arrays.js';
 
 export interface RegionOptions {
   /** MDX rules: no indented code, no HTML blocks but comments and script/style, ESM lines, JSX inline. */
@@ -31,8 +31,24 @@ export interface MarkdownRegions {
   hidden: number[];
   /** Autolinks, where an escape or character reference is text: flat, sorted [start, end) pairs. */
   literal: number[];
-  /** Text blocks (paragraphs, headings, HTML blocks) holding a candidate: flat [start, end) content pairs, one per line. */
-  blocks: number[][];
+  /** Text blocks (paragraphs, headings, HTML blocks) holding a candidate, in document order. */
+  blocks: TextBlocks;
+}
+
+/**
+ * Text blocks as [start, end) content pairs, one per line, every block's after the one
+ * before in `segs`: block k's are `segs[starts[k]]` up to `segs[starts[k + 1]]` (or the end).
+ * One list for all, not an array per block: 8 MB of one-note paragraphs made 600,000 arrays,
+ * about 50 MB.
+ */
+export interface TextBlocks {
+  segs: number[];
+  starts: number[];
+}
+
+/** Where block `k` of `blocks` ends in its `segs` (exclusive). */
+export function blockEnd(blocks: TextBlocks, k: number): number {
+  return k + 1 < blocks.starts.length ? blocks.starts[k + 1]! : blocks.segs.length;
 }
 
 interface Container {
@@ -71,7 +87,7 @@ const HTML_CLOSE = [/<\/(?:script|pre|textarea|style)>/i, /-->/, /\?>/, />/, /\]
 
 export function markdownRegions(text: string, candidates: ArrayLike<number>, opts: RegionOptions = {}): MarkdownRegions {
   const mdx = opts.mdx ?? false;
-  const out: MarkdownRegions = { hidden: [], literal: [], blocks: [] };
+  const out: MarkdownRegions = { hidden: [], literal: [], blocks: { segs: [], starts: [] } };
   const stack: Container[] = [];
   // Indices into stack of the containers a blank line does not continue (block quotes and
   // items still without content), ascending: a blank line is then one search, not a walk.
@@ -145,7 +161,11 @@ export function markdownRegions(text: string, candidates: ArrayLike<number>, opt
   };
   const textBlock = (segs: number[], kind: 'para' | 'heading' | 'html'): void => {
     if (segs.length === 0 || !holdsCandidate(segs[0]!, segs[segs.length - 1]!)) return;
-    out.blocks.push(segs);
+    out.blocks.starts.push(out.blocks.segs.length);
+    // The first block's own list becomes the list of all (its leaf is closed): a paragraph of a
+    // million lines is not copied.
+    if (out.blocks.segs.length === 0) out.blocks.segs = segs;
+    else pushAll(out.blocks.segs, segs);
     if (kind === 'html') htmlHidden(text, segs[0]!, segs[segs.length - 1]!, out.hidden, html);
     else inlineHidden(text, segs, out.hidden, out.literal, { paragraph: kind === 'para', mdx });
   };

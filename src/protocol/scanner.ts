@@ -4,7 +4,7 @@
  * reads brackets written as character references or escapes; plain text counts every
  * literal occurrence. See docs/scanning.md for the user-facing rules.
  */
-import { markdownRegions } from './code-ranges.js';
+import { blockEnd, markdownRegions } from './code-ranges.js';
 import { type DisguisedMarker, disguisedMarkers } from './disguise.js';
 
 export { diffNotes, noteKey } from './notes-diff.js';
@@ -214,7 +214,7 @@ export function* noteStream(input: string, opts: ScanOptions = {}): Generator<No
   });
   const visible = c.size;
   const lines = lineIndex(text);
-  const blocks = regions?.blocks ?? [];
+  const blocks = regions?.blocks ?? { segs: [], starts: [] };
   let block = 0;
   const above = refersToCache(text, lines, markdown);
   const kinds = new Map<string, string>();
@@ -225,14 +225,21 @@ export function* noteStream(input: string, opts: ScanOptions = {}): Generator<No
     const line = lineAt(lines.starts, offset);
     const lineStart = lines.starts[line]!;
     const limit = v + 1 < visible ? c.index[v + 1]! : text.length;
+    // The pairs of the note's text are segs[first] up to segs[end] (exclusive): its block's, or those found here.
     let segs: number[];
+    let first = 0;
+    let end = 0;
     if (markdown) {
-      while (block < blocks.length && last(blocks[block]!) <= offset) block++;
-      const b = blocks[block];
-      segs = b && b[0]! <= offset ? b : [offset, lines.ends[line]!];
+      while (block < blocks.starts.length && blocks.segs[blockEnd(blocks, block) - 1]! <= offset) block++;
+      if (block < blocks.starts.length && blocks.segs[blocks.starts[block]!]! <= offset) {
+        segs = blocks.segs;
+        first = blocks.starts[block]!;
+        end = blockEnd(blocks, block);
+      } else segs = [offset, lines.ends[line]!];
     } else if (opts.syntax === 'json') segs = jsonString(text, lines, line, offset, offset + length);
     else if (opts.syntax === 'yaml' && yamlComment(text, lineStart, offset)) segs = yamlCommentLines(text, lines, line, offset, limit);
     else segs = plainParagraph(text, lines, line, offset, limit);
+    if (end === 0) end = segs.length;
     CANONICAL_PREFIX.lastIndex = lineStart;
     CANONICAL_PREFIX.test(text);
     const canonical =
@@ -250,7 +257,7 @@ export function* noteStream(input: string, opts: ScanOptions = {}): Generator<No
       offset,
       // The marker as it renders (as it reads, when disguised), `[name]`, then the rest of the note as written (what a
       // reversed run shows after a marker in it, then the text after the run; a run may reach past the next note's offset).
-      text: collect(text, segs, offset + length, limit, `[${name}]${shows}`),
+      text: collect(text, segs, first, end, offset + length, limit, `[${name}]${shows}`),
       refersTo: above(line),
       canonical,
     };
@@ -306,10 +313,6 @@ export function lineAt(starts: ArrayLike<number>, offset: number): number {
     else hi = mid - 1;
   }
   return lo;
-}
-
-function last(segs: number[]): number {
-  return segs[segs.length - 1]!;
 }
 
 /** Hidden ranges are sorted, disjoint [start, end) pairs. */
@@ -368,22 +371,23 @@ function plainParagraph(text: string, lines: Lines, line: number, offset: number
 /** Whitespace collect must normalise: a run of two, or any but a plain space. */
 const UNEVEN_SPACE = /\s\s|[^\S ]/;
 
-function collect(text: string, segs: number[], from: number, to: number, head: string): string {
+/** `head`, then the text from `from` to `to` within the [start, end) pairs segs[first] up to segs[end], whitespace made single spaces. */
+function collect(text: string, segs: readonly number[], first: number, end: number, from: number, to: number, head: string): string {
   // The common case, a note within one segment with single spaces: one slice.
-  if (segs.length === 2 && segs[0]! <= from && to <= segs[1]!) {
+  if (end - first === 2 && segs[first]! <= from && to <= segs[first + 1]!) {
     const body = text.slice(from, to);
     if (!UNEVEN_SPACE.test(body)) return `${head}${body}`.trim();
   }
   const parts: string[] = [head];
   // Start at the segment holding `from`: one long paragraph may hold thousands of notes.
   let lo = 0,
-    hi = segs.length / 2 - 1;
+    hi = (end - first) / 2 - 1;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (segs[2 * mid + 1]! <= from) lo = mid + 1;
+    if (segs[first + 2 * mid + 1]! <= from) lo = mid + 1;
     else hi = mid;
   }
-  for (let k = 2 * lo; k < segs.length && segs[k]! < to; k += 2) {
+  for (let k = first + 2 * lo; k < end && segs[k]! < to; k += 2) {
     const a = Math.max(segs[k]!, from),
       b = Math.min(segs[k + 1]!, to);
     // The first piece continues the marker's line: no separator after the head.

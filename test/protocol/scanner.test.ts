@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse, postprocess, preprocess } from 'micromark';
 import { HOSTILE_MARKDOWN } from '../fixtures/hostile-markdown.mjs';
+import { blockEnd, markdownRegions } from '../../src/protocol/code-ranges.js';
 import { seeded } from '../support/random.js';
 import { DEFAULT_MARKERS, lineAt, lineIndex, mdxForPath, scanNotes, syntaxForPath, type Note, type ScanOptions } from '../../src/protocol/scanner.js';
 
@@ -466,6 +467,22 @@ describe('scanNotes agrees with micromark on hostile documents', () => {
 });
 
 // Speed is measured by `npm run bench`, never asserted here: these check large inputs stay correct.
+describe('markdownRegions: the text blocks that hold a candidate', () => {
+  it("lists the line pairs of each block, one block after another (the first block's own list taken over), and skips a block with no candidate", () => {
+    const doc = 'First [CLARIFY] a\nsecond line\n\n# Head [CLARIFY] h\n\nno candidate here\n\n> quoted [CLARIFY] q\n> more\n';
+    const candidates = [...doc.matchAll(/\[CLARIFY\]/g)].map((m) => m.index);
+    const { blocks } = markdownRegions(doc, candidates);
+    const texts = blocks.starts.map((_, k) => {
+      const pairs: string[] = [];
+      for (let i = blocks.starts[k]!; i < blockEnd(blocks, k); i += 2) pairs.push(doc.slice(blocks.segs[i], blocks.segs[i + 1]));
+      return pairs;
+    });
+    expect(texts).toEqual([['First [CLARIFY] a', 'second line'], ['Head [CLARIFY] h'], ['quoted [CLARIFY] q', 'more']]);
+    // Every note's text comes from its own block.
+    expect(scanNotes(doc).map((n) => n.text)).toEqual(['[CLARIFY] a second line', '[CLARIFY] h', '[CLARIFY] q more']);
+  });
+});
+
 describe('lineIndex', () => {
   it('gives where each line starts and ends, for LF, CRLF, CR and mixed breaks, and lineAt finds the line of an offset', () => {
     const rand = seeded(7);
