@@ -16,7 +16,11 @@ import { setFlagsFromString } from 'node:v8';
 
 /** V8's own growth factor of the young generation (its `--semi-space-growth-factor`). */
 const V8_DEFAULT_GROWTH = 2;
-/** The V8 versions known to have the flag (those of Node 20 to 24): V8 prints a complaint about a flag it does not know, on stdout. */
+/**
+ * The V8 versions known to have the flag (those of Node 20 to 24): V8 prints a complaint about
+ * a flag it does not know, on stdout. Recent ones hold the factor at 2 or more, so there the
+ * setting may do nothing.
+ */
 const KNOWN = Number(process.versions.v8.split('.')[0]) <= 13;
 let kept = false;
 
