@@ -81,9 +81,11 @@ export function readUserText(path: string, label: string, maxBytes: number, code
   return withUserFile(path, label, code, problems, (fd, st): UserText => {
     if (st.size > 0 && st.size <= maxBytes) {
       const text = readFileSync(fd, 'utf8');
-      // A file that grew since fstat: its UTF-8 length is at least its length in UTF-16 units.
-      if (text.length > maxBytes || Buffer.byteLength(text) > maxBytes) return { over: true, statSize: st.size };
-      if (!text.includes('\0') && !text.includes('\uFFFD')) return { text, statSize: st.size };
+      if (!text.includes('\0') && !text.includes('\uFFFD')) {
+        // A file that grew since fstat: its UTF-8 length is at least its length in UTF-16 units.
+        if (text.length > maxBytes || Buffer.byteLength(text) > maxBytes) return { over: true, statSize: st.size };
+        return { text, statSize: st.size };
+      }
     }
     const bytes = readAtMost(fd, st.size, maxBytes + 1, 0);
     return bytes.length > maxBytes ? { over: true, statSize: st.size } : { text: decodeText(bytes, label), statSize: st.size };

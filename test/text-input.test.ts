@@ -68,6 +68,8 @@ describe('readUserText', () => {
   it('refuses invalid UTF-8 and NUL bytes as decodeText does, naming the file', () => {
     const invalid = file('latin1.md', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
     expect(usageErrorOf(() => readUserText(invalid, 'latin1.md', 100, 'usage')).message).toBe('latin1.md is not valid UTF-8');
+    // At the limit, its invalid bytes (each read as a 3-byte U+FFFD) do not make it look over the limit.
+    expect(usageErrorOf(() => readUserText(invalid, 'latin1.md', 5, 'usage')).message).toBe('latin1.md is not valid UTF-8');
     const binary = file('nul.md', Buffer.from('a\u0000b'));
     expect(usageErrorOf(() => readUserText(binary, 'nul.md', 100, 'usage')).message).toBe('nul.md looks binary (it contains NUL bytes)');
   });
