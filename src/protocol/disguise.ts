@@ -47,7 +47,7 @@ const MARKDOWN_REFERENCE = /&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-
  */
 const OPENER = /[[\uff3b\ufe47\u202b\u202e\u2067]/g;
 const OPENER_MARKDOWN =
-  /[[\uff3b\ufe47\u202b\u202e\u2067]|&(?:#0{0,5}91|#[xX]0{0,4}5[bB]|#0{0,2}65339|#[xX]0{0,2}[fF][fF]3[bB]|lbrack|lsqb|#0{0,3}82(?:35|38|95)|#[xX]0{0,2}20(?:2[bBeE]|67));/g;
+  /[[\uff3b\ufe47\u202b\u202e\u2067]|&(?:#0{0,5}91|#[xX]0{0,4}5[bB]|#0{0,2}65339|#[xX]0{0,2}[fF][fF]3[bB]|lbrack|lsqb|#0{0,3}82(?:35|38|95)|#[xX]0{0,2}20(?:2[bBeE]|67));|<[bB][dD][oO](?=[ \t])/g;
 /** An opener's match that is a right-to-left control, written as a reference or an escape (its first character is tested first). */
 const RTL_WRITTEN = /^(?:&#0{0,3}82|&#[xX]0{0,2}20|\\u20)/;
 
@@ -135,6 +135,13 @@ function htmlInName(text: string, open: string): boolean {
   }
   return false;
 }
+/** Whether `text` holds a `<bdo` tag, which may reverse what it holds (bdoControl). */
+function hasBdo(text: string): boolean {
+  for (let i = text.indexOf('<'); i !== -1; i = text.indexOf('<', i + 1)) {
+    if ((text.charCodeAt(i + 1) | 32) === 98 && (text.charCodeAt(i + 2) | 32) === 100 && (text.charCodeAt(i + 3) | 32) === 111) return true;
+  }
+  return false;
+}
 /** Whether `text` holds a character reference (`&#91;`, `&lbrack;`). */
 function hasReference(text: string): boolean {
   for (let i = text.indexOf('&'); i !== -1; i = text.indexOf('&', i + 1)) {
@@ -154,7 +161,7 @@ const OPENER_JSON = /[[\uff3b\ufe47\u202b\u202e\u2067]|\\u(?:005[bB]|[fF][fF]3[b
 /** Whether a text may hold a disguised marker at all: else the one pattern test (two in markdown) is all it costs. */
 function mayHold(text: string, opts: DisguiseOptions): boolean {
   if (!PLAIN_TEXT.test(text)) return true;
-  if (opts.markdown) return hasReference(text) || htmlInName(text, '<') || (opts.mdx === true && htmlInName(text, '{'));
+  if (opts.markdown) return hasReference(text) || htmlInName(text, '<') || (opts.mdx === true && htmlInName(text, '{')) || hasBdo(text);
   return opts.json === true && JSON_ESCAPE.test(text);
 }
 
@@ -168,7 +175,7 @@ export function disguisedMarkers(text: string, plain: ArrayLike<number>, opts: D
   let p = 0;
   for (let m = opener.exec(text); m; m = opener.exec(text)) {
     const c = m[0].charCodeAt(0);
-    if (c === 0x202b || c === 0x202e || c === 0x2067 || ((c === 38 || c === 92) && RTL_WRITTEN.test(m[0]))) {
+    if (c === 0x202b || c === 0x202e || c === 0x2067 || c === 60 || ((c === 38 || c === 92) && RTL_WRITTEN.test(m[0]))) {
       ctx.rtlFrom = Math.min(ctx.rtlFrom, m.index);
       continue;
     }
@@ -339,6 +346,11 @@ function readUnit(ctx: Context, i: number, lineEnd: number): Unit {
       u.kind = Kind.Html;
       return fill(u, i, length, '', '', text.slice(i, i + length));
     }
+    const bdo = cp === 60 && !ctx.mdx ? bdoControl(text, i) : null;
+    if (bdo) {
+      u.kind = Kind.Invisible;
+      return fill(u, i, bdo.length, bdo.ch, '', text.slice(i, i + bdo.length));
+    }
   } else if (ctx.json && cp === 92) {
     const esc = text[i + 1] === 'u' ? jsonEscape(text, i) : null;
     if (esc) {
@@ -469,7 +481,7 @@ function spell(names: Names, units: Units): Spelled | null {
  * a text without one pays nothing more, and the lines after the first one are searched once.
  */
 const RTL_CONTROL = /[\u202b\u202e\u2067]/g;
-const RTL_CONTROL_MARKDOWN = /[\u202b\u202e\u2067]|&#(?:0{0,3}82(?:35|38|95)|[xX]0{0,2}20(?:2[bBeE]|67));/g;
+const RTL_CONTROL_MARKDOWN = /[\u202b\u202e\u2067]|&#(?:0{0,3}82(?:35|38|95)|[xX]0{0,2}20(?:2[bBeE]|67));|<[bB][dD][oO](?=[ \t])/g;
 const RTL_CONTROL_JSON = /[\u202b\u202e\u2067]|\\u20(?:2[bBeE]|67)/g;
 /** What each control that opens a run does: right to left or not, an isolate or not (a first-strong isolate is read as left to right: a marker's letters are Latin). */
 const OPENS: ReadonlyMap<string, { rtl: boolean; isolate: boolean }> = new Map([
@@ -921,6 +933,28 @@ function quietHtml(ctx: Context, i: number, lineEnd: number): number {
   if (!close || (ctx.mdx ? close[1]! : close[1]!.toLowerCase()) !== name) return 0;
   return CLOSE_TAG.lastIndex - i;
 }
+/**
+ * Markdown: `<bdo dir="rtl">` shows what it holds as a right-to-left override (U+202E) does,
+ * and `<bdo dir="ltr">` as a left-to-right one, up to `</bdo>`, which ends it as a PDF does:
+ * `<bdo dir="rtl">[YFIRALC]</bdo>` shows as `[CLARIFY]` (GitHub keeps the tag and its `dir`).
+ * The control it stands for and the tag's length; null for anything else. (MDX reads a tag as
+ * JSX, whose `dir` a page may or may not honour: not read there.)
+ */
+function bdoControl(text: string, i: number): { ch: string; length: number } | null {
+  if (text.charCodeAt(i + 1) === 47) {
+    CLOSE_TAG.lastIndex = i;
+    const close = CLOSE_TAG.exec(text);
+    return close && close[1]!.toLowerCase() === 'bdo' ? { ch: PDF, length: close[0].length } : null;
+  }
+  OPEN_TAG.lastIndex = i;
+  const open = OPEN_TAG.exec(text);
+  if (!open || open[1]!.toLowerCase() !== 'bdo' || open[2] === '/') return null;
+  const dir = BDO_DIR.exec(open[0]);
+  const value = dir ? (dir[1] ?? dir[2] ?? dir[3])!.toLowerCase() : '';
+  return value === 'rtl' ? { ch: '\u202e', length: open[0].length } : value === 'ltr' ? { ch: '\u202d', length: open[0].length } : null;
+}
+/** A tag's `dir` attribute and its value, quoted or not. */
+const BDO_DIR = /[ \t]dir[ \t]*=[ \t]*(?:"[ \t]*(rtl|ltr)[ \t]*"|'[ \t]*(rtl|ltr)[ \t]*'|(rtl|ltr)(?![^ \t/>]))/i;
 /** CommonMark's open tag on one line, with no `<` or `>` in a quoted value. */
 const OPEN_TAG = /<([A-Za-z][A-Za-z0-9-]*)(?:[ \t]+[A-Za-z_:][\w.:-]*(?:[ \t]*=[ \t]*(?:[^ \t\r\n"'=<>`]+|'[^'<>\r\n]*'|"[^"<>\r\n]*"))?)*[ \t]*(\/?)>/y;
 const CLOSE_TAG = /<\/([A-Za-z][A-Za-z0-9-]*)[ \t]*>/y;

@@ -484,6 +484,30 @@ describe('bidi reordering: a marker that shows once a right-to-left run is rever
     expect(notes(`One ${RLO}AAA\n## [YFIRALC] text\n`)).toEqual([]);
   });
 
+  it('markdown: <bdo dir="rtl"> reverses what it holds as an override does, up to </bdo>; ltr, an empty one, code, MDX and plain text do not', () => {
+    const BDO = 'U+202E (right-to-left override, written <bdo dir="rtl">) reversing "[YFIRALC]"';
+    expect(notes(`${ABOVE}<bdo dir="rtl">[YFIRALC]</bdo> Which one? (A) x (B) y\n`)).toEqual([`CLARIFY 2:1 (${BDO})`]);
+    expect(scanNotes(`${ABOVE}<bdo dir="rtl">[YFIRALC]</bdo> Which one? (A) x (B) y\n`)[0]!.text).toBe('[CLARIFY] Which one? (A) x (B) y');
+    // Any case, unquoted, other attributes; what it reverses around the marker shows reversed too.
+    expect(notes(`${ABOVE}<BDO class=x DIR=RTL>a [DETSETNOC] b</BDO> end\n`)).toEqual([
+      'CONTESTED 2:1 (U+202E (right-to-left override, written <BDO class=x DIR=RTL>) reversing "[DETSETNOC]")',
+    ]);
+    // Left open, it goes on to the end of the paragraph, as a page shows it.
+    expect(notes(`${ABOVE}<bdo dir='rtl'>open\n[YFIRALC] x\n`)).toHaveLength(1);
+    expect(notes(`${ABOVE}<bdo dir='rtl'>open\n\n[YFIRALC] x\n`)).toEqual([]);
+    for (const doc of [
+      `${ABOVE}<bdo dir="ltr">[YFIRALC]</bdo> x\n`,
+      `${ABOVE}<bdo>[YFIRALC]</bdo> x\n`,
+      `${ABOVE}<bdo dir="rtl"></bdo>[YFIRALC] x\n`,
+      `${ABOVE}<bdo dir="rtl">x</bdo> [YFIRALC] x\n`,
+      `${ABOVE}\`<bdo dir="rtl">[YFIRALC]</bdo>\` x\n`,
+      `${ABOVE}<bdox dir="rtl">[YFIRALC]</bdox> x\n`,
+    ])
+      expect(notes(doc), doc).toEqual([]);
+    expect(notes(`${ABOVE}<bdo dir="rtl">[YFIRALC]</bdo> x\n`, { syntax: 'plain' })).toEqual([]);
+    expect(notes(`${ABOVE}<bdo dir="rtl">[YFIRALC]</bdo> x\n`, { mdx: true })).toEqual([]);
+  });
+
   it('random lines of controls, brackets and letters: no throw, notes in text order, each starting with its marker', () => {
     const next = seeded(41);
     const bits = [
@@ -510,6 +534,8 @@ describe('bidi reordering: a marker that shows once a right-to-left run is rever
       'x',
       '&#x202e;',
       '\\u202e',
+      '<bdo dir="rtl">',
+      '</bdo>',
     ];
     let seen = 0;
     for (let n = 0; n < 1500; n++) {
