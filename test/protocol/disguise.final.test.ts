@@ -25,6 +25,7 @@ const ADDED: [string, string][] = [
   ['a <wbr>', '[CLA<wbr>RIFY] Which one?'],
   ['a right-to-left override that shows [YFIRALC] as [CLARIFY]', '\u202e[YFIRALC]\u202c Which unit? (A) ms (B) s'],
   ['a right-to-left isolate, written as a reference', '&#x2067;[DETSETNOC]&#x2069; Too vague.'],
+  ['a <bdo dir="rtl"> that shows [YFIRALC] as [CLARIFY]', '<bdo dir="rtl">[YFIRALC]</bdo> Which unit? (A) ms (B) s'],
 ];
 
 describe('a final pass that adds a disguised marker does not converge', () => {
