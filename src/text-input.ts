@@ -8,17 +8,61 @@ import type { ErrorCode } from './vocabulary.js';
  * an `interrupted` error (exit 130) is thrown: a pipe that never ends does not hold bounce.
  */
 export async function readBounded(stream: NodeJS.ReadableStream, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await eachChunk(stream, maxBytes, signal, (chunk) => chunks.push(chunk));
+  return Buffer.concat(chunks);
+}
+
+/**
+ * readBounded and decodeText in one, for a document piped to `bounce scan -`: each chunk is
+ * decoded as it comes, so the bytes are not held whole beside the text (8 MB less on an 8 MB
+ * document). `over` when the stream holds more than `maxBytes`; bad UTF-8 and NUL bytes are
+ * the usage errors decodeText gives, naming `label`.
+ */
+export async function readBoundedText(
+  stream: NodeJS.ReadableStream,
+  maxBytes: number,
+  label: string,
+  signal?: AbortSignal,
+): Promise<{ text: string } | { over: true }> {
+  const streaming = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const pieces: string[] = [];
+  // The stream is read to its end (or the limit) whatever it holds, and the problems are told
+  // in decodeText's order: over the limit, then NUL bytes anywhere, then bad UTF-8.
+  let nul = false;
+  let invalid = false;
+  const size = await eachChunk(stream, maxBytes, signal, (chunk) => {
+    if (chunk.includes(0)) nul = true;
+    if (nul || invalid) return;
+    try {
+      pieces.push(streaming.decode(chunk, { stream: true }));
+    } catch {
+      invalid = true;
+    }
+  });
+  if (size > maxBytes) return { over: true };
+  if (nul) throw binaryText(label);
+  try {
+    if (!invalid) pieces.push(streaming.decode());
+  } catch {
+    invalid = true;
+  }
+  if (invalid) throw notUtf8(label);
+  return { text: pieces.join('') };
+}
+
+/** Hands each chunk of `stream` to `take` until its end, or until more than `maxBytes` came (the total, returned); see readBounded for `signal`. */
+async function eachChunk(stream: NodeJS.ReadableStream, maxBytes: number, signal: AbortSignal | undefined, take: (chunk: Buffer) => void): Promise<number> {
   const interrupted = (): BounceError =>
     new BounceError('interrupted while reading the document from stdin', { exitCode: EXIT.interrupted, code: 'interrupted' });
   if (signal?.aborted) throw interrupted();
   const stop = (): void => void (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
   signal?.addEventListener('abort', stop, { once: true });
-  const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of stream) {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-      chunks.push(buf);
+      take(buf);
       size += buf.length;
       if (size > maxBytes) break;
     }
@@ -29,7 +73,7 @@ export async function readBounded(stream: NodeJS.ReadableStream, maxBytes: numbe
     signal?.removeEventListener('abort', stop);
   }
   if (signal?.aborted) throw interrupted();
-  return Buffer.concat(chunks);
+  return size;
 }
 
 /** The most bounce reads of a user's file that is neither a document nor context: the config, a --prompts template. */
@@ -176,10 +220,18 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * usage errors naming `label`. A BOM is kept (the scanner reads past it; refine restores it).
  */
 export function decodeText(bytes: Uint8Array, label: string): string {
-  if (bytes.includes(0)) throw usageError(`${label} looks binary (it contains NUL bytes)`, 'give bounce a text file', 'input');
+  if (bytes.includes(0)) throw binaryText(label);
   try {
     return decoder.decode(bytes);
   } catch {
-    throw usageError(`${label} is not valid UTF-8`, 'convert it to UTF-8 (e.g. iconv -t UTF-8) and try again', 'input');
+    throw notUtf8(label);
   }
+}
+
+function binaryText(label: string): BounceError {
+  return usageError(`${label} looks binary (it contains NUL bytes)`, 'give bounce a text file', 'input');
+}
+
+function notUtf8(label: string): BounceError {
+  return usageError(`${label} is not valid UTF-8`, 'convert it to UTF-8 (e.g. iconv -t UTF-8) and try again', 'input');
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BounceError, usageError } from '../src/errors.js';
 import { PassThrough } from 'node:stream';
-import { readBounded, readSmallFile, readUserFile, readUserText, SMALL_FILE_MAX_BYTES } from '../src/text-input.js';
+import { readBounded, readBoundedText, readSmallFile, readUserFile, readUserText, SMALL_FILE_MAX_BYTES } from '../src/text-input.js';
 import { tempDir } from './support/cli.js';
 import { usageErrorOf } from './support/errors.js';
 
@@ -115,6 +115,54 @@ describe('readBounded', () => {
     const stream = new PassThrough();
     stream.end('abc');
     await expect(readBounded(stream, 10, AbortSignal.abort())).rejects.toMatchObject({ code: 'interrupted' });
+  });
+});
+
+describe('readBoundedText', () => {
+  /** A stream that gives `chunks` one after another, then ends. */
+  const piped = (...chunks: (string | Buffer)[]): PassThrough => {
+    const stream = new PassThrough();
+    for (const c of chunks) stream.write(c);
+    stream.end();
+    return stream;
+  };
+  const bytes = (s: string): Buffer => Buffer.from(s);
+
+  it('decodes chunk by chunk, a character split between two chunks and a byte order mark kept', async () => {
+    const e = bytes('caf\u00e9 \u{1F600}');
+    expect(await readBoundedText(piped(bytes('\uFEFFa '), e.subarray(0, 4), e.subarray(4, 8), e.subarray(8)), 100, 'stdin')).toEqual({
+      text: '\uFEFFa caf\u00e9 \u{1F600}',
+    });
+    expect(await readBoundedText(piped(), 100, 'stdin')).toEqual({ text: '' });
+  });
+
+  it('is over past the limit, before anything else is said of it', async () => {
+    expect(await readBoundedText(piped('x'.repeat(8), 'y'.repeat(8)), 10, 'stdin')).toEqual({ over: true });
+    expect(await readBoundedText(piped(Buffer.from([0xff]), 'y'.repeat(16)), 10, 'stdin')).toEqual({ over: true });
+  });
+
+  it('refuses NUL bytes anywhere, then bad UTF-8, with the errors of decodeText', async () => {
+    const err = (p: Promise<unknown>) =>
+      p.then(
+        () => null,
+        (e: unknown) => (e as BounceError).message,
+      );
+    expect(await err(readBoundedText(piped(Buffer.from([0x63, 0xe9, 0x0a]), 'ok'), 100, 'stdin'))).toBe('stdin is not valid UTF-8');
+    expect(await err(readBoundedText(piped(Buffer.from([0x63, 0xe9]), 'ok', Buffer.from([0])), 100, 'stdin'))).toBe(
+      'stdin looks binary (it contains NUL bytes)',
+    );
+    // A character cut off by the end of the stream.
+    expect(await err(readBoundedText(piped(bytes('caf\u00e9').subarray(0, 4)), 100, 'stdin'))).toBe('stdin is not valid UTF-8');
+  });
+
+  it('stops at once when its signal aborts: an interrupted error', async () => {
+    const stream = new PassThrough();
+    stream.write('# half a document');
+    const controller = new AbortController();
+    const read = readBoundedText(stream, 1000, 'stdin', controller.signal);
+    setTimeout(() => controller.abort(), 50);
+    await expect(read).rejects.toMatchObject({ exitCode: 130, code: 'interrupted' });
+    expect(stream.destroyed).toBe(true);
   });
 });
 

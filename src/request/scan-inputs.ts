@@ -6,7 +6,7 @@ import { mapLimited } from '../concurrency.js';
 import { type Input, selectInputs } from '../documents.js';
 import { type BounceError, usageError } from '../errors.js';
 import type { Io } from '../io.js';
-import { decodeText, readBounded, readUserText } from '../text-input.js';
+import { decodeText, readBounded, readBoundedText, readUserText } from '../text-input.js';
 import { DEFAULT_CONFIG, MARKER_NAME, MARKER_NAME_RULE } from '../config/schema.js';
 import { configInUse } from '../config/in-use.js';
 import { mdxForPath, scanNotes, syntaxForPath, type Note, type ScanOptions, type Syntax } from '../protocol/scanner.js';
@@ -165,29 +165,24 @@ async function githubOptions(opts: OutputOptions, summary: { omitted: number } |
 }
 
 async function readInput(input: Input, io: Io, maxBytes: number): Promise<string> {
-  let bytes: Buffer;
-  let device = false;
-  if (input.path === undefined) bytes = await readBounded(io.stdin, maxBytes, io.signal);
-  else {
-    const path = resolve(io.cwd, input.path);
-    const missing = (): BounceError => usageError(`cannot read ${input.label} (ENOENT)`, 'check that it exists and is readable');
-    // A character device (/dev/null, a terminal) is read as a stream, bounded by max_bytes; the
-    // read is asynchronous, so a signal still ends it. A FIFO is refused: with no writer its open
-    // blocks. The type comes from the open file (one stat fewer per file of a tree).
-    const file = readUserText(path, input.label, maxBytes, 'usage', { missing, devices: 'left' });
-    if ('text' in file) return file.text;
-    if ('over' in file) throw overLimit(input.label, file.statSize > maxBytes ? file.statSize : 0, maxBytes);
-    device = true;
-    bytes = await readBounded(createReadStream(path), maxBytes);
+  if (input.path === undefined) {
+    const piped = await readBoundedText(io.stdin, maxBytes, input.label, io.signal);
+    if ('over' in piped) throw overLimit(input.label, 0, maxBytes);
+    return piped.text;
   }
-  if (bytes.length > maxBytes) {
-    if (device)
-      throw usageError(
-        `${input.label} is more than ${maxBytes} bytes (a character device, read as a stream)`,
-        `bounce reads a device only up to max_bytes (${configInUse()}): name a regular file`,
-      );
-    throw overLimit(input.label, 0, maxBytes);
-  }
+  const path = resolve(io.cwd, input.path);
+  const missing = (): BounceError => usageError(`cannot read ${input.label} (ENOENT)`, 'check that it exists and is readable');
+  // A FIFO is refused: with no writer its open blocks. The type comes from the open file (one stat fewer per file of a tree).
+  const file = readUserText(path, input.label, maxBytes, 'usage', { missing, devices: 'left' });
+  if ('text' in file) return file.text;
+  if ('over' in file) throw overLimit(input.label, file.statSize > maxBytes ? file.statSize : 0, maxBytes);
+  // A character device (/dev/null, a terminal) is read as a stream, bounded by max_bytes; the read is asynchronous, so a signal still ends it.
+  const bytes = await readBounded(createReadStream(path), maxBytes);
+  if (bytes.length > maxBytes)
+    throw usageError(
+      `${input.label} is more than ${maxBytes} bytes (a character device, read as a stream)`,
+      `bounce reads a device only up to max_bytes (${configInUse()}): name a regular file`,
+    );
   return decodeText(bytes, input.label);
 }
 
