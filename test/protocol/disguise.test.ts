@@ -581,6 +581,9 @@ describe('the disguise scan on hostile documents', () => {
       'invisibles after an opener and a letter',
       'openers each with an invisible',
       'isolates one inside another, repeated',
+      '<bdo dir="rtl"> left open again and again over openers, on one line',
+      '<bdo dir=rtl> on every line of a paragraph',
+      'marker letters before a <bdo dir=rtl>, repeated',
     ])
       expect(count.get(name), name).toBe(0);
     for (const [name, n] of count) if (name.includes('repeated on')) expect(n, name).toBe(0);
