@@ -1,24 +1,13 @@
 import { EXIT, usageError } from '../errors.js';
 import type { Io } from '../io.js';
-import { DEFAULT_MARKERS, noteStream } from '../protocol/scanner.js';
+import { DEFAULT_MARKERS } from '../protocol/scanner.js';
 import { fingerprints, plural, type FileFindings, type Finding, type Report, type RuleInfo } from '../formats/finding.js';
 import { pushAll } from '../arrays.js';
-import { textLine } from '../formats/text.js';
 import { byteColumns } from '../formats/byte-columns.js';
-import { JsonReport, jsonNote } from '../formats/json.js';
 import { letYoungGenerationGrow } from '../young-generation.js';
 
-import {
-  emitReport,
-  type InputOptions,
-  outputFormat,
-  type OutputOptions,
-  type ReadFile,
-  readInputs,
-  type ScannedFile,
-  scanInputs,
-  scanOptions,
-} from '../request/scan-inputs.js';
+import { emitReport, type InputOptions, outputFormat, type OutputOptions, readInputs, type ScannedFile, scanInputs } from '../request/scan-inputs.js';
+import { type StreamedCounts, streamReport } from '../request/stream-report.js';
 
 export type { InputOptions, OutputOptions, ScannedFile } from '../request/scan-inputs.js';
 
@@ -39,7 +28,14 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
   if (opts.fixesFrom !== undefined && format !== 'sarif' && opts.sarif === undefined)
     throw usageError(`--fixes-from applies to --format sarif (or --sarif), not ${format}`, 'add --format sarif, or drop --fixes-from');
   const ruleIds = opts.lint ? (await import('../formats/lint-findings.js')).selectRules(opts.rules) : undefined;
-  if ((format === 'text' || format === 'json') && !opts.lint && opts.output === undefined) return streamReport(await readInputs(opts, io), format, opts, io);
+  if ((format === 'text' || format === 'json') && opts.output === undefined) {
+    // With --lint a file's notes are kept together, so what is made survives (src/young-generation.ts).
+    if (ruleIds) letYoungGenerationGrow();
+    const report = { command: 'scan', format, rules: ruleIds, exitCode: (c: StreamedCounts) => (c.notes === 0 ? EXIT.ok : EXIT.problems) } as const;
+    const counts = await streamReport(await readInputs(opts, io), report, opts, io);
+    if (format === 'text') io.stderr.write(`${summary(counts.notes, counts.filesWithNotes, counts.files)}\n`);
+    return report.exitCode(counts);
+  }
   // The report is held whole: what is made survives (src/young-generation.ts).
   letYoungGenerationGrow();
   const files = await scanInputs(opts, io);
@@ -65,59 +61,6 @@ export async function runScan(opts: ScanCommandOptions, io: Io): Promise<number>
   if (format !== 'json') io.stderr.write(`${summary(total, files.filter((f) => f.notes.length > 0).length, files.length)}\n`);
   return exitCode;
 }
-
-/**
- * Text or JSON to stdout, the common cases: each note written as it is found and none kept,
- * so a file of a million notes needs no more memory than one. The bytes are those the
- * report's renderer gives (renderText, renderJson). Output goes out in small chunks, and when
- * stdout is a pipe whose reader is slower than the scan (`bounce scan big.md | less`), the
- * scan waits for it: the report is never piled up in memory.
- */
-async function streamReport(files: ReadFile[], format: 'text' | 'json', opts: InputOptions, io: Io): Promise<number> {
-  let out = '';
-  let full = false;
-  const flush = (): void => {
-    if (io.stdout.write(out) === false) full = true;
-    out = '';
-  };
-  const write = (s: string): void => {
-    out += s;
-    if (out.length >= STREAM_CHUNK) flush();
-  };
-  const json = format === 'json' ? new JsonReport('scan', write) : undefined;
-  let total = 0;
-  let withNotes = 0;
-  for (const [i, f] of files.entries()) {
-    let count = 0;
-    json?.file(f.input.label);
-    for (const n of noteStream(f.source, scanOptions(opts, f.input))) {
-      // The fields printed, not a copy of the note: a spread copy of each of a million notes
-      // raised the peak memory of one 8 MB line by about 60 MB.
-      if (json) json.item(jsonNote(n));
-      else write(textLine('scan', f.input.label, { line: n.line, column: n.column, kind: n.kind, ruleId: n.kind, message: n.text }));
-      count++;
-      if (full) {
-        full = false;
-        await io.stdout.drain?.();
-      }
-    }
-    total += count;
-    if (count > 0) withNotes++;
-    files[i] = { input: f.input, source: '' }; // scanned: its text is no longer needed
-  }
-  const exitCode = total === 0 ? EXIT.ok : EXIT.problems;
-  json?.end(total, exitCode);
-  if (out !== '') flush();
-  if (!json) io.stderr.write(`${summary(total, withNotes, files.length)}\n`);
-  return exitCode;
-}
-
-/**
- * Characters of report gathered before a write: small enough that the strings of a chunk
- * die young (larger ones grew the heap of an 8 MB line of notes), large enough that a
- * million notes are a few thousand writes.
- */
-const STREAM_CHUNK = 4096;
 
 function noteFindings(f: ScannedFile): Finding[] {
   const prints = fingerprints(

@@ -2,17 +2,19 @@ import { totalFindings, type Finding, type Report } from './finding.js';
 
 /** One object: every file (clean ones with an empty list), the total and the exit code. */
 export function renderJson(report: Report): string {
-  let out = '';
+  // Pieces joined once: adding each to one string built a tree of a million joins, which the
+  // collector walked again and again (scan --lint of 150,000 notes: most of 5.6 s).
+  const pieces: string[] = [];
   const json = new JsonReport(report.command, (s) => {
-    out += s;
+    pieces.push(s);
   });
   for (const f of report.files) {
     json.file(f.path);
     // A note is listed as a note; a lint problem (lint, or scan --lint) with its rule and message.
-    for (const n of f.findings) json.item(report.command === 'scan' && n.ruleId === n.kind ? jsonNote(n) : problem(n));
+    for (const n of f.findings) json.item(report.command === 'scan' && n.ruleId === n.kind ? jsonNote(n) : jsonProblem(n));
   }
   json.end(totalFindings(report), report.exitCode);
-  return out;
+  return pieces.join('');
 }
 
 /** A note as the JSON report lists it (scan's item, and the tail of lint's). */
@@ -20,7 +22,8 @@ export function jsonNote(n: Pick<Finding, 'kind' | 'line' | 'column' | 'text' | 
   return { kind: n.kind, line: n.line, column: n.column, text: n.text, canonical: n.canonical, refersTo: n.refersTo };
 }
 
-function problem(n: Finding) {
+/** A lint problem as the JSON report lists it: its rule and message, then the note. */
+export function jsonProblem(n: Pick<Finding, 'ruleId' | 'message' | 'kind' | 'line' | 'column' | 'text' | 'canonical' | 'refersTo'>) {
   return { rule: n.ruleId, message: n.message, ...jsonNote(n) };
 }
 

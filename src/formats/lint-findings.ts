@@ -3,7 +3,7 @@
  * file's problems, and the rules' descriptions (used by `bounce lint` and `scan --lint`).
  */
 import { usageError } from '../errors.js';
-import { LINT_RULES, LINT_RULE_IDS, lintNotes, unknownRules } from '../protocol/lint.js';
+import { LINT_RULES, LINT_RULE_IDS, type LintProblem, lintNotes, unknownRules } from '../protocol/lint.js';
 import type { Note } from '../protocol/scanner.js';
 import { didYouMean } from '../suggest.js';
 import { byteColumns } from './byte-columns.js';
@@ -32,6 +32,23 @@ export function selectRules(given: string[] | undefined): string[] {
   return LINT_RULE_IDS.filter((id) => ids.includes(id));
 }
 
+/** What every format gives of a lint problem: lintFindings adds its fingerprint and byte columns; streamed text and JSON need no more. */
+export type LintItem = Pick<Finding, 'ruleId' | 'kind' | 'line' | 'column' | 'text' | 'message' | 'canonical' | 'refersTo'>;
+
+/** A lint problem as a report lists it: the rule, the note's place and kind, and the rule's complaint followed by the note. */
+export function lintItem(p: LintProblem): LintItem {
+  return {
+    ruleId: p.rule,
+    kind: p.note.kind,
+    line: p.note.line,
+    column: p.note.column,
+    text: p.note.text,
+    message: `${p.message}: ${p.note.text}`,
+    canonical: p.note.canonical,
+    refersTo: p.note.refersTo,
+  };
+}
+
 export function lintFindings(file: LintedFile, rules: readonly string[]): Finding[] {
   const problems = lintNotes(file.notes, file.source, rules);
   const prints = fingerprints(
@@ -43,18 +60,21 @@ export function lintFindings(file: LintedFile, rules: readonly string[]): Findin
     file.notes.map((n) => n.offset),
   );
   const bytes = new Map(file.notes.map((n, i) => [n, columns[i]!]));
-  return problems.map((p, i) => ({
-    ruleId: p.rule,
-    kind: p.note.kind,
-    line: p.note.line,
-    column: p.note.column,
-    bytes: bytes.get(p.note) ?? byteColumns(file.source, [p.note.offset])[0]!,
-    text: p.note.text,
-    message: `${p.message}: ${p.note.text}`,
-    fingerprint: prints[i]!,
-    canonical: p.note.canonical,
-    refersTo: p.note.refersTo,
-  }));
+  return problems.map((p, i) => {
+    const item = lintItem(p);
+    return {
+      ruleId: item.ruleId,
+      kind: item.kind,
+      line: item.line,
+      column: item.column,
+      bytes: bytes.get(p.note) ?? byteColumns(file.source, [p.note.offset])[0]!,
+      text: item.text,
+      message: item.message,
+      fingerprint: prints[i]!,
+      canonical: item.canonical,
+      refersTo: item.refersTo,
+    };
+  });
 }
 
 export function lintRuleInfo(rules: readonly string[]): RuleInfo[] {

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { runScan, type ScanCommandOptions } from '../../src/commands/scan.js';
+import { runLint } from '../../src/commands/lint.js';
+import { memIo } from '../support/mem-io.js';
 import { BounceError } from '../../src/errors.js';
 import type { Io } from '../../src/io.js';
 
@@ -42,6 +44,39 @@ async function scanError(cwd: string, opts: Partial<ScanCommandOptions> & { patt
   expect((err as BounceError).exitCode).toBe(2);
   return err as BounceError;
 }
+
+describe('scan --lint and lint, streamed', () => {
+  // To stdout, text and JSON go out as they are found; with --output the whole report is built and rendered.
+  // Both must give the same bytes, and the same exit code and stderr.
+  const DOCS = {
+    'docs/a.md': '# Plan\n\nShip on Monday.\n[CLARIFY] Which Monday?\n\n[CONTESTED]\n\nText.\n\n[CONTESTED] Use 7 days instead.\n',
+    'docs/b.md': '# Clean\n\nNothing to settle.\n',
+    'docs/c.yaml': 'retries: 5 # [CLARIFY] per call or per day?\n',
+    'docs/d.md': `Line.\n${'[CLARIFY]\n\n'.repeat(500)}`,
+  };
+  const run = async (command: 'scan' | 'lint', cwd: string, opts: Partial<ScanCommandOptions>) => {
+    const io = memIo(cwd);
+    const all = { patterns: ['docs'], ...opts };
+    const code = command === 'scan' ? await runScan({ ...all, lint: true }, io) : await runLint(all, io);
+    return { code, stdout: io.out(), stderr: io.err() };
+  };
+  const cases: ['scan' | 'lint', 'text' | 'json', { rules?: string[] }][] = [
+    ['scan', 'text', {}],
+    ['scan', 'json', {}],
+    ['scan', 'json', { rules: ['open-ended'] }],
+    ['lint', 'text', {}],
+    ['lint', 'json', {}],
+    ['lint', 'text', { rules: ['misplaced', 'empty-note'] }],
+  ];
+  it.each(cases)('%s --format %s %o', async (command, format, extra) => {
+    const cwd = await workspace(DOCS);
+    const streamed = await run(command, cwd, { format, ...extra });
+    const whole = await run(command, cwd, { format, ...extra, output: 'report.out' });
+    expect(streamed.stdout).toBe(await readFile(join(cwd, 'report.out'), 'utf8'));
+    expect(streamed.stdout.length).toBeGreaterThan(100);
+    expect([streamed.code, streamed.stderr]).toEqual([whole.code, whole.stderr]);
+  });
+});
 
 describe('bounce scan', () => {
   it('exits 0 on a clean folder and prints nothing on stdout', async () => {
