@@ -7,7 +7,7 @@
  */
 import { CLOSE_TAG, htmlFinders, htmlHidden, inlineHidden, OPEN_TAG } from './inline-ranges.js';
 import { jsxTagEnd } from './mdx-syntax.js';
-import { firstAtLeast, pushAll } from '../arrays.js';
+import { firstAtLeast } from '../arrays.js';
 
 export interface RegionOptions {
   /** MDX rules: no indented code, no HTML blocks but comments and script/style, ESM lines, JSX inline. */
@@ -42,8 +42,28 @@ export interface MarkdownRegions {
  * about 50 MB.
  */
 export interface TextBlocks {
-  segs: number[];
+  segs: Int32Array;
   starts: number[];
+}
+
+/**
+ * The pairs of the walk: the open text block (a paragraph or HTML block) writes its lines
+ * after the blocks kept so far, and is kept, or cut off again, when it closes. A typed array
+ * grown by doubling: a paragraph of a million lines leaves no grown copies of a JS array
+ * behind for the collector (about 40 MB on 8 MB of short lines).
+ */
+class Pairs {
+  data = new Int32Array(256);
+  length = 0;
+  push(a: number, b: number): void {
+    if (this.length + 2 > this.data.length) {
+      const grown = new Int32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length++] = a;
+    this.data[this.length++] = b;
+  }
 }
 
 /** Where block `k` of `blocks` ends in its `segs` (exclusive). */
@@ -57,7 +77,8 @@ interface Container {
   hasChild: boolean;
 }
 type Code = { t: 'code'; start: number; end: number; fence: string; len: number; closed: boolean; lines: number[] };
-type Leaf = { t: 'para'; segs: number[] } | { t: 'html'; kind: number; segs: number[] } | Code;
+/** A paragraph or HTML block: its lines are `pairs` from `begin` on (set when it opens). */
+type Leaf = { t: 'para'; begin: number } | { t: 'html'; kind: number; begin: number } | Code;
 
 const TAB = 9,
   SPACE = 32,
@@ -87,7 +108,8 @@ const HTML_CLOSE = [/<\/(?:script|pre|textarea|style)>/i, /-->/, /\?>/, />/, /\]
 
 export function markdownRegions(text: string, candidates: ArrayLike<number>, opts: RegionOptions = {}): MarkdownRegions {
   const mdx = opts.mdx ?? false;
-  const out: MarkdownRegions = { hidden: [], literal: [], blocks: { segs: [], starts: [] } };
+  const out: MarkdownRegions = { hidden: [], literal: [], blocks: { segs: new Int32Array(0), starts: [] } };
+  const pairs = new Pairs();
   const stack: Container[] = [];
   // Indices into stack of the containers a blank line does not continue (block quotes and
   // items still without content), ascending: a blank line is then one search, not a walk.
@@ -159,15 +181,16 @@ export function markdownRegions(text: string, candidates: ArrayLike<number>, opt
     while (nextCandidate < candidates.length && candidates[nextCandidate]! < start) nextCandidate++;
     return nextCandidate < candidates.length && candidates[nextCandidate]! < end;
   };
-  const textBlock = (segs: number[], kind: 'para' | 'heading' | 'html'): void => {
-    if (segs.length === 0 || !holdsCandidate(segs[0]!, segs[segs.length - 1]!)) return;
-    out.blocks.starts.push(out.blocks.segs.length);
-    // The first block's own list becomes the list of all (its leaf is closed): a paragraph of a
-    // million lines is not copied.
-    if (out.blocks.segs.length === 0) out.blocks.segs = segs;
-    else pushAll(out.blocks.segs, segs);
-    if (kind === 'html') htmlHidden(text, segs[0]!, segs[segs.length - 1]!, out.hidden, html);
-    else inlineHidden(text, segs, out.hidden, out.literal, { paragraph: kind === 'para', mdx });
+  /** The text block whose lines are `pairs` from `begin` on: kept when it holds a candidate, else cut off. */
+  const textBlock = (begin: number, kind: 'para' | 'heading' | 'html'): void => {
+    const end = pairs.length;
+    if (end === begin || !holdsCandidate(pairs.data[begin]!, pairs.data[end - 1]!)) {
+      pairs.length = begin;
+      return;
+    }
+    out.blocks.starts.push(begin);
+    if (kind === 'html') htmlHidden(text, pairs.data[begin]!, pairs.data[end - 1]!, out.hidden, html);
+    else inlineHidden(text, pairs.data.subarray(begin, end), out.hidden, out.literal, { paragraph: kind === 'para', mdx });
   };
   const closeLeaf = (): void => {
     if (leaf?.t === 'code') {
@@ -177,8 +200,10 @@ export function markdownRegions(text: string, candidates: ArrayLike<number>, opt
         while (!leaf.fence && lines.length && lines[lines.length - 1] === lines[lines.length - 2]) lines.length -= 2; // trailing blank lines
         opts.code.push({ fenced: leaf.fence !== '', closed: leaf.closed, start: leaf.start, lines });
       }
-    } else if (leaf?.t === 'html' && leaf.kind === ESM_KIND) out.hidden.push(leaf.segs[0]!, leaf.segs[leaf.segs.length - 1]!);
-    else if (leaf) textBlock(leaf.segs, leaf.t === 'para' ? 'para' : 'html');
+    } else if (leaf?.t === 'html' && leaf.kind === ESM_KIND) {
+      if (pairs.length > leaf.begin) out.hidden.push(pairs.data[leaf.begin]!, pairs.data[pairs.length - 1]!);
+      pairs.length = leaf.begin;
+    } else if (leaf) textBlock(leaf.begin, leaf.t === 'para' ? 'para' : 'html');
     leaf = null;
   };
   const truncate = (n: number): void => {
@@ -215,6 +240,7 @@ export function markdownRegions(text: string, candidates: ArrayLike<number>, opt
   const openLeaf = (l: Leaf): void => {
     closeLeaf();
     adopt();
+    if (l.t !== 'code') l.begin = pairs.length;
     leaf = l;
   };
   const afterQuoteMarker = (): void => {
@@ -223,7 +249,7 @@ export function markdownRegions(text: string, candidates: ArrayLike<number>, opt
     if (spaceOrTab(pos)) advanceCols(1);
   };
   const htmlLine = (l: Extract<Leaf, { t: 'html' }>): void => {
-    l.segs.push(pos, lineEnd);
+    pairs.push(pos, lineEnd);
     if (l.kind <= 5 && HTML_CLOSE[l.kind - 1]!.test(text.slice(pos, lineEnd))) closeLeaf();
   };
 
@@ -308,7 +334,7 @@ export function markdownRegions(text: string, candidates: ArrayLike<number>, opt
       }
       if (mdx && matched === 0 && nnPos === pos && !(leafOk || (!allClosed && paraTip)) && sticky(ESM, text, nnPos)) {
         closeUnmatched();
-        const l: Leaf = { t: 'html', kind: ESM_KIND, segs: [] };
+        const l: Leaf = { t: 'html', kind: ESM_KIND, begin: 0 };
         openLeaf(l);
         htmlLine(l);
         return true;
@@ -328,7 +354,9 @@ export function markdownRegions(text: string, candidates: ArrayLike<number>, opt
         adopt();
         let p = nnPos + hashes;
         while (spaceOrTab(p)) p++;
-        textBlock([p, lineEnd], 'heading');
+        const begin = pairs.length;
+        pairs.push(p, lineEnd);
+        textBlock(begin, 'heading');
         return true;
       }
       if (ch === 96 || ch === 126) {
@@ -345,7 +373,7 @@ export function markdownRegions(text: string, candidates: ArrayLike<number>, opt
         const kind = HTML_OPEN.findIndex((re, i) => htmlStart(i, rest, mdx) && re.test(rest) && (i < 6 || !(leafOk || lazy))) + 1;
         if (kind > 0) {
           closeUnmatched();
-          const l: Leaf = { t: 'html', kind, segs: [] };
+          const l: Leaf = { t: 'html', kind, begin: 0 };
           openLeaf(l);
           htmlLine(l);
           return true;
@@ -401,7 +429,7 @@ export function markdownRegions(text: string, candidates: ArrayLike<number>, opt
     // MDX: the lines of a JSX tag that spans lines belong to it, whatever they start with
     // (a `>` alone on its line closes the tag, it opens no block quote).
     if (jsxUntil > start && leaf?.t === 'para') {
-      leaf.segs.push(start, end);
+      pairs.push(start, end);
       return;
     }
     if (continueOpen() || startBlocks()) return;
@@ -412,13 +440,13 @@ export function markdownRegions(text: string, candidates: ArrayLike<number>, opt
       if (tagEnd > lineEnd || tagEnd === -1) jsxUntil = tagEnd === -1 ? NEVER : tagEnd;
     }
     if (!allClosed && !blank && leaf?.t === 'para') {
-      leaf.segs.push(nnPos, lineEnd);
+      pairs.push(nnPos, lineEnd);
       return;
     } // lazy continuation
     closeUnmatched();
     if (blank) return;
-    if (leaf?.t === 'para') leaf.segs.push(nnPos, lineEnd);
-    else openLeaf({ t: 'para', segs: [nnPos, lineEnd] });
+    if (leaf?.t !== 'para') openLeaf({ t: 'para', begin: 0 });
+    pairs.push(nnPos, lineEnd);
   };
 
   if (!text.includes('\r')) {
@@ -441,6 +469,7 @@ export function markdownRegions(text: string, candidates: ArrayLike<number>, opt
     }
   }
   closeLeaf();
+  out.blocks.segs = pairs.data.subarray(0, pairs.length);
   return out;
 }
 

@@ -75,7 +75,7 @@ export interface InlineOptions {
  * by '\n'), and autolinks (literal: no escapes or character references). Left to right as CommonMark ranks them: escapes, code spans, autolinks and
  * raw HTML first; an inline link's destination and title are consumed unparsed.
  */
-export function inlineHidden(text: string, segs: number[], hidden: number[], literal: number[], opts: InlineOptions): void {
+export function inlineHidden(text: string, segs: ArrayLike<number>, hidden: number[], literal: number[], opts: InlineOptions): void {
   // The block's lines joined by line feeds. When nothing stands between them but a line feed
   // (no container prefix, indentation or CR left out), that is a slice of the text itself, and
   // an offset maps by one addition: no copy of each line (a paragraph of 600,000 short lines

@@ -4,7 +4,7 @@
  * reads brackets written as character references or escapes; plain text counts every
  * literal occurrence. See docs/scanning.md for the user-facing rules.
  */
-import { blockEnd, markdownRegions } from './code-ranges.js';
+import { blockEnd, markdownRegions, type TextBlocks } from './code-ranges.js';
 import { type DisguisedMarker, disguisedMarkers } from './disguise.js';
 
 export { diffNotes, noteKey } from './notes-diff.js';
@@ -214,7 +214,7 @@ export function* noteStream(input: string, opts: ScanOptions = {}): Generator<No
   });
   const visible = c.size;
   const lines = lineIndex(text);
-  const blocks = regions?.blocks ?? { segs: [], starts: [] };
+  const blocks: TextBlocks = regions?.blocks ?? { segs: new Int32Array(0), starts: [] };
   let block = 0;
   const above = refersToCache(text, lines, markdown);
   const kinds = new Map<string, string>();
@@ -226,7 +226,7 @@ export function* noteStream(input: string, opts: ScanOptions = {}): Generator<No
     const lineStart = lines.starts[line]!;
     const limit = v + 1 < visible ? c.index[v + 1]! : text.length;
     // The pairs of the note's text are segs[first] up to segs[end] (exclusive): its block's, or those found here.
-    let segs: number[];
+    let segs: ArrayLike<number>;
     let first = 0;
     let end = 0;
     if (markdown) {
@@ -372,7 +372,7 @@ function plainParagraph(text: string, lines: Lines, line: number, offset: number
 const UNEVEN_SPACE = /\s\s|[^\S ]/;
 
 /** `head`, then the text from `from` to `to` within the [start, end) pairs segs[first] up to segs[end], whitespace made single spaces. */
-function collect(text: string, segs: readonly number[], first: number, end: number, from: number, to: number, head: string): string {
+function collect(text: string, segs: ArrayLike<number>, first: number, end: number, from: number, to: number, head: string): string {
   // The common case, a note within one segment with single spaces: one slice.
   if (end - first === 2 && segs[first]! <= from && to <= segs[first + 1]!) {
     const body = text.slice(from, to);
