@@ -468,7 +468,7 @@ describe('scanNotes agrees with micromark on hostile documents', () => {
 
 // Speed is measured by `npm run bench`, never asserted here: these check large inputs stay correct.
 describe('markdownRegions: the text blocks that hold a candidate', () => {
-  it("lists the line pairs of each block, one block after another (the first block's own list taken over), and skips a block with no candidate", () => {
+  it('lists the line pairs of each block, one block after another, and skips a block with no candidate', () => {
     const doc = 'First [CLARIFY] a\nsecond line\n\n# Head [CLARIFY] h\n\nno candidate here\n\n> quoted [CLARIFY] q\n> more\n';
     const candidates = [...doc.matchAll(/\[CLARIFY\]/g)].map((m) => m.index);
     const { blocks } = markdownRegions(doc, candidates);
