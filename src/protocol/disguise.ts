@@ -33,6 +33,8 @@ export interface DisguisedMarker {
   shows?: string;
   /** Where its own first character is, when that is not `index` (a reversed one starts at its run's control): what decides whether it is in code. */
   spelledAt?: number;
+  /** Where the `<bdo>` tags are that open the runs reversing it (markdown), when any does: a tag in code is text, and opens no run. */
+  tags?: number[];
 }
 
 const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
@@ -346,7 +348,7 @@ function readUnit(ctx: Context, i: number, lineEnd: number): Unit {
       u.kind = Kind.Html;
       return fill(u, i, length, '', '', text.slice(i, i + length));
     }
-    const bdo = cp === 60 && !ctx.mdx ? bdoControl(text, i) : null;
+    const bdo = cp === 60 && !ctx.mdx ? bdoControl(text, i, lineEnd) : null;
     if (bdo) {
       u.kind = Kind.Invisible;
       return fill(u, i, bdo.length, bdo.ch, '', text.slice(i, i + bdo.length));
@@ -773,6 +775,8 @@ function readLine(ctx: Context, lineStart: number, runs: Runs): { end: number; m
     const others = spelled.pieces.list.length > 0 ? `, ${describePieces(spelled.pieces.list, spelled.folded)}` : '';
     const marker: DisguisedMarker = { index, end, name: spelled.name, disguise: reversal.join(', ') + others };
     if (minAt !== index) marker.spelledAt = minAt;
+    const tags = own.map((c) => scopes[c]!.start).filter((p) => text.charCodeAt(p) === 60);
+    if (tags.length > 0) marker.tags = tags;
     const tail = shows.replace(BIDI_CONTROLS, '').replace(/\s+/g, ' ').trimEnd();
     if (tail !== '') marker.shows = tail;
     result.markers.push({ marker, from: minAt, to: maxEnd });
@@ -937,24 +941,57 @@ function quietHtml(ctx: Context, i: number, lineEnd: number): number {
  * Markdown: `<bdo dir="rtl">` shows what it holds as a right-to-left override (U+202E) does,
  * and `<bdo dir="ltr">` as a left-to-right one, up to `</bdo>`, which ends it as a PDF does:
  * `<bdo dir="rtl">[YFIRALC]</bdo>` shows as `[CLARIFY]` (GitHub keeps the tag and its `dir`).
- * The control it stands for and the tag's length; null for anything else. (MDX reads a tag as
- * JSX, whose `dir` a page may or may not honour: not read there.)
+ * The control it stands for and the tag's length; null for anything else. A tag is one only
+ * where it is markup: not after a backslash, not inside another tag (an attribute's value);
+ * one in a code span is no tag either (each marker says which tags reverse it, `tags`, and the
+ * scanner, which knows where code is, drops it). Not read: a tag that goes on over a line break, and (MDX) a JSX `<bdo>`,
+ * whose `dir` a page may or may not honour.
  */
-function bdoControl(text: string, i: number): { ch: string; length: number } | null {
-  if (text.charCodeAt(i + 1) === 47) {
-    CLOSE_TAG.lastIndex = i;
-    const close = CLOSE_TAG.exec(text);
+function bdoControl(text: string, i: number, lineEnd: number): { ch: string; length: number } | null {
+  if (!liveTag(text, i)) return null;
+  // A tag of more than a kilobyte is not read: each `<bdo` costs at most that much to try.
+  const s = text.slice(i, Math.min(lineEnd, i + 1024));
+  if (s.charCodeAt(1) === 47) {
+    CLOSE_TAG.lastIndex = 0;
+    const close = CLOSE_TAG.exec(s);
     return close && close[1]!.toLowerCase() === 'bdo' ? { ch: PDF, length: close[0].length } : null;
   }
-  OPEN_TAG.lastIndex = i;
-  const open = OPEN_TAG.exec(text);
-  if (!open || open[1]!.toLowerCase() !== 'bdo' || open[2] === '/') return null;
-  const dir = BDO_DIR.exec(open[0]);
-  const value = dir ? (dir[1] ?? dir[2] ?? dir[3])!.toLowerCase() : '';
-  return value === 'rtl' ? { ch: '\u202e', length: open[0].length } : value === 'ltr' ? { ch: '\u202d', length: open[0].length } : null;
+  BDO_OPEN.lastIndex = 0;
+  const open = BDO_OPEN.exec(s);
+  if (!open) return null;
+  // The first `dir` counts (HTML keeps the first of an attribute given twice); its value matches in any case.
+  let dir = '';
+  ATTRIBUTE.lastIndex = 0;
+  for (let a = ATTRIBUTE.exec(open[1]!); a; a = ATTRIBUTE.exec(open[1]!)) {
+    if (a[1]!.toLowerCase() !== 'dir') continue;
+    dir = (a[2] ?? '').replace(/^(["'])(.*)\1$/, '$2').toLowerCase();
+    break;
+  }
+  return dir === 'rtl' ? { ch: '\u202e', length: open[0].length } : dir === 'ltr' ? { ch: '\u202d', length: open[0].length } : null;
 }
-/** A tag's `dir` attribute and its value, quoted or not. */
-const BDO_DIR = /[ \t]dir[ \t]*=[ \t]*(?:"[ \t]*(rtl|ltr)[ \t]*"|'[ \t]*(rtl|ltr)[ \t]*'|(rtl|ltr)(?![^ \t/>]))/i;
+/** `<bdo` and its attributes up to `>` on one line (a quoted value may hold `>`); `/>` opens it too, as in HTML. */
+const BDO_OPEN = /<bdo((?:[ \t]+[A-Za-z_:][\w.:-]*(?:[ \t]*=[ \t]*(?:[^ \t\r\n"'=<>`]+|'[^'\r\n]*'|"[^"\r\n]*"))?)*)[ \t]*\/?>/iy;
+/** One attribute of BDO_OPEN's list: its name and its value as written. */
+const ATTRIBUTE = /[ \t]+([A-Za-z_:][\w.:-]*)(?:[ \t]*=[ \t]*([^ \t\r\n"'=<>`]+|'[^'\r\n]*'|"[^"\r\n]*"))?/y;
+/**
+ * Whether the `<` at i can open a tag: not escaped by a backslash, and not inside another
+ * tag, which the nearest `<` or `>` before it on its line tells (looked for up to a kilobyte
+ * back: a `<` that opens a tag, with no `>` after it, means i is in that tag).
+ */
+function liveTag(text: string, i: number): boolean {
+  let n = 0;
+  while (text.charCodeAt(i - 1 - n) === 92) n++;
+  if (n % 2 === 1) return false;
+  for (let j = i - 1; j >= 0 && j >= i - 1024; j--) {
+    const c = text.charCodeAt(j);
+    if (c === 62 || c === 10 || c === 13) return true;
+    if (c === 60) {
+      const next = text.charCodeAt(j + 1) | 32;
+      if ((next >= 97 && next <= 122) || next === 47 || next === 33) return false;
+    }
+  }
+  return true;
+}
 /** CommonMark's open tag on one line, with no `<` or `>` in a quoted value. */
 const OPEN_TAG = /<([A-Za-z][A-Za-z0-9-]*)(?:[ \t]+[A-Za-z_:][\w.:-]*(?:[ \t]*=[ \t]*(?:[^ \t\r\n"'=<>`]+|'[^'<>\r\n]*'|"[^"<>\r\n]*"))?)*[ \t]*(\/?)>/y;
 const CLOSE_TAG = /<\/([A-Za-z][A-Za-z0-9-]*)[ \t]*>/y;

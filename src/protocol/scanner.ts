@@ -208,8 +208,11 @@ export function* noteStream(input: string, opts: ScanOptions = {}): Generator<No
   const literal = regions?.literal ?? [];
   // In an autolink only the plain `[name]` is a marker. A reversed marker is in code when its own characters are (its
   // offset is its run's control, and a control in a code span goes on reversing the text after it).
+  // A run a `<bdo>` opens counts only when the tag is markup: one in a code span or a comment is text.
   c.retain((offset) => {
-    const at = c.disguised.size > 0 ? (c.disguised.get(offset)?.spelledAt ?? offset) : offset;
+    const d = c.disguised.size > 0 ? c.disguised.get(offset) : undefined;
+    const at = d?.spelledAt ?? offset;
+    if (d?.tags?.some((tag) => isHidden(hidden, tag))) return false;
     return !isHidden(hidden, at) && (!isHidden(literal, at) || c.at(text, offset).plain);
   });
   const visible = c.size;

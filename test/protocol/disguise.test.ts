@@ -495,6 +495,21 @@ describe('bidi reordering: a marker that shows once a right-to-left run is rever
     // Left open, it goes on to the end of the paragraph, as a page shows it.
     expect(notes(`${ABOVE}<bdo dir='rtl'>open\n[YFIRALC] x\n`)).toHaveLength(1);
     expect(notes(`${ABOVE}<bdo dir='rtl'>open\n\n[YFIRALC] x\n`)).toEqual([]);
+    // A quoted value may hold `>`; `/>` opens it as HTML does; the first `dir` counts.
+    expect(notes(`${ABOVE}<bdo dir="rtl" title=">">[YFIRALC]</bdo> x\n`)).toHaveLength(1);
+    expect(notes(`${ABOVE}<bdo dir="rtl"/>[YFIRALC]\n`)).toHaveLength(1);
+    expect(notes(`${ABOVE}<bdo title="dir=rtl" dir=ltr dir=rtl>[YFIRALC]</bdo> x\n`)).toEqual([]);
+    // Where `<bdo` is text, not markup: in a code span (on its line or on a line above in the paragraph), escaped,
+    // inside another tag's attribute.
+    for (const doc of [
+      'Wrap it in `<bdo dir="rtl">` and [YFIRALC] stays as written.\n',
+      'Code ``<bdo dir="rtl">``\nthen [YFIRALC] x.\n',
+      '\\<bdo dir="rtl">[YFIRALC]\\</bdo> is literal text.\n',
+      '<img alt="<bdo dir=rtl>"> [YFIRALC]\n',
+      '<span title="<bdo dir=rtl>">x</span> [YFIRALC]\n',
+      '<a href="<bdo dir=rtl>">[YFIRALC]</a>\n',
+    ])
+      expect(notes(`${ABOVE}\n${doc}`), doc).toEqual([]);
     for (const doc of [
       `${ABOVE}<bdo dir="ltr">[YFIRALC]</bdo> x\n`,
       `${ABOVE}<bdo>[YFIRALC]</bdo> x\n`,
