@@ -85,8 +85,9 @@ ran.then((code) => {
   const written = (err) => {
     if (err) failed = true;
     if (--pending > 0) return;
-    if (failed) setImmediate(() => process.exit(code));
-    else process.exit(code);
+    // A write to stdout that failed for want of space (not a reader gone) raised process.exitCode to 2 (src/cli.ts).
+    if (failed) setImmediate(() => process.exit(process.exitCode ?? code));
+    else process.exit(process.exitCode ?? code);
   };
   process.stdout.write('', written);
   process.stderr.write('', written);

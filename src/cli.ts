@@ -802,12 +802,28 @@ type OutStream = Io['stdout'] & { columns?: number };
  * document its reader must get whole (`refine --out -`, `wholeDocument()`), a reader that
  * goes away before the end is told of on stderr: a cut document is never silent.
  */
+/** A write to stdout failed for a reason other than its reader going away: the command ends with exit 2 (main, the launcher). */
+let outputLost = false;
+
 function pipeSafe(stream: NodeJS.WriteStream, say: (line: string) => void = () => {}): OutStream {
   let closed = false;
   /** Bytes of the promised document given to write (null: no document promised). */
   let given: number | null = null;
+  /** Something was given to write: a write that fails then loses output. */
+  let wrote = false;
   stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') {
+      // The file or device stdout goes to cannot take it (a full disk, /dev/full, an I/O error):
+      // one line, nothing more is written there, and the command ends with exit 2, as an --out
+      // that cannot be written does. Writing nothing to it is no failure.
+      if (!closed && wrote) {
+        say(`bounce: cannot write to stdout (${err.code ?? 'error'}): its output is incomplete; free space or write it elsewhere\n`);
+        outputLost = true;
+        if (Number(process.exitCode ?? 0) < EXIT.usage) process.exitCode = EXIT.usage;
+      }
+      closed = true;
+      return;
+    }
     // What the reader took before it went is not known here (the handle counts a failed write as
     // sent), so the line says only that the document did not reach it whole.
     if (!closed && given !== null && given > 0)
@@ -817,6 +833,7 @@ function pipeSafe(stream: NodeJS.WriteStream, say: (line: string) => void = () =
   return {
     write: (chunk: string) => {
       if (given !== null) given += Buffer.byteLength(chunk);
+      if (chunk !== '') wrote = true;
       return closed ? false : stream.write(chunk);
     },
     wholeDocument: () => {
@@ -899,6 +916,7 @@ export async function main(argv: string[], io?: Io, startup: Startup = {}): Prom
     // Until the process exits: a signal now must not cut off what is still being written.
     if (!io) onSignal = lateSignals(stop.count, (line) => process.stderr.write(line), endUnread);
   }
+  if (outputLost && code < EXIT.usage) code = EXIT.usage;
   return code;
 }
 

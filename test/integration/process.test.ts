@@ -1,5 +1,5 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -150,6 +150,35 @@ function runClosedStdout(args: string[]): Promise<{ code: number | null; stderr:
     child.on('close', (code) => resolve({ code, stderr }));
   });
 }
+
+describe('a stdout that cannot take what is written (/dev/full)', () => {
+  /** Runs bounce with its stdout on /dev/full, where every write fails with ENOSPC. */
+  const runFull = (args: string[]) => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      return spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env: cleanEnv(), stdio: ['ignore', full, 'pipe'], encoding: 'utf8' });
+    } finally {
+      closeSync(full);
+    }
+  };
+  it.runIf(existsSync('/dev/full'))("a report that is lost: one line on stderr and exit 2, no stack; nothing to write: the command's own code", () => {
+    writeFileSync(join(dir, 'notes.md'), 'Text.\n[CLARIFY] Which one?\n');
+    writeFileSync(join(dir, 'clean.md'), '# Clean\n\nText.\n');
+    const lost = runFull(['scan', 'notes.md']);
+    expect(lost.status).toBe(2);
+    // The failed write is told when the stream reports it, which may come after the summary.
+    expect(lost.stderr.split('\n').sort()).toEqual([
+      '',
+      '1 note in 1 file (1 file scanned)',
+      'bounce: cannot write to stdout (ENOSPC): its output is incomplete; free space or write it elsewhere',
+    ]);
+    const version = runFull(['--version']);
+    expect(version.status).toBe(2);
+    expect(version.stderr).not.toMatch(/at |Error/);
+    const clean = runFull(['scan', 'clean.md']);
+    expect([clean.status, clean.stderr]).toEqual([0, 'no notes (1 file scanned)\n']);
+  });
+});
 
 describe('a closed stdout', () => {
   it('is not a crash: the command ends quietly with its own exit code (scan, refine --dry-run, runs)', async () => {
