@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats, statSync } from 'node:fs';
 import { BounceError, EXIT, isBounceError, usageError } from './errors.js';
 import type { ErrorCode } from './vocabulary.js';
 
@@ -151,14 +151,15 @@ function withUserFile<T>(
     const errno = (err as NodeJS.ErrnoException).code;
     if (errno === 'ENOENT' || errno === 'ENOTDIR') throw problems.missing?.() ?? usageError(`no such file: ${label}`, 'check the path', code);
     if (errno === 'EISDIR') throw directory(label, code, problems);
+    // A socket cannot be opened (ENXIO): say what it is, as for a FIFO or a device.
+    if (errno === 'ENXIO' && isSocket(path)) throw notRegular(label, 'a socket', code);
     throw unreadable(label, errno, code);
   }
   try {
     const st = fstatSync(fd);
     if (st.isDirectory()) throw directory(label, code, problems);
     if (problems.devices === 'left' && st.isCharacterDevice()) return { bytes: Buffer.alloc(0), statSize: 0, device: true };
-    if (!st.isFile())
-      throw usageError(`${label} is ${kindOf(st)}, not a regular file`, 'give bounce a regular file (copy what the pipe or device gives into one)', code);
+    if (!st.isFile()) throw notRegular(label, kindOf(st), code);
     return read(fd, st);
   } catch (err) {
     if (isBounceError(err)) throw err;
@@ -195,6 +196,18 @@ export function readSmallFile(path: string, label: string, code: ErrorCode, prob
   if (bytes.length > SMALL_FILE_MAX_BYTES)
     throw usageError(`${label} is more than ${SMALL_FILE_MAX_BYTES} bytes`, 'check that it is the file meant: bounce reads at most 1 MiB of it', code);
   return bytes.toString('utf8');
+}
+
+function notRegular(label: string, kind: string, code: ErrorCode): BounceError {
+  return usageError(`${label} is ${kind}, not a regular file`, 'give bounce a regular file (copy what the pipe or device gives into one)', code);
+}
+
+function isSocket(path: string): boolean {
+  try {
+    return statSync(path).isSocket();
+  } catch {
+    return false;
+  }
 }
 
 function kindOf(st: Stats): string {

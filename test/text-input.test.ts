@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BounceError, usageError } from '../src/errors.js';
 import { PassThrough } from 'node:stream';
@@ -40,6 +41,18 @@ describe('readUserFile', () => {
     expect(fifo.code).toBe('input');
     expect(usageErrorOf(() => readUserFile('/dev/zero', '/dev/zero', 100, 'usage')).message).toBe('/dev/zero is a character device, not a regular file');
     expect(usageErrorOf(() => readUserFile(join(dir, 'folder'), 'folder', 100, 'usage')).message).toBe('folder is a directory, not a regular file');
+  });
+
+  it('refuses a Unix socket by name (it cannot be opened at all)', async () => {
+    const path = join(dir, 'sock.md');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    try {
+      expect(usageErrorOf(() => readUserFile(path, 'sock.md', 100, 'usage')).message).toBe('sock.md is a socket, not a regular file');
+      expect(usageErrorOf(() => readUserText(path, 'sock.md', 100, 'usage')).message).toBe('sock.md is a socket, not a regular file');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('names a missing or unreadable file, or says what the caller gives', () => {
