@@ -56,6 +56,18 @@ export interface StageOptions {
 }
 
 /**
+ * Writes all of `bytes`: a write may take only part of them (a disk that fills up takes what
+ * fits, and only the next write fails), and a file cut short must never be renamed into place.
+ */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let done = 0; done < bytes.length; ) {
+    const n = writeSync(fd, bytes, done, bytes.length - done);
+    if (n <= 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    done += n;
+  }
+}
+
+/**
  * Writes `data` to a new hidden file beside `path`. The file is created exclusively and
  * without following symlinks, so whatever is planted at its name (a symlink, a file) is
  * never written through: another name is tried, and after a few an EEXIST error is thrown.
@@ -64,7 +76,7 @@ export function stageFile(path: string, data: string | Uint8Array, opts: StageOp
   const { mode, sync = true } = typeof opts === 'number' ? { mode: opts } : opts;
   const { tmp, fd } = openNew(path, mode ?? 0o666);
   try {
-    writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    writeAll(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
     if (mode !== undefined) fchmodSync(fd, mode);
     if (sync) fsyncSync(fd);
   } catch (err) {

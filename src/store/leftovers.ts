@@ -48,7 +48,11 @@ export function trackGroups(runDir: string): () => void {
   const unsubscribe = onGuardedGroups(write);
   return () => {
     unsubscribe();
-    if (written) rmSync(path, { force: true });
+    try {
+      if (written) rmSync(path, { force: true });
+    } catch {
+      // A folder that became read-only keeps the file: a later resume finds the groups gone.
+    }
   };
 }
 

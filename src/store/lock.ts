@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { processCommandLine, processStartMs } from './process-start.js';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { usageError } from '../errors.js';
 import type { RunStatus, ShownStatus } from '../vocabulary.js';
 
@@ -93,7 +93,15 @@ function writeNewFile(path: string, data: string): void {
  */
 function tryCreate(path: string, info: LockInfo): boolean {
   const tmp = `${path}.${process.pid}.tmp`;
-  writeNewFile(tmp, `${JSON.stringify(info)}\n`);
+  try {
+    writeNewFile(tmp, `${JSON.stringify(info)}\n`);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // A folder that cannot be written (read-only, another user's, a full disk) cannot be locked: say so, naming it.
+    if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code === 'ENOSPC' || code === 'EDQUOT')
+      throw usageError(`the run folder is not writable: ${dirname(path)} (${code})`, 'make it writable (or free space), then run the command again', 'input');
+    throw err;
+  }
   try {
     linkSync(tmp, path);
     return true;
@@ -168,6 +176,15 @@ export function holdLock(runDir: string): () => void {
   };
   leftBehind.delete(path);
   return release;
+}
+
+/**
+ * Leaves the lock this process holds in `runDir` where it is (its run.json could not be
+ * brought up to date): once this process is gone the run shows `crashed`, and meanwhile this
+ * process may take it over again (a resume in the same server), as a lock it could not remove.
+ */
+export function leaveLock(runDir: string): void {
+  leftBehind.add(join(runDir, LOCK_FILE));
 }
 
 /**

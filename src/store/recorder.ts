@@ -21,7 +21,7 @@ import { VERSION } from '../version.js';
 import { siblingName, writeFileAtomic } from '../atomic.js';
 import { sha256 } from './hash.js';
 import { clearLeftovers, trackGroups } from './leftovers.js';
-import { acquireLock, holdLock, lockNewFolder } from './lock.js';
+import { acquireLock, holdLock, leaveLock, lockNewFolder } from './lock.js';
 import {
   type AgentRecord,
   addUsage,
@@ -235,6 +235,8 @@ export class RunRecorder {
   private dead = false;
   /** processes.json names the agents' process groups while the run holds its lock (src/store/leftovers.ts). */
   private readonly untrack: () => void;
+  /** run.json holds what this process last meant to write (false after a write of it failed). */
+  private manifestCurrent = true;
 
   private constructor(
     readonly dir: string,
@@ -621,10 +623,15 @@ export class RunRecorder {
     this.log(`run ${c.status}, exit ${c.exit_code}${c.error ? `: ${c.error.message}` : ''}`);
   }
 
-  /** Releases the run's lock. */
+  /**
+   * Releases the run's lock, unless run.json could not be brought up to date (a full disk, a
+   * folder made read-only): then the lock stays, naming this process, so that once it is gone
+   * the run shows `crashed` and `bounce resume` takes it over, rather than `running` for ever.
+   */
   close(): void {
     this.untrack();
-    this.unlock();
+    if (this.manifestCurrent) this.unlock();
+    else leaveLock(this.dir);
   }
 
   /**
@@ -654,10 +661,12 @@ export class RunRecorder {
 
   /** Writes run.json; `validate` for a session's first and last write (see writeManifest). */
   private saveManifest(validate = false): void {
+    this.manifestCurrent = false;
     this.step('manifest', MANIFEST_FILE);
     const pending = this.pendingExtension;
     if (pending && pending.tip !== this.chainTip) this.pendingExtension = null;
     writeManifest(this.dir, this.persisted(), (json) => this.redact(json), validate);
+    this.manifestCurrent = true;
   }
 
   /** run.json as it is to be written: before this session's extension while no record binds it yet. */

@@ -8,7 +8,9 @@ import { runDocument } from '../../src/engine/run-document.js';
 import { BounceError } from '../../src/errors.js';
 import { readManifest, RunManifestSchema } from '../../src/store/manifest.js';
 import { listRuns } from '../../src/store/resolve-run.js';
+import { LOCK_FILE, shownStatus } from '../../src/store/lock.js';
 import { type Answer, engineDeps, fakeDispatcher, NOTED, testPlan } from '../support/engine.js';
+import { mountTmpfs, remount } from '../support/mount.js';
 
 let root: string;
 beforeEach(() => {
@@ -19,16 +21,6 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 const answers = (): Answer[] =>
   Array.from({ length: 8 }, () => (q: { pass: number; prompt: string }) => (q.pass === 1 ? NOTED : NOTED.replace(/\[CLARIFY\][^\n]*\n/, '')));
 const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: injected`), { code });
-
-/** Mounts a tmpfs of `size` at `dir`; false where the machine does not allow it (not root, no mount). */
-function mountTmpfs(dir: string, size: string): boolean {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('disk faults', () => {
   it.each(['ENOSPC', 'EROFS'])(
@@ -94,6 +86,54 @@ describe('disk faults', () => {
       expect(verifyRun(r.runDir).problems).toEqual([]);
     } finally {
       if (mounted) execFileSync('umount', [runs]);
+    }
+  });
+});
+
+describe('a run.json that cannot be brought up to date at the end', () => {
+  it('keeps the run locked by this process, so that once it is gone the run shows crashed, and this process can take it over again', async () => {
+    const plan = await testPlan(root);
+    let artifacts = 0;
+    // Pass 1's reply is kept, then every write fails (a disk full from then on): the last run.json says `running`.
+    const beforeWrite = (kind: string): void => {
+      if (kind === 'artifact') artifacts++;
+      if (artifacts >= 4) throw errno('ENOSPC');
+    };
+    const r = await runDocument(plan, engineDeps(fakeDispatcher(answers()), { recorder: { beforeWrite } }));
+    expect({ status: r.status, type: r.error?.type }).toEqual({ status: 'failed', type: 'storage' });
+    expect(readManifest(r.runDir).status).toBe('running');
+    const lock = JSON.parse(readFileSync(join(r.runDir, LOCK_FILE), 'utf8')) as { pid: number };
+    expect(lock.pid).toBe(process.pid);
+    // While this process lives the run is its own; the same process resumes it (a server, a batch).
+    expect(shownStatus(r.runDir, 'running').status).toBe('running');
+    const done = await runDocument(plan, engineDeps(fakeDispatcher(answers())), { runDir: r.runDir });
+    expect(done.status).toBe('converged');
+    expect(verifyRun(r.runDir).problems).toEqual([]);
+  });
+});
+
+describe('a run folder that is read-only when it is resumed', () => {
+  it.runIf(process.getuid?.() === 0)('is refused with one line naming the folder (exit 2), not a crash; resumable once writable', async () => {
+    const runs = join(root, 'ro-resume');
+    mkdirSync(runs);
+    expect(mountTmpfs(runs, '8m')).toBe(true);
+    try {
+      const plan = await testPlan(runs);
+      const failed: Answer = { error: { type: 'auth' } };
+      const r = await runDocument(plan, engineDeps(fakeDispatcher([() => NOTED, failed])));
+      expect(r.status).not.toBe('converged');
+      remount(runs, 'ro');
+      const err = await runDocument(plan, engineDeps(fakeDispatcher(answers())), { runDir: r.runDir }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BounceError);
+      expect([(err as BounceError).exitCode, (err as BounceError).line]).toEqual([
+        2,
+        `the run folder is not writable: ${r.runDir} (EROFS): make it writable (or free space), then run the command again`,
+      ]);
+      remount(runs, 'rw');
+      const done = await runDocument(plan, engineDeps(fakeDispatcher(answers())), { runDir: r.runDir });
+      expect(done.status).toBe('converged');
+    } finally {
+      execFileSync('umount', [runs]);
     }
   });
 });

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { siblingName, stagedBy } from '../../src/atomic.js';
 import { clearLeftovers, PROCESSES_FILE, trackGroups } from '../../src/store/leftovers.js';
 import { killAll, pidsIn, running } from '../adapters/host-support.js';
 import { FIXTURES, tempDir } from '../support/cli.js';
+import { mountTmpfs, remount } from '../support/mount.js';
 import { waitFor } from '../support/wait-for.js';
 
 /** No process has this pid (above Linux's largest pid_max). */
@@ -99,6 +100,24 @@ describe('agent groups of this very process', () => {
 });
 
 describe('trackGroups', () => {
+  it.runIf(process.getuid?.() === 0)('stops quietly when the run folder has turned read-only: the file stays, no error', async () => {
+    const ro = join(dir, 'ro');
+    mkdirSync(ro);
+    expect(mountTmpfs(ro, '1m')).toBe(true);
+    try {
+      const stop = trackGroups(ro);
+      const [leader] = (await agentGroup()) as [number];
+      guardGroup(leader);
+      expect(existsSync(join(ro, PROCESSES_FILE))).toBe(true);
+      remount(ro, 'ro');
+      expect(() => stop()).not.toThrow();
+      expect(existsSync(join(ro, PROCESSES_FILE))).toBe(true);
+      endGroup(leader);
+    } finally {
+      execFileSync('umount', [ro]);
+    }
+  });
+
   it('names the guarded groups of this process in processes.json as each starts, and removes the file when it stops', async () => {
     const stop = trackGroups(dir);
     const [leader] = (await agentGroup()) as [number];
