@@ -14,6 +14,7 @@ import type { Io } from '../io.js';
 import { sha256 } from '../store/hash.js';
 import { lastCompletedPass, type RunManifest } from '../store/manifest.js';
 import { RunRecorder } from '../store/recorder.js';
+import { manifestProblem } from '../store/resolve-run.js';
 import { maxPassesAt, runLocationFlags, shellWord } from '../store/run-location.js';
 import { atMostPasses, lastAcceptedDocument, newRunStep, offeredPasses, offerReason } from '../ui/run-summary.js';
 import { ROLES, type Role } from '../vocabulary.js';
@@ -84,11 +85,7 @@ export function readForResume(runDir: string): RunManifest {
   try {
     return RunRecorder.read(runDir);
   } catch (err) {
-    throw usageError(
-      `${runDir}/run.json cannot be read (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
-      'the run cannot be resumed; start a new one with bounce refine',
-      'resume',
-    );
+    throw usageError(`${runDir}: ${manifestProblem(runDir, err)}`, 'the run cannot be resumed; start a new one with bounce refine', 'resume');
   }
 }
 

@@ -27,15 +27,16 @@ function stampOf(name: string): string | null {
   return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.000Z` : null;
 }
 
-/** One line saying why run.json could not be read. */
+/** One line saying why run.json could not be read (a parser's message quotes the file, line breaks and all: made one line). */
 export function manifestProblem(dir: string, err: unknown): string {
   if (!existsSync(join(dir, MANIFEST_FILE))) return 'run.json is missing';
-  if (err instanceof SyntaxError) return `run.json is not JSON: ${err.message}`;
+  const line = (text: string): string => text.replace(/\s+/g, ' ').trim();
+  if (err instanceof SyntaxError) return `run.json is not JSON: ${line(err.message)}`;
   if (err instanceof ZodError) {
     const issue = err.issues[0];
-    return `run.json does not match its schema${issue ? `: ${issue.path.join('.') || '(root)'}: ${issue.message}` : ''}`;
+    return `run.json does not match its schema${issue ? `: ${issue.path.join('.') || '(root)'}: ${line(issue.message)}` : ''}`;
   }
-  return `run.json cannot be read: ${err instanceof Error ? err.message : String(err)}`;
+  return `run.json cannot be read: ${line(err instanceof Error ? err.message : String(err))}`;
 }
 
 function readEntry(dir: string): RunEntry {
