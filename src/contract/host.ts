@@ -140,12 +140,12 @@ export async function callAdapter(
   const onAbort = (): void => killGroup('interrupted');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();
-  const ended = await new Promise<{ exitCode: number | null; spawnError: NodeJS.ErrnoException | null }>((resolve) => {
+  const ended = await new Promise<{ exitCode: number | null; killedBy: NodeJS.Signals | null; spawnError: NodeJS.ErrnoException | null }>((resolve) => {
     child.on('error', (err: NodeJS.ErrnoException) => {
       // Not started at all (ENOENT, EACCES): there is no process to wait for.
-      if (child.pid === undefined) resolve({ exitCode: null, spawnError: err });
+      if (child.pid === undefined) resolve({ exitCode: null, killedBy: null, spawnError: err });
     });
-    child.on('close', (code) => resolve({ exitCode: code, spawnError: null }));
+    child.on('close', (code, killedBy) => resolve({ exitCode: code, killedBy, spawnError: null }));
   });
   clearTimeout(timer);
   opts.signal?.removeEventListener('abort', onAbort);
@@ -158,7 +158,7 @@ export async function callAdapter(
   if (ended.spawnError) return failed('crash', `${agent.spec} could not be started: ${ended.spawnError.message}`);
   if (over === 'stderr') return failed('invalid_response', `${agent.spec} printed more than 64 MiB on stderr and was stopped`);
   if (over === 'stdout') return failed('invalid_response', `${agent.spec} printed more than ${opts.maxOutputBytes} characters on stdout`);
-  return interpret(agent, base);
+  return interpret(agent, base, ended.killedBy);
 }
 
 /** The result of a call the runner stopped: its deadline passed, or the run was interrupted. */
@@ -168,13 +168,19 @@ export function stopped(agent: ResolvedAgent, reason: 'timeout' | 'interrupted',
   return { ...base, ok: false, error: { type: 'timeout', message } };
 }
 
-function interpret(agent: ResolvedAgent, base: HostBase): HostResult {
+/** The adapter's answer; `killedBy`, the signal that ended it when it did not exit by itself. */
+function interpret(agent: ResolvedAgent, base: HostBase, killedBy: NodeJS.Signals | null = null): HostResult {
   const text = stripAnsi(base.stdout).trim();
   let json: unknown;
   try {
     json = parseLoose(text);
   } catch {
-    const what = base.exitCode === 0 ? 'printed no JSON response' : `exited with code ${base.exitCode} without a JSON response`;
+    const what =
+      base.exitCode === 0
+        ? 'printed no JSON response'
+        : base.exitCode === null && killedBy
+          ? `was ended by ${killedBy} without a JSON response`
+          : `exited with code ${base.exitCode} without a JSON response`;
     const tail = lastStderrLine(base.stderr);
     return {
       ...base,

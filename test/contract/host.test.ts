@@ -155,6 +155,12 @@ describe('callAdapter: responses', () => {
     expect(result.error.message).toBe(`fx exited with code 1 without a JSON response: ${'E'.repeat(200)}...`);
   });
 
+  it('an adapter killed by a signal is said to be, not to have exited with code null', async () => {
+    const result = failure(await callAdapter(agent('killed.mjs'), request(), OPTS));
+    expect(result.error).toEqual({ type: 'crash', message: 'fx was ended by SIGKILL without a JSON response' });
+    expect(result.exitCode).toBeNull();
+  });
+
   it('a crash with an empty stderr has no dangling colon', async () => {
     const result = failure(await callAdapter(agent('silentcrash.mjs'), request(), OPTS));
     expect(result.error).toEqual({ type: 'crash', message: 'fx exited with code 4 without a JSON response' });
