@@ -15,7 +15,7 @@ import { sha256 } from '../store/hash.js';
 import { lastCompletedPass, type RunManifest } from '../store/manifest.js';
 import { RunRecorder } from '../store/recorder.js';
 import { manifestProblem } from '../store/resolve-run.js';
-import { maxPassesAt, runLocationFlags, shellWord } from '../store/run-location.js';
+import { maxPassesAt, runLocationFlags } from '../store/run-location.js';
 import { atMostPasses, lastAcceptedDocument, newRunStep, offeredPasses, offerReason } from '../ui/run-summary.js';
 import { ROLES, type Role } from '../vocabulary.js';
 import type { ResolvedAgent } from '../contract/contract.js';
@@ -214,7 +214,7 @@ export async function resumePlan(
       : '';
     throw usageError(
       `run ${manifest.run_id} was made under another policy (${changed} changed)`,
-      `the run is kept as it is; ${restore}start a new run from where it got to: bounce refine ${shellWord(from)}${where}`,
+      `the run is kept as it is; ${restore}start a new run from where it got to: ${newRunStep(manifest, from, where, config.max_passes)}`,
       'resume',
     );
   }

@@ -125,7 +125,10 @@ describe('bounce resume', () => {
     expect(r.stderr).toMatch(/another policy \(markers changed\)/);
     // The way on: a new run from the last completed pass's document (pass 1 here).
     const pass1 = manifest().pass_records.find((p: { pass: number; status: string }) => p.pass === 1 && p.status === 'completed').document;
-    expect(r.stderr).toContain(`start a new run from where it got to: bounce refine ${join('runs', basename(runDir()), pass1)}`);
+    // With the run's agents: it works as printed on a machine with no default agent.
+    expect(r.stderr).toContain(
+      `start a new run from where it got to: bounce refine ${join('runs', basename(runDir()), pass1)} --reviewer mock --composer mock:s.yaml`,
+    );
     expect(r.stderr).not.toContain('prompt templates');
     expect(manifest().status).toBe('interrupted');
     expect(readFileSync(join(runDir(), 'run.json'), 'utf8')).toBe(before);
