@@ -46,3 +46,17 @@ export function usageError(message: string, hint?: string, code: ErrorCode = 'us
 export function isBounceError(err: unknown): err is BounceError {
   return err instanceof BounceError;
 }
+
+const STORAGE_CAUSES: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is exceeded',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EIO: 'an input/output error',
+};
+
+/** A file-system error code bounce cannot work around (disk full, read-only) in words, else null. */
+export function storageCause(code: string): string | null {
+  return Object.hasOwn(STORAGE_CAUSES, code) ? `${STORAGE_CAUSES[code]} (${code})` : null;
+}

@@ -4,23 +4,9 @@
  */
 import { existsSync, linkSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { siblingName, stageFile, writeFileAtomic } from '../atomic.js';
-import { usageError } from '../errors.js';
+import { storageCause, usageError } from '../errors.js';
 import { sha256 } from '../store/hash.js';
 import type { OutputTarget } from './plan.js';
-
-const STORAGE_CAUSES: Readonly<Record<string, string>> = {
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'the disk quota is exceeded',
-  EROFS: 'the file system is read-only',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EIO: 'an input/output error',
-};
-
-/** A file-system error code bounce cannot work around (disk full, read-only) in words, else null. */
-export function storageCause(code: string): string | null {
-  return Object.hasOwn(STORAGE_CAUSES, code) ? `${STORAGE_CAUSES[code]} (${code})` : null;
-}
 
 /** A file-system error code in words, for a refusal to write there. */
 export const outputCause = (code: string): string => storageCause(code) ?? `no file can be made there (${code})`;

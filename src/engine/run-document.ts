@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { nextTurn } from './backoff.js';
-import { EXIT, isBounceError, usageError } from '../errors.js';
+import { EXIT, isBounceError, storageCause, usageError } from '../errors.js';
 import { cacheHitsOf, type RunExtension } from '../store/manifest.js';
 import { type ForkBase, type ManifestView, RecorderCrashed, RunRecorder } from '../store/recorder.js';
 import type { FinalStatus, RunErrorType } from '../vocabulary.js';
@@ -9,7 +9,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { EngineDeps } from './deps.js';
 import { agentRecord, evidenceOf, openingOf } from './opening.js';
 import { policyOf } from './policy.js';
-import { storageCause, writeOutput } from './output.js';
+import { writeOutput } from './output.js';
 import { NoteOrigins } from '../protocol/ledger.js';
 import { diffNotes } from '../protocol/scanner.js';
 import { replayOrigins } from './notes-ledger.js';

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { processCommandLine, processStartMs } from './process-start.js';
 import { dirname, join } from 'node:path';
-import { usageError } from '../errors.js';
+import { storageCause, usageError } from '../errors.js';
 import type { RunStatus, ShownStatus } from '../vocabulary.js';
 
 export const LOCK_FILE = 'lock';
@@ -96,9 +96,9 @@ function tryCreate(path: string, info: LockInfo): boolean {
   try {
     writeNewFile(tmp, `${JSON.stringify(info)}\n`);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = (err as NodeJS.ErrnoException).code ?? '';
     // A folder that cannot be written (read-only, another user's, a full disk) cannot be locked: say so, naming it.
-    if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code === 'ENOSPC' || code === 'EDQUOT')
+    if (storageCause(code) !== null)
       throw usageError(`the run folder is not writable: ${dirname(path)} (${code})`, 'make it writable (or free space), then run the command again', 'input');
     throw err;
   }
